@@ -1,0 +1,28 @@
+import { Command, CommanderError } from 'commander';
+import { eventsCommand } from './events.ts';
+import { importCommand } from './import.ts';
+import { keysCommand } from './keys.ts';
+import { UsageError } from './open.ts';
+import { rebuildCommand } from './rebuild.ts';
+
+export async function main(argv: string[]): Promise<void> {
+  const program = new Command('tradebook').description('tradebook: the event-sourced trade-accounting service').exitOverride();
+  keysCommand(program);
+  importCommand(program);
+  eventsCommand(program);
+  rebuildCommand(program);
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      process.exitCode = error.exitCode;
+      return;
+    }
+    if (error instanceof UsageError) {
+      process.stderr.write(`tradebook: ${error.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,14 @@
+import type { ProductRecord } from '../events/catalogue.ts';
+
+/** What the catalogue commands need to know to decide: current records and the uniqueness indexes. */
+export interface CatalogueState {
+  product(id: number): ProductRecord | undefined;
+  productIdBySku(sku: string): number | undefined;
+  nextProductId(): number;
+  category(id: number): { id: number; name: string; parent: number } | undefined;
+  categoryIdBySiblingName(parent: number, name: string): number | undefined;
+  nextCategoryId(): number;
+  brand(id: number): { id: number; name: string; logo: string | null } | undefined;
+  brandIdByName(name: string): number | undefined;
+  nextBrandId(): number;
+}

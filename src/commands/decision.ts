@@ -1,0 +1,20 @@
+import type { NewEvent } from '../events/store.ts';
+import type { Result } from '../lib/result.ts';
+
+/** What a command decides: the events to append and the answer to give for its record. */
+export interface Decision<R> {
+  events: NewEvent[];
+  result: R;
+}
+
+export type Decide<I, S, R> = (input: I, state: S) => Result<Decision<R>>;
+
+/** Only the keys whose value differs from the current one: an edit event carries what changed, nothing else. */
+export function changedFields<T extends object>(current: T, next: Partial<T>): Partial<T> {
+  const changes: Partial<T> = {};
+  for (const key of Object.keys(next) as (keyof T)[]) {
+    const value = next[key];
+    if (value !== undefined && JSON.stringify(value) !== JSON.stringify(current[key])) changes[key] = value;
+  }
+  return changes;
+}

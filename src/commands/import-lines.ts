@@ -1,0 +1,27 @@
+import type { z } from 'zod';
+import type { CatalogueState } from './catalogue-state.ts';
+import { ImportBrandInput, brandCodes, decideImportBrand } from './brands.ts';
+import { ImportCategoryInput, categoryCodes, decideImportCategory } from './categories.ts';
+import type { Decide } from './decision.ts';
+import type { CodeOverrides } from './input.ts';
+import { ImportProductInput, decideImportProduct } from './products.ts';
+
+/** How one kind of import line is validated and decided. */
+export interface ImportLineKind {
+  schema: z.ZodType;
+  codes: CodeOverrides;
+  decide: Decide<never, CatalogueState, unknown>;
+}
+
+const kind = <S extends z.ZodType>(schema: S, codes: CodeOverrides, decide: Decide<z.output<S>, CatalogueState, unknown>): ImportLineKind => ({
+  schema,
+  codes,
+  decide: decide as Decide<never, CatalogueState, unknown>,
+});
+
+/** Every `type` an import line may have (decisions.md section 6). */
+export const importLineKinds: Record<string, ImportLineKind> = {
+  product: kind(ImportProductInput, {}, decideImportProduct),
+  product_category: kind(ImportCategoryInput, categoryCodes, decideImportCategory),
+  product_brand: kind(ImportBrandInput, brandCodes, decideImportBrand),
+};

@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { toKopecks } from '../lib/money.ts';
+import { type DomainError, errorCodeFor } from '../lib/result.ts';
+
+/** Building blocks of the write records' schemas, and the mapping of their issues to the spec's error names. */
+
+const MAX_ID = Number.MAX_SAFE_INTEGER;
+const LONE_SURROGATE = /\p{Cs}/u;
+
+function characters(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+/** A string of at most `max` characters (not bytes), with no lone surrogate (it could not be stored as UTF-8). */
+export const text = (max = 255) =>
+  z
+    .string()
+    .refine((s) => !LONE_SURROGATE.test(s), 'must be valid Unicode text')
+    .refine((s) => s.length <= max || characters(s) <= max, `must be at most ${max} characters`);
+
+/** A required string: present, not empty and not only white space. */
+export const requiredText = (max = 255) => text(max).refine((s) => s.trim().length > 0, 'must not be empty');
+
+/** A whole number from 0 to 2^53−1. */
+export const wholeNumber = () => z.number().int().min(0).max(MAX_ID);
+
+/** A record id: a whole number from 1. */
+export const recordId = () => z.number().int().min(1).max(MAX_ID);
+
+/** A non-negative amount with at most two decimals, turned into integer kopecks. */
+export const money = () =>
+  z
+    .number()
+    .min(0)
+    .refine((v) => toKopecks(v) !== undefined, 'must have at most two decimals')
+    .transform((v) => toKopecks(v)!);
+
+/** A finite number (weights, dimensions, counts). */
+export const quantity = () => z.number().min(0).max(1e15);
+
+export type CodeOverrides = Record<string, string>;
+
+/** Each zod issue becomes an error named after the field it concerns (`categoryId` → ERROR_CATEGORY_ID). */
+export function issuesToErrors(issues: z.core.$ZodIssue[], overrides: CodeOverrides, index?: number): DomainError[] {
+  const seen = new Set<string>();
+  const errors: DomainError[] = [];
+  for (const issue of issues) {
+    const field = String(issue.path[0] ?? '');
+    if (seen.has(field)) continue; // one error per field is enough to fix it
+    seen.add(field);
+    const missing = issue.code === 'invalid_type' && issue.message.endsWith('received undefined');
+    errors.push({
+      code: overrides[field] ?? errorCodeFor(field),
+      message: missing ? `${field} is required` : `${field}: ${issue.message}`,
+      field,
+      ...(index === undefined ? {} : { index }),
+    });
+  }
+  return errors;
+}
+
+/** Parses one record; a value that is not an object is an error of the wrapper itself. */
+export function parseRecord<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  overrides: CodeOverrides,
+  wrapperCode: string,
+  index?: number,
+): { ok: true; value: z.output<S> } | { ok: false; errors: DomainError[] } {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return { ok: false, errors: [{ code: wrapperCode, message: 'each record must be an object', ...(index === undefined ? {} : { index }) }] };
+  }
+  const parsed = schema.safeParse(value);
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, errors: issuesToErrors(parsed.error.issues, overrides, index) };
+}

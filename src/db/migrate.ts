@@ -1,0 +1,23 @@
+import { Kysely, type Migration, Migrator, SqliteDialect } from 'kysely';
+import * as foundation from './migrations/2026-11-22-01-foundation.ts';
+import type { Sqlite } from './open.ts';
+import type { DB } from './schema.ts';
+
+/** Every migration, by name; names sort by date, which is the order they run in. */
+const migrations: Record<string, Migration> = {
+  '2026-11-22-01-foundation': foundation,
+};
+
+export function kyselyOf(sqlite: Sqlite): Kysely<DB> {
+  return new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+}
+
+/** Brings the schema up to date; throws with the failing migration's name if one fails. */
+export async function migrate(db: Kysely<DB>): Promise<void> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`migration ${failed} failed: ${String(error)}`);
+  }
+}

@@ -1,0 +1,46 @@
+import type { Generated } from 'kysely';
+
+/** The tables that are not projections: the event log and the bookkeeping around it. */
+export interface EventsTable {
+  seq: number;
+  stream: string;
+  stream_version: number;
+  type: string;
+  schema_version: number;
+  data: string;
+  meta: string;
+  recorded_at: string;
+  hash: string;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  name: string;
+  scope: string;
+  key_hash: string;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface AccessTokensTable {
+  token: string;
+  key_id: number;
+  path: string;
+  expires_at: number;
+  body_hash: string | null;
+  response: string | null;
+}
+
+export interface ProjectionCheckpointsTable {
+  name: string;
+  version: number;
+  last_seq: number;
+}
+
+export interface DB {
+  events: EventsTable;
+  api_keys: ApiKeysTable;
+  access_tokens: AccessTokensTable;
+  projection_checkpoints: ProjectionCheckpointsTable;
+}

@@ -1,0 +1,25 @@
+import { createHash } from 'node:crypto';
+
+export const GENESIS_HASH = '0'.repeat(64);
+
+/** The columns of an event row that its hash covers, exactly as stored. */
+export interface HashedColumns {
+  seq: number;
+  stream: string;
+  stream_version: number;
+  type: string;
+  schema_version: number;
+  data: string;
+  meta: string;
+  recorded_at: string;
+}
+
+/**
+ * Each event's hash covers the previous event's hash and every stored column of its own,
+ * so editing, inserting or removing any event breaks the chain from there on.
+ */
+export function chainHash(previous: string, e: HashedColumns): string {
+  return createHash('sha256')
+    .update(`${previous}\n${e.seq}\n${e.stream}\n${e.stream_version}\n${e.type}\n${e.schema_version}\n${e.recorded_at}\n${e.meta}\n${e.data}`)
+    .digest('hex');
+}

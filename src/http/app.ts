@@ -1,0 +1,46 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { Tradebook } from '../tradebook.ts';
+import { requireApiKey } from './auth.ts';
+import type { AppEnv } from './env.ts';
+import { type ReadEndpoint, openApiDocument } from './openapi.ts';
+import { sendError, sendJson } from './respond.ts';
+import { brandReads, brandRoutes, brandWrites } from './routes/brands.ts';
+import { categoryReads, categoryRoutes, categoryWrites } from './routes/categories.ts';
+import { productReads, productRoutes, productWrites } from './routes/products.ts';
+import { type WriteEndpoint, mountWrite } from './write-endpoint.ts';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const reads: ReadEndpoint[] = [...productReads, ...categoryReads, ...brandReads];
+const writes: WriteEndpoint[] = [...productWrites, ...categoryWrites, ...brandWrites];
+
+/** The whole HTTP interface over one open tradebook. Paths work with and without a trailing slash. */
+export function createApp(tb: Tradebook): Hono<AppEnv> {
+  const app = new Hono<AppEnv>({ strict: false });
+  const openapi = JSON.stringify(openApiDocument(reads, writes));
+
+  app.get('/api/openapi.json', (c) => sendJson(c, openapi));
+
+  app.use(
+    '/api/*',
+    bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => sendError(c, 413, 'ERROR_BODY_TOO_LARGE', `the body is larger than ${MAX_BODY_BYTES} bytes`) }),
+  );
+  app.use('/api/*', requireApiKey(tb.keys));
+
+  app.route('/', productRoutes(tb));
+  app.route('/', categoryRoutes(tb));
+  app.route('/', brandRoutes(tb));
+  for (const endpoint of writes) mountWrite(app, tb, endpoint);
+
+  // A known path asked with a method it does not answer.
+  for (const path of new Set([...reads.map((r) => r.path), ...writes.map((w) => w.path), '/api/openapi.json'])) {
+    app.all(path, (c) => sendError(c, 405, 'ERROR_METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on ${path}`));
+  }
+  app.notFound((c) => sendError(c, 404, 'ERROR_NOT_FOUND', `no such path: ${c.req.path}`));
+  app.onError((error, c) => {
+    console.error(error);
+    return sendError(c, 500, 'ERROR_INTERNAL', 'internal error; nothing was applied');
+  });
+  return app;
+}

@@ -1,0 +1,17 @@
+import { createMiddleware } from 'hono/factory';
+import type { ApiKeys } from '../tokens/api-keys.ts';
+import type { AppEnv } from './env.ts';
+import { sendError } from './respond.ts';
+
+/** Every request carries `Authorization: Bearer <key>`; the key is checked afresh each time, so a revocation counts at once. */
+export function requireApiKey(keys: ApiKeys) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const header = c.req.header('Authorization') ?? '';
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match) return sendError(c, 401, 'ERROR_NO_API_KEY', 'send the API key as Authorization: Bearer <key>');
+    const key = keys.authenticate(match[1]);
+    if (!key) return sendError(c, 401, 'ERROR_USER_ACCESS', 'the API key is unknown, revoked or expired');
+    c.set('key', key);
+    await next();
+  });
+}

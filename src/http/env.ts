@@ -1,0 +1,6 @@
+import type { KeyScope } from '../tokens/api-keys.ts';
+
+/** What the auth middleware leaves for the handlers. */
+export interface AppEnv {
+  Variables: { key: { id: number; scope: KeyScope } };
+}

@@ -1,0 +1,116 @@
+import { z } from 'zod';
+import { errorCodeFor } from '../lib/result.ts';
+import type { WriteEndpoint } from './write-endpoint.ts';
+
+/** A read endpoint as the OpenAPI document describes it; its query and body schemas are the ones that validate it. */
+export interface ReadEndpoint {
+  method: 'get' | 'post';
+  path: string;
+  summary: string;
+  query?: z.ZodObject;
+  body?: z.ZodObject;
+  /** Only keys with the audit scope may call it. */
+  audit?: boolean;
+}
+
+function jsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest;
+}
+
+function queryParameters(query: z.ZodObject | undefined) {
+  if (!query) return [];
+  const schema = jsonSchema(query) as { properties?: Record<string, unknown>; required?: string[] };
+  return Object.entries(schema.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: 'query',
+    required: schema.required?.includes(name) ?? false,
+    schema: property,
+  }));
+}
+
+const errorBody = {
+  type: 'object',
+  required: ['errors'],
+  properties: {
+    errors: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: { code: { type: 'string' }, message: { type: 'string' }, index: { type: 'integer' }, field: { type: 'string' } },
+      },
+    },
+  },
+};
+
+const jsonContent = (schema: unknown) => ({ 'application/json': { schema } });
+
+const standardResponses = {
+  '400': { description: 'A parameter or the body is invalid', content: jsonContent(errorBody) },
+  '401': { description: 'No key, or a key (or access token) that is unknown, revoked or expired', content: jsonContent(errorBody) },
+};
+
+/** The OpenAPI 3.1 document of every endpoint, generated from the same zod schemas that validate requests. */
+export function openApiDocument(reads: ReadEndpoint[], writes: WriteEndpoint[]) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of reads) {
+    paths[r.path] = {
+      ...paths[r.path],
+      [r.method]: {
+        summary: r.summary,
+        ...(r.audit && { description: 'Only for keys with the audit scope.' }),
+        parameters: queryParameters(r.query),
+        ...(r.body && { requestBody: { content: jsonContent(jsonSchema(r.body)) } }),
+        responses: {
+          '200': { description: 'Success', content: jsonContent({ type: 'object' }) },
+          '404': { description: 'The addressed record does not exist', content: jsonContent(errorBody) },
+          ...standardResponses,
+        },
+      },
+    };
+  }
+  for (const w of writes) {
+    paths[w.path] = {
+      get: {
+        summary: `${w.summary}: step 1, get a one-minute access token`,
+        responses: {
+          '200': {
+            description: 'A token bound to this key and path',
+            content: jsonContent({
+              type: 'object',
+              properties: { data: { type: 'object', properties: { access_token: { type: 'string' }, expired: { type: 'string', description: 'YYYY-MM-DD HH:MM:SS, Moscow time' } } } },
+            }),
+          },
+          '401': standardResponses['401'],
+        },
+      },
+      post: {
+        summary: `${w.summary}: step 2, apply a batch (all or nothing)`,
+        parameters: [{ name: 'X-Access-Token', in: 'header', required: true, schema: { type: 'string' } }],
+        requestBody: {
+          required: true,
+          content: jsonContent({
+            type: 'object',
+            required: [w.wrapper],
+            properties: { [w.wrapper]: { type: 'array', minItems: 1, maxItems: w.maxRecords, items: jsonSchema(w.record) } },
+          }),
+        },
+        responses: {
+          '200': { description: 'The processed records, in the order of the batch', content: jsonContent({ type: 'object', properties: { data: { type: 'array' } } }) },
+          ...standardResponses,
+          '413': { description: 'Body larger than 1 MiB', content: jsonContent(errorBody) },
+        },
+        description: `Batch errors name the record (index) and field; the wrapper's own error is ${errorCodeFor(w.wrapper)}.`,
+      },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'tradebook trade API', version: '1.0.0' },
+    components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer' } } },
+    security: [{ apiKey: [] }],
+    paths,
+  };
+}

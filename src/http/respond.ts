@@ -1,0 +1,24 @@
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { DomainError } from '../lib/result.ts';
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Sends a body that is already JSON text (read models keep records serialised). */
+export function sendJson(c: Context, json: string, status: ContentfulStatusCode = 200): Response {
+  return c.body(json, status, { 'Content-Type': JSON_TYPE });
+}
+
+/** Every error response: `{"errors":[{code, message, index?, field?}]}`. */
+export function sendErrors(c: Context, status: ContentfulStatusCode, errors: DomainError[]): Response {
+  return sendJson(c, JSON.stringify({ errors: errors.map(({ code, message, index, field }) => ({ code, message, index, field })) }), status);
+}
+
+export function sendError(c: Context, status: ContentfulStatusCode, code: string, message: string): Response {
+  return sendErrors(c, status, [{ code, message }]);
+}
+
+/** The paged list envelope, concatenated from records' ready JSON. */
+export function pageJson(allCount: number, limit: number, offset: number, records: string[]): string {
+  return `{"meta":{"allCount":${allCount},"count":${records.length},"limit":${limit},"offset":${offset}},"data":[${records.join(',')}]}`;
+}

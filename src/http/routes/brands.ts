@@ -1,0 +1,23 @@
+import { Hono } from 'hono';
+import { AddBrandInput, EditBrandInput, brandCodes, decideAddBrand, decideEditBrand } from '../../commands/brands.ts';
+import type { Tradebook } from '../../tradebook.ts';
+import type { AppEnv } from '../env.ts';
+import type { ReadEndpoint } from '../openapi.ts';
+import { sendJson } from '../respond.ts';
+import { type WriteEndpoint, writeEndpoint } from '../write-endpoint.ts';
+
+export const brandReads: ReadEndpoint[] = [{ method: 'get', path: '/api/product-brands', summary: 'Every brand, no paging' }];
+
+export const brandWrites: WriteEndpoint[] = [
+  writeEndpoint({ path: '/api/add-product-brand', summary: 'Add brands', wrapper: 'brand', maxRecords: 100, record: AddBrandInput, codes: brandCodes, decide: decideAddBrand }),
+  writeEndpoint({ path: '/api/edit-product-brand', summary: 'Edit brands', wrapper: 'brand', maxRecords: 100, record: EditBrandInput, codes: brandCodes, decide: decideEditBrand }),
+];
+
+export function brandRoutes(tb: Tradebook): Hono<AppEnv> {
+  const app = new Hono<AppEnv>({ strict: false });
+  app.get('/api/product-brands', (c) => {
+    const brands = tb.brands.allJson();
+    return sendJson(c, `{"meta":{"allCount":${brands.length}},"data":[${brands.join(',')}]}`);
+  });
+  return app;
+}

@@ -1,0 +1,23 @@
+import { Hono } from 'hono';
+import { AddCategoryInput, EditCategoryInput, categoryCodes, decideAddCategory, decideEditCategory } from '../../commands/categories.ts';
+import type { Tradebook } from '../../tradebook.ts';
+import type { AppEnv } from '../env.ts';
+import type { ReadEndpoint } from '../openapi.ts';
+import { sendJson } from '../respond.ts';
+import { type WriteEndpoint, writeEndpoint } from '../write-endpoint.ts';
+
+export const categoryReads: ReadEndpoint[] = [{ method: 'get', path: '/api/product-categories', summary: 'The whole product group tree' }];
+
+export const categoryWrites: WriteEndpoint[] = [
+  writeEndpoint({ path: '/api/add-product-category', summary: 'Add product groups', wrapper: 'category', maxRecords: 100, record: AddCategoryInput, codes: categoryCodes, decide: decideAddCategory }),
+  writeEndpoint({ path: '/api/edit-product-category', summary: 'Edit product groups', wrapper: 'category', maxRecords: 100, record: EditCategoryInput, codes: categoryCodes, decide: decideEditCategory }),
+];
+
+export function categoryRoutes(tb: Tradebook): Hono<AppEnv> {
+  const app = new Hono<AppEnv>({ strict: false });
+  app.get('/api/product-categories', (c) => {
+    const tree = tb.categories.tree();
+    return sendJson(c, JSON.stringify({ meta: { allCount: tree.length }, data: tree }));
+  });
+  return app;
+}

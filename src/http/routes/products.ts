@@ -1,0 +1,63 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import {
+  AddProductInput,
+  EditProductInput,
+  UpdatePricesInput,
+  decideAddProduct,
+  decideEditProduct,
+  decideUpdatePrices,
+} from '../../commands/products.ts';
+import type { Tradebook } from '../../tradebook.ts';
+import type { AppEnv } from '../env.ts';
+import { pagingQuery, parseQuery, queryInt } from '../query.ts';
+import { pageJson, sendError, sendErrors, sendJson } from '../respond.ts';
+import { type ReadEndpoint } from '../openapi.ts';
+import { type WriteEndpoint, writeEndpoint } from '../write-endpoint.ts';
+
+export const productListQuery = pagingQuery(100);
+export const productQuery = z.object({ id: queryInt(1).optional(), sku: z.string().optional() });
+
+export const productReads: ReadEndpoint[] = [
+  { method: 'get', path: '/api/products', summary: 'A page of products in id order', query: productListQuery },
+  { method: 'get', path: '/api/product', summary: 'One product with every field, by id (wins) or sku', query: productQuery },
+];
+
+export const productWrites: WriteEndpoint[] = [
+  writeEndpoint({ path: '/api/add-product', summary: 'Add products', wrapper: 'products', maxRecords: 10, record: AddProductInput, codes: {}, decide: decideAddProduct }),
+  writeEndpoint({ path: '/api/edit-product', summary: 'Edit products', wrapper: 'products', maxRecords: 10, record: EditProductInput, codes: {}, decide: decideEditProduct }),
+  writeEndpoint({
+    path: '/api/update-product-prices',
+    summary: 'Update product prices by sku',
+    wrapper: 'data',
+    maxRecords: 100,
+    record: UpdatePricesInput,
+    codes: {},
+    decide: decideUpdatePrices,
+  }),
+];
+
+export function productRoutes(tb: Tradebook): Hono<AppEnv> {
+  const app = new Hono<AppEnv>({ strict: false });
+
+  app.get('/api/products', (c) => {
+    const query = parseQuery(productListQuery, c.req.query());
+    if (!query.ok) return sendErrors(c, 400, query.errors);
+    const { limit, offset } = query.value;
+    return sendJson(c, pageJson(tb.products.total(), limit, offset, tb.products.page(offset, limit)));
+  });
+
+  app.get('/api/product', (c) => {
+    const raw = c.req.query();
+    // `id` wins over `sku`; with neither, the spec's answer is ERROR_ID.
+    if (raw.id === undefined && (raw.sku === undefined || raw.sku === '')) return sendError(c, 400, 'ERROR_ID', 'give id or sku');
+    const query = parseQuery(productQuery, raw);
+    if (!query.ok) return sendErrors(c, 400, query.errors);
+    const { id, sku } = query.value;
+    const json = id !== undefined ? tb.products.fullJsonById(id) : tb.products.fullJsonBySku(sku!);
+    if (json === undefined) return id !== undefined ? sendError(c, 404, 'ERROR_ID', `no product ${id}`) : sendError(c, 404, 'ERROR_SKU', `no product has sku ${sku}`);
+    return sendJson(c, `{"data":${json}}`);
+  });
+
+  return app;
+}

@@ -1,0 +1,123 @@
+import type { Sqlite } from '../db/open.ts';
+import type { ProductRecord } from '../events/catalogue.ts';
+import type { StoredEvent } from '../events/store.ts';
+import type { Projector } from './projector.ts';
+import { type Named, SERVICE_CATEGORY, productFullView, productListView } from './render.ts';
+
+/**
+ * Products with their response JSON kept ready (list and single read), so a page is a concatenation
+ * of stored strings. `position` is the product's 1-based rank in id order: a page at any offset is an
+ * index range scan, not an O(offset) skip.
+ */
+export const productsProjector: Projector = {
+  name: 'products',
+  version: 1,
+  tables: ['products'],
+  schema: [
+    `CREATE TABLE products (
+       id INTEGER PRIMARY KEY,
+       sku TEXT NOT NULL UNIQUE,
+       position INTEGER NOT NULL,
+       category_id INTEGER NOT NULL,
+       brand_id INTEGER,
+       record TEXT NOT NULL,
+       list_json TEXT NOT NULL,
+       full_json TEXT NOT NULL)`,
+    `CREATE INDEX products_position ON products (position)`,
+    `CREATE INDEX products_brand ON products (brand_id)`,
+    `CREATE INDEX products_category ON products (category_id)`,
+  ],
+  bind(db: Sqlite) {
+    const record = db.prepare('SELECT record FROM products WHERE id = ?').pluck();
+    const brandName = db.prepare('SELECT name FROM product_brands WHERE id = ?').pluck();
+    const categoryName = db.prepare('SELECT name FROM product_categories WHERE id = ?').pluck();
+    const maxId = db.prepare('SELECT coalesce(max(id), 0) FROM products').pluck();
+    const lastPosition = db.prepare('SELECT coalesce(max(position), 0) FROM products').pluck();
+    const rankOf = db.prepare('SELECT count(*) + 1 FROM products WHERE id < ?').pluck();
+    const shiftAfter = db.prepare('UPDATE products SET position = position + 1 WHERE id > ?');
+    const insert = db.prepare(
+      `INSERT INTO products (id, sku, position, category_id, brand_id, record, list_json, full_json)
+       VALUES (@id, @sku, @position, @categoryId, @brandId, @record, @list, @full)`,
+    );
+    const update = db.prepare(
+      `UPDATE products SET sku = @sku, category_id = @categoryId, brand_id = @brandId, record = @record, list_json = @list, full_json = @full
+       WHERE id = @id`,
+    );
+    const idsByBrand = db.prepare('SELECT id FROM products WHERE brand_id = ?').pluck();
+    const idsByCategory = db.prepare('SELECT id FROM products WHERE category_id = ?').pluck();
+
+    const load = (id: number) => JSON.parse(record.get(id) as string) as ProductRecord;
+    const render = (p: ProductRecord) => {
+      const brand: Named | null = p.brandId === null ? null : { id: p.brandId, name: brandName.get(p.brandId) as string };
+      const category: Named = p.categoryId === 0 ? SERVICE_CATEGORY : { id: p.categoryId, name: categoryName.get(p.categoryId) as string };
+      return {
+        id: p.id,
+        sku: p.sku,
+        categoryId: p.categoryId,
+        brandId: p.brandId,
+        record: JSON.stringify(p),
+        list: JSON.stringify(productListView(p, brand, category)),
+        full: JSON.stringify(productFullView(p, brand, category)),
+      };
+    };
+    const save = (p: ProductRecord) => update.run(render(p));
+    const add = (p: ProductRecord) => {
+      if (record.get(p.id) !== undefined) return save(p); // applying the same event twice changes nothing
+      let position: number;
+      if (p.id > (maxId.get() as number)) {
+        position = (lastPosition.get() as number) + 1;
+      } else {
+        // An imported id below the highest one: later products move one place down.
+        position = rankOf.get(p.id) as number;
+        shiftAfter.run(p.id);
+      }
+      insert.run({ ...render(p), position });
+    };
+    const rerender = (ids: number[]) => ids.forEach((id) => save(load(id)));
+
+    return (event: StoredEvent) => {
+      switch (event.type) {
+        case 'ProductAdded':
+          add(event.data);
+          break;
+        case 'ProductEdited':
+          save({ ...load(event.data.id), ...event.data.changes });
+          break;
+        case 'ProductPricesUpdated': {
+          const { id, ...prices } = event.data;
+          save({ ...load(id), ...prices });
+          break;
+        }
+        case 'BrandEdited':
+          if (event.data.name !== undefined) rerender(idsByBrand.all(event.data.id) as number[]);
+          break;
+        case 'CategoryEdited':
+          if (event.data.name !== undefined) rerender(idsByCategory.all(event.data.id) as number[]);
+          break;
+      }
+    };
+  },
+};
+
+export function productQueries(db: Sqlite) {
+  const page = db.prepare('SELECT list_json FROM products WHERE position > ? ORDER BY position LIMIT ?').pluck();
+  // Positions are dense 1..n, so the highest one is the count, read from the index in O(log n).
+  const total = db.prepare('SELECT coalesce(max(position), 0) FROM products').pluck();
+  const fullById = db.prepare('SELECT full_json FROM products WHERE id = ?').pluck();
+  const fullBySku = db.prepare('SELECT full_json FROM products WHERE sku = ?').pluck();
+  const recordById = db.prepare('SELECT record FROM products WHERE id = ?').pluck();
+  const idBySku = db.prepare('SELECT id FROM products WHERE sku = ?').pluck();
+  const maxId = db.prepare('SELECT coalesce(max(id), 0) FROM products').pluck();
+  return {
+    page: (offset: number, limit: number) => page.all(offset, limit) as string[],
+    total: () => total.get() as number,
+    fullJsonById: (id: number) => fullById.get(id) as string | undefined,
+    fullJsonBySku: (sku: string) => fullBySku.get(sku) as string | undefined,
+    byId(id: number): ProductRecord | undefined {
+      const json = recordById.get(id) as string | undefined;
+      return json === undefined ? undefined : JSON.parse(json);
+    },
+    idBySku: (sku: string) => idBySku.get(sku) as number | undefined,
+    maxId: () => maxId.get() as number,
+  };
+}

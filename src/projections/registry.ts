@@ -1,0 +1,58 @@
+import type { Sqlite } from '../db/open.ts';
+import type { StoredEvent } from '../events/store.ts';
+import { brandsProjector } from './brands.ts';
+import { categoriesProjector } from './categories.ts';
+import type { Projector } from './projector.ts';
+import { productsProjector } from './products.ts';
+
+/** Every read model, in the order events are applied to them (products render brand and group names). */
+export const projectors: Projector[] = [brandsProjector, categoriesProjector, productsProjector];
+
+/**
+ * The projectors bound to one connection. `apply` runs inside the appending transaction and moves every
+ * checkpoint with it, so read tables and log commit together.
+ */
+export class Projections {
+  private readonly handlers: ((event: StoredEvent) => void)[];
+  private readonly checkpoint;
+
+  constructor(
+    db: Sqlite,
+    readonly list: Projector[] = projectors,
+  ) {
+    this.handlers = list.map((p) => p.bind(db));
+    this.checkpoint = db.prepare('UPDATE projection_checkpoints SET last_seq = ? WHERE last_seq < ?');
+  }
+
+  apply(events: StoredEvent[]): void {
+    if (events.length === 0) return;
+    for (const event of events) for (const handle of this.handlers) handle(event);
+    const last = events[events.length - 1].seq;
+    this.checkpoint.run(last, last);
+  }
+}
+
+/** Creates every projector's tables and a checkpoint row at `lastSeq` for it. */
+export function createProjectionTables(db: Sqlite, list: Projector[], lastSeq: number): void {
+  const setCheckpoint = db.prepare(
+    `INSERT INTO projection_checkpoints (name, version, last_seq) VALUES (?, ?, ?)
+     ON CONFLICT (name) DO UPDATE SET version = excluded.version, last_seq = excluded.last_seq`,
+  );
+  for (const p of list) {
+    // Qualified: with a scratch database attached, an unqualified name could drop the scratch copy.
+    for (const table of p.tables) db.exec(`DROP TABLE IF EXISTS main."${table}"`);
+    for (const statement of p.schema) db.exec(statement);
+    setCheckpoint.run(p.name, p.version, lastSeq);
+  }
+}
+
+export interface CheckpointRow {
+  name: string;
+  version: number;
+  last_seq: number;
+}
+
+export function readCheckpoints(db: Sqlite): Map<string, CheckpointRow> {
+  const rows = db.prepare('SELECT name, version, last_seq FROM projection_checkpoints').all() as CheckpointRow[];
+  return new Map(rows.map((r) => [r.name, r]));
+}

@@ -1,0 +1,63 @@
+import { nanoid } from 'nanoid';
+import type { Sqlite } from '../db/open.ts';
+import type { Clock } from '../lib/clock.ts';
+
+export const TOKEN_LIFE_MS = 60_000;
+
+export type TokenCheck =
+  | { status: 'fresh' }
+  | { status: 'replay'; response: string }
+  | { status: 'refused' };
+
+interface TokenRow {
+  key_id: number;
+  path: string;
+  expires_at: number;
+  body_hash: string | null;
+  response: string | null;
+}
+
+/**
+ * One-minute write tokens, bound to the key that asked and to the write path. They live in the database,
+ * so a restarted server or a second process honours them. A token is spent by the first POST that passes
+ * validation; its answer is kept so the same body sent again gets the same answer and applies nothing.
+ */
+export class AccessTokens {
+  private readonly insert;
+  private readonly sweep;
+  private readonly get;
+  private readonly spendStmt;
+
+  constructor(
+    db: Sqlite,
+    private readonly clock: Clock,
+  ) {
+    this.insert = db.prepare('INSERT INTO access_tokens (token, key_id, path, expires_at) VALUES (?, ?, ?, ?)');
+    this.sweep = db.prepare('DELETE FROM access_tokens WHERE expires_at < ?');
+    this.get = db.prepare('SELECT key_id, path, expires_at, body_hash, response FROM access_tokens WHERE token = ?');
+    this.spendStmt = db.prepare('UPDATE access_tokens SET body_hash = ?, response = ? WHERE token = ? AND body_hash IS NULL');
+  }
+
+  issue(keyId: number, path: string): { token: string; expiresAt: number } {
+    const now = this.clock();
+    const token = nanoid(32);
+    const expiresAt = now + TOKEN_LIFE_MS;
+    // Expired tokens can never be honoured again: sweeping them as new ones are issued bounds the table.
+    this.sweep.run(now);
+    this.insert.run(token, keyId, path, expiresAt);
+    return { token, expiresAt };
+  }
+
+  /** What a POST with this token and body may do. Call again inside the write transaction before spending. */
+  check(token: string, keyId: number, path: string, bodyHash: string): TokenCheck {
+    const row = this.get.get(token) as TokenRow | undefined;
+    if (!row || row.key_id !== keyId || row.path !== path || row.expires_at <= this.clock()) return { status: 'refused' };
+    if (row.body_hash === null) return { status: 'fresh' };
+    return row.body_hash === bodyHash ? { status: 'replay', response: row.response! } : { status: 'refused' };
+  }
+
+  /** Marks the token spent with the answer given; false when another request spent it first. */
+  spend(token: string, bodyHash: string, response: string): boolean {
+    return this.spendStmt.run(bodyHash, response, token).changes === 1;
+  }
+}

@@ -1,0 +1,85 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { customAlphabet } from 'nanoid';
+import type { Sqlite } from '../db/open.ts';
+import type { Clock } from '../lib/clock.ts';
+
+export type KeyScope = 'api' | 'audit';
+
+export interface ApiKeyInfo {
+  id: number;
+  name: string;
+  scope: KeyScope;
+  created: string;
+  expires: string | null;
+  revoked: string | null;
+}
+
+const newSecret = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 40);
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/** API keys, stored only as SHA-256 hashes; the key itself is shown once, when created. */
+export class ApiKeys {
+  private readonly byHash;
+
+  constructor(
+    private readonly db: Sqlite,
+    private readonly clock: Clock,
+  ) {
+    this.byHash = db.prepare('SELECT id, scope, key_hash, expires_at, revoked_at FROM api_keys WHERE key_hash = ?');
+  }
+
+  create(options: { name?: string; scope?: KeyScope; expiresAt?: number | null; key?: string }): { id: number; key: string } {
+    const key = options.key ?? `tb_${newSecret()}`;
+    const id = this.db
+      .prepare('INSERT INTO api_keys (name, scope, key_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?) RETURNING id')
+      .pluck()
+      .get(
+        options.name ?? 'key',
+        options.scope ?? 'api',
+        hashKey(key),
+        new Date(this.clock()).toISOString(),
+        options.expiresAt == null ? null : new Date(options.expiresAt).toISOString(),
+      ) as number;
+    return { id, key };
+  }
+
+  /** Registers a key given from outside (TRADEBOOK_API_KEY); registering it again changes nothing. */
+  register(key: string, name: string): number {
+    const existing = this.byHash.get(hashKey(key)) as { id: number } | undefined;
+    return existing?.id ?? this.create({ key, name }).id;
+  }
+
+  count(): number {
+    return this.db.prepare('SELECT count(*) FROM api_keys').pluck().get() as number;
+  }
+
+  list(): ApiKeyInfo[] {
+    return this.db
+      .prepare('SELECT id, name, scope, created_at AS created, expires_at AS expires, revoked_at AS revoked FROM api_keys ORDER BY id')
+      .all() as ApiKeyInfo[];
+  }
+
+  revoke(id: number): boolean {
+    const now = new Date(this.clock()).toISOString();
+    return this.db.prepare('UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?').run(now, id).changes === 1;
+  }
+
+  nameOf(id: number): string | undefined {
+    return this.db.prepare('SELECT name FROM api_keys WHERE id = ?').pluck().get(id) as string | undefined;
+  }
+
+  /** The key's id and scope when it is known, not revoked and not expired; read fresh on every request. */
+  authenticate(key: string): { id: number; scope: KeyScope } | undefined {
+    const hash = hashKey(key);
+    const row = this.byHash.get(hash) as
+      | { id: number; scope: KeyScope; key_hash: string; expires_at: string | null; revoked_at: string | null }
+      | undefined;
+    if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash))) return undefined;
+    if (row.revoked_at !== null) return undefined;
+    if (row.expires_at !== null && Date.parse(row.expires_at) <= this.clock()) return undefined;
+    return { id: row.id, scope: row.scope };
+  }
+}

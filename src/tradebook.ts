@@ -1,0 +1,90 @@
+import type { Kysely } from 'kysely';
+import type { CatalogueState } from './commands/catalogue-state.ts';
+import { kyselyOf, migrate } from './db/migrate.ts';
+import { type Sqlite, openSqlite } from './db/open.ts';
+import type { DB } from './db/schema.ts';
+import { EventStore } from './events/store.ts';
+import { type Clock, systemClock } from './lib/clock.ts';
+import { type Result } from './lib/result.ts';
+import { brandQueries } from './projections/brands.ts';
+import { categoryQueries } from './projections/categories.ts';
+import { productQueries } from './projections/products.ts';
+import { ensureProjections } from './projections/rebuild.ts';
+import { Projections } from './projections/registry.ts';
+import { readModelState } from './projections/state.ts';
+import { AccessTokens } from './tokens/access-tokens.ts';
+import { ApiKeys } from './tokens/api-keys.ts';
+
+export interface OpenTradebookOptions {
+  clock?: Clock;
+  /** Called with the names of projections rebuilt at open because their version changed. */
+  onRebuilt?: (names: string[]) => void;
+}
+
+class Rollback extends Error {
+  constructor(readonly failure: Result<never>) {
+    super('rolled back');
+  }
+}
+
+/** One open database with everything bound to it: the log, the inline projections, the read queries, keys and tokens. */
+export class Tradebook {
+  readonly store: EventStore;
+  readonly projections: Projections;
+  readonly state: CatalogueState;
+  readonly keys: ApiKeys;
+  readonly tokens: AccessTokens;
+  readonly products;
+  readonly categories;
+  readonly brands;
+
+  private constructor(
+    readonly db: Sqlite,
+    readonly kysely: Kysely<DB>,
+    readonly clock: Clock,
+  ) {
+    this.store = new EventStore(db, clock);
+    this.projections = new Projections(db);
+    this.store.onAppend((events) => this.projections.apply(events));
+    this.state = readModelState(db);
+    this.keys = new ApiKeys(db, clock);
+    this.tokens = new AccessTokens(db, clock);
+    this.products = productQueries(db);
+    this.categories = categoryQueries(db);
+    this.brands = brandQueries(db);
+  }
+
+  /** Opens (and creates when missing) the database, migrates it and makes the read tables current. */
+  static async open(file: string, options: OpenTradebookOptions = {}): Promise<Tradebook> {
+    const db = openSqlite(file);
+    const kysely = kyselyOf(db);
+    await migrate(kysely);
+    const rebuilt = ensureProjections(db);
+    if (rebuilt.length > 0) options.onRebuilt?.(rebuilt);
+    return new Tradebook(db, kysely, options.clock ?? systemClock);
+  }
+
+  /**
+   * Runs `work` in one IMMEDIATE transaction (it holds the write lock from the start, so concurrent writers
+   * queue instead of failing half-way). A failure result rolls everything back; success commits, and with
+   * synchronous=FULL the commit is on disk before this returns.
+   */
+  write<T>(work: () => Result<T>): Result<T> {
+    try {
+      return this.db
+        .transaction(() => {
+          const result = work();
+          if (!result.ok) throw new Rollback(result);
+          return result;
+        })
+        .immediate();
+    } catch (error) {
+      if (error instanceof Rollback) return error.failure;
+      throw error;
+    }
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

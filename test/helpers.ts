@@ -1,0 +1,101 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Hono } from 'hono';
+import { afterEach } from 'vitest';
+import { createApp } from '../src/http/app.ts';
+import type { AppEnv } from '../src/http/env.ts';
+import type { Clock } from '../src/lib/clock.ts';
+import { Tradebook } from '../src/tradebook.ts';
+
+/** A clock tests move by hand: token expiry is tested without sleeping. */
+export function manualClock(start = Date.parse('2026-11-22T09:00:00Z')): Clock & { advance(ms: number): void; set(ms: number): void } {
+  let now = start;
+  const clock = (() => now) as Clock & { advance(ms: number): void; set(ms: number): void };
+  clock.advance = (ms) => {
+    now += ms;
+  };
+  clock.set = (ms) => {
+    now = ms;
+  };
+  return clock;
+}
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  while (cleanups.length > 0) cleanups.pop()!();
+});
+
+/** A fresh directory removed after the test. */
+export function tempDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tradebook-test-'));
+  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export interface Response {
+  status: number;
+  body: any;
+  text: string;
+  headers: Headers;
+}
+
+/** Talks to the app the way a client does: JSON in, JSON out, the key on every request. */
+export class ApiClient {
+  constructor(
+    readonly app: Hono<AppEnv>,
+    readonly key: string,
+  ) {}
+
+  async request(method: string, url: string, options: { body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<Response> {
+    const headers: Record<string, string> = { Authorization: `Bearer ${this.key}`, ...options.headers };
+    const body = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+    if (body !== undefined) headers['Content-Type'] ??= 'application/json';
+    const res = await this.app.request(url, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, body: parsed, text, headers: res.headers };
+  }
+
+  get(url: string, headers?: Record<string, string>): Promise<Response> {
+    return this.request('GET', url, { headers });
+  }
+
+  async token(writePath: string): Promise<string> {
+    const res = await this.get(writePath);
+    if (res.status !== 200) throw new Error(`token for ${writePath}: ${res.status} ${res.text}`);
+    return res.body.data.access_token;
+  }
+
+  post(url: string, body: unknown, token?: string): Promise<Response> {
+    return this.request('POST', url, { body, headers: token === undefined ? {} : { 'X-Access-Token': token } });
+  }
+
+  /** Both steps of a write: a token, then the batch under its wrapper key. */
+  async write(writePath: string, wrapper: string, records: unknown[]): Promise<Response> {
+    return this.post(writePath, { [wrapper]: records }, await this.token(writePath));
+  }
+}
+
+export interface TestService {
+  tb: Tradebook;
+  app: Hono<AppEnv>;
+  api: ApiClient;
+  key: string;
+  file: string;
+}
+
+/** A tradebook on a fresh database file, with one API key and a client holding it; closed after the test. */
+export async function testService(options: { clock?: Clock; file?: string } = {}): Promise<TestService> {
+  const file = options.file ?? path.join(tempDir(), 'tradebook.db');
+  const tb = await Tradebook.open(file, { clock: options.clock });
+  cleanups.push(() => tb.close());
+  const { key } = tb.keys.create({ name: 'test' });
+  const app = createApp(tb);
+  return { tb, app, api: new ApiClient(app, key), key, file };
+}

@@ -1,0 +1,69 @@
+import { describe, expect, test } from 'vitest';
+import { GENESIS_HASH, chainHash } from '../../src/events/hash.ts';
+import { ConcurrencyError, type EventRow, readEvents, readStream } from '../../src/events/store.ts';
+import { ok } from '../../src/lib/result.ts';
+import { testService } from '../helpers.ts';
+
+const brand = (id: number, name: string) => ({ stream: `brand-${id}`, type: 'BrandAdded' as const, data: { id, name, logo: null } });
+
+describe('the event store', () => {
+  test('appends with a global seq, per-stream versions and a hash chain over every column', async () => {
+    const { tb } = await testService();
+    tb.write(() => ok(tb.store.append([brand(1, 'A'), brand(2, 'B')], { keyId: 1 })));
+    tb.write(() => ok(tb.store.append([{ stream: 'brand-1', type: 'BrandEdited', data: { id: 1, name: 'A2' } }], { keyId: 1 })));
+    const rows = [...readEvents(tb.db)];
+    expect(rows.map((r) => [r.seq, r.stream, r.stream_version])).toEqual([
+      [1, 'brand-1', 1],
+      [2, 'brand-2', 1],
+      [3, 'brand-1', 2],
+    ]);
+    let previous = GENESIS_HASH;
+    for (const row of rows) {
+      expect(row.hash).toBe(chainHash(previous, row));
+      previous = row.hash;
+    }
+    expect(readStream(tb.db, 'brand-1').map((r: EventRow) => r.type)).toEqual(['BrandAdded', 'BrandEdited']);
+  });
+
+  test('refuses an append outside a transaction', async () => {
+    const { tb } = await testService();
+    expect(() => tb.store.append([brand(1, 'A')], {})).toThrow(/inside a transaction/);
+  });
+
+  test('checks the expected stream version and rolls the whole append back', async () => {
+    const { tb } = await testService();
+    tb.write(() => ok(tb.store.append([brand(1, 'A')], {})));
+    expect(() => tb.write(() => ok(tb.store.append([brand(2, 'B'), { ...brand(1, 'again'), expectedVersion: 'no_stream' as const }], {})))).toThrow(
+      ConcurrencyError,
+    );
+    expect(() => tb.write(() => ok(tb.store.append([{ stream: 'brand-1', type: 'BrandEdited', data: { id: 1, name: 'X' }, expectedVersion: 5 }], {})))).toThrow(
+      ConcurrencyError,
+    );
+    expect([...readEvents(tb.db)]).toHaveLength(1);
+    expect(tb.brands.byId(2)).toBeUndefined();
+  });
+
+  test('refuses an event whose data does not match its schema', async () => {
+    const { tb } = await testService();
+    expect(() => tb.write(() => ok(tb.store.append([{ stream: 'brand-1', type: 'BrandAdded', data: { id: 1 } as never }], {})))).toThrow();
+    expect([...readEvents(tb.db)]).toHaveLength(0);
+  });
+
+  test('the log refuses UPDATE and DELETE at the database level', async () => {
+    const { tb } = await testService();
+    tb.write(() => ok(tb.store.append([brand(1, 'A')], {})));
+    expect(() => tb.db.prepare("UPDATE events SET data = '{}' WHERE seq = 1").run()).toThrow(/append-only/);
+    expect(() => tb.db.prepare('DELETE FROM events').run()).toThrow(/append-only/);
+    expect(readEvents(tb.db).next().value?.data).toContain('"name":"A"');
+  });
+
+  test('a stream version can never repeat', async () => {
+    const { tb } = await testService();
+    tb.write(() => ok(tb.store.append([brand(1, 'A')], {})));
+    expect(() =>
+      tb.db
+        .prepare("INSERT INTO events (seq, stream, stream_version, type, schema_version, data, meta, recorded_at, hash) VALUES (9, 'brand-1', 1, 'BrandAdded', 1, '{}', '{}', '', '')")
+        .run(),
+    ).toThrow(/UNIQUE/);
+  });
+});

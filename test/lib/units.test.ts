@@ -1,0 +1,52 @@
+import { describe, expect, test } from 'vitest';
+import { canonicalJson } from '../../src/lib/canonical-json.ts';
+import { formatMoscow, isCalendarDate, parseMoscow } from '../../src/lib/clock.ts';
+import { fromKopecks, toKopecks } from '../../src/lib/money.ts';
+import { errorCodeFor } from '../../src/lib/result.ts';
+
+describe('money', () => {
+  test('amounts become whole kopecks without float drift', () => {
+    expect(toKopecks(19.99)).toBe(1999);
+    expect(toKopecks(0.1 + 0.2)).toBe(30);
+    expect(toKopecks(1234567.89)).toBe(123456789);
+    expect(toKopecks(0)).toBe(0);
+  });
+  test('more than two decimals or a non-finite amount is refused', () => {
+    expect(toKopecks(12.345)).toBeUndefined();
+    expect(toKopecks(Number.NaN)).toBeUndefined();
+    expect(toKopecks(Number.POSITIVE_INFINITY)).toBeUndefined();
+    expect(toKopecks(1e300)).toBeUndefined();
+  });
+  test('kopecks go back to two-decimal numbers', () => {
+    expect(fromKopecks(8990)).toBe(89.9);
+    expect(fromKopecks(null)).toBeNull();
+  });
+});
+
+describe('Moscow time', () => {
+  test('formats UTC instants at UTC+3 whatever the server zone', () => {
+    expect(formatMoscow(Date.parse('2026-11-22T21:30:05Z'))).toBe('2026-11-23 00:30:05');
+  });
+  test('parses Moscow time back and refuses impossible moments', () => {
+    expect(parseMoscow('2026-11-23 00:30:05')).toBe(Date.parse('2026-11-22T21:30:05Z'));
+    expect(parseMoscow('2026-02-30 10:00:00')).toBeUndefined();
+    expect(parseMoscow('2026-11-23T00:30:05')).toBeUndefined();
+  });
+  test('calendar dates are real ones', () => {
+    expect(isCalendarDate('2024-02-29')).toBe(true);
+    expect(isCalendarDate('2025-02-29')).toBe(false);
+    expect(isCalendarDate('2025-2-1')).toBe(false);
+  });
+});
+
+test('canonical JSON sorts keys at every depth', () => {
+  expect(canonicalJson({ b: 1, a: { d: [{ z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[{"y":2,"z":1}]},"b":1}');
+});
+
+test('error names follow the field name', () => {
+  expect(errorCodeFor('salePrice')).toBe('ERROR_SALE_PRICE');
+  expect(errorCodeFor('categoryId')).toBe('ERROR_CATEGORY_ID');
+  expect(errorCodeFor('dimensionX')).toBe('ERROR_DIMENSION_X');
+  expect(errorCodeFor('phone2')).toBe('ERROR_PHONE2');
+  expect(errorCodeFor('products')).toBe('ERROR_PRODUCTS');
+});

@@ -86,18 +86,12 @@ export class EventStore {
         recorded_at: recordedAt,
       };
       previous = chainHash(previous, row);
-      this.insert.run({ ...row, hash: previous });
+      const storedRow = { ...row, hash: previous };
+      this.insert.run(storedRow);
       versions.set(event.stream, current + 1);
-      stored.push({
-        type: event.type,
-        data,
-        seq: row.seq,
-        stream: row.stream,
-        streamVersion: row.stream_version,
-        schemaVersion: row.schema_version,
-        meta,
-        recordedAt,
-      } as StoredEvent);
+      // Listeners get the event exactly as a rebuild will read it back (canonical key order and all),
+      // so live and rebuilt read tables are the same bytes by construction.
+      stored.push(toStoredEvent(storedRow));
     }
     for (const listener of this.listeners) listener(stored);
     return stored;

@@ -1,0 +1,129 @@
+import { describe, expect, test } from 'vitest';
+import { readEvents } from '../../src/events/store.ts';
+import { ApiClient, manualClock, testService } from '../helpers.ts';
+
+const codes = (body: { errors: { code: string }[] }) => body.errors.map((e) => e.code);
+const brandBody = (name: string) => ({ brand: [{ name }] });
+
+describe('API keys', () => {
+  test('no header, an empty one or another scheme is ERROR_NO_API_KEY', async () => {
+    const { app } = await testService();
+    for (const authorization of [undefined, '', 'Basic abc', 'Bearer ', 'Token x']) {
+      const res = await app.request('/api/products', { headers: authorization === undefined ? {} : { Authorization: authorization } });
+      expect([authorization, res.status, codes(await res.json())]).toEqual([authorization, 401, ['ERROR_NO_API_KEY']]);
+    }
+  });
+
+  test('an unknown, revoked or expired key is ERROR_USER_ACCESS, from the next request on', async () => {
+    const clock = manualClock();
+    const { tb, app, api } = await testService({ clock });
+    expect((await new ApiClient(app, 'nope').get('/api/products')).status).toBe(401);
+
+    const revocable = tb.keys.create({ name: 'r' });
+    const client = new ApiClient(app, revocable.key);
+    expect((await client.get('/api/products')).status).toBe(200);
+    tb.keys.revoke(revocable.id);
+    const refused = await client.get('/api/products');
+    expect([refused.status, codes(refused.body)]).toEqual([401, ['ERROR_USER_ACCESS']]);
+
+    const expiring = tb.keys.create({ name: 'e', expiresAt: clock() + 1000 });
+    const temp = new ApiClient(app, expiring.key);
+    expect((await temp.get('/api/products')).status).toBe(200);
+    clock.advance(1000);
+    expect(codes((await temp.get('/api/products')).body)).toEqual(['ERROR_USER_ACCESS']);
+    expect((await api.get('/api/products')).status).toBe(200);
+  });
+
+  test('keys are stored only as hashes', async () => {
+    const { tb, key } = await testService();
+    const stored = tb.db.prepare('SELECT * FROM api_keys').all();
+    expect(JSON.stringify(stored)).not.toContain(key);
+  });
+});
+
+describe('access tokens', () => {
+  test('GET issues a token that expires in one minute, shown in Moscow time', async () => {
+    const clock = manualClock(Date.parse('2026-11-22T20:59:30Z'));
+    const { api } = await testService({ clock });
+    const res = await api.get('/api/add-product-brand');
+    expect(res.body.data.access_token).toMatch(/^[\w-]{21,}$/);
+    expect(res.body.data.expired).toBe('2026-11-23 00:00:30');
+  });
+
+  test('a missing, unknown or expired token is ERROR_ACCESS_TOKEN and applies nothing', async () => {
+    const clock = manualClock();
+    const { api, tb } = await testService({ clock });
+    expect(codes((await api.post('/api/add-product-brand', brandBody('A'))).body)).toEqual(['ERROR_ACCESS_TOKEN']);
+    expect((await api.post('/api/add-product-brand', brandBody('A'), 'made-up-token-made-up-token')).status).toBe(401);
+    const token = await api.token('/api/add-product-brand');
+    clock.advance(59_999);
+    const stillValid = await api.token('/api/add-product-brand');
+    expect((await api.post('/api/add-product-brand', brandBody('A'), stillValid)).status).toBe(200);
+    clock.advance(1);
+    const expired = await api.post('/api/add-product-brand', brandBody('B'), token);
+    expect([expired.status, codes(expired.body)]).toEqual([401, ['ERROR_ACCESS_TOKEN']]);
+    expect([...readEvents(tb.db)]).toHaveLength(1);
+  });
+
+  test("a token works only for its own key and path (with or without the trailing slash)", async () => {
+    const { api, app, tb } = await testService();
+    const other = new ApiClient(app, tb.keys.create({ name: 'other' }).key);
+    const token = await api.token('/api/add-product-brand/');
+    expect((await other.post('/api/add-product-brand', brandBody('A'), token)).status).toBe(401);
+    expect((await api.post('/api/edit-product-brand', { brand: [{ id: 1, name: 'x' }] }, token)).status).toBe(401);
+    expect((await api.post('/api/add-product-brand/', brandBody('A'), token)).status).toBe(200);
+  });
+
+  test('the same body again returns the first answer and applies nothing; another body is refused', async () => {
+    const { api, tb } = await testService();
+    const token = await api.token('/api/add-product-brand');
+    const first = await api.post('/api/add-product-brand', { brand: [{ name: 'A', logo: 'l' }] }, token);
+    // The same JSON with keys in another order and other spacing is the same body.
+    const again = await api.request('POST', '/api/add-product-brand', { raw: '{ "brand": [ { "logo": "l", "name": "A" } ] }', headers: { 'X-Access-Token': token } });
+    expect(again.status).toBe(200);
+    expect(again.text).toBe(first.text);
+    const other = await api.post('/api/add-product-brand', brandBody('B'), token);
+    expect([other.status, codes(other.body)]).toEqual([401, ['ERROR_ACCESS_TOKEN']]);
+    expect([...readEvents(tb.db)]).toHaveLength(1);
+  });
+
+  test('a replay arriving at the same moment as the first POST applies once', async () => {
+    const { api, tb } = await testService();
+    const token = await api.token('/api/add-product-brand');
+    const answers = await Promise.all([1, 2, 3].map(() => api.post('/api/add-product-brand', brandBody('Once'), token)));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect(new Set(answers.map((a) => a.text)).size).toBe(1);
+    expect([...readEvents(tb.db)]).toHaveLength(1);
+  });
+
+  test('a POST rejected with 400 does not spend the token', async () => {
+    const { api } = await testService();
+    const token = await api.token('/api/add-product-brand');
+    expect((await api.post('/api/add-product-brand', { brand: [{ name: '' }] }, token)).status).toBe(400);
+    expect((await api.post('/api/add-product-brand', brandBody('Fixed'), token)).status).toBe(200);
+  });
+
+  test('tokens live in the database: a second process on the same file honours them', async () => {
+    const { api, file } = await testService();
+    const token = await api.token('/api/add-product-brand');
+    const { Tradebook } = await import('../../src/tradebook.ts');
+    const { createApp } = await import('../../src/http/app.ts');
+    const second = await Tradebook.open(file);
+    try {
+      const res = await new ApiClient(createApp(second), api.key).post('/api/add-product-brand', brandBody('Elsewhere'), token);
+      expect(res.status).toBe(200);
+      expect((await api.get('/api/product-brands')).body.data.map((b: { name: string }) => b.name)).toEqual(['Elsewhere']);
+    } finally {
+      second.close();
+    }
+  });
+
+  test('expired tokens are swept as new ones are issued', async () => {
+    const clock = manualClock();
+    const { api, tb } = await testService({ clock });
+    for (let i = 0; i < 20; i++) await api.token('/api/add-product');
+    clock.advance(61_000);
+    await api.token('/api/add-product');
+    expect(tb.db.prepare('SELECT count(*) FROM access_tokens').pluck().get()).toBe(1);
+  });
+});

@@ -1,0 +1,9 @@
+import type { Sqlite } from '../src/db/open.ts';
+import { projectors } from '../src/projections/registry.ts';
+
+/** Every row of every read table, in a stable order: two databases with equal dumps serve equal bytes. */
+export function dumpReadTables(db: Sqlite): Record<string, unknown[]> {
+  const dump: Record<string, unknown[]> = {};
+  for (const table of projectors.flatMap((p) => p.tables)) dump[table] = db.prepare(`SELECT * FROM "${table}" ORDER BY 1, 2`).all();
+  return dump;
+}

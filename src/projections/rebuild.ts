@@ -114,10 +114,12 @@ function catchUp(db: Sqlite, fromSeq: number): void {
  */
 export function ensureProjections(db: Sqlite): string[] {
   const checkpoints = readCheckpoints(db);
-  const stale = projectors.filter((p) => checkpoints.get(p.name)?.version !== p.version);
-  if (stale.length > 0) {
+  const changed = projectors.filter((p) => checkpoints.has(p.name) && checkpoints.get(p.name)!.version !== p.version);
+  const missing = projectors.filter((p) => !checkpoints.has(p.name));
+  if (changed.length > 0 || missing.length > 0) {
     rebuild(db);
-    return stale.map((p) => p.name);
+    // A new database gets its tables without a word; a projection rebuilt from history is reported.
+    return [...changed, ...(lastSeq(db) > 0 ? missing : [])].map((p) => p.name);
   }
   const behind = Math.min(...projectors.map((p) => checkpoints.get(p.name)!.last_seq));
   if (behind < lastSeq(db)) db.transaction(() => catchUp(db, behind)).immediate();

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -10,16 +10,25 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `tradebook …` as a process on the given database, the way an operator would. */
-export function cli(db: string, args: string[], input?: string): CliResult {
-  const result = spawnSync(process.execPath, [path.join(root, 'bin/tradebook.mjs'), ...args], {
+/**
+ * Runs `tradebook …` as a process on the given database, the way an operator would. Asynchronous, so the
+ * test worker's event loop stays free while the command runs.
+ */
+export function cli(db: string, args: string[], input?: string): Promise<CliResult> {
+  const child = spawn(process.execPath, [path.join(root, 'bin/tradebook.mjs'), ...args], {
     cwd: root,
     env: { ...process.env, TRADEBOOK_DB: db },
-    input,
-    encoding: 'utf8',
-    timeout: 60_000,
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
+  child.stdin.end(input ?? '');
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
 }
 
 export async function freePort(): Promise<number> {

@@ -1,18 +1,10 @@
 import { createHash } from 'node:crypto';
+import type { EventsTable } from '../db/schema.ts';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
-/** The columns of an event row that its hash covers, exactly as stored. */
-export interface HashedColumns {
-  seq: number;
-  stream: string;
-  stream_version: number;
-  type: string;
-  schema_version: number;
-  data: string;
-  meta: string;
-  recorded_at: string;
-}
+/** The columns of an event row that its hash covers, exactly as stored: all but the hash itself. */
+export type HashedColumns = Omit<EventsTable, 'hash'>;
 
 /**
  * Each event's hash covers the previous event's hash and every stored column of its own,

@@ -28,11 +28,9 @@ export const productsProjector: Projector = {
     `CREATE INDEX products_category ON products (category_id)`,
   ],
   bind(db: Sqlite) {
-    const record = db.prepare('SELECT record FROM products WHERE id = ?').pluck();
+    const products = productQueries(db);
     const brandName = db.prepare('SELECT name FROM product_brands WHERE id = ?').pluck();
     const categoryName = db.prepare('SELECT name FROM product_categories WHERE id = ?').pluck();
-    const maxId = db.prepare('SELECT coalesce(max(id), 0) FROM products').pluck();
-    const lastPosition = db.prepare('SELECT coalesce(max(position), 0) FROM products').pluck();
     const rankOf = db.prepare('SELECT count(*) + 1 FROM products WHERE id < ?').pluck();
     const shiftAfter = db.prepare('UPDATE products SET position = position + 1 WHERE id > ?');
     const insert = db.prepare(
@@ -46,7 +44,7 @@ export const productsProjector: Projector = {
     const idsByBrand = db.prepare('SELECT id FROM products WHERE brand_id = ?').pluck();
     const idsByCategory = db.prepare('SELECT id FROM products WHERE category_id = ?').pluck();
 
-    const load = (id: number) => JSON.parse(record.get(id) as string) as ProductRecord;
+    const load = (id: number) => products.byId(id)!;
     const render = (p: ProductRecord) => {
       const brand: Named | null = p.brandId === null ? null : { id: p.brandId, name: brandName.get(p.brandId) as string };
       const category: Named = p.categoryId === 0 ? SERVICE_CATEGORY : { id: p.categoryId, name: categoryName.get(p.categoryId) as string };
@@ -62,10 +60,10 @@ export const productsProjector: Projector = {
     };
     const save = (p: ProductRecord) => update.run(render(p));
     const add = (p: ProductRecord) => {
-      if (record.get(p.id) !== undefined) return save(p); // applying the same event twice changes nothing
+      if (products.byId(p.id) !== undefined) return save(p); // applying the same event twice changes nothing
       let position: number;
-      if (p.id > (maxId.get() as number)) {
-        position = (lastPosition.get() as number) + 1;
+      if (p.id > products.maxId()) {
+        position = products.total() + 1;
       } else {
         // An imported id below the highest one: later products move one place down.
         position = rankOf.get(p.id) as number;

@@ -19,10 +19,15 @@ if (givenKey) {
   log(`no API key existed, created key ${id}; keep it, it is not shown again:\n${key}`);
 }
 
-const server = serve({ fetch: createApp(tb).fetch, port }, (info) => log(`tradebook listening on port ${info.port}, database ${file}`)) as Server;
-// Slow or stalled clients are cut off instead of holding a connection forever.
-server.headersTimeout = 10_000;
-server.requestTimeout = 30_000;
+// Slow or stalled clients are cut off instead of holding a connection forever: the headers must arrive
+// within headersTimeout, the whole request within requestTimeout. Node enforces both only when it checks
+// its connections, every 30 s by default, so the check runs every second.
+const headersTimeout = Number(process.env.TRADEBOOK_HEADERS_TIMEOUT_MS || 10_000);
+const requestTimeout = Number(process.env.TRADEBOOK_REQUEST_TIMEOUT_MS || 30_000);
+const server = serve(
+  { fetch: createApp(tb).fetch, port, serverOptions: { headersTimeout, requestTimeout, connectionsCheckingInterval: 1000 } },
+  (info) => log(`tradebook listening on port ${info.port}, database ${file}`),
+) as Server;
 
 function shutdown(signal: string) {
   log(`${signal}: finishing requests in flight, then closing`);

@@ -45,6 +45,19 @@ const errorBody = {
   },
 };
 
+const AUTH_CODES = ['ERROR_NO_API_KEY', 'ERROR_USER_ACCESS'];
+
+/** The names of the fields a schema reads (its top-level properties). */
+function fieldNames(schema: z.ZodType | undefined): string[] {
+  if (!schema) return [];
+  return Object.keys((jsonSchema(schema) as { properties?: Record<string, unknown> }).properties ?? {});
+}
+
+/** Every error name an operation can answer, listed as `x-error-codes` so clients and tests need no second list. */
+const errorCodes = (fields: string[], overrides: Record<string, string>, extra: string[]) => [
+  ...new Set([...extra, ...fields.map((f) => overrides[f] ?? errorCodeFor(f)), ...AUTH_CODES]),
+];
+
 const jsonContent = (schema: unknown) => ({ 'application/json': { schema } });
 
 const standardResponses = {
@@ -62,6 +75,7 @@ export function openApiDocument(reads: ReadEndpoint[], writes: WriteEndpoint[]) 
         summary: r.summary,
         ...(r.audit && { description: 'Only for keys with the audit scope.' }),
         parameters: queryParameters(r.query),
+        'x-error-codes': errorCodes([...fieldNames(r.query), ...fieldNames(r.body)], {}, []),
         ...(r.body && { requestBody: { content: jsonContent(jsonSchema(r.body)) } }),
         responses: {
           '200': { description: 'Success', content: jsonContent({ type: 'object' }) },
@@ -75,6 +89,7 @@ export function openApiDocument(reads: ReadEndpoint[], writes: WriteEndpoint[]) 
     paths[w.path] = {
       get: {
         summary: `${w.summary}: step 1, get a one-minute access token`,
+        'x-error-codes': AUTH_CODES,
         responses: {
           '200': {
             description: 'A token bound to this key and path',
@@ -89,6 +104,7 @@ export function openApiDocument(reads: ReadEndpoint[], writes: WriteEndpoint[]) 
       post: {
         summary: `${w.summary}: step 2, apply a batch (all or nothing)`,
         parameters: [{ name: 'X-Access-Token', in: 'header', required: true, schema: { type: 'string' } }],
+        'x-error-codes': errorCodes(fieldNames(w.record), w.codes, [errorCodeFor(w.wrapper), 'ERROR_ACCESS_TOKEN', 'ERROR_BODY_TOO_LARGE']),
         requestBody: {
           required: true,
           content: jsonContent({

@@ -9,6 +9,7 @@ import { formatMoscow } from '../lib/clock.ts';
 import { type DomainError, errorCodeFor, fail, ok, type Result } from '../lib/result.ts';
 import type { Tradebook } from '../tradebook.ts';
 import type { AppEnv } from './env.ts';
+import { parseJsonBody } from './json-body.ts';
 import { sendErrors, sendJson } from './respond.ts';
 
 /** One two-step write path of the spec: GET issues a token, POST applies a batch of records with it. */
@@ -61,14 +62,6 @@ function parseBatch(endpoint: WriteEndpoint, body: unknown): Result<ParsedBatch>
   return ok({ records: values, errors });
 }
 
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch {
-    return { ok: false };
-  }
-}
-
 export function mountWrite(app: Hono<AppEnv>, tb: Tradebook, endpoint: WriteEndpoint): void {
   app.get(endpoint.path, (c) => {
     const { token, expiresAt } = tb.tokens.issue(c.get('key').id, tokenPath(endpoint.path));
@@ -79,14 +72,14 @@ export function mountWrite(app: Hono<AppEnv>, tb: Tradebook, endpoint: WriteEndp
     const keyId = c.get('key').id;
     const path = tokenPath(endpoint.path);
     const token = c.req.header('X-Access-Token') ?? '';
-    const json = parseJson(await c.req.text());
+    const json = parseJsonBody(await c.req.arrayBuffer());
     const bodyHash = json.ok ? createHash('sha256').update(canonicalJson(json.value)).digest('hex') : '';
 
     const early = tb.tokens.check(token, keyId, path, bodyHash);
     if (early.status === 'refused') return sendErrors(c, 401, [TOKEN_REFUSED]);
     if (early.status === 'replay') return sendJson(c, early.response);
 
-    if (!json.ok) return sendErrors(c, 400, [{ code: errorCodeFor(endpoint.wrapper), message: 'the body is not valid JSON' }]);
+    if (!json.ok) return sendErrors(c, 400, [{ code: errorCodeFor(endpoint.wrapper), message: json.problem }]);
     const batch = parseBatch(endpoint, json.value);
     if (!batch.ok) return sendErrors(c, 400, batch.errors);
 

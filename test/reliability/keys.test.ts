@@ -1,0 +1,78 @@
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { expect, test } from 'vitest';
+import { formatMoscow } from '../../src/lib/clock.ts';
+import { ApiClient, manualClock, tempDir, testService } from '../helpers.ts';
+import { HttpClient, runCli, startServer } from '../server-process.ts';
+
+const KEY = 'tb_keys_test_key_0123456789abcdef';
+
+/** The key `tradebook keys create` printed alone on its last line. */
+async function createKey(file: string, args: string[]): Promise<{ id: number; key: string }> {
+  const created = await runCli(file, ['keys', 'create', ...args]);
+  expect(created.code, created.stderr).toBe(0);
+  const lines = created.stdout.trim().split('\n');
+  return { id: Number(/created key (\d+)/.exec(created.stdout)![1]), key: lines[lines.length - 1] };
+}
+
+test('keys revoked by the command line while the server runs, or past their expiry, are refused from the next request; no key reaches a log or the event log', async () => {
+  const file = path.join(tempDir(), 'keys.db');
+  const server = await startServer(file, KEY);
+  try {
+    const second = await createKey(file, ['--name', 'second']);
+    const expired = await createKey(file, ['--name', 'expired', '--expires', formatMoscow(Date.now() - 1000)]);
+
+    const asSecond = new HttpClient(server.url, second.key);
+    expect((await asSecond.write('/api/add-product-brand', 'brand', [{ name: 'Марка' }])).status).toBe(200);
+
+    // Revoked while the server runs, by another process: the very next request is refused.
+    const token = (await asSecond.request('GET', '/api/add-product-brand')).body.data.access_token;
+    const revoked = await runCli(file, ['keys', 'revoke', String(second.id)]);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    for (const res of [
+      await asSecond.request('GET', '/api/products'),
+      await asSecond.request('POST', '/api/add-product-brand', JSON.stringify({ brand: [{ name: 'Поздно' }] }), { 'X-Access-Token': token }),
+    ]) {
+      expect(res.status).toBe(401);
+      expect(res.body.errors[0].code).toBe('ERROR_USER_ACCESS');
+    }
+
+    const past = await new HttpClient(server.url, expired.key).request('GET', '/api/products');
+    expect([past.status, past.body.errors[0].code]).toEqual([401, 'ERROR_USER_ACCESS']);
+    const wrong = await new HttpClient(server.url, 'tb_not_a_key_at_all_987654321').request('GET', '/api/products');
+    expect(wrong.status).toBe(401);
+
+    await server.stop();
+    const log = server.output();
+    const db = new Database(file, { readonly: true });
+    const events = db.prepare('SELECT data, meta FROM events').all() as { data: string; meta: string }[];
+    const stored = JSON.stringify(db.prepare('SELECT * FROM api_keys').all()) + JSON.stringify(db.prepare('SELECT * FROM access_tokens').all());
+    db.close();
+    expect(events.length).toBe(1);
+    expect(JSON.parse(events[0].meta)).toMatchObject({ keyId: second.id });
+    const listed = await runCli(file, ['keys', 'list', '--json']);
+    for (const key of [KEY, second.key, expired.key, 'tb_not_a_key_at_all_987654321']) {
+      expect(log).not.toContain(key);
+      expect(JSON.stringify(events)).not.toContain(key);
+      expect(stored).not.toContain(key);
+      expect(listed.stdout + listed.stderr).not.toContain(key);
+    }
+  } finally {
+    await server.stop();
+  }
+});
+
+test('a key is refused from the first request after its expiry, and its access tokens with it', async () => {
+  const clock = manualClock();
+  const { tb, api } = await testService({ clock });
+  const { key } = tb.keys.create({ name: 'expiring', expiresAt: clock() + 10_000 });
+  const client = new ApiClient(api.app, key);
+  const token = await client.token('/api/add-product-brand');
+  clock.advance(9_999);
+  expect((await client.get('/api/products')).status).toBe(200);
+  clock.advance(1);
+  for (const res of [await client.get('/api/products'), await client.post('/api/add-product-brand', { brand: [{ name: 'Поздно' }] }, token)]) {
+    expect([res.status, res.body.errors[0].code]).toEqual([401, 'ERROR_USER_ACCESS']);
+  }
+  expect(tb.db.prepare('SELECT count(*) FROM events').pluck().get()).toBe(0);
+});

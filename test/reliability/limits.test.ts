@@ -1,0 +1,103 @@
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { MAX_BODY_BYTES } from '../../src/http/app.ts';
+import { manualClock, testService } from '../helpers.ts';
+import { type ServerProcess, startServer } from '../server-process.ts';
+
+const KEY = 'tb_limits_test_key_0123456789';
+const HEADERS_TIMEOUT = 1500;
+const REQUEST_TIMEOUT = 3000;
+
+/** A raw connection: what the server sent, and when it closed the connection. */
+function rawConnection(port: number) {
+  const socket = net.connect(port, '127.0.0.1');
+  const started = Date.now();
+  let received = '';
+  socket.on('data', (chunk) => (received += chunk));
+  socket.on('error', () => {}); // the server may reset a connection it cuts off
+  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now() - started)));
+  return { socket, received: () => received, closed };
+}
+
+describe('limits on the real server', () => {
+  let server: ServerProcess;
+  // The dir must outlive the per-test cleanup, so it is made here and removed with the server.
+  const dir = path.join(process.env.TMPDIR ?? '/tmp', `tradebook-limits-${process.pid}`);
+  beforeAll(async () => {
+    server = await startServer(path.join(dir, 'limits.db'), KEY, {
+      TRADEBOOK_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT),
+      TRADEBOOK_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT),
+    });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    (await import('node:fs')).rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a chunked body that never ends gets 413 after 1 MiB and the connection is closed', async () => {
+    const c = rawConnection(server.port);
+    c.socket.write(`POST /api/add-product HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${KEY}\r\nX-Access-Token: t\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    const chunk = 'x'.repeat(64 * 1024);
+    let sent = 0;
+    let open = true;
+    c.closed.then(() => (open = false));
+    while (open && !c.received().includes('\r\n\r\n{')) {
+      if (c.socket.writableLength < 256 * 1024) {
+        c.socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+        sent += chunk.length;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      expect(sent).toBeLessThan(20 * MAX_BODY_BYTES);
+    }
+    expect(c.received()).toMatch(/^HTTP\/1\.1 413 /);
+    expect(c.received()).toContain('"code":"ERROR_BODY_TOO_LARGE"');
+    // The client goes on sending; the server hangs up instead of reading forever.
+    const keepSending = setInterval(() => c.socket.writable && c.socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`), 5);
+    const closedAfter = await c.closed;
+    clearInterval(keepSending);
+    expect(closedAfter).toBeLessThan(REQUEST_TIMEOUT);
+  });
+
+  test('a declared Content-Length over 1 MiB gets 413 before any of the body is sent', async () => {
+    const c = rawConnection(server.port);
+    c.socket.write(`POST /api/add-product HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${KEY}\r\nX-Access-Token: t\r\nContent-Length: ${MAX_BODY_BYTES + 1}\r\n\r\n`);
+    await c.closed;
+    expect(c.received()).toMatch(/^HTTP\/1\.1 413 /);
+    expect(c.received()).toContain('"code":"ERROR_BODY_TOO_LARGE"');
+  });
+
+  test('a client that stalls in its headers is cut off by the headers timeout', async () => {
+    const c = rawConnection(server.port);
+    c.socket.write(`GET /api/products HTTP/1.1\r\nHost: t\r\n`);
+    const closedAfter = await c.closed;
+    expect(c.received()).toMatch(/^HTTP\/1\.1 408 /);
+    // Node checks its connections once a second; the default interval of 30 s let a stalled client stay 30 s.
+    expect(closedAfter).toBeGreaterThanOrEqual(HEADERS_TIMEOUT - 100);
+    expect(closedAfter).toBeLessThan(HEADERS_TIMEOUT + 2500);
+  });
+
+  test('a client that stalls in its body is cut off by the request timeout', async () => {
+    const c = rawConnection(server.port);
+    c.socket.write(`POST /api/add-product HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${KEY}\r\nX-Access-Token: t\r\nContent-Length: 100\r\n\r\n{"products":`);
+    const closedAfter = await c.closed;
+    expect(c.received()).toMatch(/^HTTP\/1\.1 408 /);
+    expect(closedAfter).toBeGreaterThanOrEqual(REQUEST_TIMEOUT - 100);
+    expect(closedAfter).toBeLessThan(REQUEST_TIMEOUT + 2500);
+  });
+});
+
+test('a flood of token requests keeps the tokens table bounded: expired tokens are swept', async () => {
+  const clock = manualClock();
+  const { api, tb } = await testService({ clock });
+  const count = () => tb.db.prepare('SELECT count(*) FROM access_tokens').pluck().get() as number;
+  for (let i = 0; i < 200; i++) await api.get('/api/add-product');
+  expect(count()).toBe(200);
+  clock.advance(61_000);
+  for (let i = 0; i < 200; i++) await api.get('/api/add-product-brand');
+  // Only the tokens still alive remain; a steady flood holds at most a minute's worth.
+  expect(count()).toBe(200);
+  clock.advance(61_000);
+  await api.get('/api/add-product');
+  expect(count()).toBe(1);
+});

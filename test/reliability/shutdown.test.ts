@@ -1,0 +1,59 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { expect, test } from 'vitest';
+import { tempDir } from '../helpers.ts';
+import { HttpClient, startServer } from '../server-process.ts';
+
+const KEY = 'tb_shutdown_test_key_0123456789';
+
+function connectionRefused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
+}
+
+test('SIGTERM stops accepting, lets the batch in flight complete, and closes the database cleanly', async () => {
+  const file = path.join(tempDir(), 'shutdown.db');
+  const server = await startServer(file, KEY);
+  const client = new HttpClient(server.url, KEY);
+  const token = (await client.request('GET', '/api/add-product-brand')).body.data.access_token;
+
+  // Half a request is on the wire when the signal arrives.
+  const body = JSON.stringify({ brand: [{ name: 'В пути' }, { name: 'Тоже в пути' }] });
+  const bytes = Buffer.from(body);
+  const socket = net.connect(server.port, '127.0.0.1');
+  let received = '';
+  socket.on('data', (chunk) => (received += chunk));
+  const closed = new Promise((resolve) => socket.once('close', resolve));
+  await new Promise((resolve) => socket.once('connect', resolve));
+  socket.write(
+    `POST /api/add-product-brand HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${KEY}\r\nX-Access-Token: ${token}\r\nContent-Type: application/json\r\nContent-Length: ${bytes.length}\r\n\r\n`,
+  );
+  socket.write(bytes.subarray(0, 10));
+  await new Promise((resolve) => setTimeout(resolve, 200));
+
+  server.child.kill('SIGTERM');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  expect(await connectionRefused(server.port)).toBe(true);
+  expect(server.child.exitCode).toBeNull(); // still finishing the request in flight
+
+  socket.end(bytes.subarray(10));
+  await closed;
+  expect(received).toMatch(/^HTTP\/1\.1 200 /);
+  expect(received).toContain('"name":"Тоже в пути"');
+  expect(await server.exited).toBe(0);
+  expect(server.output()).toContain('closed');
+
+  // Closed cleanly: the last connection checkpointed and removed the write-ahead log.
+  expect(fs.existsSync(`${file}-wal`)).toBe(false);
+  const db = new Database(file, { readonly: true });
+  expect(db.prepare("SELECT count(*) FROM events WHERE type = 'BrandAdded'").pluck().get()).toBe(2);
+  db.close();
+});

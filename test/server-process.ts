@@ -1,0 +1,94 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+
+/** The real server as a child process (`node bin/server.mjs`) on a free port, for fault and limit tests. */
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+export interface ServerProcess {
+  child: ChildProcess;
+  port: number;
+  url: string;
+  /** Everything the server wrote to stdout and stderr so far. */
+  output(): string;
+  /** Resolves with the exit code (or the signal's name) when the process ends. */
+  exited: Promise<number | string>;
+  stop(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+export function startServer(file: string, key: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin/server.mjs')], {
+    cwd: ROOT,
+    env: { ...process.env, TRADEBOOK_DB: file, TRADEBOOK_API_KEY: key, PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
+    const onData = () => {
+      const match = /listening on port (\d+)/.exec(output);
+      if (!match) return;
+      clearTimeout(timer);
+      child.stdout!.off('data', onData);
+      const port = Number(match[1]);
+      resolve({
+        child,
+        port,
+        url: `http://127.0.0.1:${port}`,
+        output: () => output,
+        exited,
+        stop: (signal = 'SIGTERM') => {
+          if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+          return exited;
+        },
+      });
+    };
+    child.stdout!.on('data', onData);
+    exited.then((code) => reject(new Error(`server exited (${code}) before listening:\n${output}`)));
+  });
+}
+
+/** Runs the command line as a process on the given database; resolves with its exit code and output. */
+export function runCli(file: string, args: string[], stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin/tradebook.mjs'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, TRADEBOOK_DB: file },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  child.stdin.end(stdin ?? '');
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code: code ?? -1, stdout, stderr })));
+}
+
+/** A client of the real server: JSON in and out, the key on every request. */
+export class HttpClient {
+  constructor(
+    readonly url: string,
+    readonly key: string,
+  ) {}
+
+  async request(method: string, route: string, body?: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any; text: string }> {
+    const res = await fetch(this.url + route, { method, body, headers: { Authorization: `Bearer ${this.key}`, 'Content-Type': 'application/json', ...headers } });
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, body: parsed, text };
+  }
+
+  /** Both steps of a write. */
+  async write(route: string, wrapper: string, records: unknown[]): Promise<{ status: number; body: any; text: string }> {
+    const token = await this.request('GET', route);
+    if (token.status !== 200) return token;
+    return this.request('POST', route, JSON.stringify({ [wrapper]: records }), { 'X-Access-Token': token.body.data.access_token });
+  }
+}

@@ -1,11 +1,12 @@
 import path from 'node:path';
 import { expect, test } from 'vitest';
 import { tempDir } from './helpers.ts';
-import { startServer } from './process.ts';
+import { startServer } from './server-process.ts';
 
 test('the real server: first start prints a key once, serves reads and writes, stops on SIGTERM', async () => {
   const db = path.join(tempDir(), 'nested', 'folder', 't.db');
-  const server = await startServer(db);
+  // An empty TRADEBOOK_API_KEY counts as unset.
+  const server = await startServer(db, '');
   try {
     const key = /not shown again:\n(\S+)/.exec(server.output())?.[1];
     expect(key).toBeDefined();
@@ -24,7 +25,7 @@ test('the real server: first start prints a key once, serves reads and writes, s
     expect(await server.stop()).toBe(0);
   }
   // The second start has a key already: none is printed, and TRADEBOOK_API_KEY registers the given one.
-  const again = await startServer(db, { TRADEBOOK_API_KEY: 'given-key-123' });
+  const again = await startServer(db, 'given-key-123');
   try {
     expect(again.output()).not.toContain('not shown again');
     const res = await fetch(`${again.url}/api/product-brands`, { headers: { Authorization: 'Bearer given-key-123' } });

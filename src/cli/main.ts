@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { eventsCommand } from './events.ts';
+import { historyCommand } from './history.ts';
 import { importCommand } from './import.ts';
 import { keysCommand } from './keys.ts';
 import { UsageError } from './open.ts';
@@ -10,6 +11,7 @@ export async function main(argv: string[]): Promise<void> {
   keysCommand(program);
   importCommand(program);
   eventsCommand(program);
+  historyCommand(program);
   rebuildCommand(program);
   try {
     await program.parseAsync(argv);

@@ -126,11 +126,33 @@ export function toStoredEvent(row: EventRow): StoredEvent {
 }
 
 /** Reads the log in order after `afterSeq`, a chunk at a time, so memory stays flat however long the log. */
-export function* readEvents(db: Sqlite, afterSeq = 0, chunk = 5000): Generator<EventRow> {
-  const page = db.prepare('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?');
-  let after = afterSeq;
+export function readEvents(db: Sqlite, afterSeq = 0, chunk = 5000): Generator<EventRow> {
+  return queryEvents(db, { after: afterSeq }, chunk);
+}
+
+/** Which events to read; every condition given must hold. */
+export interface EventFilter {
+  after?: number;
+  stream?: string;
+  type?: string;
+  /** UTC ISO time: only events recorded at or after it. */
+  since?: string;
+}
+
+/**
+ * Reads the events matching `filter` in seq order, a chunk at a time (each chunk starts after the last seq seen,
+ * so paging costs nothing). The filters are SQL conditions, so the stream, type and time indexes do the work.
+ */
+export function* queryEvents(db: Sqlite, filter: EventFilter, chunk = 5000): Generator<EventRow> {
+  const conditions = ['seq > @after'];
+  if (filter.stream !== undefined) conditions.push('stream = @stream');
+  if (filter.type !== undefined) conditions.push('type = @type');
+  if (filter.since !== undefined) conditions.push('recorded_at >= @since');
+  const page = db.prepare(`SELECT * FROM events WHERE ${conditions.join(' AND ')} ORDER BY seq LIMIT @chunk`);
+  const { stream, type, since } = filter;
+  let after = filter.after ?? 0;
   for (;;) {
-    const rows = page.all(after, chunk) as EventRow[];
+    const rows = page.all({ after, chunk, ...(stream !== undefined && { stream }), ...(type !== undefined && { type }), ...(since !== undefined && { since }) }) as EventRow[];
     for (const row of rows) yield row;
     if (rows.length < chunk) return;
     after = rows[rows.length - 1].seq;

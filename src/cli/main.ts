@@ -5,6 +5,7 @@ import { importCommand } from './import.ts';
 import { keysCommand } from './keys.ts';
 import { UsageError } from './open.ts';
 import { rebuildCommand } from './rebuild.ts';
+import { verifyCommand } from './verify.ts';
 
 export async function main(argv: string[]): Promise<void> {
   const program = new Command('tradebook').description('tradebook: the event-sourced trade-accounting service').exitOverride();
@@ -13,6 +14,7 @@ export async function main(argv: string[]): Promise<void> {
   eventsCommand(program);
   historyCommand(program);
   rebuildCommand(program);
+  verifyCommand(program);
   try {
     await program.parseAsync(argv);
   } catch (error) {

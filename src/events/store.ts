@@ -86,18 +86,12 @@ export class EventStore {
         recorded_at: recordedAt,
       };
       previous = chainHash(previous, row);
-      this.insert.run({ ...row, hash: previous });
+      const inserted = { ...row, hash: previous };
+      this.insert.run(inserted);
       versions.set(event.stream, current + 1);
-      stored.push({
-        type: event.type,
-        data,
-        seq: row.seq,
-        stream: row.stream,
-        streamVersion: row.stream_version,
-        schemaVersion: row.schema_version,
-        meta,
-        recordedAt,
-      } as StoredEvent);
+      // Projectors get the event exactly as a rebuild will read it back (keys in stored order), so the read
+      // tables written now and those a rebuild writes are equal byte for byte.
+      stored.push(toStoredEvent(inserted));
     }
     for (const listener of this.listeners) listener(stored);
     return stored;

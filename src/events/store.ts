@@ -3,6 +3,7 @@ import { canonicalJson } from '../lib/canonical-json.ts';
 import type { Clock } from '../lib/clock.ts';
 import { GENESIS_HASH, chainHash, type HashedColumns } from './hash.ts';
 import { type DomainEvent, definitionByType } from './registry.ts';
+import { upcast } from './upcasters.ts';
 
 /** Who and what caused an event; keys appear only by id, never the key itself. */
 export interface EventMeta {
@@ -105,11 +106,11 @@ function checkExpected(event: NewEvent, current: number): void {
   if (!okay) throw new ConcurrencyError(`stream ${event.stream} is at version ${current}, expected ${expected}`);
 }
 
-/** Turns a stored row back into an event as readers see it. */
+/** Turns a stored row back into an event as readers see it: data in the current shape, `schemaVersion` as written. */
 export function toStoredEvent(row: EventRow): StoredEvent {
   return {
     type: row.type,
-    data: JSON.parse(row.data),
+    data: upcast(row.type, row.schema_version, JSON.parse(row.data)),
     seq: row.seq,
     stream: row.stream,
     streamVersion: row.stream_version,

@@ -1,11 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { createApp } from '../src/http/app.ts';
 import { Tradebook } from '../src/tradebook.ts';
 import { ApiClient, manualClock, tempDir, testService } from './helpers.ts';
 import { runCli, startServer } from './cli.ts';
+
+// Each command runs as its own process (a few seconds each on a busy machine).
+vi.setConfig({ testTimeout: 120_000 });
 
 const READS = [
   '/api/products',

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { GENESIS_HASH, chainHash } from '../src/events/hash.ts';
 import { eventDefinitions } from '../src/events/registry.ts';
 import { readEvents, toStoredEvent } from '../src/events/store.ts';
@@ -7,6 +7,9 @@ import { upcast, upcasters } from '../src/events/upcasters.ts';
 import { rebuild } from '../src/projections/rebuild.ts';
 import { testService } from './helpers.ts';
 import { runCli } from './cli.ts';
+
+// Each command runs as its own process (a few seconds each on a busy machine).
+vi.setConfig({ testTimeout: 120_000 });
 
 /** Appends a row written by an older schema version, hash-chained like any other, as an older release left it. */
 function appendOldRow(file: string, row: { stream: string; type: string; schemaVersion: number; data: string }): void {

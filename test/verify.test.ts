@@ -1,7 +1,10 @@
 import Database from 'better-sqlite3';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { testService } from './helpers.ts';
 import { runCli } from './cli.ts';
+
+// Each command runs as its own process (a few seconds each on a busy machine).
+vi.setConfig({ testTimeout: 120_000 });
 
 /** Products 1..3 added, product 2 renamed: seq 1..4. */
 async function loggedService() {

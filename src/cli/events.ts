@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
-import { openSqlite } from '../db/open.ts';
 import { logEntry } from '../events/log-view.ts';
 import { queryEvents } from '../events/store.ts';
 import { parseMoscow } from '../lib/clock.ts';
-import { UsageError, databasePath, parseWholeNumber } from './open.ts';
+import { UsageError, openExistingReadonly, parseWholeNumber } from './open.ts';
 
 /** Writes a line to stdout, waiting when the pipe is full so memory stays flat on any log size. */
 async function writeLine(text: string): Promise<void> {
@@ -22,7 +21,7 @@ export function eventsCommand(program: Command): void {
       const after = parseWholeNumber(options.after, '--after');
       const since = options.since === undefined ? undefined : parseMoscow(options.since);
       if (options.since !== undefined && since === undefined) throw new UsageError('--since takes "YYYY-MM-DD HH:MM:SS" (Moscow time)');
-      const db = openSqlite(databasePath(), { readonly: true });
+      const db = openExistingReadonly();
       const filter = { after, stream: options.stream, type: options.type, since: since === undefined ? undefined : new Date(since).toISOString() };
       for (const row of queryEvents(db, filter)) await writeLine(JSON.stringify(logEntry(row)));
       db.close();

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { openSqlite } from '../db/open.ts';
 import { type HistoryEntry, streamHistory } from '../events/history.ts';
-import { UsageError, databasePath } from './open.ts';
+import { UsageError, openExistingReadonly } from './open.ts';
 
 /** One line an event: `2026-11-22 12:00:00  #7 v2 ProductEdited  key 1 "shop"  salePrice: 1250`. */
 function historyLine(e: HistoryEntry): string {
@@ -18,7 +17,7 @@ export function historyCommand(program: Command): void {
     .argument('<stream>', 'the record, e.g. product-42')
     .option('--json', 'print one JSON array')
     .action((stream: string, options: { json?: boolean }) => {
-      const db = openSqlite(databasePath(), { readonly: true });
+      const db = openExistingReadonly();
       const history = streamHistory(db, stream);
       db.close();
       if (history.length === 0) throw new UsageError(`no events in stream ${stream}`);

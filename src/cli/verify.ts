@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
-import { openSqlite } from '../db/open.ts';
 import { verifyChain } from '../events/verify-chain.ts';
 import { compareWithRebuild } from '../projections/compare.ts';
-import { databasePath } from './open.ts';
+import { openExistingReadonly } from './open.ts';
 
 export function verifyCommand(program: Command): void {
   program
@@ -10,7 +9,7 @@ export function verifyCommand(program: Command): void {
     .description("check the log's hash chain and that the read tables equal a fresh rebuild; exit 1 when either fails")
     .action(() => {
       // Opened as it is, without the migrations or catch-up an ordinary open runs: verify must see what is there.
-      const db = openSqlite(databasePath(), { readonly: true });
+      const db = openExistingReadonly();
       const chain = verifyChain(db);
       const projections = compareWithRebuild(db);
       db.close();

@@ -47,6 +47,8 @@ describe('tradebook events', () => {
     expect(seqs({ stream: 'product-1' })).toEqual([1, 4]);
     expect(seqs({ type: 'ProductAdded' })).toEqual([1, 2, 3]);
     expect(seqs({ since: '2026-11-22T09:10:00.000Z' })).toEqual([4, 5]);
+    expect(seqs({ since: '2026-11-22T09:10:00.000Z', after: 4 })).toEqual([5]);
+    expect(seqs({ since: '2027-01-01T00:00:00.000Z' })).toEqual([]);
     expect(seqs({ type: 'ProductAdded', after: 1, stream: 'product-3' })).toEqual([3]);
     expect(seqs({ type: 'NoSuchEvent' })).toEqual([]);
     // Read a chunk at a time: paging by seq loses and repeats nothing.

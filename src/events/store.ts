@@ -146,6 +146,12 @@ export function* queryEvents(db: Sqlite, filter: EventFilter, chunk = 5000): Gen
   const page = db.prepare(`SELECT * FROM events WHERE ${conditions.join(' AND ')} ORDER BY seq LIMIT @chunk`);
   const { stream, type, since } = filter;
   let after = filter.after ?? 0;
+  if (since !== undefined) {
+    // Start at the first event recorded since then (found through the time index) instead of scanning up to it.
+    const first = db.prepare('SELECT min(seq) FROM events WHERE recorded_at >= ?').pluck().get(since) as number | null;
+    if (first === null) return;
+    after = Math.max(after, first - 1);
+  }
   for (;;) {
     const rows = page.all({ after, chunk, ...(stream !== undefined && { stream }), ...(type !== undefined && { type }), ...(since !== undefined && { since }) }) as EventRow[];
     for (const row of rows) yield row;

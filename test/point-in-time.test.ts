@@ -110,6 +110,9 @@ describe('tradebook rebuild --until --into', () => {
     expect(post.status).toBe(403);
     expect(post.body.errors[0].code).toBe('ERROR_READ_ONLY');
     expect((await client.get('/api/products')).status).toBe(200);
+    const openapi = (await client.get('/api/openapi.json')).body;
+    expect(openapi.paths['/api/add-product'].post.responses['403'].description).toContain('ERROR_READ_ONLY');
+    expect(openapi.paths['/api/add-product'].get.responses['403'].description).toContain('ERROR_READ_ONLY');
     tb.close();
 
     const imported = runCli(copy, ['import', '-'], '{"type":"product_brand","data":{"name":"Новый"}}\n');

@@ -53,9 +53,9 @@ describe('tradebook verify', () => {
     tamper(other.file, 'DELETE FROM events WHERE seq = 4');
     const tail = runCli(other.file, ['verify']);
     expect(tail.status).toBe(1);
-    expect(tail.stdout).toMatch(/^verify: FAILED: hash chain of 3 events intact; \d+ differences between the read tables and a fresh rebuild\n$/);
+    expect(tail.stdout).toMatch(/^verify: FAILED: hash chain of 3 events intact; the read tables differ from a fresh rebuild \(\d+ found\)\n$/);
     expect(tail.stderr).toContain('projection products is at seq 4, the log ends at 3');
-    expect(tail.stderr).toContain('table products: 1 live rows not in a fresh rebuild, 1 rebuilt rows not live; first: id 2');
+    expect(tail.stderr).toContain('table products: live rows not in a fresh rebuild: 1, rebuilt rows not live: 1; first: id 2');
   });
 
   test('a read-table row edited by hand is caught, with the table named', async () => {
@@ -65,8 +65,8 @@ describe('tradebook verify', () => {
     db.close();
     const run = runCli(file, ['verify']);
     expect(run.status).toBe(1);
-    expect(run.stdout).toBe('verify: FAILED: hash chain of 4 events intact; 1 differences between the read tables and a fresh rebuild\n');
-    expect(run.stderr).toBe('table products: 1 live rows not in a fresh rebuild, 1 rebuilt rows not live; first: id 1\n');
+    expect(run.stdout).toBe('verify: FAILED: hash chain of 4 events intact; the read tables differ from a fresh rebuild (1 found)\n');
+    expect(run.stderr).toBe('table products: live rows not in a fresh rebuild: 1, rebuilt rows not live: 1; first: id 1\n');
   });
 
   test('a log that no longer replays is reported, not a crash', async () => {

@@ -17,7 +17,7 @@ export function verifyCommand(program: Command): void {
       const chainPart = chain.ok ? `hash chain of ${chain.events} events intact` : `hash chain broken at seq ${chain.seq} (${chain.stream}): ${chain.problem}`;
       const tablesPart = projections.ok
         ? `${projections.tables} read tables equal a fresh rebuild`
-        : `${projections.differences.length} differences between the read tables and a fresh rebuild`;
+        : `the read tables differ from a fresh rebuild (${projections.differences.length} found)`;
       process.stdout.write(`verify: ${chain.ok && projections.ok ? 'OK' : 'FAILED'}: ${chainPart}; ${tablesPart}\n`);
       if (!chain.ok || !projections.ok) process.exitCode = 1;
     });

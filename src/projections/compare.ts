@@ -75,5 +75,5 @@ function tableDifferences(db: Sqlite, table: string): string[] {
   if (live === 0 && rebuilt === 0) return [];
   // The first column is the table's key: enough to find the row.
   const [key, value] = Object.entries((live > 0 ? onlyIn('main', 'rebuilt') : onlyIn('rebuilt', 'main')).get() as object)[0];
-  return [`table ${table}: ${live} live rows not in a fresh rebuild, ${rebuilt} rebuilt rows not live; first: ${key} ${JSON.stringify(value)}`];
+  return [`table ${table}: live rows not in a fresh rebuild: ${live}, rebuilt rows not live: ${rebuilt}; first: ${key} ${JSON.stringify(value)}`];
 }

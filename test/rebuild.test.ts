@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { ok } from '../src/lib/result.ts';
@@ -65,6 +67,27 @@ describe('tradebook rebuild', () => {
     expect(readTables(file)).toEqual(before);
     expect(fs.existsSync(`${file}.rebuild`)).toBe(false);
   });
+});
+
+/** `script` runs a command on a pseudo-terminal, as an operator's shell would. */
+const hasScript = spawnSync('script', ['--version']).status === 0;
+
+test.skipIf(!hasScript)('on a terminal, rebuild shows a progress bar with events/s and ETA', async () => {
+  const { tb, file } = await testService();
+  tb.write(() => {
+    tb.store.append(
+      Array.from({ length: 25_000 }, (_, i) => ({ stream: `brand-${i + 1}`, type: 'BrandAdded' as const, data: { id: i + 1, name: `Бренд ${i + 1}`, logo: null } })),
+      { source: 'test' },
+    );
+    return ok(undefined);
+  });
+  tb.close();
+  const bin = path.resolve(import.meta.dirname, '../bin/tradebook.mjs');
+  const run = spawnSync('script', ['-qec', `"${process.execPath}" "${bin}" rebuild`, '/dev/null'], { env: { ...process.env, TRADEBOOK_DB: file }, encoding: 'utf8' });
+  expect(run.status).toBe(0);
+  expect(run.stdout).toMatch(/rebuild \[[=-]+\] 100% \| 25000\/25000 events \| \d+ events\/s \| ETA \d+s/);
+  expect(run.stdout).toContain('rebuilt every projection from 25000 events');
+  expect(run.stdout).not.toContain('rebuild: '); // no plain lines on a terminal
 });
 
 describe('projection versions', () => {

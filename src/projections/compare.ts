@@ -1,5 +1,4 @@
 import type { Sqlite } from '../db/open.ts';
-import { lastSeq } from '../events/store.ts';
 import { buildProjections, openScratch, removeScratch, scratchPath } from './rebuild.ts';
 import { projectors, readCheckpoints } from './registry.ts';
 
@@ -47,7 +46,7 @@ export function compareWithRebuild(db: Sqlite): ProjectionCheck {
 /** A log edited by hand may not even replay (data that is not JSON, a record that never existed): that is a finding, not a crash. */
 function rebuildOrExplain(scratch: Sqlite, db: Sqlite): number | string {
   try {
-    return buildProjections(scratch, db, { until: lastSeq(db) });
+    return buildProjections(scratch, db);
   } catch (error) {
     return `the log does not replay: ${error instanceof Error ? error.message : String(error)}`;
   }

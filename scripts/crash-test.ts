@@ -1,7 +1,7 @@
 /**
  * Crash safety under sustained write load: starts the real server, drives token + batch writes from several
  * clients, SIGKILLs the server at a random moment, restarts it on the same database, and checks that every
- * acknowledged batch is fully present, no batch is partly present, the log verifies and the server starts
+ * acknowledged batch is fully present, no batch is partly present, `tradebook verify` passes and the server starts
  * without repair. `node --import tsx scripts/crash-test.ts [--rounds N] [--clients N] [--max-run-ms N]`.
  */
 import fs from 'node:fs';
@@ -9,8 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import { HttpClient, startServer } from '../test/server-process.ts';
-import { verifyDatabase } from './lib/verify-database.ts';
+import { HttpClient, runCli, startServer } from '../test/server-process.ts';
 
 export interface CrashTestOptions {
   rounds: number;
@@ -66,7 +65,8 @@ export async function crashTest(options: CrashTestOptions): Promise<CrashTestRep
       running = false;
       await Promise.all(loops);
       problems.push(...checkBatches(file, acknowledged, unanswered).problems.map((p) => `round ${round}: ${p}`));
-      problems.push(...verifyDatabase(file).map((p) => `round ${round}: ${p}`));
+      const verified = await runCli(file, ['verify']);
+      if (verified.status !== 0) problems.push(`round ${round}: tradebook verify failed: ${verified.stdout}${verified.stderr}`);
       log(`round ${round}: ${acknowledged.length} batches acknowledged so far`);
     }
     // The last crash must also leave a database the server opens without repair.

@@ -9,6 +9,7 @@ import { type Result } from './lib/result.ts';
 import { brandQueries } from './projections/brands.ts';
 import { categoryQueries } from './projections/categories.ts';
 import { productQueries } from './projections/products.ts';
+import { pointInTimeOf } from './projections/point-in-time.ts';
 import { ensureProjections } from './projections/rebuild.ts';
 import { Projections } from './projections/registry.ts';
 import { readModelState } from './projections/state.ts';
@@ -37,6 +38,8 @@ export class Tradebook {
   readonly products;
   readonly categories;
   readonly brands;
+  /** Set in a point-in-time copy (the seq its log ends at): such a database refuses writes. */
+  readonly pointInTime: number | undefined;
 
   private constructor(
     readonly db: Sqlite,
@@ -52,6 +55,7 @@ export class Tradebook {
     this.products = productQueries(db);
     this.categories = categoryQueries(db);
     this.brands = brandQueries(db);
+    this.pointInTime = pointInTimeOf(db);
   }
 
   /** Opens (and creates when missing) the database, migrates it and makes the read tables current. */

@@ -52,7 +52,7 @@ export function startServer(file: string, key: string, env: Record<string, strin
 }
 
 /** Runs the command line as a process on the given database; resolves with its exit code and output. */
-export function runCli(file: string, args: string[], stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+export function runCli(file: string, args: string[], stdin?: string): Promise<{ status: number; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [path.join(ROOT, 'bin/tradebook.mjs'), ...args], {
     cwd: ROOT,
     env: { ...process.env, TRADEBOOK_DB: file },
@@ -63,7 +63,12 @@ export function runCli(file: string, args: string[], stdin?: string): Promise<{ 
   child.stdout.on('data', (chunk) => (stdout += chunk));
   child.stderr.on('data', (chunk) => (stderr += chunk));
   child.stdin.end(stdin ?? '');
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code: code ?? -1, stdout, stderr })));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ status: code ?? -1, stdout, stderr })));
+}
+
+/** Starts the command line without waiting for it (to interrupt it). */
+export function spawnCli(file: string, args: string[]): ChildProcess {
+  return spawn(process.execPath, [path.join(ROOT, 'bin/tradebook.mjs'), ...args], { cwd: ROOT, env: { ...process.env, TRADEBOOK_DB: file }, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 /** A client of the real server: JSON in and out, the key on every request. */

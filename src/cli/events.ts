@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
-import { openSqlite } from '../db/open.ts';
-import { readEvents } from '../events/store.ts';
-import { databasePath, parseWholeNumber } from './open.ts';
+import { logEntry } from '../events/log-view.ts';
+import { queryEvents } from '../events/store.ts';
+import { parseMoscow } from '../lib/clock.ts';
+import { UsageError, openExistingReadonly, parseWholeNumber } from './open.ts';
 
 /** Writes a line to stdout, waiting when the pipe is full so memory stays flat on any log size. */
 async function writeLine(text: string): Promise<void> {
@@ -14,25 +15,15 @@ export function eventsCommand(program: Command): void {
     .description('print the event log as NDJSON, in order')
     .option('--after <seq>', 'only events after this seq', '0')
     .option('--stream <stream>', 'only the events of this stream, e.g. product-42')
-    .action(async (options: { after: string; stream?: string }) => {
+    .option('--type <type>', 'only events of this type, e.g. ProductEdited')
+    .option('--since <time>', 'only events recorded at or after "YYYY-MM-DD HH:MM:SS" (Moscow time)')
+    .action(async (options: { after: string; stream?: string; type?: string; since?: string }) => {
       const after = parseWholeNumber(options.after, '--after');
-      const db = openSqlite(databasePath(), { readonly: true });
-      for (const row of readEvents(db, after)) {
-        if (options.stream !== undefined && row.stream !== options.stream) continue;
-        await writeLine(
-          JSON.stringify({
-            seq: row.seq,
-            stream: row.stream,
-            streamVersion: row.stream_version,
-            type: row.type,
-            schemaVersion: row.schema_version,
-            recordedAt: row.recorded_at,
-            meta: JSON.parse(row.meta),
-            data: JSON.parse(row.data),
-            hash: row.hash,
-          }),
-        );
-      }
+      const since = options.since === undefined ? undefined : parseMoscow(options.since);
+      if (options.since !== undefined && since === undefined) throw new UsageError('--since takes "YYYY-MM-DD HH:MM:SS" (Moscow time)');
+      const db = openExistingReadonly();
+      const filter = { after, stream: options.stream, type: options.type, since: since === undefined ? undefined : new Date(since).toISOString() };
+      for (const row of queryEvents(db, filter)) await writeLine(JSON.stringify(logEntry(row)));
       db.close();
     });
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import readline from 'node:readline';
 import type { Command } from 'commander';
 import { importLines } from '../commands/import.ts';
-import { openForCli } from './open.ts';
+import { UsageError, openForCli } from './open.ts';
 
 export function importCommand(program: Command): void {
   program
@@ -12,6 +12,10 @@ export function importCommand(program: Command): void {
     .action(async (file: string) => {
       const input = file === '-' ? process.stdin : fs.createReadStream(file);
       const tb = await openForCli();
+      if (tb.pointInTime !== undefined) {
+        tb.close();
+        throw new UsageError(`this database is a point-in-time copy of the log up to seq ${tb.pointInTime}; it accepts no imports`);
+      }
       const report = await importLines(tb, readline.createInterface({ input, crlfDelay: Infinity }), ({ line, errors }) => {
         for (const e of errors) process.stderr.write(`line ${line}: ${e.code}${e.field ? ` (${e.field})` : ''}: ${e.message}\n`);
       });

@@ -1,16 +1,20 @@
 import { Command, CommanderError } from 'commander';
 import { eventsCommand } from './events.ts';
+import { historyCommand } from './history.ts';
 import { importCommand } from './import.ts';
 import { keysCommand } from './keys.ts';
 import { UsageError } from './open.ts';
 import { rebuildCommand } from './rebuild.ts';
+import { verifyCommand } from './verify.ts';
 
 export async function main(argv: string[]): Promise<void> {
   const program = new Command('tradebook').description('tradebook: the event-sourced trade-accounting service').exitOverride();
   keysCommand(program);
   importCommand(program);
   eventsCommand(program);
+  historyCommand(program);
   rebuildCommand(program);
+  verifyCommand(program);
   try {
     await program.parseAsync(argv);
   } catch (error) {

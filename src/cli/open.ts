@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import { type Sqlite, openSqlite } from '../db/open.ts';
 import { Tradebook } from '../tradebook.ts';
 
 /** The database the command line works on: TRADEBOOK_DB, as for the server. */
@@ -7,6 +9,13 @@ export function databasePath(): string {
 
 export async function openForCli(): Promise<Tradebook> {
   return Tradebook.open(databasePath(), { onRebuilt: (names) => process.stderr.write(`rebuilt projections: ${names.join(', ')}\n`) });
+}
+
+/** The database as it is, read-only, for the commands that only look (events, history, verify). */
+export function openExistingReadonly(): Sqlite {
+  const file = databasePath();
+  if (!fs.existsSync(file)) throw new UsageError(`no database at ${file} (set TRADEBOOK_DB)`);
+  return openSqlite(file, { readonly: true });
 }
 
 /** A usage problem: printed without a stack trace, exit status 2. */

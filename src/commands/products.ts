@@ -156,6 +156,6 @@ export function decideUpdatePrices(input: UpdatePrices, state: CatalogueState): 
   const changes = changedFields(current, prices);
   const after = { ...current, ...changes };
   const result = { id, sku: input.sku, minPrice: fromKopecks(after.minPrice), purchasePrice: fromKopecks(after.purchasePrice), salePrice: fromKopecks(after.salePrice) };
-  const events = Object.keys(changes).length === 0 ? [] : [{ stream: `product-${id}`, type: 'ProductPricesUpdated' as const, data: { id, ...changes } }];
+  const events = Object.keys(changes).length === 0 ? [] : [{ stream: `product-${id}`, type: 'ProductPricesUpdated' as const, data: { id, changes } }];
   return ok({ events, result });
 }

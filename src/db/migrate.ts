@@ -1,11 +1,13 @@
 import { Kysely, type Migration, Migrator, SqliteDialect } from 'kysely';
 import * as foundation from './migrations/2026-11-22-01-foundation.ts';
+import * as pointInTime from './migrations/2026-11-23-01-point-in-time.ts';
 import type { Sqlite } from './open.ts';
 import type { DB } from './schema.ts';
 
 /** Every migration, by name; names sort by date, which is the order they run in. */
 const migrations: Record<string, Migration> = {
   '2026-11-22-01-foundation': foundation,
+  '2026-11-23-01-point-in-time': pointInTime,
 };
 
 export function kyselyOf(sqlite: Sqlite): Kysely<DB> {

@@ -38,9 +38,16 @@ export interface ProjectionCheckpointsTable {
   last_seq: number;
 }
 
+export interface PointInTimeTable {
+  until_seq: number;
+  source: string;
+  created_at: string;
+}
+
 export interface DB {
   events: EventsTable;
   api_keys: ApiKeysTable;
   access_tokens: AccessTokensTable;
   projection_checkpoints: ProjectionCheckpointsTable;
+  point_in_time: PointInTimeTable;
 }

@@ -33,10 +33,11 @@ export type ProductRecord = ProductFields & { id: number };
 
 export const ProductAdded = defineEvent('ProductAdded', 1, productFields.extend({ id: z.number().int() }));
 export const ProductEdited = defineEvent('ProductEdited', 1, z.object({ id: z.number().int(), changes: productFields.partial() }));
+/** Version 1 had the prices beside `id`; its rows are upcast (upcasters.ts). */
 export const ProductPricesUpdated = defineEvent(
   'ProductPricesUpdated',
-  1,
-  z.object({ id: z.number().int(), minPrice: kopecks.nullable().optional(), purchasePrice: kopecks.nullable().optional(), salePrice: kopecks.nullable().optional() }),
+  2,
+  z.object({ id: z.number().int(), changes: productFields.pick({ minPrice: true, purchasePrice: true, salePrice: true }).partial() }),
 );
 
 export const CategoryAdded = defineEvent('CategoryAdded', 1, z.object({ id: z.number().int(), name: z.string(), parent: z.number().int() }));

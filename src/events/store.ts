@@ -3,6 +3,7 @@ import { canonicalJson } from '../lib/canonical-json.ts';
 import type { Clock } from '../lib/clock.ts';
 import { GENESIS_HASH, chainHash, type HashedColumns } from './hash.ts';
 import { type DomainEvent, definitionByType } from './registry.ts';
+import { upcast } from './upcasters.ts';
 
 /** Who and what caused an event; keys appear only by id, never the key itself. */
 export interface EventMeta {
@@ -86,12 +87,12 @@ export class EventStore {
         recorded_at: recordedAt,
       };
       previous = chainHash(previous, row);
-      const storedRow = { ...row, hash: previous };
-      this.insert.run(storedRow);
+      const inserted = { ...row, hash: previous };
+      this.insert.run(inserted);
       versions.set(event.stream, current + 1);
-      // Listeners get the event exactly as a rebuild will read it back (canonical key order and all),
-      // so live and rebuilt read tables are the same bytes by construction.
-      stored.push(toStoredEvent(storedRow));
+      // Projectors get the event exactly as a rebuild will read it back (keys in stored order), so the read
+      // tables written now and those a rebuild writes are equal byte for byte.
+      stored.push(toStoredEvent(inserted));
     }
     for (const listener of this.listeners) listener(stored);
     return stored;
@@ -105,11 +106,11 @@ function checkExpected(event: NewEvent, current: number): void {
   if (!okay) throw new ConcurrencyError(`stream ${event.stream} is at version ${current}, expected ${expected}`);
 }
 
-/** Turns a stored row back into an event as readers see it. */
+/** Turns a stored row back into an event as readers see it: data in the current shape, `schemaVersion` as written. */
 export function toStoredEvent(row: EventRow): StoredEvent {
   return {
     type: row.type,
-    data: JSON.parse(row.data),
+    data: upcast(row.type, row.schema_version, JSON.parse(row.data)),
     seq: row.seq,
     stream: row.stream,
     streamVersion: row.stream_version,
@@ -120,11 +121,39 @@ export function toStoredEvent(row: EventRow): StoredEvent {
 }
 
 /** Reads the log in order after `afterSeq`, a chunk at a time, so memory stays flat however long the log. */
-export function* readEvents(db: Sqlite, afterSeq = 0, chunk = 5000): Generator<EventRow> {
-  const page = db.prepare('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?');
-  let after = afterSeq;
+export function readEvents(db: Sqlite, afterSeq = 0, chunk = 5000): Generator<EventRow> {
+  return queryEvents(db, { after: afterSeq }, chunk);
+}
+
+/** Which events to read; every condition given must hold. */
+export interface EventFilter {
+  after?: number;
+  stream?: string;
+  type?: string;
+  /** UTC ISO time: only events recorded at or after it. */
+  since?: string;
+}
+
+/**
+ * Reads the events matching `filter` in seq order, a chunk at a time (each chunk starts after the last seq seen,
+ * so paging costs nothing). The filters are SQL conditions, so the stream, type and time indexes do the work.
+ */
+export function* queryEvents(db: Sqlite, filter: EventFilter, chunk = 5000): Generator<EventRow> {
+  const conditions = ['seq > @after'];
+  if (filter.stream !== undefined) conditions.push('stream = @stream');
+  if (filter.type !== undefined) conditions.push('type = @type');
+  if (filter.since !== undefined) conditions.push('recorded_at >= @since');
+  const page = db.prepare(`SELECT * FROM events WHERE ${conditions.join(' AND ')} ORDER BY seq LIMIT @chunk`);
+  const { stream, type, since } = filter;
+  let after = filter.after ?? 0;
+  if (since !== undefined) {
+    // Start at the first event recorded since then (found through the time index) instead of scanning up to it.
+    const first = db.prepare('SELECT min(seq) FROM events WHERE recorded_at >= ?').pluck().get(since) as number | null;
+    if (first === null) return;
+    after = Math.max(after, first - 1);
+  }
   for (;;) {
-    const rows = page.all(after, chunk) as EventRow[];
+    const rows = page.all({ after, chunk, ...(stream !== undefined && { stream }), ...(type !== undefined && { type }), ...(since !== undefined && { since }) }) as EventRow[];
     for (const row of rows) yield row;
     if (rows.length < chunk) return;
     after = rows[rows.length - 1].seq;

@@ -5,6 +5,7 @@ import { requireApiKey } from './auth.ts';
 import type { AppEnv } from './env.ts';
 import { type ReadEndpoint, openApiDocument } from './openapi.ts';
 import { sendError, sendJson } from './respond.ts';
+import { auditReads, auditRoutes } from './routes/audit.ts';
 import { brandReads, brandRoutes, brandWrites } from './routes/brands.ts';
 import { categoryReads, categoryRoutes, categoryWrites } from './routes/categories.ts';
 import { productReads, productRoutes, productWrites } from './routes/products.ts';
@@ -12,7 +13,7 @@ import { type WriteEndpoint, mountWrite } from './write-endpoint.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-const reads: ReadEndpoint[] = [...productReads, ...categoryReads, ...brandReads];
+const reads: ReadEndpoint[] = [...productReads, ...categoryReads, ...brandReads, ...auditReads];
 const writes: WriteEndpoint[] = [...productWrites, ...categoryWrites, ...brandWrites];
 
 /** The whole HTTP interface over one open tradebook. Paths work with and without a trailing slash. */
@@ -31,6 +32,7 @@ export function createApp(tb: Tradebook): Hono<AppEnv> {
   app.route('/', productRoutes(tb));
   app.route('/', categoryRoutes(tb));
   app.route('/', brandRoutes(tb));
+  app.route('/', auditRoutes(tb));
   for (const endpoint of writes) mountWrite(app, tb, endpoint);
 
   // A known path asked with a method it does not answer.

@@ -60,6 +60,9 @@ const errorCodes = (fields: string[], overrides: Record<string, string>, extra: 
 
 const jsonContent = (schema: unknown) => ({ 'application/json': { schema } });
 
+/** Every write path of a point-in-time copy (`rebuild --until … --into …`) answers this. */
+const readOnlyResponse = { description: 'The database is a point-in-time copy and accepts no writes (ERROR_READ_ONLY)', content: jsonContent(errorBody) };
+
 const standardResponses = {
   '400': { description: 'A parameter or the body is invalid', content: jsonContent(errorBody) },
   '401': { description: 'No key, or a key (or access token) that is unknown, revoked or expired', content: jsonContent(errorBody) },
@@ -99,6 +102,7 @@ export function openApiDocument(reads: ReadEndpoint[], writes: WriteEndpoint[]) 
             }),
           },
           '401': standardResponses['401'],
+          '403': readOnlyResponse,
         },
       },
       post: {
@@ -116,6 +120,7 @@ export function openApiDocument(reads: ReadEndpoint[], writes: WriteEndpoint[]) 
         responses: {
           '200': { description: 'The processed records, in the order of the batch', content: jsonContent({ type: 'object', properties: { data: { type: 'array' } } }) },
           ...standardResponses,
+          '403': readOnlyResponse,
           '413': { description: 'Body larger than 1 MiB', content: jsonContent(errorBody) },
         },
         description: `Batch errors name the record (index) and field; the wrapper's own error is ${errorCodeFor(w.wrapper)}.`,

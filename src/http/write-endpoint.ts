@@ -31,6 +31,11 @@ export function writeEndpoint<S extends z.ZodType, R>(endpoint: WriteEndpoint<S,
 
 const TOKEN_REFUSED: DomainError = { code: 'ERROR_ACCESS_TOKEN', message: 'the access token is missing, unknown, expired, already spent on another body, or was issued for another key or path' };
 
+/** A point-in-time copy (`rebuild --until … --into …`) answers reads only. */
+function readOnly(untilSeq: number): DomainError {
+  return { code: 'ERROR_READ_ONLY', message: `this database is a point-in-time copy of the log up to seq ${untilSeq}; it accepts no writes` };
+}
+
 /** The path a token is bound to: the same with or without a trailing slash. */
 export function tokenPath(path: string): string {
   return path.length > 1 && path.endsWith('/') ? path.replace(/\/+$/, '') : path;
@@ -64,11 +69,13 @@ function parseBatch(endpoint: WriteEndpoint, body: unknown): Result<ParsedBatch>
 
 export function mountWrite(app: Hono<AppEnv>, tb: Tradebook, endpoint: WriteEndpoint): void {
   app.get(endpoint.path, (c) => {
+    if (tb.pointInTime !== undefined) return sendErrors(c, 403, [readOnly(tb.pointInTime)]);
     const { token, expiresAt } = tb.tokens.issue(c.get('key').id, tokenPath(endpoint.path));
     return sendJson(c, JSON.stringify({ data: { access_token: token, expired: formatMoscow(expiresAt) } }));
   });
 
   app.post(endpoint.path, async (c: Context<AppEnv>) => {
+    if (tb.pointInTime !== undefined) return sendErrors(c, 403, [readOnly(tb.pointInTime)]);
     const keyId = c.get('key').id;
     const path = tokenPath(endpoint.path);
     const token = c.req.header('X-Access-Token') ?? '';

@@ -81,11 +81,9 @@ export const productsProjector: Projector = {
         case 'ProductEdited':
           save({ ...load(event.data.id), ...event.data.changes });
           break;
-        case 'ProductPricesUpdated': {
-          const { id, ...prices } = event.data;
-          save({ ...load(id), ...prices });
+        case 'ProductPricesUpdated':
+          save({ ...load(event.data.id), ...event.data.changes });
           break;
-        }
         case 'BrandEdited':
           if (event.data.name !== undefined) rerender(idsByBrand.all(event.data.id) as number[]);
           break;

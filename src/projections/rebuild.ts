@@ -46,10 +46,10 @@ export function buildProjections(target: Sqlite, source: Sqlite, options: BuildO
   return Math.min(until, lastSeq(source));
 }
 
-/** Where a rebuild of `db` is built before it is swapped in: beside the database, or in tmp for one in memory. */
-function scratchPath(db: Sqlite): string {
+/** Where a rebuild of `db` is built (`purpose` tells its users apart): beside the database, or in tmp for one in memory. */
+export function scratchPath(db: Sqlite, purpose = 'rebuild'): string {
   const base = db.name === ':memory:' || db.name === '' ? path.join(os.tmpdir(), `tradebook-${process.pid}-${Date.now()}.db`) : db.name;
-  return `${base}.rebuild`;
+  return `${base}.${purpose}`;
 }
 
 export function openScratch(file: string): Sqlite {

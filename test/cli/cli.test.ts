@@ -10,23 +10,23 @@ describe('tradebook keys', () => {
   test('create prints the key alone on the last line; list never shows it; revoke marks it', async () => {
     const db = path.join(tempDir(), 't.db');
     const created = await cli(db, ['keys', 'create', '--name', 'accounting', '--scope', 'audit', '--expires', '2030-01-01 00:00:00']);
-    expect(created.code).toBe(0);
+    expect(created.status).toBe(0);
     const key = created.stdout.trim().split('\n').pop()!;
     expect(key).toMatch(/^tb_\w{40}$/);
     const listed = await cli(db, ['keys', 'list', '--json']);
     const keys = JSON.parse(listed.stdout);
     expect(keys).toEqual([{ id: 1, name: 'accounting', scope: 'audit', created: expect.any(String), expires: '2029-12-31T21:00:00.000Z', revoked: null }]);
     expect(listed.stdout + (await cli(db, ['keys', 'list'])).stdout).not.toContain(key);
-    expect((await cli(db, ['keys', 'revoke', '1'])).code).toBe(0);
+    expect((await cli(db, ['keys', 'revoke', '1'])).status).toBe(0);
     expect(JSON.parse((await cli(db, ['keys', 'list', '--json'])).stdout)[0].revoked).not.toBeNull();
   });
 
   test('bad arguments exit non-zero with a clear message', async () => {
     const db = path.join(tempDir(), 't.db');
     expect((await cli(db, ['keys', 'create', '--scope', 'root'])).stderr).toContain('--scope takes api or audit');
-    expect((await cli(db, ['keys', 'create', '--expires', 'tomorrow'])).code).toBe(2);
+    expect((await cli(db, ['keys', 'create', '--expires', 'tomorrow'])).status).toBe(2);
     const missing = await cli(db, ['keys', 'revoke', '7']);
-    expect([missing.code, missing.stderr]).toEqual([2, 'tradebook: no key 7\n']);
+    expect([missing.status, missing.stderr]).toEqual([2, 'tradebook: no key 7\n']);
   });
 });
 
@@ -46,7 +46,7 @@ describe('tradebook import, events and rebuild', () => {
     const bad = ['not json', JSON.stringify({ type: 'spaceship', data: {} }), JSON.stringify({ type: 'product', data: { name: 'x', sku: 'J1', categoryId: 9 } })];
     fs.writeFileSync(file, [...lines.map((l) => JSON.stringify(l)), ...bad, ''].join('\n'));
     const first = await cli(db, ['import', file]);
-    expect(first.code).toBe(1);
+    expect(first.status).toBe(1);
     expect(first.stderr).toContain('line 6: ERROR_LINE');
     expect(first.stderr).toContain('line 7: ERROR_TYPE');
     expect(first.stderr).toContain('line 8: ERROR_CATEGORY_ID (categoryId)');
@@ -56,7 +56,7 @@ describe('tradebook import, events and rebuild', () => {
     expect(events[4]).toMatchObject({ seq: 5, stream: 'product-40', meta: { source: 'import', importLine: 5 } });
 
     const again = await cli(db, ['import', '-'], lines.map((l) => JSON.stringify(l)).join('\n'));
-    expect([again.code, again.stdout.trim()]).toEqual([0, '5 lines: 5 applied, 0 failed, 0 events appended']);
+    expect([again.status, again.stdout.trim()]).toEqual([0, '5 lines: 5 applied, 0 failed, 0 events appended']);
     expect((await cli(db, ['events', '--after', '3'])).stdout.trim().split('\n')).toHaveLength(2);
     expect((await cli(db, ['events', '--stream', 'product-40'])).stdout.trim().split('\n')).toHaveLength(1);
   });
@@ -69,7 +69,7 @@ describe('tradebook import, events and rebuild', () => {
     const live = dumpReadTables(before.db);
     before.close();
     const rebuilt = await cli(db, ['rebuild']);
-    expect(rebuilt.code).toBe(0);
+    expect(rebuilt.status).toBe(0);
     expect(rebuilt.stdout).toMatch(/rebuilt every projection from 5 events/);
     const after = await Tradebook.open(db);
     expect(dumpReadTables(after.db)).toEqual(live);

@@ -37,7 +37,7 @@ test('two servers under write load while the command line imports into the same 
     const [imported] = await Promise.all(otherWriters);
     await Promise.all(load);
 
-    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.status, imported.stderr).toBe(0);
     expect(imported.stdout).toContain('3000 applied, 0 failed');
     const failures = answers.filter((a) => a.status !== 200);
     expect(failures.map((f) => `${f.status} ${f.text}`)).toEqual([]);

@@ -10,7 +10,7 @@ const KEY = 'tb_keys_test_key_0123456789abcdef';
 /** The key `tradebook keys create` printed alone on its last line. */
 async function createKey(file: string, args: string[]): Promise<{ id: number; key: string }> {
   const created = await runCli(file, ['keys', 'create', ...args]);
-  expect(created.code, created.stderr).toBe(0);
+  expect(created.status, created.stderr).toBe(0);
   const lines = created.stdout.trim().split('\n');
   return { id: Number(/created key (\d+)/.exec(created.stdout)![1]), key: lines[lines.length - 1] };
 }
@@ -28,7 +28,7 @@ test('keys revoked by the command line while the server runs, or past their expi
     // Revoked while the server runs, by another process: the very next request is refused.
     const token = (await asSecond.request('GET', '/api/add-product-brand')).body.data.access_token;
     const revoked = await runCli(file, ['keys', 'revoke', String(second.id)]);
-    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.status, revoked.stderr).toBe(0);
     for (const res of [
       await asSecond.request('GET', '/api/products'),
       await asSecond.request('POST', '/api/add-product-brand', JSON.stringify({ brand: [{ name: 'Поздно' }] }), { 'X-Access-Token': token }),

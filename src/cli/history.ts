@@ -1,0 +1,26 @@
+import type { Command } from 'commander';
+import { type HistoryEntry, streamHistory } from '../events/history.ts';
+import { UsageError, openExistingReadonly } from './open.ts';
+
+/** One line an event: `2026-11-22 12:00:00  #7 v2 ProductEdited  key 1 "shop"  salePrice: 1250`. */
+function historyLine(e: HistoryEntry): string {
+  const changes = Object.entries(e.changes)
+    .map(([field, value]) => `${field}: ${JSON.stringify(value)}`)
+    .join(', ');
+  return `${e.time}  #${e.seq} v${e.streamVersion} ${e.type}  ${e.who}${changes === '' ? '' : `  ${changes}`}`;
+}
+
+export function historyCommand(program: Command): void {
+  program
+    .command('history')
+    .description('every event of one record in order: time (Moscow), who, what changed')
+    .argument('<stream>', 'the record, e.g. product-42')
+    .option('--json', 'print one JSON array')
+    .action((stream: string, options: { json?: boolean }) => {
+      const db = openExistingReadonly();
+      const history = streamHistory(db, stream);
+      db.close();
+      if (history.length === 0) throw new UsageError(`no events in stream ${stream}`);
+      process.stdout.write(options.json ? `${JSON.stringify(history)}\n` : history.map((e) => `${historyLine(e)}\n`).join(''));
+    });
+}

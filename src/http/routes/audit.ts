@@ -1,0 +1,61 @@
+import { Hono } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import { z } from 'zod';
+import { streamHistory } from '../../events/history.ts';
+import { logEntry } from '../../events/log-view.ts';
+import { queryEvents } from '../../events/store.ts';
+import type { Tradebook } from '../../tradebook.ts';
+import type { AppEnv } from '../env.ts';
+import type { ReadEndpoint } from '../openapi.ts';
+import { parseQuery, queryInt } from '../query.ts';
+import { sendError, sendErrors, sendJson } from '../respond.ts';
+
+export const MAX_EVENTS_PAGE = 1000;
+
+export const eventsQuery = z.object({
+  after: queryInt(0).optional().default(0),
+  limit: queryInt(1, MAX_EVENTS_PAGE).optional().default(MAX_EVENTS_PAGE),
+});
+export const historyQuery = z.object({ stream: z.string().min(1, 'give the stream, e.g. product-42') });
+
+export const auditReads: ReadEndpoint[] = [
+  { method: 'get', path: '/api/events', summary: 'The event log as stored, in seq order, after a seq', query: eventsQuery, audit: true },
+  { method: 'get', path: '/api/history', summary: 'Every event of one record (stream), with time, key name and changes', query: historyQuery, audit: true },
+];
+
+/** The audit endpoints answer only keys with the audit scope; to any other key they are refused like a bad key. */
+const requireAuditScope = createMiddleware<AppEnv>(async (c, next) => {
+  if (c.get('key').scope !== 'audit') return sendError(c, 401, 'ERROR_USER_ACCESS', 'this endpoint needs a key with the audit scope');
+  await next();
+});
+
+export function auditRoutes(tb: Tradebook): Hono<AppEnv> {
+  const app = new Hono<AppEnv>({ strict: false });
+  for (const { path } of auditReads) app.use(path, requireAuditScope);
+
+  app.get('/api/events', (c) => {
+    const query = parseQuery(eventsQuery, c.req.query());
+    if (!query.ok) return sendErrors(c, 400, query.errors);
+    const { after, limit } = query.value;
+    const data: string[] = [];
+    // `next` is the `after` of the following page; the page is the last one when `count` < `limit`.
+    let next = after;
+    for (const row of queryEvents(tb.db, { after }, limit)) {
+      data.push(JSON.stringify(logEntry(row)));
+      next = row.seq;
+      if (data.length === limit) break;
+    }
+    return sendJson(c, `{"meta":{"after":${after},"limit":${limit},"count":${data.length},"next":${next}},"data":[${data.join(',')}]}`);
+  });
+
+  app.get('/api/history', (c) => {
+    const query = parseQuery(historyQuery, c.req.query());
+    if (!query.ok) return sendErrors(c, 400, query.errors);
+    const { stream } = query.value;
+    const history = streamHistory(tb.db, stream);
+    if (history.length === 0) return sendError(c, 404, 'ERROR_STREAM', `no events in stream ${stream}`);
+    return sendJson(c, JSON.stringify({ meta: { stream, count: history.length }, data: history }));
+  });
+
+  return app;
+}

@@ -1,0 +1,109 @@
+import { describe, expect, test } from 'vitest';
+import { ApiClient, manualClock, testService } from '../helpers.ts';
+
+async function auditService() {
+  const service = await testService({ clock: manualClock(Date.parse('2026-11-22T09:00:00Z')) });
+  const { key } = service.tb.keys.create({ name: 'auditor', scope: 'audit' });
+  const auditor = new ApiClient(service.app, key);
+  const products = Array.from({ length: 5 }, (_, i) => ({ name: `Товар ${i + 1}`, sku: `S${i + 1}`, categoryId: 0 }));
+  expect((await service.api.write('/api/add-product', 'products', products)).status).toBe(200);
+  expect((await service.api.write('/api/edit-product', 'products', [{ id: 2, name: 'Товар два', sku: 'S2', categoryId: 0 }])).status).toBe(200);
+  return { ...service, auditor };
+}
+
+describe('GET /api/events', () => {
+  test('pages through the log as stored, after a seq', async () => {
+    const { auditor } = await auditService();
+    const first = await auditor.get('/api/events?limit=4');
+    expect(first.status).toBe(200);
+    expect(first.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(first.body.meta).toEqual({ after: 0, limit: 4, count: 4, next: 4 });
+    expect(first.body.data.map((e: { seq: number }) => e.seq)).toEqual([1, 2, 3, 4]);
+    expect(first.body.data[0]).toMatchObject({ stream: 'product-1', streamVersion: 1, type: 'ProductAdded', schemaVersion: 1, meta: { keyId: 1 } });
+    const second = await auditor.get(`/api/events/?after=${first.body.meta.next}&limit=4`);
+    expect(second.body.meta).toEqual({ after: 4, limit: 4, count: 2, next: 6 });
+    expect(second.body.data.map((e: { type: string }) => e.type)).toEqual(['ProductAdded', 'ProductEdited']);
+    const past = await auditor.get('/api/events?after=100');
+    expect(past.body).toEqual({ meta: { after: 100, limit: 1000, count: 0, next: 100 }, data: [] });
+  });
+
+  test('limit 1..1000 and after ≥ 0, else ERROR_LIMIT / ERROR_AFTER', async () => {
+    const { auditor } = await auditService();
+    expect((await auditor.get('/api/events?limit=1000')).status).toBe(200);
+    for (const bad of ['0', '1001', '-1', '1.5', '1e2', 'x', '']) {
+      const res = await auditor.get(`/api/events?limit=${bad}`);
+      expect(res.status, `limit=${bad}`).toBe(400);
+      expect(res.body.errors.map((e: { code: string }) => e.code)).toEqual(['ERROR_LIMIT']);
+    }
+    for (const bad of ['-1', '1.5', 'abc', '99999999999999999']) {
+      const res = await auditor.get(`/api/events?after=${bad}`);
+      expect(res.status, `after=${bad}`).toBe(400);
+      expect(res.body.errors.map((e: { code: string }) => e.code)).toEqual(['ERROR_AFTER']);
+    }
+    const both = await auditor.get('/api/events?after=x&limit=0');
+    expect(both.body.errors.map((e: { code: string }) => e.code).sort()).toEqual(['ERROR_AFTER', 'ERROR_LIMIT']);
+  });
+});
+
+describe('GET /api/history', () => {
+  test("a record's events with Moscow time, the key's name and what changed", async () => {
+    const { auditor } = await auditService();
+    const res = await auditor.get('/api/history?stream=product-2');
+    expect(res.status).toBe(200);
+    expect(res.body.meta).toEqual({ stream: 'product-2', count: 2 });
+    expect(res.body.data[1]).toEqual({
+      seq: 6,
+      streamVersion: 2,
+      type: 'ProductEdited',
+      time: '2026-11-22 12:00:00',
+      recordedAt: '2026-11-22T09:00:00.000Z',
+      who: 'key 1 "test"',
+      changes: { name: 'Товар два' },
+    });
+  });
+
+  test('no stream: 400 ERROR_STREAM; an unknown one: 404 ERROR_STREAM', async () => {
+    const { auditor } = await auditService();
+    for (const url of ['/api/history', '/api/history?stream=']) {
+      const res = await auditor.get(url);
+      expect(res.status).toBe(400);
+      expect(res.body.errors[0].code).toBe('ERROR_STREAM');
+    }
+    const missing = await auditor.get('/api/history?stream=product-99');
+    expect(missing.status).toBe(404);
+    expect(missing.body.errors[0].code).toBe('ERROR_STREAM');
+  });
+});
+
+describe('the audit scope', () => {
+  test('ordinary keys get 401 ERROR_USER_ACCESS on the audit endpoints, with or without a trailing slash', async () => {
+    const { api } = await auditService();
+    for (const url of ['/api/events', '/api/events/', '/api/events?after=0&limit=10', '/api/history?stream=product-1', '/api/history/?stream=product-1']) {
+      const res = await api.get(url);
+      expect(res.status, url).toBe(401);
+      expect(res.body.errors[0].code).toBe('ERROR_USER_ACCESS');
+    }
+  });
+
+  test('no key: ERROR_NO_API_KEY; an audit key also uses the trade API', async () => {
+    const { app, auditor } = await auditService();
+    const anonymous = await new ApiClient(app, '').request('GET', '/api/events', { headers: { Authorization: '' } });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.errors[0].code).toBe('ERROR_NO_API_KEY');
+    expect((await auditor.get('/api/products')).body.meta.allCount).toBe(5);
+  });
+
+  test('the OpenAPI document describes both endpoints as audit-only, with their parameters', async () => {
+    const { api } = await auditService();
+    const doc = (await api.get('/api/openapi.json')).body;
+    expect(doc.paths['/api/events'].get.description).toContain('audit scope');
+    expect(doc.paths['/api/events'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['after', 'limit']);
+    expect(doc.paths['/api/history'].get.parameters).toEqual([expect.objectContaining({ name: 'stream', required: true })]);
+  });
+
+  test('other methods on the audit paths are 405', async () => {
+    const { auditor } = await auditService();
+    const res = await auditor.post('/api/events', {});
+    expect(res.status).toBe(405);
+  });
+});

@@ -1,6 +1,7 @@
 import type { Sqlite } from '../db/open.ts';
 import type { ProductRecord } from '../events/catalogue.ts';
 import type { StoredEvent } from '../events/store.ts';
+import { joinedPageQuery } from './joined-page.ts';
 import type { Projector } from './projector.ts';
 import { type Named, SERVICE_CATEGORY, productFullView, productListView } from './render.ts';
 
@@ -100,7 +101,7 @@ export const productsProjector: Projector = {
 };
 
 export function productQueries(db: Sqlite) {
-  const page = db.prepare('SELECT list_json FROM products WHERE position > ? ORDER BY position LIMIT ?').pluck();
+  const page = joinedPageQuery(db, 'SELECT position AS k, list_json AS json FROM products WHERE position > ? ORDER BY position LIMIT ?');
   // Positions are dense 1..n, so the highest one is the count, read from the index in O(log n).
   const total = db.prepare('SELECT coalesce(max(position), 0) FROM products').pluck();
   const fullById = db.prepare('SELECT full_json FROM products WHERE id = ?').pluck();
@@ -109,7 +110,7 @@ export function productQueries(db: Sqlite) {
   const idBySku = db.prepare('SELECT id FROM products WHERE sku = ?').pluck();
   const maxId = db.prepare('SELECT coalesce(max(id), 0) FROM products').pluck();
   return {
-    page: (offset: number, limit: number) => page.all(offset, limit) as string[],
+    page: (offset: number, limit: number) => page(offset, limit),
     total: () => total.get() as number,
     fullJsonById: (id: number) => fullById.get(id) as string | undefined,
     fullJsonBySku: (sku: string) => fullBySku.get(sku) as string | undefined,

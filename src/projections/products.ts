@@ -44,6 +44,8 @@ export const productsProjector: Projector = {
       `UPDATE products SET sku = @sku, category_id = @categoryId, brand_id = @brandId, record = @record, list_json = @list, full_json = @full
        WHERE id = @id`,
     );
+    // Prices touch no indexed column: rewriting only the record and its views spares the sku, brand and group indexes.
+    const updateViews = db.prepare('UPDATE products SET record = @record, list_json = @list, full_json = @full WHERE id = @id');
     const idsByBrand = db.prepare('SELECT id FROM products WHERE brand_id = ?').pluck();
     const idsByCategory = db.prepare('SELECT id FROM products WHERE category_id = ?').pluck();
 
@@ -86,7 +88,7 @@ export const productsProjector: Projector = {
           break;
         case 'ProductPricesUpdated': {
           const { id, ...prices } = event.data;
-          save({ ...load(id), ...prices });
+          updateViews.run(render({ ...load(id), ...prices }));
           break;
         }
         case 'BrandEdited':

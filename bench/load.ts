@@ -27,40 +27,69 @@ export interface Load {
   recordsPerRound?: number;
 }
 
+/** One run's figures. */
+interface Sample {
+  requestsPerSecond: number;
+  p99Ms: number;
+  cpuUsPerRequest: number;
+  recordsPerSecond?: number;
+}
+
 /**
- * Loads the server from this process (the server is another one) with CONNECTIONS connections, after a short
- * warm-up run, and reads the server's CPU time from /proc around each run.
+ * Loads one server from this process (the server is another one) with CONNECTIONS connections, reading the
+ * server's CPU time from /proc around each run. Runs are taken one at a time so that a caller can interleave
+ * the scenarios: a shared machine's load then drifts over all of them alike instead of favouring some.
  */
-export async function measureLoad(url: string, serverPid: number, headers: Record<string, string>, load: Load, settings: LoadSettings): Promise<LoadFigures> {
-  const rounds = { completed: 0 };
-  const requests = load.requests.map((r, i) => (i === load.requests.length - 1 ? countRounds(r, rounds) : r));
-  const run = (duration: number) => autocannon({ url, connections: CONNECTIONS, duration, headers, requests });
-  await run(Math.max(1, settings.duration / 5));
-  const rps: number[] = [];
-  const p99: number[] = [];
-  const cpu: number[] = [];
-  const records: number[] = [];
-  for (let i = 0; i < settings.runs; i++) {
-    rounds.completed = 0;
-    const cpuBefore = cpuSeconds(serverPid);
-    const started = performance.now();
-    const result = await run(settings.duration);
-    const seconds = (performance.now() - started) / 1000;
-    const cpuUsed = cpuSeconds(serverPid) - cpuBefore;
-    if (result.errors > 0 || result.non2xx > 0 || result.timeouts > 0) {
-      throw new Error(`${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts on ${url}${load.requests[0].path ?? ''}`);
-    }
-    rps.push(result.requests.total / seconds);
-    p99.push(result.latency.p99);
-    cpu.push((cpuUsed * 1e6) / result.requests.total);
-    if (load.recordsPerRound) records.push((rounds.completed * load.recordsPerRound) / seconds);
+export class LoadRunner {
+  private readonly rounds = { completed: 0 };
+  private readonly requests: Request[];
+  private readonly samples: Sample[] = [];
+
+  constructor(
+    private readonly url: string,
+    private readonly serverPid: number,
+    private readonly headers: Record<string, string>,
+    private readonly load: Load,
+  ) {
+    this.requests = load.requests.map((r, i) => (i === load.requests.length - 1 ? countRounds(r, this.rounds) : r));
   }
-  return {
-    requestsPerSecond: spread(rps),
-    p99Ms: spread(p99),
-    cpuUsPerRequest: spread(cpu),
-    ...(load.recordsPerRound ? { recordsPerSecond: spread(records) } : {}),
-  };
+
+  private run(duration: number) {
+    return autocannon({ url: this.url, connections: CONNECTIONS, duration, headers: this.headers, requests: this.requests });
+  }
+
+  /** A run whose figures are thrown away: JIT, caches and connections warm up. */
+  async warmUp(duration: number): Promise<void> {
+    await this.run(duration);
+  }
+
+  async measure(duration: number): Promise<void> {
+    this.rounds.completed = 0;
+    const cpuBefore = cpuSeconds(this.serverPid);
+    const started = performance.now();
+    const result = await this.run(duration);
+    const seconds = (performance.now() - started) / 1000;
+    const cpuUsed = cpuSeconds(this.serverPid) - cpuBefore;
+    if (result.errors > 0 || result.non2xx > 0 || result.timeouts > 0) {
+      throw new Error(`${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts on ${this.url}${this.load.requests[0].path ?? ''}`);
+    }
+    this.samples.push({
+      requestsPerSecond: result.requests.total / seconds,
+      p99Ms: result.latency.p99,
+      cpuUsPerRequest: (cpuUsed * 1e6) / result.requests.total,
+      ...(this.load.recordsPerRound ? { recordsPerSecond: (this.rounds.completed * this.load.recordsPerRound) / seconds } : {}),
+    });
+  }
+
+  figures(): LoadFigures {
+    const of = (pick: (s: Sample) => number) => spread(this.samples.map(pick));
+    return {
+      requestsPerSecond: of((s) => s.requestsPerSecond),
+      p99Ms: of((s) => s.p99Ms),
+      cpuUsPerRequest: of((s) => s.cpuUsPerRequest),
+      ...(this.load.recordsPerRound ? { recordsPerSecond: of((s) => s.recordsPerSecond!) } : {}),
+    };
+  }
 }
 
 /** Counts the rounds whose last request succeeded. */

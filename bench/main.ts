@@ -4,7 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { bareInsertRowsPerSecond } from './ceilings.ts';
 import { DATA_DIR, FULL, QUICK, type Sizes, copyDatabase, ensureDataset, ensureLogs } from './dataset.ts';
-import { type LoadFigures, type LoadSettings, measureLoad } from './load.ts';
+import { type LoadSettings, LoadRunner, readLoad } from './load.ts';
 import { ROOT, type Child, runMeasured, startProcess, waitUntilAnswering } from './processes.ts';
 import { type ScenarioResult, type Results, printResults, targetsOf } from './report.ts';
 import { Probe, type Scenario, readScenarios, writeScenarios } from './scenarios.ts';
@@ -14,7 +14,7 @@ const API_KEY = 'tb_bench_0123456789abcdefghijklmnopqrstuv';
 const AUTH = { Authorization: `Bearer ${API_KEY}` };
 const SERVER_PORT = 3917;
 const CEILING_PORT = 3918;
-/** Event rows the bare-insert ceiling writes: the last ones a write scenario appended. */
+/** At most this many of the event rows a write scenario's last run appended are bare-inserted for its ceiling. */
 const CEILING_ROWS = { full: 50_000, quick: 5_000 };
 const STARTUP_RUNS = 3;
 
@@ -38,25 +38,47 @@ export async function main(argv: string[]): Promise<void> {
   };
 
   const server = await startServer(work);
+  let ceiling: Child | undefined;
   try {
     const probe = new Probe(`http://127.0.0.1:${SERVER_PORT}`, AUTH);
-    const reads = await readScenarios(probe);
-
     const firstPage = await (await fetch(`http://127.0.0.1:${SERVER_PORT}/api/products?limit=100`, { headers: AUTH })).text();
-    results.ceilings.fixedBody = await fixedBodyCeiling(firstPage, settings);
-    console.log(`ceiling, fixed 100-product body: ${results.ceilings.fixedBody.cpuUsPerRequest.median.toFixed(1)} µs CPU/request`);
-
-    for (const [key, scenario] of Object.entries(reads)) results.scenarios[key] = await runScenario(key, scenario, server, settings);
-
+    ceiling = await startFixedBodyServer(firstPage);
     const skus = readOnly(work, (db) => db.prepare('SELECT sku FROM products ORDER BY id').pluck().all() as string[]);
-    const writes = await writeScenarios(probe, skus);
-    for (const [key, scenario] of Object.entries(writes)) {
-      const before = readOnly(work, (db) => db.prepare('SELECT coalesce(max(seq), 0) FROM events').pluck().get() as number);
-      const result = await runScenario(key, scenario, server, settings);
-      if (result.figures) result.bareInsertRowsPerSecond = bareInsertCeiling(work, before, sizes, settings.runs);
-      results.scenarios[key] = result;
+    const planned: Planned[] = [
+      { key: 'fixedBody', kind: 'ceiling', scenario: { name: 'ceiling: fixed 100-product body', load: readLoad(() => '/api/products?limit=100') } },
+      ...Object.entries(await readScenarios(probe)).map(([key, scenario]) => ({ key, kind: 'read' as const, scenario })),
+      ...Object.entries(await writeScenarios(probe, skus)).map(([key, scenario]) => ({ key, kind: 'write' as const, scenario })),
+    ];
+    const running = planned.flatMap((p) => {
+      if (p.scenario) return [{ ...p, scenario: p.scenario, runner: new LoadRunner(`http://127.0.0.1:${p.kind === 'ceiling' ? CEILING_PORT : SERVER_PORT}`, (p.kind === 'ceiling' ? ceiling! : server).pid, AUTH, p.scenario.load), lastRun: { from: 0, to: 0 } }];
+      console.log(`${p.key}: skipped: endpoint not available`);
+      results.scenarios[p.key] = { name: p.key, kind: p.kind as ScenarioResult['kind'], skipped: 'endpoint not available' };
+      return [];
+    });
+    for (const r of running) await r.runner.warmUp(Math.max(1, settings.duration / 5));
+    // Run by run over every scenario, so a shared machine's changing load falls on all of them alike.
+    for (let run = 1; run <= settings.runs; run++) {
+      for (const r of running) {
+        const from = lastEventSeq(work);
+        await r.runner.measure(settings.duration);
+        r.lastRun = { from, to: lastEventSeq(work) };
+      }
+      console.log(`run ${run} of ${settings.runs} done`);
     }
+    for (const r of running) {
+      const figures = r.runner.figures();
+      if (r.kind === 'ceiling') {
+        results.ceilings.fixedBody = figures;
+        continue;
+      }
+      const result: ScenarioResult = { name: r.scenario.name, kind: r.kind, figures };
+      if (r.kind === 'write') result.bareInsertRowsPerSecond = bareInsertCeiling(work, r.lastRun, sizes, settings.runs);
+      results.scenarios[r.key] = result;
+    }
+    // The table lists scenarios in the order they were planned, skipped ones in their place.
+    results.scenarios = Object.fromEntries(planned.filter((p) => p.kind !== 'ceiling').map((p) => [p.key, results.scenarios[p.key]]));
   } finally {
+    await ceiling?.stop();
     await server.stop();
   }
 
@@ -93,36 +115,31 @@ async function startServer(file: string): Promise<Child> {
   return server;
 }
 
-async function runScenario(key: string, scenario: Scenario | undefined, server: Child, settings: LoadSettings): Promise<ScenarioResult> {
-  if (!scenario) {
-    console.log(`${key}: skipped: endpoint not available`);
-    return { name: key, kind: key.startsWith('add') ? 'write' : 'read', skipped: 'endpoint not available' };
-  }
-  const figures: LoadFigures = await measureLoad(`http://127.0.0.1:${SERVER_PORT}`, server.pid, AUTH, scenario.load, settings);
-  console.log(`${scenario.name}: ${Math.round(figures.requestsPerSecond.median)} req/s, ${figures.cpuUsPerRequest.median.toFixed(1)} µs CPU/request`);
-  return { name: scenario.name, kind: scenario.kind, figures };
+interface Planned {
+  key: string;
+  kind: 'ceiling' | ScenarioResult['kind'];
+  scenario: Scenario | undefined;
 }
 
-async function fixedBodyCeiling(body: string, settings: LoadSettings): Promise<LoadFigures> {
+/** The read ceiling's server, answering one real page of products, pre-serialised. */
+async function startFixedBodyServer(body: string): Promise<Child> {
   const bodyFile = path.join(DATA_DIR, 'fixed-body.json');
   fs.writeFileSync(bodyFile, body);
   const started = performance.now();
   const ceiling = startProcess('bench/fixed-body-server.mjs', [bodyFile], { PORT: String(CEILING_PORT) });
-  try {
-    await waitUntilAnswering(ceiling, `http://127.0.0.1:${CEILING_PORT}/`, {}, started);
-    return await measureLoad(`http://127.0.0.1:${CEILING_PORT}`, ceiling.pid, AUTH, { requests: [{ method: 'GET', path: '/api/products?limit=100' }] }, settings);
-  } finally {
-    await ceiling.stop();
-  }
+  await waitUntilAnswering(ceiling, `http://127.0.0.1:${CEILING_PORT}/`, {}, started);
+  return ceiling;
 }
 
-/** Bare inserts of the rows the scenario just appended (after seq `after`), into the log's own table shape, several runs. */
-function bareInsertCeiling(work: string, after: number, sizes: Sizes, runs: number) {
-  const { ddl, rows } = readOnly(work, (db) => ({
+const lastEventSeq = (file: string) => readOnly(file, (db) => db.prepare('SELECT coalesce(max(seq), 0) FROM events').pluck().get() as number);
+
+/** Bare inserts of the event rows a scenario's last run appended, into the log's own table shape, several runs. */
+function bareInsertCeiling(work: string, rows: { from: number; to: number }, sizes: Sizes, runs: number) {
+  const copied = readOnly(work, (db) => ({
     ddl: db.prepare("SELECT sql FROM sqlite_master WHERE tbl_name = 'events' AND type IN ('table', 'index') AND sql IS NOT NULL").pluck().all() as string[],
-    rows: db.prepare('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?').all(after, CEILING_ROWS[sizes.name]) as Record<string, unknown>[],
+    rows: db.prepare('SELECT * FROM events WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?').all(rows.from, rows.to, CEILING_ROWS[sizes.name]) as Record<string, unknown>[],
   }));
-  return spread(Array.from({ length: runs }, () => bareInsertRowsPerSecond(ddl, rows, path.join(DATA_DIR, 'ceiling.db'))));
+  return spread(Array.from({ length: runs }, () => bareInsertRowsPerSecond(copied.ddl, copied.rows, path.join(DATA_DIR, 'ceiling.db'))));
 }
 
 function readOnly<T>(file: string, read: (db: Database.Database) => T): T {

@@ -1,11 +1,9 @@
 import type { Load } from './load.ts';
 import { readLoad, writeLoad } from './load.ts';
 
-/** A scenario: what it loads, or why it cannot run against this build. */
+/** A named way to load the server. */
 export interface Scenario {
   name: string;
-  /** The figure this one is compared with: the fixed-body server for reads, bare inserts for writes. */
-  kind: 'read' | 'write';
   load: Load;
 }
 
@@ -37,13 +35,13 @@ export async function readScenarios(probe: Probe): Promise<Record<string, Scenar
   const last = lastPageOffset(productCount, 100);
   const ids: number[] = [];
   for (const offset of [0, middle, last]) ids.push(...(await probe.json(`/api/products?limit=100&offset=${offset}`)).data.map((p: { id: number }) => p.id));
-  const page = (offset: number): Scenario => ({ name: `GET /api/products?limit=100 offset ${offset}`, kind: 'read', load: readLoad(() => `/api/products?limit=100&offset=${offset}`) });
+  const page = (offset: number): Scenario => ({ name: `GET /api/products?limit=100 offset ${offset}`, load: readLoad(() => `/api/products?limit=100&offset=${offset}`) });
 
   return {
     productsFirst: page(0),
     productsMiddle: page(middle),
     productsLast: page(last),
-    productById: { name: 'GET /api/product?id=', kind: 'read', load: readLoad(() => `/api/product?id=${pick(ids)}`) },
+    productById: { name: 'GET /api/product?id=', load: readLoad(() => `/api/product?id=${pick(ids)}`) },
     contractorByPhone: await contractorByPhone(probe),
     ...(await salesPages(probe)),
   };
@@ -55,7 +53,7 @@ async function contractorByPhone(probe: Probe): Promise<Scenario | undefined> {
   const page = await probe.json(`/api/contractors?limit=100&offset=${Math.floor(first.meta.allCount / 2)}`);
   const phones: string[] = page.data.map((c: { phone1: string }) => c.phone1);
   if ((await probe.json('/api/contractor', { method: 'POST', body: JSON.stringify({ phone: phones[0] }) })) === undefined) return undefined;
-  return { name: 'POST /api/contractor by phone', kind: 'read', load: readLoad(() => '/api/contractor', 'POST', () => JSON.stringify({ phone: pick(phones) })) };
+  return { name: 'POST /api/contractor by phone', load: readLoad(() => '/api/contractor', 'POST', () => JSON.stringify({ phone: pick(phones) })) };
 }
 
 /** The month around the median sale, so the filter selects a realistic share of the documents. */
@@ -70,7 +68,7 @@ async function salesPages(probe: Probe): Promise<{ salesFirst?: Scenario; salesL
   const last = lastPageOffset(filtered.meta.allCount, 50);
   const page = (offset: number): Scenario => ({
     name: `GET /api/sales?limit=50 one month (${filtered.meta.allCount}) offset ${offset}`,
-    kind: 'read',
+   
     load: readLoad(() => `/api/sales?limit=50&offset=${offset}&${filter}`),
   });
   return { salesFirst: page(0), salesLast: page(last) };
@@ -100,7 +98,7 @@ export async function writeScenarios(probe: Probe, skus: string[]): Promise<Reco
   const contractors = (await probe.json('/api/add-contractor')) !== undefined;
   const addContractors = (size: number): Scenario | undefined =>
     contractors
-      ? { name: `add-contractor, batches of ${size}`, kind: 'write', load: writeLoad('/api/add-contractor', () => JSON.stringify({ contractors: Array.from({ length: size }, contractor) }), size) }
+      ? { name: `add-contractor, batches of ${size}`, load: writeLoad('/api/add-contractor', () => JSON.stringify({ contractors: Array.from({ length: size }, contractor) }), size) }
       : undefined;
   let next = 0;
   const prices = () => {
@@ -114,6 +112,6 @@ export async function writeScenarios(probe: Probe, skus: string[]): Promise<Reco
   return {
     addContractors100: addContractors(100),
     addContractors1: addContractors(1),
-    updatePrices100: { name: 'update-product-prices, batches of 100', kind: 'write', load: writeLoad('/api/update-product-prices', prices, 100) },
+    updatePrices100: { name: 'update-product-prices, batches of 100', load: writeLoad('/api/update-product-prices', prices, 100) },
   };
 }

@@ -103,7 +103,7 @@ export const productsProjector: Projector = {
 };
 
 export function productQueries(db: Sqlite) {
-  const page = joinedPageQuery(db, 'SELECT position AS k, list_json AS json FROM products WHERE position > ? ORDER BY position LIMIT ?');
+  const page = joinedPageQuery(db, 'SELECT list_json AS json FROM products WHERE position > ? ORDER BY position LIMIT ?');
   // Positions are dense 1..n, so the highest one is the count, read from the index in O(log n).
   const total = db.prepare('SELECT coalesce(max(position), 0) FROM products').pluck();
   const fullById = db.prepare('SELECT full_json FROM products WHERE id = ?').pluck();

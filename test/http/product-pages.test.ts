@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { importLines } from '../../src/commands/import.ts';
 import { MAX_BODY_BYTES } from '../../src/http/app.ts';
 import { testService } from '../helpers.ts';
 
@@ -25,6 +26,19 @@ describe('the product list, pages joined by the database', () => {
 
     const whole = await api.get('/api/products');
     expect(whole.body.data.map((p: { id: number }) => p.id)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+  });
+
+  it('keeps id order when products arrive out of it (imported ids below the highest)', async () => {
+    const { api, tb } = await testService();
+    async function* lines() {
+      for (const id of [30, 10, 20, 5, 25]) yield JSON.stringify({ type: 'product', data: { id, name: `Товар ${id}`, sku: `I${id}`, categoryId: 0 } });
+    }
+    const report = await importLines(tb, lines(), () => {});
+    expect(report.failed).toBe(0);
+    expect((await api.get('/api/products')).body.data.map((p: { id: number }) => p.id)).toEqual([5, 10, 20, 25, 30]);
+    const page = await api.get('/api/products?limit=3&offset=1');
+    expect(page.body.meta).toEqual({ allCount: 5, count: 3, limit: 3, offset: 1 });
+    expect(page.body.data.map((p: { id: number }) => p.id)).toEqual([10, 20, 25]);
   });
 
   it('answers an offset past the end with an empty page and the true count', async () => {

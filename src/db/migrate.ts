@@ -1,4 +1,5 @@
-import { Kysely, type Migration, Migrator, SqliteDialect } from 'kysely';
+import type { Kysely, Migration } from 'kysely';
+import { kysely } from './kysely.ts';
 import * as foundation from './migrations/2026-11-22-01-foundation.ts';
 import * as pointInTime from './migrations/2026-11-23-01-point-in-time.ts';
 import type { Sqlite } from './open.ts';
@@ -11,12 +12,12 @@ const migrations: Record<string, Migration> = {
 };
 
 export function kyselyOf(sqlite: Sqlite): Kysely<DB> {
-  return new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return new kysely.Kysely<DB>({ dialect: new kysely.SqliteDialect({ database: sqlite }) });
 }
 
 /** Brings the schema up to date; throws with the failing migration's name if one fails. */
 export async function migrate(db: Kysely<DB>): Promise<void> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const migrator = new kysely.Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';

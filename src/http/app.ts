@@ -23,7 +23,9 @@ export function createApp(tb: Tradebook): Hono<AppEnv> {
 
   app.get('/api/openapi.json', (c) => sendJson(c, openapi));
 
-  app.use(
+  // Only POSTs carry bodies here; on a GET the limit would only cost the building of a full fetch Request.
+  app.on(
+    'POST',
     '/api/*',
     bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => sendError(c, 413, 'ERROR_BODY_TOO_LARGE', `the body is larger than ${MAX_BODY_BYTES} bytes`) }),
   );

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { DomainError } from '../lib/result.ts';
+import type { JoinedPage } from '../projections/joined-page.ts';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -21,4 +22,12 @@ export function sendError(c: Context, status: ContentfulStatusCode, code: string
 /** The paged list envelope, concatenated from records' ready JSON. */
 export function pageJson(allCount: number, limit: number, offset: number, records: string[]): string {
   return `{"meta":{"allCount":${allCount},"count":${records.length},"limit":${limit},"offset":${offset}},"data":[${records.join(',')}]}`;
+}
+
+const PAGE_END = Buffer.from(']}');
+
+/** The paged list envelope around a page SQLite already joined: the records' bytes go out as they were stored. */
+export function sendPage(c: Context, allCount: number, limit: number, offset: number, page: JoinedPage): Response {
+  const head = Buffer.from(`{"meta":{"allCount":${allCount},"count":${page.count},"limit":${limit},"offset":${offset}},"data":[`);
+  return c.body(Buffer.concat([head, page.json, PAGE_END]), 200, { 'Content-Type': JSON_TYPE });
 }

@@ -1,6 +1,7 @@
 import type { Sqlite } from '../db/open.ts';
 import type { ProductRecord } from '../events/catalogue.ts';
 import type { StoredEvent } from '../events/store.ts';
+import { joinedPageQuery } from './joined-page.ts';
 import type { Projector } from './projector.ts';
 import { type Named, SERVICE_CATEGORY, productFullView, productListView } from './render.ts';
 
@@ -41,6 +42,8 @@ export const productsProjector: Projector = {
       `UPDATE products SET sku = @sku, category_id = @categoryId, brand_id = @brandId, record = @record, list_json = @list, full_json = @full
        WHERE id = @id`,
     );
+    // Prices touch no indexed column: rewriting only the record and its views spares the sku, brand and group indexes.
+    const updateViews = db.prepare('UPDATE products SET record = @record, list_json = @list, full_json = @full WHERE id = @id');
     const idsByBrand = db.prepare('SELECT id FROM products WHERE brand_id = ?').pluck();
     const idsByCategory = db.prepare('SELECT id FROM products WHERE category_id = ?').pluck();
 
@@ -82,7 +85,7 @@ export const productsProjector: Projector = {
           save({ ...load(event.data.id), ...event.data.changes });
           break;
         case 'ProductPricesUpdated':
-          save({ ...load(event.data.id), ...event.data.changes });
+          updateViews.run(render({ ...load(event.data.id), ...event.data.changes }));
           break;
         case 'BrandEdited':
           if (event.data.name !== undefined) rerender(idsByBrand.all(event.data.id) as number[]);
@@ -96,7 +99,7 @@ export const productsProjector: Projector = {
 };
 
 export function productQueries(db: Sqlite) {
-  const page = db.prepare('SELECT list_json FROM products WHERE position > ? ORDER BY position LIMIT ?').pluck();
+  const page = joinedPageQuery(db, 'SELECT list_json AS json FROM products WHERE position > ? ORDER BY position LIMIT ?');
   // Positions are dense 1..n, so the highest one is the count, read from the index in O(log n).
   const total = db.prepare('SELECT coalesce(max(position), 0) FROM products').pluck();
   const fullById = db.prepare('SELECT full_json FROM products WHERE id = ?').pluck();
@@ -105,7 +108,7 @@ export function productQueries(db: Sqlite) {
   const idBySku = db.prepare('SELECT id FROM products WHERE sku = ?').pluck();
   const maxId = db.prepare('SELECT coalesce(max(id), 0) FROM products').pluck();
   return {
-    page: (offset: number, limit: number) => page.all(offset, limit) as string[],
+    page: (offset: number, limit: number) => page(offset, limit),
     total: () => total.get() as number,
     fullJsonById: (id: number) => fullById.get(id) as string | undefined,
     fullJsonBySku: (sku: string) => fullBySku.get(sku) as string | undefined,

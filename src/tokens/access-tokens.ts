@@ -27,24 +27,35 @@ export class AccessTokens {
   private readonly sweep;
   private readonly get;
   private readonly spendStmt;
+  private readonly store;
 
   constructor(
-    db: Sqlite,
+    private readonly db: Sqlite,
     private readonly clock: Clock,
   ) {
     this.insert = db.prepare('INSERT INTO access_tokens (token, key_id, path, expires_at) VALUES (?, ?, ?, ?)');
     this.sweep = db.prepare('DELETE FROM access_tokens WHERE expires_at < ?');
     this.get = db.prepare('SELECT key_id, path, expires_at, body_hash, response FROM access_tokens WHERE token = ?');
     this.spendStmt = db.prepare('UPDATE access_tokens SET body_hash = ?, response = ? WHERE token = ? AND body_hash IS NULL');
+    // Expired tokens can never be honoured again: sweeping them as new ones are issued bounds the table.
+    this.store = db.transaction((token: string, keyId: number, path: string, now: number, expiresAt: number) => {
+      this.sweep.run(now);
+      this.insert.run(token, keyId, path, expiresAt);
+    });
   }
 
   issue(keyId: number, path: string): { token: string; expiresAt: number } {
     const now = this.clock();
     const token = nanoid(32);
     const expiresAt = now + TOKEN_LIFE_MS;
-    // Expired tokens can never be honoured again: sweeping them as new ones are issued bounds the table.
-    this.sweep.run(now);
-    this.insert.run(token, keyId, path, expiresAt);
+    // A token lost in a crash costs its client one more GET, so issuing one need not wait for the disk: this
+    // commit skips its fsync (WAL stays consistent, and the next durable commit flushes it along).
+    this.db.pragma('synchronous = NORMAL');
+    try {
+      this.store(token, keyId, path, now, expiresAt);
+    } finally {
+      this.db.pragma('synchronous = FULL');
+    }
     return { token, expiresAt };
   }
 

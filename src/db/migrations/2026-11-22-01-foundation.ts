@@ -1,4 +1,5 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
+import { sql } from '../kysely.ts';
 
 // Migrations never import application code: they describe tables as they were on their date.
 export async function up(db: Kysely<unknown>): Promise<void> {

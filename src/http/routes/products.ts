@@ -11,7 +11,7 @@ import {
 import type { Tradebook } from '../../tradebook.ts';
 import type { AppEnv } from '../env.ts';
 import { pagingQuery, parseQuery, queryInt } from '../query.ts';
-import { pageJson, sendError, sendErrors, sendJson } from '../respond.ts';
+import { sendError, sendErrors, sendJson, sendPage } from '../respond.ts';
 import { type ReadEndpoint } from '../openapi.ts';
 import { type WriteEndpoint, writeEndpoint } from '../write-endpoint.ts';
 
@@ -44,7 +44,7 @@ export function productRoutes(tb: Tradebook): Hono<AppEnv> {
     const query = parseQuery(productListQuery, c.req.query());
     if (!query.ok) return sendErrors(c, 400, query.errors);
     const { limit, offset } = query.value;
-    return sendJson(c, pageJson(tb.products.total(), limit, offset, tb.products.page(offset, limit)));
+    return sendPage(c, tb.products.total(), limit, offset, tb.products.page(offset, limit));
   });
 
   app.get('/api/product', (c) => {

@@ -1,0 +1,98 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { decideBatch } from '../src/commands/batch.ts';
+import { decideUpdatePrices } from '../src/commands/products.ts';
+import { lastSeq } from '../src/events/store.ts';
+import { Tradebook } from '../src/tradebook.ts';
+import { ROOT, runMeasured } from './processes.ts';
+
+export const DATA_DIR = path.join(ROOT, 'bench', 'data');
+
+/** How big the bench's world is; `--quick` is a tenth of the full one. */
+export interface Sizes {
+  name: 'full' | 'quick';
+  products: number;
+  contractors: number;
+  documents: number;
+  /** The log lengths rebuild is measured at: memory must not grow from the first to the second. */
+  logEvents: [number, number];
+}
+
+export const FULL: Sizes = { name: 'full', products: 100_000, contractors: 10_000, documents: 200_000, logEvents: [250_000, 1_000_000] };
+export const QUICK: Sizes = { name: 'quick', products: 10_000, contractors: 1_000, documents: 20_000, logEvents: [25_000, 100_000] };
+
+const manifestPath = (sizes: Sizes) => path.join(DATA_DIR, `${sizes.name}.json`);
+export const datasetPath = (sizes: Sizes) => path.join(DATA_DIR, `${sizes.name}.db`);
+
+/**
+ * The seeded database, built once through tradebook's own seed command and reused while its manifest
+ * (written only after the seed succeeded) says it has the wanted sizes.
+ */
+export async function ensureDataset(sizes: Sizes): Promise<string> {
+  const file = datasetPath(sizes);
+  const wanted = { products: sizes.products, contractors: sizes.contractors, documents: sizes.documents };
+  if (fs.existsSync(file) && fs.existsSync(manifestPath(sizes))) {
+    const manifest = JSON.parse(fs.readFileSync(manifestPath(sizes), 'utf8'));
+    if (manifest.products === wanted.products && manifest.contractors === wanted.contractors && manifest.documents === wanted.documents) return file;
+  }
+  fs.mkdirSync(DATA_DIR, { recursive: true });
+  for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
+  console.log(`seeding ${file}: ${wanted.products} products, ${wanted.contractors} contractors, ${wanted.documents} documents…`);
+  const args = ['seed', '--demo', '--products', String(wanted.products), '--contractors', String(wanted.contractors), '--documents', String(wanted.documents)];
+  const seeded = await runMeasured('bin/tradebook.mjs', args, { TRADEBOOK_DB: file });
+  if (seeded.code !== 0) throw new Error(`tradebook seed failed (exit ${seeded.code}):\n${seeded.output}`);
+  fs.writeFileSync(manifestPath(sizes), JSON.stringify({ ...wanted, seededIn: seeded.seconds }, null, 2));
+  return file;
+}
+
+/** A consistent copy of a database (its WAL included), so runs never change the seeded data set. */
+export function copyDatabase(from: string, to: string): void {
+  for (const suffix of ['', '-wal', '-shm']) fs.rmSync(to + suffix, { force: true });
+  const db = new Database(from, { readonly: true });
+  try {
+    db.prepare('VACUUM INTO ?').run(to);
+  } finally {
+    db.close();
+  }
+}
+
+export const logPath = (sizes: Sizes, index: 0 | 1) => path.join(DATA_DIR, `${sizes.name}-log-${sizes.logEvents[index]}.db`);
+
+/** Price updates a transaction while the log grows: large, as an integration pushing a price list would. */
+const GROW_BATCH = 1000;
+
+/**
+ * Copies of the data set whose logs reach each of `sizes.logEvents` (or the seeded log's length, when that is
+ * already longer), grown by price updates decided and appended through the commands.
+ */
+export async function ensureLogs(sizes: Sizes, dataset: string): Promise<[string, string]> {
+  const files: [string, string] = [logPath(sizes, 0), logPath(sizes, 1)];
+  if (files.every((f) => fs.existsSync(f))) return files;
+  const growing = path.join(DATA_DIR, `${sizes.name}-log-growing.db`);
+  copyDatabase(dataset, growing);
+  const tb = await Tradebook.open(growing);
+  try {
+    const skus = tb.db.prepare('SELECT sku FROM products ORDER BY id').pluck().all() as string[];
+    if (skus.length === 0) throw new Error('the data set has no products to update prices of');
+    let next = 0;
+    for (const [index, target] of sizes.logEvents.entries()) {
+      console.log(`growing the log to ${target} events with price updates…`);
+      while (lastSeq(tb.db) < target) {
+        const batch = Array.from({ length: GROW_BATCH }, () => {
+          const n = next++;
+          // Each round over the catalogue sets prices no product had before, so every record appends an event.
+          const round = Math.floor(n / skus.length);
+          return { sku: skus[n % skus.length], salePrice: 100_000 + round * 100 + (n % 100), purchasePrice: 50_000 + round };
+        });
+        const applied = tb.write(() => decideBatch(batch, decideUpdatePrices, tb.state, tb.store, { source: 'bench' }));
+        if (!applied.ok) throw new Error(`price updates failed: ${JSON.stringify(applied.errors.slice(0, 3))}`);
+      }
+      tb.db.prepare('VACUUM INTO ?').run(files[index]);
+    }
+  } finally {
+    tb.close();
+    for (const suffix of ['', '-wal', '-shm']) fs.rmSync(growing + suffix, { force: true });
+  }
+  return files;
+}

@@ -1,0 +1,153 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { bareInsertRowsPerSecond } from './ceilings.ts';
+import { DATA_DIR, FULL, QUICK, type Sizes, copyDatabase, ensureDataset, ensureLogs } from './dataset.ts';
+import { type LoadSettings, LoadRunner, readLoad } from './load.ts';
+import { ROOT, type Child, runMeasured, startProcess, waitUntilAnswering } from './processes.ts';
+import { type ScenarioResult, type Results, printResults, targetsOf } from './report.ts';
+import { Probe, type Scenario, readScenarios, writeScenarios } from './scenarios.ts';
+import { spread } from './stats.ts';
+
+const API_KEY = 'tb_bench_0123456789abcdefghijklmnopqrstuv';
+const AUTH = { Authorization: `Bearer ${API_KEY}` };
+const SERVER_PORT = 3917;
+const CEILING_PORT = 3918;
+/** At most this many of the event rows a write scenario's last run appended are bare-inserted for its ceiling. */
+const CEILING_ROWS = { full: 50_000, quick: 5_000 };
+const STARTUP_RUNS = 3;
+
+export async function main(argv: string[]): Promise<void> {
+  const sizes: Sizes = argv.includes('--quick') ? QUICK : FULL;
+  const settings: LoadSettings = sizes === QUICK ? { runs: 3, duration: 1 } : { runs: 3, duration: 5 };
+
+  const dataset = await ensureDataset(sizes);
+  const logs = await ensureLogs(sizes, dataset);
+  const work = path.join(DATA_DIR, `${sizes.name}-work.db`);
+  copyDatabase(dataset, work);
+
+  const results: Results = {
+    date: new Date().toISOString(),
+    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model ?? 'unknown', node: process.version },
+    sizes,
+    settings,
+    scenarios: {},
+    ceilings: {},
+    rebuild: [],
+  };
+
+  const server = await startServer(work);
+  let ceiling: Child | undefined;
+  try {
+    const probe = new Probe(`http://127.0.0.1:${SERVER_PORT}`, AUTH);
+    const firstPage = await (await fetch(`http://127.0.0.1:${SERVER_PORT}/api/products?limit=100`, { headers: AUTH })).text();
+    ceiling = await startFixedBodyServer(firstPage);
+    const skus = readOnly(work, (db) => db.prepare('SELECT sku FROM products ORDER BY id').pluck().all() as string[]);
+    const planned: Planned[] = [
+      { key: 'fixedBody', kind: 'ceiling', scenario: { name: 'ceiling: fixed 100-product body', load: readLoad(() => '/api/products?limit=100') } },
+      ...Object.entries(await readScenarios(probe)).map(([key, scenario]) => ({ key, kind: 'read' as const, scenario })),
+      ...Object.entries(await writeScenarios(probe, skus)).map(([key, scenario]) => ({ key, kind: 'write' as const, scenario })),
+    ];
+    const running = planned.flatMap((p) => {
+      if (p.scenario) return [{ ...p, scenario: p.scenario, runner: new LoadRunner(`http://127.0.0.1:${p.kind === 'ceiling' ? CEILING_PORT : SERVER_PORT}`, (p.kind === 'ceiling' ? ceiling! : server).pid, AUTH, p.scenario.load), lastRun: { from: 0, to: 0 } }];
+      console.log(`${p.key}: skipped: endpoint not available`);
+      results.scenarios[p.key] = { name: p.key, kind: p.kind as ScenarioResult['kind'], skipped: 'endpoint not available' };
+      return [];
+    });
+    for (const r of running) await r.runner.warmUp(Math.max(1, settings.duration / 5));
+    // Run by run over every scenario, so a shared machine's changing load falls on all of them alike; each run
+    // starts at another scenario, as the first one after a pause measured dearer.
+    for (let run = 1; run <= settings.runs; run++) {
+      for (const r of [...running.slice(run - 1), ...running.slice(0, run - 1)]) {
+        const from = lastEventSeq(work);
+        await r.runner.measure(settings.duration);
+        r.lastRun = { from, to: lastEventSeq(work) };
+      }
+      console.log(`run ${run} of ${settings.runs} done`);
+    }
+    for (const r of running) {
+      const figures = r.runner.figures();
+      if (r.kind === 'ceiling') {
+        results.ceilings.fixedBody = figures;
+        continue;
+      }
+      const result: ScenarioResult = { name: r.scenario.name, kind: r.kind, figures };
+      if (r.kind === 'write') result.bareInsertRowsPerSecond = bareInsertCeiling(work, r.lastRun, sizes, settings.runs);
+      results.scenarios[r.key] = result;
+    }
+    // The table lists scenarios in the order they were planned, skipped ones in their place.
+    results.scenarios = Object.fromEntries(planned.filter((p) => p.kind !== 'ceiling').map((p) => [p.key, results.scenarios[p.key]]));
+  } finally {
+    await ceiling?.stop();
+    await server.stop();
+  }
+
+  for (const file of logs) {
+    const run = await runMeasured('bin/tradebook.mjs', ['rebuild'], { TRADEBOOK_DB: file });
+    const match = /from (\d+) events in ([\d.]+) s/.exec(run.output);
+    if (run.code !== 0 || !match) throw new Error(`rebuild failed:\n${run.output}`);
+    const events = Number(match[1]);
+    results.rebuild.push({ events, seconds: Number(match[2]), eventsPerSecond: events / Number(match[2]), processSeconds: run.seconds, peakRssMb: run.peakRss / 2 ** 20 });
+    console.log(`rebuild of ${events} events: ${Math.round(events / Number(match[2]))} events/s, peak RSS ${(run.peakRss / 2 ** 20).toFixed(0)} MB`);
+  }
+
+  const startups: number[] = [];
+  for (let i = 0; i < STARTUP_RUNS; i++) {
+    const started = performance.now();
+    const child = startProcess('bin/server.mjs', [], { TRADEBOOK_DB: logs[1], PORT: String(SERVER_PORT), TRADEBOOK_API_KEY: API_KEY });
+    startups.push(await waitUntilAnswering(child, `http://127.0.0.1:${SERVER_PORT}/api/products?limit=1`, AUTH, started));
+    await child.stop();
+  }
+  results.startupMs = spread(startups);
+
+  results.targets = targetsOf(results);
+  printResults(results);
+  const out = path.join(ROOT, 'bench', 'results', `${results.date.slice(0, 10)}${sizes === QUICK ? '-quick' : ''}.json`);
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, JSON.stringify(results, null, 2) + '\n');
+  console.log(`\nwritten to ${path.relative(ROOT, out)}`);
+}
+
+async function startServer(file: string): Promise<Child> {
+  const started = performance.now();
+  const server = startProcess('bin/server.mjs', [], { TRADEBOOK_DB: file, PORT: String(SERVER_PORT), TRADEBOOK_API_KEY: API_KEY });
+  await waitUntilAnswering(server, `http://127.0.0.1:${SERVER_PORT}/api/products?limit=1`, AUTH, started);
+  return server;
+}
+
+interface Planned {
+  key: string;
+  kind: 'ceiling' | ScenarioResult['kind'];
+  scenario: Scenario | undefined;
+}
+
+/** The read ceiling's server, answering one real page of products, pre-serialised. */
+async function startFixedBodyServer(body: string): Promise<Child> {
+  const bodyFile = path.join(DATA_DIR, 'fixed-body.json');
+  fs.writeFileSync(bodyFile, body);
+  const started = performance.now();
+  const ceiling = startProcess('bench/fixed-body-server.mjs', [bodyFile], { PORT: String(CEILING_PORT) });
+  await waitUntilAnswering(ceiling, `http://127.0.0.1:${CEILING_PORT}/`, {}, started);
+  return ceiling;
+}
+
+const lastEventSeq = (file: string) => readOnly(file, (db) => db.prepare('SELECT coalesce(max(seq), 0) FROM events').pluck().get() as number);
+
+/** Bare inserts of the event rows a scenario's last run appended, into the log's own table shape, several runs. */
+function bareInsertCeiling(work: string, rows: { from: number; to: number }, sizes: Sizes, runs: number) {
+  const copied = readOnly(work, (db) => ({
+    ddl: db.prepare("SELECT sql FROM sqlite_master WHERE tbl_name = 'events' AND type IN ('table', 'index') AND sql IS NOT NULL").pluck().all() as string[],
+    rows: db.prepare('SELECT * FROM events WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?').all(rows.from, rows.to, CEILING_ROWS[sizes.name]) as Record<string, unknown>[],
+  }));
+  return spread(Array.from({ length: runs }, () => bareInsertRowsPerSecond(copied.ddl, copied.rows, path.join(DATA_DIR, 'ceiling.db'))));
+}
+
+function readOnly<T>(file: string, read: (db: Database.Database) => T): T {
+  const db = new Database(file, { readonly: true });
+  try {
+    return read(db);
+  } finally {
+    db.close();
+  }
+}

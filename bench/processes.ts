@@ -1,0 +1,81 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { cpuTicksOf, peakRssOf } from './stats.ts';
+
+export const ROOT = path.resolve(import.meta.dirname, '..');
+
+/** Clock ticks a second of /proc's CPU times (100 on Linux almost everywhere). */
+const TICKS_PER_SECOND = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** CPU seconds (user + system, every thread) the process has used so far. */
+export function cpuSeconds(pid: number): number {
+  return cpuTicksOf(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')) / TICKS_PER_SECOND;
+}
+
+/** A process the bench started and measures from outside. */
+export interface Child {
+  process: ChildProcess;
+  pid: number;
+  output: () => string;
+  stop: () => Promise<void>;
+}
+
+export function startProcess(script: string, args: string[], env: Record<string, string>): Child {
+  const child = spawn(process.execPath, [path.join(ROOT, script), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    process: child,
+    pid: child.pid!,
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** Polls `url` until it answers 200; returns the milliseconds since `since`. Throws when the process exits first. */
+export async function waitUntilAnswering(child: Child, url: string, headers: Record<string, string>, since: number, timeoutMs = 60_000): Promise<number> {
+  for (;;) {
+    if (child.process.exitCode !== null) throw new Error(`the process exited before answering:\n${child.output()}`);
+    try {
+      const res = await fetch(url, { headers });
+      if (res.status === 200) {
+        await res.arrayBuffer();
+        return performance.now() - since;
+      }
+    } catch {
+      // not listening yet
+    }
+    if (performance.now() - since > timeoutMs) throw new Error(`no answer from ${url} within ${timeoutMs} ms:\n${child.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Runs a command line process to its end, sampling its peak RSS from /proc as it goes (VmHWM only grows). */
+export async function runMeasured(script: string, args: string[], env: Record<string, string>): Promise<{ code: number; output: string; seconds: number; peakRss: number }> {
+  const started = performance.now();
+  const child = startProcess(script, args, env);
+  let peakRss = 0;
+  const sample = () => {
+    try {
+      peakRss = Math.max(peakRss, peakRssOf(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8')) ?? 0);
+    } catch {
+      // the process has just exited
+    }
+  };
+  const timer = setInterval(sample, 20);
+  const code = await new Promise<number>((resolve) => child.process.once('exit', (c) => resolve(c ?? 1)));
+  clearInterval(timer);
+  return { code, output: child.output(), seconds: (performance.now() - started) / 1000, peakRss };
+}

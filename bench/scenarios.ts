@@ -1,0 +1,117 @@
+import type { Load } from './load.ts';
+import { readLoad, writeLoad } from './load.ts';
+
+/** A named way to load the server. */
+export interface Scenario {
+  name: string;
+  load: Load;
+}
+
+/** A client of the server being measured, for discovering what the scenarios need (ids, phones, dates). */
+export class Probe {
+  constructor(
+    private readonly base: string,
+    private readonly headers: Record<string, string>,
+  ) {}
+
+  /** The answer's JSON, or undefined when the path is unknown to this build (a 404 ERROR_NOT_FOUND). */
+  async json(path: string, init: { method?: string; body?: string } = {}): Promise<any | undefined> {
+    const res = await fetch(this.base + path, { ...init, headers: { ...this.headers, 'Content-Type': 'application/json' } });
+    const body = await res.json();
+    if (res.status === 404 && body.errors?.[0]?.code === 'ERROR_NOT_FOUND') return undefined;
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
+    return body;
+  }
+}
+
+const pick = <T>(list: T[]): T => list[Math.floor(Math.random() * list.length)];
+const lastPageOffset = (count: number, limit: number) => Math.max(0, Math.floor((count - 1) / limit) * limit);
+
+/** The read scenarios, each undefined when its endpoint is not available in this build. */
+export async function readScenarios(probe: Probe): Promise<Record<string, Scenario | undefined>> {
+  const products = await probe.json('/api/products?limit=1');
+  const productCount: number = products.meta.allCount;
+  const middle = Math.floor(productCount / 200) * 100;
+  const last = lastPageOffset(productCount, 100);
+  const ids: number[] = [];
+  for (const offset of [0, middle, last]) ids.push(...(await probe.json(`/api/products?limit=100&offset=${offset}`)).data.map((p: { id: number }) => p.id));
+  const page = (offset: number): Scenario => ({ name: `GET /api/products?limit=100 offset ${offset}`, load: readLoad(() => `/api/products?limit=100&offset=${offset}`) });
+
+  return {
+    productsFirst: page(0),
+    productsMiddle: page(middle),
+    productsLast: page(last),
+    productById: { name: 'GET /api/product?id=', load: readLoad(() => `/api/product?id=${pick(ids)}`) },
+    contractorByPhone: await contractorByPhone(probe),
+    ...(await salesPages(probe)),
+  };
+}
+
+async function contractorByPhone(probe: Probe): Promise<Scenario | undefined> {
+  const first = await probe.json('/api/contractors?limit=1');
+  if (!first || first.meta.allCount === 0) return undefined;
+  const page = await probe.json(`/api/contractors?limit=100&offset=${Math.floor(first.meta.allCount / 2)}`);
+  const phones: string[] = page.data.map((c: { phone1: string }) => c.phone1);
+  if ((await probe.json('/api/contractor', { method: 'POST', body: JSON.stringify({ phone: phones[0] }) })) === undefined) return undefined;
+  return { name: 'POST /api/contractor by phone', load: readLoad(() => '/api/contractor', 'POST', () => JSON.stringify({ phone: pick(phones) })) };
+}
+
+/** The month around the median sale, so the filter selects a realistic share of the documents. */
+async function salesPages(probe: Probe): Promise<{ salesFirst?: Scenario; salesLast?: Scenario }> {
+  const all = await probe.json('/api/sales?limit=1');
+  if (!all || all.meta.allCount === 0) return {};
+  const median = await probe.json(`/api/sales?limit=1&offset=${Math.floor(all.meta.allCount / 2)}`);
+  const month: string = median.data[0].date.slice(0, 7);
+  const lastDay = new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 0)).getUTCDate();
+  const filter = `dateFrom=${month}-01&dateTo=${month}-${String(lastDay).padStart(2, '0')}`;
+  const filtered = await probe.json(`/api/sales?limit=1&${filter}`);
+  const last = lastPageOffset(filtered.meta.allCount, 50);
+  const page = (offset: number): Scenario => ({
+    name: `GET /api/sales?limit=50 one month (${filtered.meta.allCount}) offset ${offset}`,
+   
+    load: readLoad(() => `/api/sales?limit=50&offset=${offset}&${filter}`),
+  });
+  return { salesFirst: page(0), salesLast: page(last) };
+}
+
+let serial = 0;
+
+/** A new contractor each time, valid under every rule of decisions.md §4. */
+function contractor(): Record<string, unknown> {
+  const n = ++serial;
+  const digits = String(1_000_000 + (n % 9_000_000)).padStart(7, '0');
+  return {
+    type: 'ЮЛ',
+    name: `ООО «Нагрузка ${n}»`,
+    contactPerson: 'Иванов Иван Иванович',
+    phone1: `+7 (916) ${digits.slice(0, 3)}-${digits.slice(3, 5)}-${digits.slice(5, 7)}`,
+    inn: String(7_700_000_000 + (n % 99_999_999)),
+    kpp: '770101001',
+    status: 'Новый',
+    discount: 5,
+    email: `buyer${n}@example.ru`,
+  };
+}
+
+/** The write scenarios; add-contractor is undefined when this build has no contractors. */
+export async function writeScenarios(probe: Probe, skus: string[]): Promise<Record<string, Scenario | undefined>> {
+  const contractors = (await probe.json('/api/add-contractor')) !== undefined;
+  const addContractors = (size: number): Scenario | undefined =>
+    contractors
+      ? { name: `add-contractor, batches of ${size}`, load: writeLoad('/api/add-contractor', () => JSON.stringify({ contractors: Array.from({ length: size }, contractor) }), size) }
+      : undefined;
+  let next = 0;
+  const prices = () => {
+    const data = Array.from({ length: 100 }, () => {
+      const n = next++;
+      // A price no product had before (rounds over the catalogue differ), so every record appends an event.
+      return { sku: skus[n % skus.length], salePrice: 5000 + Math.floor(n / skus.length) + (n % 100) / 100 };
+    });
+    return JSON.stringify({ data });
+  };
+  return {
+    addContractors100: addContractors(100),
+    addContractors1: addContractors(1),
+    updatePrices100: { name: 'update-product-prices, batches of 100', load: writeLoad('/api/update-product-prices', prices, 100) },
+  };
+}

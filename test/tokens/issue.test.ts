@@ -1,0 +1,20 @@
+import { expect, it } from 'vitest';
+import { createApp } from '../../src/http/app.ts';
+import { Tradebook } from '../../src/tradebook.ts';
+import { ApiClient, testService } from '../helpers.ts';
+
+it('an issued token is committed for every connection at once, and the connection stays durable for writes', async () => {
+  const { api, file, key, tb } = await testService();
+  const token = await api.token('/api/add-product-brand');
+  // A second process (here: a second connection) honours the token the first one issued.
+  const other = await Tradebook.open(file);
+  try {
+    const res = await new ApiClient(createApp(other), key).post('/api/add-product-brand', { brand: [{ name: 'Бренд' }] }, token);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual([{ id: 1, name: 'Бренд' }]);
+  } finally {
+    other.close();
+  }
+  // Issuing skips only its own fsync: writes on this connection are back to synchronous=FULL (2).
+  expect(tb.db.pragma('synchronous', { simple: true })).toBe(2);
+});

@@ -19,6 +19,10 @@ if (givenKey) {
   log(`no API key existed, created key ${id}; keep it, it is not shown again:\n${key}`);
 }
 
+// Another process (import, seed, a second server) may hold the write lock. The server waits for it only
+// briefly inside SQLite; its writes retry asynchronously (retryWhileBusy), so reads keep being answered.
+tb.db.pragma('busy_timeout = 20');
+
 // Slow or stalled clients are cut off instead of holding a connection forever: the headers must arrive
 // within headersTimeout, the whole request within requestTimeout. Node enforces both only when it checks
 // its connections, every 30 s by default, so the check runs every second.

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { DatabaseBusyError } from '../db/busy.ts';
 import type { Tradebook } from '../tradebook.ts';
 import { requireApiKey } from './auth.ts';
 import type { AppEnv } from './env.ts';
@@ -43,6 +44,7 @@ export function createApp(tb: Tradebook): Hono<AppEnv> {
   }
   app.notFound((c) => sendError(c, 404, 'ERROR_NOT_FOUND', `no such path: ${c.req.path}`));
   app.onError((error, c) => {
+    if (error instanceof DatabaseBusyError) return sendError(c, 503, 'ERROR_BUSY', `${error.message}; nothing was applied, try again`);
     console.error(error);
     return sendError(c, 500, 'ERROR_INTERNAL', 'internal error; nothing was applied');
   });

@@ -10,6 +10,7 @@ import { type DomainError, errorCodeFor, fail, ok, type Result } from '../lib/re
 import type { Tradebook } from '../tradebook.ts';
 import type { AppEnv } from './env.ts';
 import { parseJsonBody } from './json-body.ts';
+import { retryWhileBusy } from '../db/busy.ts';
 import { sendErrors, sendJson } from './respond.ts';
 
 /** One two-step write path of the spec: GET issues a token, POST applies a batch of records with it. */
@@ -68,9 +69,9 @@ function parseBatch(endpoint: WriteEndpoint, body: unknown): Result<ParsedBatch>
 }
 
 export function mountWrite(app: Hono<AppEnv>, tb: Tradebook, endpoint: WriteEndpoint): void {
-  app.get(endpoint.path, (c) => {
+  app.get(endpoint.path, async (c) => {
     if (tb.pointInTime !== undefined) return sendErrors(c, 403, [readOnly(tb.pointInTime)]);
-    const { token, expiresAt } = tb.tokens.issue(c.get('key').id, tokenPath(endpoint.path));
+    const { token, expiresAt } = await retryWhileBusy(() => tb.tokens.issue(c.get('key').id, tokenPath(endpoint.path)));
     return sendJson(c, JSON.stringify({ data: { access_token: token, expired: formatMoscow(expiresAt) } }));
   });
 
@@ -90,18 +91,20 @@ export function mountWrite(app: Hono<AppEnv>, tb: Tradebook, endpoint: WriteEndp
     const batch = parseBatch(endpoint, json.value);
     if (!batch.ok) return sendErrors(c, 400, batch.errors);
 
-    const outcome = tb.write(() => {
-      // Checked again under the write lock: another request or process may have spent the token meanwhile.
-      const now = tb.tokens.check(token, keyId, path, bodyHash);
-      if (now.status === 'refused') return fail(TOKEN_REFUSED);
-      if (now.status === 'replay') return ok(now.response);
-      // Records that parsed are still decided when others did not, so one answer lists every problem.
-      const applied = decideBatch(batch.value.records, endpoint.decide, tb.state, tb.store, { keyId, token }, batch.value.errors);
-      if (!applied.ok) return applied;
-      const response = JSON.stringify({ data: applied.value });
-      tb.tokens.spend(token, bodyHash, response);
-      return ok(response);
-    });
+    const outcome = await retryWhileBusy(() =>
+      tb.write(() => {
+        // Checked again under the write lock: another request or process may have spent the token meanwhile.
+        const now = tb.tokens.check(token, keyId, path, bodyHash);
+        if (now.status === 'refused') return fail(TOKEN_REFUSED);
+        if (now.status === 'replay') return ok(now.response);
+        // Records that parsed are still decided when others did not, so one answer lists every problem.
+        const applied = decideBatch(batch.value.records, endpoint.decide, tb.state, tb.store, { keyId, token }, batch.value.errors);
+        if (!applied.ok) return applied;
+        const response = JSON.stringify({ data: applied.value });
+        tb.tokens.spend(token, bodyHash, response);
+        return ok(response);
+      }),
+    );
     if (outcome.ok) return sendJson(c, outcome.value);
     return sendErrors(c, outcome.errors[0] === TOKEN_REFUSED ? 401 : 400, outcome.errors);
   });

@@ -1,0 +1,31 @@
+/**
+ * Waiting for another process's write lock without blocking the event loop. better-sqlite3 is synchronous:
+ * with a long busy_timeout, a request that waits for `tradebook import` to commit would freeze every other
+ * request of the server, reads included. The server's connection gives up on a lock at once instead, and
+ * its writes retry here, asynchronously, until the lock is theirs or the budget is spent.
+ */
+
+export const BUSY_BUDGET_MS = 10_000;
+
+export class DatabaseBusyError extends Error {}
+
+export function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT' || code === 'SQLITE_LOCKED';
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs `attempt` (a whole transaction) again after short, growing pauses while the database is locked. */
+export async function retryWhileBusy<T>(attempt: () => T, budgetMs = BUSY_BUDGET_MS): Promise<T> {
+  const deadline = Date.now() + budgetMs;
+  for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
+    try {
+      return attempt();
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+      if (Date.now() + pause > deadline) throw new DatabaseBusyError(`the database stayed locked for ${budgetMs} ms`);
+    }
+    await sleep(pause);
+  }
+}

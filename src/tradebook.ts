@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import type { CatalogueState } from './commands/catalogue-state.ts';
 import { kyselyOf, migrate } from './db/migrate.ts';
 import { type Sqlite, openSqlite } from './db/open.ts';
 import type { DB } from './db/schema.ts';
@@ -8,10 +7,12 @@ import { type Clock, systemClock } from './lib/clock.ts';
 import { type Result } from './lib/result.ts';
 import { brandQueries } from './projections/brands.ts';
 import { categoryQueries } from './projections/categories.ts';
+import { contractorQueries } from './projections/contractors.ts';
+import { documentQueries } from './projections/documents.ts';
 import { productQueries } from './projections/products.ts';
 import { ensureProjections } from './projections/rebuild.ts';
 import { Projections } from './projections/registry.ts';
-import { readModelState } from './projections/state.ts';
+import { type CommandState, readModelState } from './projections/state.ts';
 import { AccessTokens } from './tokens/access-tokens.ts';
 import { ApiKeys } from './tokens/api-keys.ts';
 
@@ -31,12 +32,14 @@ class Rollback extends Error {
 export class Tradebook {
   readonly store: EventStore;
   readonly projections: Projections;
-  readonly state: CatalogueState;
+  readonly state: CommandState;
   readonly keys: ApiKeys;
   readonly tokens: AccessTokens;
   readonly products;
   readonly categories;
   readonly brands;
+  readonly contractors;
+  readonly documents;
 
   private constructor(
     readonly db: Sqlite,
@@ -52,6 +55,8 @@ export class Tradebook {
     this.products = productQueries(db);
     this.categories = categoryQueries(db);
     this.brands = brandQueries(db);
+    this.contractors = contractorQueries(db);
+    this.documents = documentQueries(db);
   }
 
   /** Opens (and creates when missing) the database, migrates it and makes the read tables current. */

@@ -1,0 +1,99 @@
+import type { ContractorRecord } from '../events/contractors.ts';
+import type { DocumentFields, DocumentType } from '../events/documents.ts';
+import { formatMoscow } from '../lib/clock.ts';
+import { fromKopecks } from '../lib/money.ts';
+
+/** How documents are shown: display names, the list JSON of each kind, the dependency tree's nodes. */
+
+const TYPE_NAMES: Record<DocumentType, string> = {
+  customerorder: 'Заказ покупателя',
+  customerinvoice: 'Счет покупателя',
+  sale: 'Отгрузка',
+  customerreturn: 'Возврат покупателя',
+  supplierorder: 'Заказ поставщику',
+  supplierinvoice: 'Счет поставщика',
+  purchase: 'Закупка',
+  supplierreturn: 'Возврат поставщику',
+  cashin: 'Приходный ордер',
+  paymentin: 'Входящий платеж',
+  cashout: 'Расходный ордер',
+  paymentout: 'Исходящий платеж',
+  bonus: 'Оплата из бонусов',
+};
+
+const CASH_TYPES: readonly DocumentType[] = ['cashin', 'cashout'];
+const PAYMENT_TYPES: readonly DocumentType[] = ['paymentin', 'paymentout'];
+
+/** A document's display name; money documents recorded at a register are named after the register's till. */
+export function documentName(type: DocumentType, register: boolean): string {
+  if (register && CASH_TYPES.includes(type)) return 'Касса (Наличные)';
+  if (register && PAYMENT_TYPES.includes(type)) return 'Касса (Карточка)';
+  return TYPE_NAMES[type];
+}
+
+const moscow = (iso: string | null) => (iso === null ? null : formatMoscow(Date.parse(iso)));
+
+export interface TreeNode {
+  id: number;
+  type: DocumentType;
+  name: string;
+  created: string | null;
+  status: number;
+  isThis: number;
+  childes: TreeNode[];
+}
+
+export function treeNodeOf(type: DocumentType, id: number, fields: DocumentFields, status: number): Omit<TreeNode, 'isThis' | 'childes'> {
+  return { id, type, name: documentName(type, fields.register), created: moscow(fields.created), status };
+}
+
+function contractorOf(c: ContractorRecord | undefined, id: number) {
+  return c ? { id: c.id, type: c.type, name: c.name, contactPerson: c.contactPerson, inn: c.inn, kpp: c.kpp } : { id, type: null, name: null, contactPerson: null, inn: null, kpp: null };
+}
+
+function commonView(id: number, type: DocumentType, status: number, f: DocumentFields, contractor: ContractorRecord | undefined) {
+  return {
+    id,
+    type,
+    status,
+    number: f.number,
+    date: f.date,
+    contractor: contractorOf(contractor, f.contractorId),
+    comment: f.comment,
+    user: f.user,
+    created: moscow(f.created),
+    edited: moscow(f.edited),
+    sum: fromKopecks(f.sum),
+  };
+}
+
+/** A customer order, invoice, shipment (or any document of product lines), keys in the spec's order. */
+export function lineDocumentView(id: number, type: DocumentType, status: number, f: DocumentFields, contractor: ContractorRecord | undefined, paid: number, tree: unknown) {
+  const company = f.company && { id: f.company.id, name: f.company.name, inn: f.company.inn, kpp: f.company.kpp };
+  return {
+    ...commonView(id, type, status, f, contractor),
+    company,
+    stock: f.stock,
+    vat: f.vatIncluded,
+    paid: fromKopecks(paid),
+    ...(type === 'sale' && { fiscal: f.fiscal }),
+    products: f.products.map((l) => ({ ...l, pr_price: fromKopecks(l.pr_price) })),
+    tree,
+  };
+}
+
+/** A money document; payments carry `company.bankAccount` (null when unknown), cash documents have no such key. */
+export function moneyDocumentView(id: number, type: DocumentType, status: number, f: DocumentFields, contractor: ContractorRecord | undefined, tree: unknown) {
+  const { bankAccount, ...company } = f.company ?? { bankAccount: null };
+  const withAccount = PAYMENT_TYPES.includes(type) ? { ...company, bankAccount } : company;
+  const { id: _id, ...common } = commonView(id, type, status, f, contractor);
+  return {
+    id,
+    name: documentName(type, f.register),
+    ...common,
+    company: f.company ? withAccount : null,
+    purpose: f.purpose,
+    vat: fromKopecks(f.vatSum),
+    tree,
+  };
+}

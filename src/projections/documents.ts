@@ -1,0 +1,278 @@
+import { isLineDocument } from '../commands/documents.ts';
+import type { Sqlite } from '../db/open.ts';
+import type { ContractorRecord } from '../events/contractors.ts';
+import type { DocumentFields, DocumentRef, DocumentType } from '../events/documents.ts';
+import type { StoredEvent } from '../events/store.ts';
+import { bindContractorRefresh } from './contractors.ts';
+import { type TreeNode, lineDocumentView, moneyDocumentView, treeNodeOf } from './document-views.ts';
+import type { Projector } from './projector.ts';
+
+/** A document's own state as its events left it; the derived figures live in their own columns. */
+export interface DocumentRecord {
+  fields: DocumentFields;
+  status: number;
+  basedOn: DocumentRef[];
+}
+
+/** Money documents whose posted sum counts as paid on every document their `basedOn` chain reaches. */
+const PAYING_TYPES: readonly DocumentType[] = ['cashin', 'paymentin', 'bonus'];
+/** Changes of these fields move the figures of the whole linked component (tree nodes, paid). */
+const COMPONENT_FIELDS = ['sum', 'created', 'register'];
+
+/**
+ * Every document of every type, with its list JSON kept ready. `position` is the rank in id order within its
+ * type (unfiltered pages are index range scans); (type, date, status, id) serves date-filtered pages and
+ * counts from the index alone. `paid` and `tree_json` are derived from the linked component and recomputed
+ * for the whole component whenever an event moves a status, a sum, a link or a node's label.
+ */
+export const documentsProjector: Projector = {
+  name: 'documents',
+  version: 1,
+  tables: ['documents', 'document_links'],
+  schema: [
+    `CREATE TABLE documents (
+       key INTEGER PRIMARY KEY,
+       type TEXT NOT NULL,
+       id INTEGER NOT NULL,
+       position INTEGER NOT NULL,
+       date TEXT NOT NULL,
+       status INTEGER NOT NULL,
+       contractor_id INTEGER NOT NULL,
+       sum INTEGER NOT NULL,
+       bonus_percent REAL,
+       bonus_accrual INTEGER NOT NULL,
+       paid INTEGER NOT NULL,
+       record TEXT NOT NULL,
+       tree_json TEXT NOT NULL,
+       list_json TEXT NOT NULL,
+       UNIQUE (type, id))`,
+    `CREATE INDEX documents_position ON documents (type, position)`,
+    `CREATE INDEX documents_date ON documents (type, date, status, id)`,
+    `CREATE INDEX documents_status ON documents (type, status, id)`,
+    `CREATE INDEX documents_contractor ON documents (contractor_id, status)`,
+    `CREATE TABLE document_links (
+       child_type TEXT NOT NULL, child_id INTEGER NOT NULL, parent_type TEXT NOT NULL, parent_id INTEGER NOT NULL,
+       PRIMARY KEY (child_type, child_id, parent_type, parent_id)) WITHOUT ROWID`,
+    `CREATE INDEX document_links_parent ON document_links (parent_type, parent_id)`,
+  ],
+  bind(db: Sqlite) {
+    const row = db.prepare('SELECT key, record, contractor_id AS contractorId, bonus_percent AS bonusPercent, paid, tree_json AS tree FROM documents WHERE type = ? AND id = ?');
+    const maxId = db.prepare('SELECT coalesce(max(id), 0) FROM documents WHERE type = ?').pluck();
+    const lastPosition = db.prepare('SELECT coalesce(max(position), 0) FROM documents WHERE type = ?').pluck();
+    const rankOf = db.prepare('SELECT count(*) + 1 FROM documents WHERE type = ? AND id < ?').pluck();
+    const shiftAfter = db.prepare('UPDATE documents SET position = position + 1 WHERE type = ? AND id > ?');
+    const insert = db.prepare(
+      `INSERT INTO documents (type, id, position, date, status, contractor_id, sum, bonus_percent, bonus_accrual, paid, record, tree_json, list_json)
+       VALUES (@type, @id, @position, '', 0, 0, 0, @bonusPercent, 0, 0, '', 'null', '')`,
+    );
+    const update = db.prepare(
+      `UPDATE documents SET date = @date, status = @status, contractor_id = @contractorId, sum = @sum, bonus_accrual = @accrual, record = @record
+       WHERE type = @type AND id = @id`,
+    );
+    const saveDerived = db.prepare('UPDATE documents SET paid = @paid, tree_json = @tree, list_json = @json WHERE type = @type AND id = @id');
+    const dropLinks = db.prepare('DELETE FROM document_links WHERE child_type = ? AND child_id = ?');
+    const addLink = db.prepare('INSERT OR IGNORE INTO document_links (child_type, child_id, parent_type, parent_id) VALUES (?, ?, ?, ?)');
+    const parentsOf = db.prepare('SELECT parent_type AS type, parent_id AS id FROM document_links WHERE child_type = ? AND child_id = ?');
+    const childrenOf = db.prepare('SELECT child_type AS type, child_id AS id FROM document_links WHERE parent_type = ? AND parent_id = ?');
+    const ofContractor = db.prepare('SELECT type, id FROM documents WHERE contractor_id = ?');
+    const contractorRecord = db.prepare('SELECT record FROM contractors WHERE id = ?').pluck();
+    const refreshContractor = bindContractorRefresh(db);
+
+    type Row = { key: number; record: string; contractorId: number; bonusPercent: number | null; paid: number; tree: string };
+    const load = (type: DocumentType, id: number) => row.get(type, id) as Row | undefined;
+    const contractor = (id: number) => {
+      const json = contractorRecord.get(id) as string | undefined;
+      return json === undefined ? undefined : (JSON.parse(json) as ContractorRecord);
+    };
+
+    const render = (type: DocumentType, id: number, doc: DocumentRecord, paid: number, tree: string) => {
+      const owner = contractor(doc.fields.contractorId);
+      const view = isLineDocument(type)
+        ? lineDocumentView(id, type, doc.status, doc.fields, owner, paid, null)
+        : moneyDocumentView(id, type, doc.status, doc.fields, owner, null);
+      // The tree is kept as JSON text already; it is the view's last key, so it is spliced in as text.
+      const json = JSON.stringify(view).slice(0, -'null}'.length) + tree + '}';
+      saveDerived.run({ type, id, paid, tree, json });
+    };
+    const rerender = (type: DocumentType, id: number) => {
+      const r = load(type, id)!;
+      render(type, id, JSON.parse(r.record), r.paid, r.tree);
+    };
+
+    /** Recomputes paid and the tree of every document connected to the seeds by links, and re-renders them. */
+    const refreshComponents = (seeds: DocumentRef[]) => {
+      interface Node {
+        ref: DocumentRef;
+        key: number;
+        doc: DocumentRecord;
+        children: string[];
+        paid: number;
+      }
+      const nodes = new Map<string, Node>();
+      const name = (r: DocumentRef) => `${r.type}:${r.id}`;
+      const queue = [...seeds];
+      while (queue.length > 0) {
+        const ref = queue.pop()!;
+        if (nodes.has(name(ref))) continue;
+        const r = load(ref.type, ref.id);
+        if (!r) continue;
+        const children = childrenOf.all(ref.type, ref.id) as DocumentRef[];
+        nodes.set(name(ref), { ref, key: r.key, doc: JSON.parse(r.record), children: children.map(name), paid: 0 });
+        queue.push(...children, ...(parentsOf.all(ref.type, ref.id) as DocumentRef[]));
+      }
+      const byKey = (a: string, b: string) => nodes.get(a)!.key - nodes.get(b)!.key;
+      for (const n of nodes.values()) n.children.sort(byKey);
+
+      // paid: each posted payment counts once on every document its basedOn chain reaches.
+      for (const payment of nodes.values()) {
+        if (!PAYING_TYPES.includes(payment.ref.type) || payment.doc.status !== 1) continue;
+        const reached = new Set<string>();
+        const up = [...payment.doc.basedOn.map(name)];
+        while (up.length > 0) {
+          const at = up.pop()!;
+          if (reached.has(at) || !nodes.has(at)) continue;
+          reached.add(at);
+          up.push(...nodes.get(at)!.doc.basedOn.map(name));
+        }
+        for (const at of reached) nodes.get(at)!.paid += payment.doc.fields.sum;
+      }
+
+      const treeOf = (at: string, self: string, path: Set<string>): TreeNode => {
+        const n = nodes.get(at)!;
+        const inner = new Set(path).add(at);
+        return {
+          ...treeNodeOf(n.ref.type, n.ref.id, n.doc.fields, n.doc.status),
+          isThis: at === self ? 1 : 0,
+          childes: n.children.filter((c) => !inner.has(c)).map((c) => treeOf(c, self, inner)),
+        };
+      };
+      const roots = [...nodes.keys()].filter((k) => nodes.get(k)!.doc.basedOn.every((p) => !nodes.has(name(p)))).sort(byKey);
+      /** The root a document descends from, following its first `basedOn` upward. */
+      const rootOf = (start: string) => {
+        const seen = new Set<string>();
+        let at = start;
+        while (!seen.has(at)) {
+          seen.add(at);
+          const first = nodes.get(at)!.doc.basedOn.map(name).find((p) => nodes.has(p));
+          if (first === undefined) return at;
+          at = first;
+        }
+        return at;
+      };
+      for (const [self, n] of nodes) {
+        const tree = isLineDocument(n.ref.type) ? treeOf(rootOf(self), self, new Set()) : roots.map((r) => treeOf(r, self, new Set()));
+        render(n.ref.type, n.ref.id, n.doc, n.paid, JSON.stringify(tree));
+      }
+    };
+
+    /** Applies a change to one document, then moves everything derived from it. */
+    const change = (type: DocumentType, id: number, next: (current: DocumentRecord | undefined) => DocumentRecord, wholeComponent: boolean) => {
+      let current = load(type, id);
+      const before = current ? (JSON.parse(current.record) as DocumentRecord) : undefined;
+      const doc = next(before);
+      if (!current) {
+        // A sale earns bonus at the percent of the contractor's programme as it is when the sale is recorded.
+        const bonus = contractor(doc.fields.contractorId)?.bonus;
+        const bonusPercent = type === 'sale' && bonus?.status === 1 ? (bonus.percent ?? 0) : null;
+        let position: number;
+        if (id > (maxId.get(type) as number)) {
+          position = (lastPosition.get(type) as number) + 1;
+        } else {
+          position = rankOf.get(type, id) as number;
+          shiftAfter.run(type, id);
+        }
+        insert.run({ type, id, position, bonusPercent });
+        current = load(type, id)!;
+      }
+      const accrual = current.bonusPercent === null ? 0 : Math.round((doc.fields.sum * current.bonusPercent) / 100);
+      update.run({ type, id, date: doc.fields.date, status: doc.status, contractorId: doc.fields.contractorId, sum: doc.fields.sum, accrual, record: JSON.stringify(doc) });
+      if (!before || JSON.stringify(before.basedOn) !== JSON.stringify(doc.basedOn)) {
+        dropLinks.run(type, id);
+        for (const p of doc.basedOn) addLink.run(type, id, p.type, p.id);
+      }
+      if (wholeComponent || !before) refreshComponents([{ type, id }, ...(before?.basedOn ?? [])]);
+      else rerender(type, id);
+      refreshContractor(doc.fields.contractorId);
+      if (before && before.fields.contractorId !== doc.fields.contractorId) refreshContractor(before.fields.contractorId);
+    };
+
+    return (event: StoredEvent) => {
+      switch (event.type) {
+        case 'DocumentRecorded': {
+          const { docType, id, fields, status, basedOn } = event.data;
+          change(docType, id, () => ({ fields, status, basedOn }), true);
+          break;
+        }
+        case 'DocumentRevised': {
+          const { docType, id, changes } = event.data;
+          const moves = Object.keys(changes).some((k) => COMPONENT_FIELDS.includes(k));
+          change(docType, id, (d) => ({ ...d!, fields: { ...d!.fields, ...changes } }), moves);
+          break;
+        }
+        case 'DocumentPosted':
+        case 'DocumentUnposted': {
+          const status = event.type === 'DocumentPosted' ? 1 : 0;
+          change(event.data.docType, event.data.id, (d) => ({ ...d!, status }), true);
+          break;
+        }
+        case 'DocumentLinked':
+          change(event.data.docType, event.data.id, (d) => ({ ...d!, basedOn: event.data.basedOn }), true);
+          break;
+        case 'ContractorEdited': {
+          // Documents show their contractor as it is now.
+          const shown = ['type', 'name', 'contactPerson', 'inn', 'kpp'];
+          if (!Object.keys(event.data.changes).some((k) => shown.includes(k))) break;
+          for (const d of ofContractor.all(event.data.id) as DocumentRef[]) rerender(d.type, d.id);
+          break;
+        }
+      }
+    };
+  },
+};
+
+export interface DocumentFilter {
+  dateFrom?: string;
+  dateTo?: string;
+  status?: number;
+}
+
+/**
+ * The document lists, sorted by id. Unfiltered pages go by `position`; a status-only filter walks
+ * (type, status, id) in id order; a date filter reads the covering (type, date, status, id) index for the
+ * matching keys, sorts just those keys by id and fetches only the page's rows.
+ */
+export function documentQueries(db: Sqlite) {
+  const byPosition = db.prepare('SELECT list_json FROM documents WHERE type = ? AND position > ? ORDER BY position LIMIT ?').pluck();
+  const total = db.prepare('SELECT coalesce(max(position), 0) FROM documents WHERE type = ?').pluck();
+  const byStatus = db.prepare('SELECT list_json FROM documents WHERE type = ? AND status = ? ORDER BY id LIMIT ? OFFSET ?').pluck();
+  const countByStatus = db.prepare('SELECT count(*) FROM documents WHERE type = ? AND status = ?').pluck();
+  const dateRange = 'type = @type AND date BETWEEN @from AND @to';
+  const byDate = (statusClause: string) =>
+    db
+      .prepare(
+        `SELECT list_json FROM documents WHERE key IN (
+           SELECT key FROM documents INDEXED BY documents_date WHERE ${dateRange} AND ${statusClause} ORDER BY id LIMIT @limit OFFSET @offset)
+         ORDER BY id`,
+      )
+      .pluck();
+  const countByDate = (statusClause: string) => db.prepare(`SELECT count(*) FROM documents INDEXED BY documents_date WHERE ${dateRange} AND ${statusClause}`).pluck();
+  const dated = { page: byDate('1'), count: countByDate('1') };
+  const datedStatus = { page: byDate('status = @status'), count: countByDate('status = @status') };
+  const recordOf = db.prepare('SELECT record FROM documents WHERE type = ? AND id = ?').pluck();
+
+  return {
+    page(type: DocumentType, filter: DocumentFilter, offset: number, limit: number): { allCount: number; records: string[] } {
+      if (filter.dateFrom === undefined && filter.dateTo === undefined) {
+        if (filter.status === undefined) return { allCount: total.get(type) as number, records: byPosition.all(type, offset, limit) as string[] };
+        return { allCount: countByStatus.get(type, filter.status) as number, records: byStatus.all(type, filter.status, limit, offset) as string[] };
+      }
+      const range = { type, from: filter.dateFrom ?? '0000-01-01', to: filter.dateTo ?? '9999-12-31' };
+      const [statements, params] = filter.status === undefined ? [dated, range] : [datedStatus, { ...range, status: filter.status }];
+      return { allCount: statements.count.get(params) as number, records: statements.page.all({ ...params, limit, offset }) as string[] };
+    },
+    byId(type: DocumentType, id: number): DocumentRecord | undefined {
+      const json = recordOf.get(type, id) as string | undefined;
+      return json === undefined ? undefined : JSON.parse(json);
+    },
+  };
+}

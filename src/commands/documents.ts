@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ContractorRecord } from '../events/contractors.ts';
 import { DOCUMENT_TYPES, type DocumentFields, type DocumentLine, type DocumentRef, type DocumentType } from '../events/documents.ts';
 import type { NewEvent } from '../events/store.ts';
+import { canonicalJson } from '../lib/canonical-json.ts';
 import { isCalendarDate, parseMoscow } from '../lib/clock.ts';
 import { type DomainError, fail, ok, type Result } from '../lib/result.ts';
 import { changedFields, type Decision } from './decision.ts';
@@ -150,7 +151,7 @@ function fieldsOf(type: DocumentType, input: DocumentInput): DocumentFields {
   return { ...common, sum: m.sum, stock: null, vatIncluded: null, fiscal: null, products: [], purpose: m.purpose ?? null, vatSum: m.vat ?? null, register: m.register ?? false };
 }
 
-const sameRefs = (a: DocumentRef[], b: DocumentRef[]) => JSON.stringify(a) === JSON.stringify(b);
+const sameRefs = (a: DocumentRef[], b: DocumentRef[]) => canonicalJson(a) === canonicalJson(b);
 
 function referenceErrors(type: DocumentType, input: DocumentInput, fields: DocumentFields, state: DocumentsState): DomainError[] {
   const errors: DomainError[] = [];

@@ -2,6 +2,7 @@ import { phoneDigits } from '../commands/contractors.ts';
 import type { Sqlite } from '../db/open.ts';
 import type { ContractorRecord } from '../events/contractors.ts';
 import type { StoredEvent } from '../events/store.ts';
+import { canonicalJson } from '../lib/canonical-json.ts';
 import { fromKopecks } from '../lib/money.ts';
 import type { Projector } from './projector.ts';
 
@@ -46,7 +47,8 @@ export const contractorsProjector: Projector = {
     const refresh = bindContractorRefresh(db);
 
     const save = (c: ContractorRecord) => {
-      update.run({ id: c.id, inn: c.inn, record: JSON.stringify(c) });
+      // Canonical, so the row is the same byte for byte whether built live or by a rebuild.
+      update.run({ id: c.id, inn: c.inn, record: canonicalJson(c) });
       dropPhones.run(c.id);
       for (const phone of [c.phone1, c.phone2]) if (phone !== null) addPhone.run(phoneDigits(phone), c.id);
       refresh(c.id);
@@ -106,7 +108,7 @@ export function bindContractorRefresh(db: Sqlite): (id: number) => void {
   };
 }
 
-/** The contractor as the API shows it, keys in the spec's order. */
+/** The contractor as the API shows it, keys in the spec's order at every depth (stored records have sorted keys). */
 export function contractorView(c: ContractorRecord, balance: number, bonusBalance: number) {
   return {
     id: c.id,
@@ -122,11 +124,11 @@ export function contractorView(c: ContractorRecord, balance: number, bonusBalanc
     phone1: c.phone1,
     phone2: c.phone2,
     email: c.email,
-    staff: c.staff,
+    staff: c.staff && { id: c.staff.id, name: c.staff.name },
     balance: fromKopecks(balance),
-    bonus: { ...c.bonus, balance: fromKopecks(bonusBalance) },
-    giftCards: c.giftCards,
-    banks: c.banks,
+    bonus: { status: c.bonus.status, percent: c.bonus.percent, usePercent: c.bonus.usePercent, code: c.bonus.code, balance: fromKopecks(bonusBalance) },
+    giftCards: c.giftCards.map((g) => ({ code: g.code, price: g.price })),
+    banks: c.banks.map((b) => ({ bik: b.bik, bank: b.bank, korNumber: b.korNumber, rasNumber: b.rasNumber })),
   };
 }
 

@@ -51,6 +51,32 @@ function contractorOf(c: ContractorRecord | undefined, id: number) {
   return c ? { id: c.id, type: c.type, name: c.name, contactPerson: c.contactPerson, inn: c.inn, kpp: c.kpp } : { id, type: null, name: null, contactPerson: null, inn: null, kpp: null };
 }
 
+/** Nested objects are rebuilt key by key: stored records have sorted keys, the API shows the spec's order. */
+function userOf(u: DocumentFields['user']) {
+  return u && { id: u.id, type: u.type, name: u.name };
+}
+
+function companyOf(c: NonNullable<DocumentFields['company']>) {
+  return { id: c.id, name: c.name, inn: c.inn, kpp: c.kpp };
+}
+
+function bankAccountOf(a: NonNullable<DocumentFields['company']>['bankAccount']) {
+  return a && { id: a.id, name: a.name, bic: a.bic, correspondent_account: a.correspondent_account, current_account: a.current_account };
+}
+
+function lineOf(l: DocumentFields['products'][number]) {
+  return {
+    pr_id: l.pr_id,
+    pr_name: l.pr_name,
+    pr_sku: l.pr_sku,
+    pr_count: l.pr_count,
+    pr_unit: l.pr_unit && { name: l.pr_unit.name, code: l.pr_unit.code },
+    pr_price: fromKopecks(l.pr_price),
+    pr_vat: l.pr_vat,
+    pr_discount: l.pr_discount,
+  };
+}
+
 function commonView(id: number, type: DocumentType, status: number, f: DocumentFields, contractor: ContractorRecord | undefined) {
   return {
     id,
@@ -60,7 +86,7 @@ function commonView(id: number, type: DocumentType, status: number, f: DocumentF
     date: f.date,
     contractor: contractorOf(contractor, f.contractorId),
     comment: f.comment,
-    user: f.user,
+    user: userOf(f.user),
     created: moscow(f.created),
     edited: moscow(f.edited),
     sum: fromKopecks(f.sum),
@@ -69,29 +95,27 @@ function commonView(id: number, type: DocumentType, status: number, f: DocumentF
 
 /** A customer order, invoice, shipment (or any document of product lines), keys in the spec's order. */
 export function lineDocumentView(id: number, type: DocumentType, status: number, f: DocumentFields, contractor: ContractorRecord | undefined, paid: number, tree: unknown) {
-  const company = f.company && { id: f.company.id, name: f.company.name, inn: f.company.inn, kpp: f.company.kpp };
   return {
     ...commonView(id, type, status, f, contractor),
-    company,
-    stock: f.stock,
+    company: f.company && companyOf(f.company),
+    stock: f.stock && { id: f.stock.id, name: f.stock.name },
     vat: f.vatIncluded,
     paid: fromKopecks(paid),
     ...(type === 'sale' && { fiscal: f.fiscal }),
-    products: f.products.map((l) => ({ ...l, pr_price: fromKopecks(l.pr_price) })),
+    products: f.products.map(lineOf),
     tree,
   };
 }
 
 /** A money document; payments carry `company.bankAccount` (null when unknown), cash documents have no such key. */
 export function moneyDocumentView(id: number, type: DocumentType, status: number, f: DocumentFields, contractor: ContractorRecord | undefined, tree: unknown) {
-  const { bankAccount, ...company } = f.company ?? { bankAccount: null };
-  const withAccount = PAYMENT_TYPES.includes(type) ? { ...company, bankAccount } : company;
+  const company = f.company && (PAYMENT_TYPES.includes(type) ? { ...companyOf(f.company), bankAccount: bankAccountOf(f.company.bankAccount) } : companyOf(f.company));
   const { id: _id, ...common } = commonView(id, type, status, f, contractor);
   return {
     id,
     name: documentName(type, f.register),
     ...common,
-    company: f.company ? withAccount : null,
+    company,
     purpose: f.purpose,
     vat: fromKopecks(f.vatSum),
     tree,

@@ -3,6 +3,7 @@ import type { Sqlite } from '../db/open.ts';
 import type { ContractorRecord } from '../events/contractors.ts';
 import type { DocumentFields, DocumentRef, DocumentType } from '../events/documents.ts';
 import type { StoredEvent } from '../events/store.ts';
+import { canonicalJson } from '../lib/canonical-json.ts';
 import { bindContractorRefresh } from './contractors.ts';
 import { type TreeNode, lineDocumentView, moneyDocumentView, treeNodeOf } from './document-views.ts';
 import type { Projector } from './projector.ts';
@@ -99,8 +100,8 @@ export const documentsProjector: Projector = {
       render(type, id, JSON.parse(r.record), r.paid, r.tree);
     };
 
-    /** Recomputes paid and the tree of every document connected to the seeds by links, and re-renders them. */
-    const refreshComponents = (seeds: DocumentRef[]) => {
+    /** Recomputes paid and the tree of every document connected to the seed by links, and re-renders them. */
+    const refreshComponent = (seed: DocumentRef, refreshed: Set<string>) => {
       interface Node {
         ref: DocumentRef;
         key: number;
@@ -110,10 +111,11 @@ export const documentsProjector: Projector = {
       }
       const nodes = new Map<string, Node>();
       const name = (r: DocumentRef) => `${r.type}:${r.id}`;
-      const queue = [...seeds];
+      const queue = [seed];
       while (queue.length > 0) {
         const ref = queue.pop()!;
-        if (nodes.has(name(ref))) continue;
+        if (nodes.has(name(ref)) || refreshed.has(name(ref))) continue;
+        refreshed.add(name(ref));
         const r = load(ref.type, ref.id);
         if (!r) continue;
         const children = childrenOf.all(ref.type, ref.id) as DocumentRef[];
@@ -185,13 +187,18 @@ export const documentsProjector: Projector = {
         current = load(type, id)!;
       }
       const accrual = current.bonusPercent === null ? 0 : Math.round((doc.fields.sum * current.bonusPercent) / 100);
-      update.run({ type, id, date: doc.fields.date, status: doc.status, contractorId: doc.fields.contractorId, sum: doc.fields.sum, accrual, record: JSON.stringify(doc) });
+      update.run({ type, id, date: doc.fields.date, status: doc.status, contractorId: doc.fields.contractorId, sum: doc.fields.sum, accrual, record: canonicalJson(doc) });
       if (!before || JSON.stringify(before.basedOn) !== JSON.stringify(doc.basedOn)) {
         dropLinks.run(type, id);
         for (const p of doc.basedOn) addLink.run(type, id, p.type, p.id);
       }
-      if (wholeComponent || !before) refreshComponents([{ type, id }, ...(before?.basedOn ?? [])]);
-      else rerender(type, id);
+      if (wholeComponent || !before) {
+        // An unlinked parent may now head a component of its own.
+        const refreshed = new Set<string>();
+        for (const seed of [{ type, id }, ...(before?.basedOn ?? [])]) refreshComponent(seed, refreshed);
+      } else {
+        rerender(type, id);
+      }
       refreshContractor(doc.fields.contractorId);
       if (before && before.fields.contractorId !== doc.fields.contractorId) refreshContractor(before.fields.contractorId);
     };

@@ -4,6 +4,7 @@ import { importCommand } from './import.ts';
 import { keysCommand } from './keys.ts';
 import { UsageError } from './open.ts';
 import { rebuildCommand } from './rebuild.ts';
+import { seedCommand } from './seed.ts';
 
 export async function main(argv: string[]): Promise<void> {
   const program = new Command('tradebook').description('tradebook: the event-sourced trade-accounting service').exitOverride();
@@ -11,6 +12,7 @@ export async function main(argv: string[]): Promise<void> {
   importCommand(program);
   eventsCommand(program);
   rebuildCommand(program);
+  seedCommand(program);
   try {
     await program.parseAsync(argv);
   } catch (error) {

@@ -90,7 +90,9 @@ export class EventStore {
       versions.set(event.stream, current + 1);
       stored.push({
         type: event.type,
-        data,
+        // Listeners get the data as stored (canonical key order), exactly what a rebuild will read back:
+        // projections built live and by a rebuild are then the same byte for byte.
+        data: JSON.parse(row.data),
         seq: row.seq,
         stream: row.stream,
         streamVersion: row.stream_version,

@@ -2,7 +2,6 @@ import { phoneDigits } from '../commands/contractors.ts';
 import type { Sqlite } from '../db/open.ts';
 import type { ContractorRecord } from '../events/contractors.ts';
 import type { StoredEvent } from '../events/store.ts';
-import { canonicalJson } from '../lib/canonical-json.ts';
 import { fromKopecks } from '../lib/money.ts';
 import type { Projector } from './projector.ts';
 
@@ -47,8 +46,7 @@ export const contractorsProjector: Projector = {
     const refresh = bindContractorRefresh(db);
 
     const save = (c: ContractorRecord) => {
-      // Canonical, so the row is the same byte for byte whether built live or by a rebuild.
-      update.run({ id: c.id, inn: c.inn, record: canonicalJson(c) });
+      update.run({ id: c.id, inn: c.inn, record: JSON.stringify(c) });
       dropPhones.run(c.id);
       for (const phone of [c.phone1, c.phone2]) if (phone !== null) addPhone.run(phoneDigits(phone), c.id);
       refresh(c.id);

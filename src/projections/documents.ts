@@ -3,7 +3,6 @@ import type { Sqlite } from '../db/open.ts';
 import type { ContractorRecord } from '../events/contractors.ts';
 import type { DocumentFields, DocumentRef, DocumentType } from '../events/documents.ts';
 import type { StoredEvent } from '../events/store.ts';
-import { canonicalJson } from '../lib/canonical-json.ts';
 import { bindContractorRefresh } from './contractors.ts';
 import { type TreeNode, lineDocumentView, moneyDocumentView, treeNodeOf } from './document-views.ts';
 import type { Projector } from './projector.ts';
@@ -50,7 +49,8 @@ export const documentsProjector: Projector = {
     `CREATE INDEX documents_position ON documents (type, position)`,
     `CREATE INDEX documents_date ON documents (type, date, status, id)`,
     `CREATE INDEX documents_status ON documents (type, status, id)`,
-    `CREATE INDEX documents_contractor ON documents (contractor_id, status)`,
+    // Covering: a contractor's balances are summed from the index alone, never touching the wide rows.
+    `CREATE INDEX documents_contractor ON documents (contractor_id, status, type, sum, bonus_accrual)`,
     `CREATE TABLE document_links (
        child_type TEXT NOT NULL, child_id INTEGER NOT NULL, parent_type TEXT NOT NULL, parent_id INTEGER NOT NULL,
        PRIMARY KEY (child_type, child_id, parent_type, parent_id)) WITHOUT ROWID`,
@@ -58,8 +58,9 @@ export const documentsProjector: Projector = {
   ],
   bind(db: Sqlite) {
     const row = db.prepare('SELECT key, record, contractor_id AS contractorId, bonus_percent AS bonusPercent, paid, tree_json AS tree FROM documents WHERE type = ? AND id = ?');
-    const maxId = db.prepare('SELECT coalesce(max(id), 0) FROM documents WHERE type = ?').pluck();
-    const lastPosition = db.prepare('SELECT coalesce(max(position), 0) FROM documents WHERE type = ?').pluck();
+    // `max(x) WHERE type = ?` would scan the whole type; ORDER BY … DESC LIMIT 1 is one index seek.
+    const maxId = db.prepare('SELECT coalesce((SELECT id FROM documents WHERE type = ? ORDER BY id DESC LIMIT 1), 0)').pluck();
+    const lastPosition = db.prepare('SELECT coalesce((SELECT position FROM documents WHERE type = ? ORDER BY position DESC LIMIT 1), 0)').pluck();
     const rankOf = db.prepare('SELECT count(*) + 1 FROM documents WHERE type = ? AND id < ?').pluck();
     const shiftAfter = db.prepare('UPDATE documents SET position = position + 1 WHERE type = ? AND id > ?');
     const insert = db.prepare(
@@ -187,7 +188,7 @@ export const documentsProjector: Projector = {
         current = load(type, id)!;
       }
       const accrual = current.bonusPercent === null ? 0 : Math.round((doc.fields.sum * current.bonusPercent) / 100);
-      update.run({ type, id, date: doc.fields.date, status: doc.status, contractorId: doc.fields.contractorId, sum: doc.fields.sum, accrual, record: canonicalJson(doc) });
+      update.run({ type, id, date: doc.fields.date, status: doc.status, contractorId: doc.fields.contractorId, sum: doc.fields.sum, accrual, record: JSON.stringify(doc) });
       if (!before || JSON.stringify(before.basedOn) !== JSON.stringify(doc.basedOn)) {
         dropLinks.run(type, id);
         for (const p of doc.basedOn) addLink.run(type, id, p.type, p.id);
@@ -250,7 +251,8 @@ export interface DocumentFilter {
  */
 export function documentQueries(db: Sqlite) {
   const byPosition = db.prepare('SELECT list_json FROM documents WHERE type = ? AND position > ? ORDER BY position LIMIT ?').pluck();
-  const total = db.prepare('SELECT coalesce(max(position), 0) FROM documents WHERE type = ?').pluck();
+  // Positions are dense 1..n within a type, so the highest one is the count: one seek on (type, position).
+  const total = db.prepare('SELECT coalesce((SELECT position FROM documents WHERE type = ? ORDER BY position DESC LIMIT 1), 0)').pluck();
   const byStatus = db.prepare('SELECT list_json FROM documents WHERE type = ? AND status = ? ORDER BY id LIMIT ? OFFSET ?').pluck();
   const countByStatus = db.prepare('SELECT count(*) FROM documents WHERE type = ? AND status = ?').pluck();
   const dateRange = 'type = @type AND date BETWEEN @from AND @to';

@@ -57,7 +57,8 @@ export const documentsProjector: Projector = {
     `CREATE INDEX document_links_parent ON document_links (parent_type, parent_id)`,
   ],
   bind(db: Sqlite) {
-    const row = db.prepare('SELECT key, record, contractor_id AS contractorId, bonus_percent AS bonusPercent, paid, tree_json AS tree FROM documents WHERE type = ? AND id = ?');
+    const row = db.prepare('SELECT key, record, bonus_percent AS bonusPercent, paid, tree_json AS tree FROM documents WHERE type = ? AND id = ?');
+    const nodeRow = db.prepare('SELECT key, record FROM documents WHERE type = ? AND id = ?');
     // `max(x) WHERE type = ?` would scan the whole type; ORDER BY … DESC LIMIT 1 is one index seek.
     const maxId = db.prepare('SELECT coalesce((SELECT id FROM documents WHERE type = ? ORDER BY id DESC LIMIT 1), 0)').pluck();
     const lastPosition = db.prepare('SELECT coalesce((SELECT position FROM documents WHERE type = ? ORDER BY position DESC LIMIT 1), 0)').pluck();
@@ -65,7 +66,7 @@ export const documentsProjector: Projector = {
     const shiftAfter = db.prepare('UPDATE documents SET position = position + 1 WHERE type = ? AND id > ?');
     const insert = db.prepare(
       `INSERT INTO documents (type, id, position, date, status, contractor_id, sum, bonus_percent, bonus_accrual, paid, record, tree_json, list_json)
-       VALUES (@type, @id, @position, '', 0, 0, 0, @bonusPercent, 0, 0, '', 'null', '')`,
+       VALUES (@type, @id, @position, @date, @status, @contractorId, @sum, @bonusPercent, @accrual, 0, @record, 'null', '')`,
     );
     const update = db.prepare(
       `UPDATE documents SET date = @date, status = @status, contractor_id = @contractorId, sum = @sum, bonus_accrual = @accrual, record = @record
@@ -80,15 +81,14 @@ export const documentsProjector: Projector = {
     const contractorRecord = db.prepare('SELECT record FROM contractors WHERE id = ?').pluck();
     const refreshContractor = bindContractorRefresh(db);
 
-    type Row = { key: number; record: string; contractorId: number; bonusPercent: number | null; paid: number; tree: string };
+    type Row = { key: number; record: string; bonusPercent: number | null; paid: number; tree: string };
     const load = (type: DocumentType, id: number) => row.get(type, id) as Row | undefined;
     const contractor = (id: number) => {
       const json = contractorRecord.get(id) as string | undefined;
       return json === undefined ? undefined : (JSON.parse(json) as ContractorRecord);
     };
 
-    const render = (type: DocumentType, id: number, doc: DocumentRecord, paid: number, tree: string) => {
-      const owner = contractor(doc.fields.contractorId);
+    const render = (type: DocumentType, id: number, doc: DocumentRecord, paid: number, tree: string, owner = contractor(doc.fields.contractorId)) => {
       const view = isLineDocument(type)
         ? lineDocumentView(id, type, doc.status, doc.fields, owner, paid, null)
         : moneyDocumentView(id, type, doc.status, doc.fields, owner, null);
@@ -117,7 +117,7 @@ export const documentsProjector: Projector = {
         const ref = queue.pop()!;
         if (nodes.has(name(ref)) || refreshed.has(name(ref))) continue;
         refreshed.add(name(ref));
-        const r = load(ref.type, ref.id);
+        const r = nodeRow.get(ref.type, ref.id) as { key: number; record: string } | undefined;
         if (!r) continue;
         const children = childrenOf.all(ref.type, ref.id) as DocumentRef[];
         nodes.set(name(ref), { ref, key: r.key, doc: JSON.parse(r.record), children: children.map(name), paid: 0 });
@@ -162,18 +162,26 @@ export const documentsProjector: Projector = {
         }
         return at;
       };
+      // A component usually belongs to one contractor: read each contractor once.
+      const owners = new Map<number, ContractorRecord | undefined>();
       for (const [self, n] of nodes) {
         const tree = isLineDocument(n.ref.type) ? treeOf(rootOf(self), self, new Set()) : roots.map((r) => treeOf(r, self, new Set()));
-        render(n.ref.type, n.ref.id, n.doc, n.paid, JSON.stringify(tree));
+        const owner = n.doc.fields.contractorId;
+        if (!owners.has(owner)) owners.set(owner, contractor(owner));
+        render(n.ref.type, n.ref.id, n.doc, n.paid, JSON.stringify(tree), owners.get(owner));
       }
     };
 
     /** Applies a change to one document, then moves everything derived from it. */
     const change = (type: DocumentType, id: number, next: (current: DocumentRecord | undefined) => DocumentRecord, wholeComponent: boolean) => {
-      let current = load(type, id);
+      const current = load(type, id);
       const before = current ? (JSON.parse(current.record) as DocumentRecord) : undefined;
       const doc = next(before);
-      if (!current) {
+      const columns = { type, id, date: doc.fields.date, status: doc.status, contractorId: doc.fields.contractorId, sum: doc.fields.sum, record: JSON.stringify(doc) };
+      const accrual = (percent: number | null) => (percent === null ? 0 : Math.round((doc.fields.sum * percent) / 100));
+      if (current) {
+        update.run({ ...columns, accrual: accrual(current.bonusPercent) });
+      } else {
         // A sale earns bonus at the percent of the contractor's programme as it is when the sale is recorded.
         const bonus = contractor(doc.fields.contractorId)?.bonus;
         const bonusPercent = type === 'sale' && bonus?.status === 1 ? (bonus.percent ?? 0) : null;
@@ -184,11 +192,8 @@ export const documentsProjector: Projector = {
           position = rankOf.get(type, id) as number;
           shiftAfter.run(type, id);
         }
-        insert.run({ type, id, position, bonusPercent });
-        current = load(type, id)!;
+        insert.run({ ...columns, position, bonusPercent, accrual: accrual(bonusPercent) });
       }
-      const accrual = current.bonusPercent === null ? 0 : Math.round((doc.fields.sum * current.bonusPercent) / 100);
-      update.run({ type, id, date: doc.fields.date, status: doc.status, contractorId: doc.fields.contractorId, sum: doc.fields.sum, accrual, record: JSON.stringify(doc) });
       if (!before || JSON.stringify(before.basedOn) !== JSON.stringify(doc.basedOn)) {
         dropLinks.run(type, id);
         for (const p of doc.basedOn) addLink.run(type, id, p.type, p.id);

@@ -17,7 +17,7 @@ export interface ImportLine {
 }
 
 /** mulberry32: a small, fast, seedable generator; the same seed gives the same company. */
-export function seededRandom(seed: number): () => number {
+function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -80,7 +80,7 @@ function* categoryLines(): Generator<ImportLine> {
 }
 
 /** A product is a pure function of the seed and its id, so documents can show it without keeping it. */
-export function demoProduct(seed: number, id: number) {
+function demoProduct(seed: number, id: number) {
   const rnd = seededRandom(seed * 7919 + id);
   // Prices on the wire: roubles with kopecks.
   const purchaseKopecks = int(rnd, 5_000, 5_000_000);
@@ -102,7 +102,7 @@ export function demoProduct(seed: number, id: number) {
 }
 
 /** Customers and suppliers: legal entities with 10-digit INN and a KPP, entrepreneurs and persons with 12 digits. */
-export function demoContractor(seed: number, id: number) {
+function demoContractor(seed: number, id: number) {
   const rnd = seededRandom(seed * 104_729 + id);
   const type = pick(rnd, ['ЮЛ', 'ЮЛ', 'ИП', 'ФЛ'] as const);
   const person = `${pick(rnd, SURNAMES)} ${pick(rnd, FIRST_NAMES)} ${pick(rnd, PATRONYMICS)}`;

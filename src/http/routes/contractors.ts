@@ -10,7 +10,7 @@ import { type WriteEndpoint, writeEndpoint } from '../write-endpoint.ts';
 
 export const contractorListQuery = pagingQuery(100);
 
-/** The lookup keys, each given in the JSON body or else in the query; `id` > `inn` > `phone`. */
+/** The lookup keys as the OpenAPI document shows them; `lookupOf` reads and checks them (body first, then query). */
 const lookupKeys = z.object({
   id: z.union([z.number(), z.string()]).optional().describe('a contractor id (wins over inn and phone)'),
   inn: z.union([z.string(), z.number()]).optional().describe('taxpayer number (wins over phone)'),

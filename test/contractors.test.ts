@@ -104,10 +104,12 @@ describe('add-contractor and edit-contractor', () => {
 
   test('wrapper errors: empty, missing, not an array, more than 100 records, body not JSON', async () => {
     const { api } = await testService();
-    for (const body of [{ contractors: [] }, {}, { contractors: {} }, { contractors: Array.from({ length: 101 }, () => romashka) }]) {
-      const res = await api.post('/api/add-contractor', body, await api.token('/api/add-contractor'));
-      expect(res.status).toBe(400);
-      expect(codes(res)).toEqual(['ERROR_CONTRACTORS']);
+    for (const path of ['/api/add-contractor', '/api/edit-contractor/']) {
+      for (const body of [{ contractors: [] }, {}, { contractors: {} }, { contractors: Array.from({ length: 101 }, () => romashka) }, { contractors: [1] }]) {
+        const res = await api.post(path, body, await api.token(path));
+        expect(res.status).toBe(400);
+        expect(codes(res)).toEqual(['ERROR_CONTRACTORS']);
+      }
     }
     const raw = await api.request('POST', '/api/add-contractor', { raw: '{nope', headers: { 'X-Access-Token': await api.token('/api/add-contractor') } });
     expect(codes(raw)).toEqual(['ERROR_CONTRACTORS']);
@@ -122,6 +124,23 @@ describe('add-contractor and edit-contractor', () => {
     ]);
     const many = await api.write('/api/add-contractor', 'contractors', Array.from({ length: 100 }, (_, i) => ({ ...petrov, name: `ИП ${i}` })));
     expect(many.body.data).toHaveLength(100);
+  });
+
+  test('edit checks every field as add does', async () => {
+    const { api } = await withContractors();
+    const res = await api.write('/api/edit-contractor', 'contractors', [{ id: 1, ...romashka, type: 'АО', phone1: '1', name: '' }, { id: 2, ...petrov, inn: '1' }]);
+    expect(res.body.errors.map((e: { index: number; code: string }) => [e.index, e.code])).toEqual([
+      [0, 'ERROR_TYPE'],
+      [0, 'ERROR_NAME'],
+      [0, 'ERROR_PHONE'],
+      [1, 'ERROR_INN'],
+    ]);
+  });
+
+  test('a wrong method on a contractor path is 405', async () => {
+    const { api } = await testService();
+    expect((await api.get('/api/contractor')).status).toBe(405);
+    expect((await api.post('/api/contractors', {})).status).toBe(405);
   });
 
   test('access token and key errors', async () => {

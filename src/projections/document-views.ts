@@ -33,18 +33,18 @@ export function documentName(type: DocumentType, register: boolean): string {
 
 const moscow = (iso: string | null) => (iso === null ? null : formatMoscow(Date.parse(iso)));
 
-export interface TreeNode {
-  id: number;
-  type: DocumentType;
-  name: string;
-  created: string | null;
-  status: number;
-  isThis: number;
-  childes: TreeNode[];
+/**
+ * A dependency tree node is `{id, type, name, created, status, isThis, childes}`. Trees are written as JSON
+ * text: a component's trees are re-written for every document in it, so each node's label is made once
+ * (`treeNodeHead`) and closed with its `isThis` and children (`treeNodeJson`).
+ */
+export function treeNodeHead(type: DocumentType, id: number, fields: DocumentFields, status: number): string {
+  const json = JSON.stringify({ id, type, name: documentName(type, fields.register), created: moscow(fields.created), status });
+  return json.slice(0, -1);
 }
 
-export function treeNodeOf(type: DocumentType, id: number, fields: DocumentFields, status: number): Omit<TreeNode, 'isThis' | 'childes'> {
-  return { id, type, name: documentName(type, fields.register), created: moscow(fields.created), status };
+export function treeNodeJson(head: string, isThis: boolean, childes: string[]): string {
+  return `${head},"isThis":${isThis ? 1 : 0},"childes":[${childes.join(',')}]}`;
 }
 
 function contractorOf(c: ContractorRecord | undefined, id: number) {

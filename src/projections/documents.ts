@@ -4,7 +4,7 @@ import type { ContractorRecord } from '../events/contractors.ts';
 import type { DocumentFields, DocumentRef, DocumentType } from '../events/documents.ts';
 import type { StoredEvent } from '../events/store.ts';
 import { bindContractorRefresh } from './contractors.ts';
-import { type TreeNode, lineDocumentView, moneyDocumentView, treeNodeOf } from './document-views.ts';
+import { lineDocumentView, moneyDocumentView, treeNodeHead, treeNodeJson } from './document-views.ts';
 import type { Projector } from './projector.ts';
 
 /** A document's own state as its events left it; the derived figures live in their own columns. */
@@ -107,6 +107,7 @@ export const documentsProjector: Projector = {
         ref: DocumentRef;
         key: number;
         doc: DocumentRecord;
+        head: string;
         children: string[];
         paid: number;
       }
@@ -120,7 +121,8 @@ export const documentsProjector: Projector = {
         const r = nodeRow.get(ref.type, ref.id) as { key: number; record: string } | undefined;
         if (!r) continue;
         const children = childrenOf.all(ref.type, ref.id) as DocumentRef[];
-        nodes.set(name(ref), { ref, key: r.key, doc: JSON.parse(r.record), children: children.map(name), paid: 0 });
+        const doc = JSON.parse(r.record) as DocumentRecord;
+        nodes.set(name(ref), { ref, key: r.key, doc, head: treeNodeHead(ref.type, ref.id, doc.fields, doc.status), children: children.map(name), paid: 0 });
         queue.push(...children, ...(parentsOf.all(ref.type, ref.id) as DocumentRef[]));
       }
       const byKey = (a: string, b: string) => nodes.get(a)!.key - nodes.get(b)!.key;
@@ -140,14 +142,14 @@ export const documentsProjector: Projector = {
         for (const at of reached) nodes.get(at)!.paid += payment.doc.fields.sum;
       }
 
-      const treeOf = (at: string, self: string, path: Set<string>): TreeNode => {
+      const treeOf = (at: string, self: string, path: Set<string>): string => {
         const n = nodes.get(at)!;
         const inner = new Set(path).add(at);
-        return {
-          ...treeNodeOf(n.ref.type, n.ref.id, n.doc.fields, n.doc.status),
-          isThis: at === self ? 1 : 0,
-          childes: n.children.filter((c) => !inner.has(c)).map((c) => treeOf(c, self, inner)),
-        };
+        return treeNodeJson(
+          n.head,
+          at === self,
+          n.children.filter((c) => !inner.has(c)).map((c) => treeOf(c, self, inner)),
+        );
       };
       const roots = [...nodes.keys()].filter((k) => nodes.get(k)!.doc.basedOn.every((p) => !nodes.has(name(p)))).sort(byKey);
       /** The root a document descends from, following its first `basedOn` upward. */
@@ -165,10 +167,10 @@ export const documentsProjector: Projector = {
       // A component usually belongs to one contractor: read each contractor once.
       const owners = new Map<number, ContractorRecord | undefined>();
       for (const [self, n] of nodes) {
-        const tree = isLineDocument(n.ref.type) ? treeOf(rootOf(self), self, new Set()) : roots.map((r) => treeOf(r, self, new Set()));
+        const tree = isLineDocument(n.ref.type) ? treeOf(rootOf(self), self, new Set()) : `[${roots.map((r) => treeOf(r, self, new Set())).join(',')}]`;
         const owner = n.doc.fields.contractorId;
         if (!owners.has(owner)) owners.set(owner, contractor(owner));
-        render(n.ref.type, n.ref.id, n.doc, n.paid, JSON.stringify(tree), owners.get(owner));
+        render(n.ref.type, n.ref.id, n.doc, n.paid, tree, owners.get(owner));
       }
     };
 

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { CommandState } from './commands/command-state.ts';
 import { kyselyOf, migrate } from './db/migrate.ts';
 import { type Sqlite, openSqlite } from './db/open.ts';
 import type { DB } from './db/schema.ts';
@@ -12,7 +13,7 @@ import { documentQueries } from './projections/documents.ts';
 import { productQueries } from './projections/products.ts';
 import { ensureProjections } from './projections/rebuild.ts';
 import { Projections } from './projections/registry.ts';
-import { type CommandState, readModelState } from './projections/state.ts';
+import { readModelState } from './projections/state.ts';
 import { AccessTokens } from './tokens/access-tokens.ts';
 import { ApiKeys } from './tokens/api-keys.ts';
 

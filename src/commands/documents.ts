@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ContractorRecord } from '../events/contractors.ts';
-import { DOCUMENT_TYPES, type DocumentFields, type DocumentLine, type DocumentRef, type DocumentType } from '../events/documents.ts';
+import { DOCUMENT_TYPES, type DocumentFields, type DocumentLine, type DocumentRef, type DocumentType, isLineDocument } from '../events/documents.ts';
 import type { NewEvent } from '../events/store.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';
 import { isCalendarDate, parseMoscow } from '../lib/clock.ts';
@@ -20,17 +20,13 @@ export interface DocumentsState {
   contractor(id: number): ContractorRecord | undefined;
 }
 
-/** Documents made of product lines; their `sum` is computed from the lines. */
-export const LINE_DOCUMENT_TYPES: readonly DocumentType[] = ['customerorder', 'customerinvoice', 'sale', 'customerreturn', 'supplierorder', 'supplierinvoice', 'purchase', 'supplierreturn'];
-export const isLineDocument = (type: DocumentType) => LINE_DOCUMENT_TYPES.includes(type);
-
-/** Σ count × price × (1 − discount/100), each line rounded to kopecks. */
-export function linesSum(lines: DocumentLine[]): number {
+/** Σ count × price × (1 − discount/100), each line rounded to kopecks (prices in kopecks). */
+export function linesSum(lines: Pick<DocumentLine, 'pr_count' | 'pr_price' | 'pr_discount'>[]): number {
   return lines.reduce((sum, l) => sum + Math.round((l.pr_count * l.pr_price * (100 - l.pr_discount)) / 100), 0);
 }
 
 const flag = () => z.union([z.literal(0), z.literal(1), z.literal('0'), z.literal('1')]).transform(Number);
-const calendarDate = () => z.string().refine(isCalendarDate, 'must be a real date YYYY-MM-DD');
+export const calendarDate = () => z.string().refine(isCalendarDate, 'must be a real date YYYY-MM-DD');
 /** Shown in Moscow time, stored as UTC ISO. */
 const moscowTime = () =>
   z

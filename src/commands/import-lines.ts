@@ -1,11 +1,11 @@
 import type { z } from 'zod';
-import { DOCUMENT_TYPES } from '../events/documents.ts';
-import type { CommandState } from '../projections/state.ts';
+import { DOCUMENT_TYPES, isLineDocument } from '../events/documents.ts';
 import { ImportBrandInput, brandCodes, decideImportBrand } from './brands.ts';
 import { ImportCategoryInput, categoryCodes, decideImportCategory } from './categories.ts';
+import type { CommandState } from './command-state.ts';
 import { ImportContractorInput, contractorCodes, decideImportContractor } from './contractors.ts';
 import type { Decide } from './decision.ts';
-import { ImportLineDocumentInput, ImportMoneyDocumentInput, documentDecider, isLineDocument } from './documents.ts';
+import { ImportLineDocumentInput, ImportMoneyDocumentInput, documentDecider } from './documents.ts';
 import type { CodeOverrides } from './input.ts';
 import { ImportProductInput, decideImportProduct } from './products.ts';
 

@@ -24,6 +24,10 @@ export const DOCUMENT_TYPES = [
 ] as const;
 export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 
+/** Documents made of product lines (their `sum` comes from the lines); the others are money documents. */
+const LINE_DOCUMENT_TYPES: readonly DocumentType[] = ['customerorder', 'customerinvoice', 'sale', 'customerreturn', 'supplierorder', 'supplierinvoice', 'purchase', 'supplierreturn'];
+export const isLineDocument = (type: DocumentType) => LINE_DOCUMENT_TYPES.includes(type);
+
 const kopecks = z.number().int();
 const documentType = z.enum(DOCUMENT_TYPES);
 

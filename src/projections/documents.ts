@@ -1,7 +1,6 @@
-import { isLineDocument } from '../commands/documents.ts';
 import type { Sqlite } from '../db/open.ts';
 import type { ContractorRecord } from '../events/contractors.ts';
-import type { DocumentFields, DocumentRef, DocumentType } from '../events/documents.ts';
+import { type DocumentFields, type DocumentRef, type DocumentType, isLineDocument } from '../events/documents.ts';
 import type { StoredEvent } from '../events/store.ts';
 import { bindContractorRefresh } from './contractors.ts';
 import { lineDocumentView, moneyDocumentView, treeNodeHead, treeNodeJson } from './document-views.ts';

@@ -1,6 +1,4 @@
-import type { CatalogueState } from '../commands/catalogue-state.ts';
-import type { ContractorState } from '../commands/contractors.ts';
-import type { DocumentsState } from '../commands/documents.ts';
+import type { CommandState } from '../commands/command-state.ts';
 import type { Sqlite } from '../db/open.ts';
 import { brandQueries } from './brands.ts';
 import { categoryQueries } from './categories.ts';
@@ -12,9 +10,6 @@ import { productQueries } from './products.ts';
  * The state commands decide on, read from the inline read tables. Read inside the write transaction,
  * it is exactly the state the log describes, including earlier records of the same batch.
  */
-/** Everything the deciders may read. */
-export type CommandState = CatalogueState & ContractorState & DocumentsState;
-
 export function readModelState(db: Sqlite): CommandState {
   const products = productQueries(db);
   const categories = categoryQueries(db);

@@ -1,3 +1,6 @@
+import { linesSum } from '../commands/documents.ts';
+import { toKopecks } from '../lib/money.ts';
+
 /**
  * A deterministic demo company as import lines: a catalogue, customers and suppliers, and document chains
  * (order → invoice → shipment → payment, returns, register sales, supplier purchases). Everything is drawn
@@ -161,8 +164,9 @@ function* documentLines(seed: number, sizes: DemoSizes): Generator<ImportLine> {
       const p = demoProduct(seed, int(rnd, 1, sizes.products));
       return { pr_id: p.id, pr_name: p.name, pr_sku: p.sku, pr_count: int(rnd, 1, 5), pr_unit: { name: 'шт', code: '796' }, pr_price: p.salePrice, pr_vat: 20, pr_discount: pick(rnd, [0, 0, 0, 5, 10]) };
     });
+  // What the payment for these lines comes to, computed as the import computes a document's sum.
   const total = (products: { pr_count: number; pr_price: number; pr_discount: number }[]) =>
-    products.reduce((sum, l) => sum + Math.round((l.pr_count * Math.round(l.pr_price * 100) * (100 - l.pr_discount)) / 100), 0) / 100;
+    linesSum(products.map((l) => ({ ...l, pr_price: toKopecks(l.pr_price)! }))) / 100;
   const ref = (line: ImportLine) => ({ type: line.type, id: line.data.id as number });
   const posted = () => (rnd() < 0.9 ? 1 : 0);
 

@@ -1,18 +1,16 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { calendarDate } from '../../commands/documents.ts';
 import type { DocumentType } from '../../events/documents.ts';
-import { isCalendarDate } from '../../lib/clock.ts';
 import type { Tradebook } from '../../tradebook.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';
 import { pagingQuery, parseQuery } from '../query.ts';
 import { pageJson, sendErrors, sendJson } from '../respond.ts';
 
-const calendarDate = z.string().refine(isCalendarDate, 'must be a real date YYYY-MM-DD');
-
 export const documentListQuery = pagingQuery(50).extend({
-  dateFrom: calendarDate.optional().describe('first date, inclusive'),
-  dateTo: calendarDate.optional().describe('last date, inclusive'),
+  dateFrom: calendarDate().optional().describe('first date, inclusive'),
+  dateTo: calendarDate().optional().describe('last date, inclusive'),
   status: z.enum(['0', '1'], { error: 'must be 0 or 1' }).transform(Number).optional().describe('0 = not posted, 1 = posted'),
 });
 

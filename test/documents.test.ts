@@ -229,6 +229,25 @@ describe('document lists', () => {
     expect(await ids('?offset=10')).toEqual([{ allCount: 5, count: 0, limit: 50, offset: 10 }, []]);
   });
 
+  test('every offset of a filtered list gives the right slice, whichever end the page is read from', async () => {
+    const ids = [4, 11, 2, 9, 7, 1, 12, 5, 3, 8, 10, 6];
+    const { api } = await serviceWith(ids.map((id) => dated('sale', id, id % 3 === 0 ? '2026-10-15' : '2026-11-10', id % 2)));
+    const filters: [string, number[]][] = [
+      ['dateFrom=2026-11-01', [1, 2, 4, 5, 7, 8, 10, 11]],
+      ['dateFrom=2026-11-01&status=1', [1, 5, 7, 11]],
+      ['status=0', [2, 4, 6, 8, 10, 12]],
+    ];
+    for (const [filter, matching] of filters) {
+      for (const limit of [1, 3, 50]) {
+        for (let offset = 0; offset <= matching.length + 1; offset++) {
+          const res = await api.get(`/api/sales?${filter}&limit=${limit}&offset=${offset}`);
+          expect(res.body.meta).toEqual({ allCount: matching.length, count: matching.slice(offset, offset + limit).length, limit, offset });
+          expect(res.body.data.map((d: { id: number }) => d.id)).toEqual(matching.slice(offset, offset + limit));
+        }
+      }
+    }
+  });
+
   test.each([
     ['limit=0', 'ERROR_LIMIT'],
     ['limit=51', 'ERROR_LIMIT'],

@@ -235,6 +235,11 @@ describe('document lists', () => {
     const filters: [string, number[]][] = [
       ['dateFrom=2026-11-01', [1, 2, 4, 5, 7, 8, 10, 11]],
       ['dateFrom=2026-11-01&status=1', [1, 5, 7, 11]],
+      // Exactly one calendar month goes by the month index.
+      ['dateFrom=2026-11-01&dateTo=2026-11-30', [1, 2, 4, 5, 7, 8, 10, 11]],
+      ['dateFrom=2026-11-01&dateTo=2026-11-30&status=1', [1, 5, 7, 11]],
+      ['dateFrom=2026-10-01&dateTo=2026-10-31&status=0', [6, 12]],
+      ['dateFrom=2026-10-01&dateTo=2026-10-30', [3, 6, 9, 12]],
       ['status=0', [2, 4, 6, 8, 10, 12]],
     ];
     for (const [filter, matching] of filters) {

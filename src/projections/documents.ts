@@ -35,6 +35,7 @@ export const documentsProjector: Projector = {
        id INTEGER NOT NULL,
        position INTEGER NOT NULL,
        date TEXT NOT NULL,
+       month TEXT NOT NULL,
        status INTEGER NOT NULL,
        contractor_id INTEGER NOT NULL,
        sum INTEGER NOT NULL,
@@ -48,6 +49,9 @@ export const documentsProjector: Projector = {
     `CREATE INDEX documents_position ON documents (type, position)`,
     `CREATE INDEX documents_date ON documents (type, date, status, id)`,
     `CREATE INDEX documents_status ON documents (type, status, id)`,
+    // A whole calendar month walks its documents in id order: OFFSET skips index entries, no sort.
+    // (A column, not an expression on `date`: only then is the index covering.)
+    `CREATE INDEX documents_month ON documents (type, month, id, status)`,
     // Covering: a contractor's balances are summed from the index alone, never touching the wide rows.
     `CREATE INDEX documents_contractor ON documents (contractor_id, status, type, sum, bonus_accrual)`,
     `CREATE TABLE document_links (
@@ -64,11 +68,11 @@ export const documentsProjector: Projector = {
     const rankOf = db.prepare('SELECT count(*) + 1 FROM documents WHERE type = ? AND id < ?').pluck();
     const shiftAfter = db.prepare('UPDATE documents SET position = position + 1 WHERE type = ? AND id > ?');
     const insert = db.prepare(
-      `INSERT INTO documents (type, id, position, date, status, contractor_id, sum, bonus_percent, bonus_accrual, paid, record, tree_json, list_json)
-       VALUES (@type, @id, @position, @date, @status, @contractorId, @sum, @bonusPercent, @accrual, 0, @record, 'null', '')`,
+      `INSERT INTO documents (type, id, position, date, month, status, contractor_id, sum, bonus_percent, bonus_accrual, paid, record, tree_json, list_json)
+       VALUES (@type, @id, @position, @date, substr(@date, 1, 7), @status, @contractorId, @sum, @bonusPercent, @accrual, 0, @record, 'null', '')`,
     );
     const update = db.prepare(
-      `UPDATE documents SET date = @date, status = @status, contractor_id = @contractorId, sum = @sum, bonus_accrual = @accrual, record = @record
+      `UPDATE documents SET date = @date, month = substr(@date, 1, 7), status = @status, contractor_id = @contractorId, sum = @sum, bonus_accrual = @accrual, record = @record
        WHERE type = @type AND id = @id`,
     );
     const saveDerived = db.prepare('UPDATE documents SET paid = @paid, tree_json = @tree, list_json = @json WHERE type = @type AND id = @id');
@@ -244,6 +248,14 @@ export const documentsProjector: Projector = {
   },
 };
 
+/** `YYYY-MM` when the range is exactly the first to the last day of one month. */
+function wholeMonth(from: string | undefined, to: string | undefined): string | undefined {
+  if (from === undefined || to === undefined || !from.endsWith('-01') || from.slice(0, 7) !== to.slice(0, 7)) return undefined;
+  const [year, month] = from.split('-').map(Number);
+  const lastDay = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return to === `${from.slice(0, 8)}${String(lastDay).padStart(2, '0')}` ? from.slice(0, 7) : undefined;
+}
+
 export interface DocumentFilter {
   dateFrom?: string;
   dateTo?: string;
@@ -252,8 +264,9 @@ export interface DocumentFilter {
 
 /**
  * The document lists, sorted by id. Unfiltered pages go by `position`; a status-only filter walks
- * (type, status, id) in id order; a date filter reads the covering (type, date, status, id) index for the
- * matching keys, sorts just those keys by id and fetches only the page's rows.
+ * (type, status, id) in id order; a filter of exactly one calendar month walks (type, month, id, status) in id
+ * order; any other date range reads the covering (type, date, status, id) index for the matching keys, sorts
+ * just those keys by id and fetches only the page's rows.
  */
 export function documentQueries(db: Sqlite) {
   const byPosition = db.prepare('SELECT list_json FROM documents WHERE type = ? AND position > ? ORDER BY position LIMIT ?').pluck();
@@ -273,6 +286,15 @@ export function documentQueries(db: Sqlite) {
   const countByDate = (statusClause: string) => db.prepare(`SELECT count(*) FROM documents INDEXED BY documents_date WHERE ${dateRange} AND ${statusClause}`).pluck();
   const dated = { page: byDate('1'), count: countByDate('1') };
   const datedStatus = { page: byDate('status = @status'), count: countByDate('status = @status') };
+  const inMonth = 'type = @type AND month = @month';
+  const byMonth = (statusClause: string) => ({
+    page: db
+      .prepare(`SELECT list_json FROM documents WHERE key IN (SELECT key FROM documents INDEXED BY documents_month WHERE ${inMonth} AND ${statusClause} ORDER BY id LIMIT @limit OFFSET @offset) ORDER BY id`)
+      .pluck(),
+    count: db.prepare(`SELECT count(*) FROM documents INDEXED BY documents_month WHERE ${inMonth} AND ${statusClause}`).pluck(),
+  });
+  const month = byMonth('1');
+  const monthStatus = byMonth('status = @status');
   const recordOf = db.prepare('SELECT record FROM documents WHERE type = ? AND id = ?').pluck();
 
   return {
@@ -280,6 +302,11 @@ export function documentQueries(db: Sqlite) {
       if (filter.dateFrom === undefined && filter.dateTo === undefined) {
         if (filter.status === undefined) return { allCount: total.get(type) as number, records: byPosition.all(type, offset, limit) as string[] };
         return { allCount: countByStatus.get(type, filter.status) as number, records: byStatus.all(type, filter.status, limit, offset) as string[] };
+      }
+      const whole = wholeMonth(filter.dateFrom, filter.dateTo);
+      if (whole !== undefined) {
+        const [statements, params] = filter.status === undefined ? [month, { type, month: whole }] : [monthStatus, { type, month: whole, status: filter.status }];
+        return { allCount: statements.count.get(params) as number, records: statements.page.all({ ...params, limit, offset }) as string[] };
       }
       const range = { type, from: filter.dateFrom ?? '0000-01-01', to: filter.dateTo ?? '9999-12-31' };
       const [statements, params] = filter.status === undefined ? [dated, range] : [datedStatus, { ...range, status: filter.status }];

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { CatalogueState } from './commands/catalogue-state.ts';
+import type { CommandState } from './commands/command-state.ts';
 import { kyselyOf, migrate } from './db/migrate.ts';
 import { type Sqlite, openSqlite } from './db/open.ts';
 import type { DB } from './db/schema.ts';
@@ -8,6 +8,8 @@ import { type Clock, systemClock } from './lib/clock.ts';
 import { type Result } from './lib/result.ts';
 import { brandQueries } from './projections/brands.ts';
 import { categoryQueries } from './projections/categories.ts';
+import { contractorQueries } from './projections/contractors.ts';
+import { documentQueries } from './projections/documents.ts';
 import { productQueries } from './projections/products.ts';
 import { pointInTimeOf } from './projections/point-in-time.ts';
 import { ensureProjections } from './projections/rebuild.ts';
@@ -32,7 +34,7 @@ class Rollback extends Error {
 export class Tradebook {
   readonly store: EventStore;
   readonly projections: Projections;
-  readonly state: CatalogueState;
+  readonly state: CommandState;
   readonly keys: ApiKeys;
   readonly tokens: AccessTokens;
   readonly products;
@@ -40,6 +42,8 @@ export class Tradebook {
   readonly brands;
   /** Set in a point-in-time copy (the seq its log ends at): such a database refuses writes. */
   readonly pointInTime: number | undefined;
+  readonly contractors;
+  readonly documents;
 
   private constructor(
     readonly db: Sqlite,
@@ -56,6 +60,8 @@ export class Tradebook {
     this.categories = categoryQueries(db);
     this.brands = brandQueries(db);
     this.pointInTime = pointInTimeOf(db);
+    this.contractors = contractorQueries(db);
+    this.documents = documentQueries(db);
   }
 
   /** Opens (and creates when missing) the database, migrates it and makes the read tables current. */

@@ -6,6 +6,7 @@ import { keysCommand } from './keys.ts';
 import { UsageError } from './open.ts';
 import { rebuildCommand } from './rebuild.ts';
 import { verifyCommand } from './verify.ts';
+import { seedCommand } from './seed.ts';
 
 export async function main(argv: string[]): Promise<void> {
   const program = new Command('tradebook').description('tradebook: the event-sourced trade-accounting service').exitOverride();
@@ -15,6 +16,7 @@ export async function main(argv: string[]): Promise<void> {
   historyCommand(program);
   rebuildCommand(program);
   verifyCommand(program);
+  seedCommand(program);
   try {
     await program.parseAsync(argv);
   } catch (error) {

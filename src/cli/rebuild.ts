@@ -1,38 +1,10 @@
 import fs from 'node:fs';
-import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { lastSeq } from '../events/store.ts';
 import { resolveUntil, writePointInTime } from '../projections/point-in-time.ts';
-import { rebuild, type RebuildProgress } from '../projections/rebuild.ts';
+import { rebuild } from '../projections/rebuild.ts';
 import { UsageError, openForCli } from './open.ts';
-
-/** A progress bar with events/s and ETA on a terminal; a plain line now and then otherwise. */
-function progressReporter(): { update: (p: RebuildProgress) => void; stop: () => void } {
-  const started = Date.now();
-  const rate = (done: number) => Math.round(done / Math.max(0.001, (Date.now() - started) / 1000));
-  if (process.stderr.isTTY) {
-    const bar = new SingleBar({ format: 'rebuild [{bar}] {percentage}% | {value}/{total} events | {rate} events/s | ETA {eta}s', stream: process.stderr });
-    let begun = false;
-    return {
-      update: ({ done, total }) => {
-        if (!begun) bar.start(total, 0, { rate: 0 });
-        begun = true;
-        bar.update(done, { rate: rate(done) });
-      },
-      stop: () => bar.stop(),
-    };
-  }
-  let lastLine = 0;
-  return {
-    update: ({ done, total }) => {
-      if (Date.now() - lastLine < 1000 && done < total) return;
-      lastLine = Date.now();
-      const eta = Math.ceil((total - done) / Math.max(1, rate(done)));
-      process.stderr.write(`rebuild: ${done}/${total} events, ${rate(done)} events/s, ETA ${eta}s\n`);
-    },
-    stop: () => {},
-  };
-}
+import { progressReporter } from './progress.ts';
 
 export function rebuildCommand(program: Command): void {
   program
@@ -49,7 +21,7 @@ export function rebuildCommand(program: Command): void {
         tb.close();
         throw new UsageError('--until takes a seq or "YYYY-MM-DD HH:MM:SS" (Moscow time)');
       }
-      const progress = progressReporter();
+      const progress = progressReporter('rebuild', 'events');
       const started = Date.now();
       const { events } = options.into === undefined ? rebuild(tb.db, { onProgress: progress.update }) : await writePointInTime(tb.db, until, options.into, { onProgress: progress.update });
       progress.stop();

@@ -1,4 +1,5 @@
 import type { NewEvent } from '../events/store.ts';
+import { canonicalJson } from '../lib/canonical-json.ts';
 import type { Result } from '../lib/result.ts';
 
 /** What a command decides: the events to append and the answer to give for its record. */
@@ -9,12 +10,15 @@ export interface Decision<R> {
 
 export type Decide<I, S, R> = (input: I, state: S) => Result<Decision<R>>;
 
-/** Only the keys whose value differs from the current one: an edit event carries what changed, nothing else. */
+/**
+ * Only the keys whose value differs from the current one: an edit event carries what changed, nothing else.
+ * Compared canonically, so a stored record read back with sorted keys equals the same value built in another order.
+ */
 export function changedFields<T extends object>(current: T, next: Partial<T>): Partial<T> {
   const changes: Partial<T> = {};
   for (const key of Object.keys(next) as (keyof T)[]) {
     const value = next[key];
-    if (value !== undefined && JSON.stringify(value) !== JSON.stringify(current[key])) changes[key] = value;
+    if (value !== undefined && canonicalJson(value) !== canonicalJson(current[key])) changes[key] = value;
   }
   return changes;
 }

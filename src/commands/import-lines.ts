@@ -1,8 +1,11 @@
 import type { z } from 'zod';
-import type { CatalogueState } from './catalogue-state.ts';
+import { DOCUMENT_TYPES, isLineDocument } from '../events/documents.ts';
 import { ImportBrandInput, brandCodes, decideImportBrand } from './brands.ts';
 import { ImportCategoryInput, categoryCodes, decideImportCategory } from './categories.ts';
+import type { CommandState } from './command-state.ts';
+import { ImportContractorInput, contractorCodes, decideImportContractor } from './contractors.ts';
 import type { Decide } from './decision.ts';
+import { ImportLineDocumentInput, ImportMoneyDocumentInput, documentDecider } from './documents.ts';
 import type { CodeOverrides } from './input.ts';
 import { ImportProductInput, decideImportProduct } from './products.ts';
 
@@ -10,13 +13,13 @@ import { ImportProductInput, decideImportProduct } from './products.ts';
 export interface ImportLineKind {
   schema: z.ZodType;
   codes: CodeOverrides;
-  decide: Decide<never, CatalogueState, unknown>;
+  decide: Decide<never, CommandState, unknown>;
 }
 
-const kind = <S extends z.ZodType>(schema: S, codes: CodeOverrides, decide: Decide<z.output<S>, CatalogueState, unknown>): ImportLineKind => ({
+const kind = <S extends z.ZodType>(schema: S, codes: CodeOverrides, decide: Decide<z.output<S>, CommandState, unknown>): ImportLineKind => ({
   schema,
   codes,
-  decide: decide as Decide<never, CatalogueState, unknown>,
+  decide: decide as Decide<never, CommandState, unknown>,
 });
 
 /** Every `type` an import line may have (decisions.md section 6). */
@@ -24,4 +27,8 @@ export const importLineKinds: Record<string, ImportLineKind> = {
   product: kind(ImportProductInput, {}, decideImportProduct),
   product_category: kind(ImportCategoryInput, categoryCodes, decideImportCategory),
   product_brand: kind(ImportBrandInput, brandCodes, decideImportBrand),
+  contractor: kind(ImportContractorInput, contractorCodes, decideImportContractor),
+  ...Object.fromEntries(
+    DOCUMENT_TYPES.map((type) => [type, kind(isLineDocument(type) ? ImportLineDocumentInput : ImportMoneyDocumentInput, {}, documentDecider(type))]),
+  ),
 };

@@ -1,9 +1,11 @@
 import type { z } from 'zod';
 import { catalogueEvents } from './catalogue.ts';
+import { contractorEvents } from './contractors.ts';
 import type { EventDefinition } from './define.ts';
+import { documentEvents } from './documents.ts';
 
 /** Every event type the log may hold, by name. */
-export const eventDefinitions = [...catalogueEvents] as const;
+export const eventDefinitions = [...catalogueEvents, ...contractorEvents, ...documentEvents] as const;
 
 type Definitions = (typeof eventDefinitions)[number];
 

@@ -9,13 +9,15 @@ import { sendError, sendJson } from './respond.ts';
 import { auditReads, auditRoutes } from './routes/audit.ts';
 import { brandReads, brandRoutes, brandWrites } from './routes/brands.ts';
 import { categoryReads, categoryRoutes, categoryWrites } from './routes/categories.ts';
+import { contractorReads, contractorRoutes, contractorWrites } from './routes/contractors.ts';
+import { documentReads, documentRoutes } from './routes/documents.ts';
 import { productReads, productRoutes, productWrites } from './routes/products.ts';
 import { type WriteEndpoint, mountWrite } from './write-endpoint.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-const reads: ReadEndpoint[] = [...productReads, ...categoryReads, ...brandReads, ...auditReads];
-const writes: WriteEndpoint[] = [...productWrites, ...categoryWrites, ...brandWrites];
+const reads: ReadEndpoint[] = [...productReads, ...categoryReads, ...brandReads, ...contractorReads, ...documentReads, ...auditReads];
+const writes: WriteEndpoint[] = [...productWrites, ...categoryWrites, ...brandWrites, ...contractorWrites];
 
 /** The whole HTTP interface over one open tradebook. Paths work with and without a trailing slash. */
 export function createApp(tb: Tradebook): Hono<AppEnv> {
@@ -36,6 +38,8 @@ export function createApp(tb: Tradebook): Hono<AppEnv> {
   app.route('/', categoryRoutes(tb));
   app.route('/', brandRoutes(tb));
   app.route('/', auditRoutes(tb));
+  app.route('/', contractorRoutes(tb));
+  app.route('/', documentRoutes(tb));
   for (const endpoint of writes) mountWrite(app, tb, endpoint);
 
   // A known path asked with a method it does not answer.

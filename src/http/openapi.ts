@@ -11,6 +11,8 @@ export interface ReadEndpoint {
   body?: z.ZodObject;
   /** Only keys with the audit scope may call it. */
   audit?: boolean;
+  /** Error names of parameters that do not follow the field-name rule (`dateFrom` → ERROR_DATEFROM). */
+  codes?: Record<string, string>;
 }
 
 function jsonSchema(schema: z.ZodType): Record<string, unknown> {
@@ -78,7 +80,7 @@ export function openApiDocument(reads: ReadEndpoint[], writes: WriteEndpoint[]) 
         summary: r.summary,
         ...(r.audit && { description: 'Only for keys with the audit scope.' }),
         parameters: queryParameters(r.query),
-        'x-error-codes': errorCodes([...fieldNames(r.query), ...fieldNames(r.body)], {}, []),
+        'x-error-codes': errorCodes([...fieldNames(r.query), ...fieldNames(r.body)], r.codes ?? {}, []),
         ...(r.body && { requestBody: { content: jsonContent(jsonSchema(r.body)) } }),
         responses: {
           '200': { description: 'Success', content: jsonContent({ type: 'object' }) },

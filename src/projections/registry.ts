@@ -2,11 +2,13 @@ import type { Sqlite } from '../db/open.ts';
 import type { StoredEvent } from '../events/store.ts';
 import { brandsProjector } from './brands.ts';
 import { categoriesProjector } from './categories.ts';
+import { contractorsProjector } from './contractors.ts';
+import { documentsProjector } from './documents.ts';
 import type { Projector } from './projector.ts';
 import { productsProjector } from './products.ts';
 
-/** Every read model, in the order events are applied to them (products render brand and group names). */
-export const projectors: Projector[] = [brandsProjector, categoriesProjector, productsProjector];
+/** Every read model, in the order events are applied to them (products render brand and group names, documents their contractor). */
+export const projectors: Projector[] = [brandsProjector, categoriesProjector, productsProjector, contractorsProjector, documentsProjector];
 
 /**
  * The projectors bound to one connection. `apply` runs inside the appending transaction and moves every

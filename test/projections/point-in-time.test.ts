@@ -1,3 +1,4 @@
+import { projectors } from '../../src/projections/registry.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -55,6 +56,8 @@ async function openCopy(file: string, key: string) {
   return { tb, client: new ApiClient(createApp(tb), key) };
 }
 
+const readTableCount = projectors.flatMap((p) => p.tables).length;
+
 describe('tradebook rebuild --until --into', () => {
   test('the copy at seq N answers the API exactly as the live database did at seq N', async () => {
     const { file, auditor, key, snapshot } = await serviceWithTwoPeriods();
@@ -80,7 +83,7 @@ describe('tradebook rebuild --until --into', () => {
     live.close();
     copied.close();
     const verify = (await runCli(copy, ['verify']));
-    expect(verify.stdout).toBe('verify: OK: hash chain of 5 events intact; 3 read tables equal a fresh rebuild\n');
+    expect(verify.stdout).toBe(`verify: OK: hash chain of 5 events intact; ${readTableCount} read tables equal a fresh rebuild\n`);
   });
 
   test('--until takes a Moscow time: the log recorded within or before that second', async () => {

@@ -1,0 +1,51 @@
+import type { Command } from 'commander';
+import { importLines } from '../commands/import.ts';
+import { lastSeq } from '../events/store.ts';
+import { type DemoSizes, demoCompany, demoLineCount } from '../seed/demo-company.ts';
+import { UsageError, openForCli, parseWholeNumber } from './open.ts';
+import { progressReporter } from './progress.ts';
+
+const DEFAULT_SIZES: DemoSizes = { products: 200, contractors: 50, documents: 500 };
+const SEED = 20_261_122;
+
+export function seedCommand(program: Command): void {
+  program
+    .command('seed')
+    .description('fill an empty database with a deterministic demo company, through the same commands as import')
+    .option('--demo', 'the demo company (the only kind there is)')
+    .option('--products <n>', 'products', String(DEFAULT_SIZES.products))
+    .option('--contractors <n>', 'contractors', String(DEFAULT_SIZES.contractors))
+    .option('--documents <n>', 'documents', String(DEFAULT_SIZES.documents))
+    .action(async (options: { demo?: boolean; products: string; contractors: string; documents: string }) => {
+      if (!options.demo) throw new UsageError('seed needs --demo');
+      const sizes: DemoSizes = {
+        products: parseWholeNumber(options.products, '--products'),
+        contractors: parseWholeNumber(options.contractors, '--contractors'),
+        documents: parseWholeNumber(options.documents, '--documents'),
+      };
+      if (sizes.documents > 0 && (sizes.products === 0 || sizes.contractors === 0)) throw new UsageError('documents need --products and --contractors of at least 1');
+      const tb = await openForCli();
+      try {
+        const events = lastSeq(tb.db);
+        if (events > 0) throw new UsageError(`the database ${tb.db.name} is not empty (${events} events); seed fills only an empty one`);
+        const total = demoLineCount(sizes);
+        const progress = progressReporter('seed', 'records');
+        const started = Date.now();
+        let done = 0;
+        async function* lines() {
+          for (const line of demoCompany(SEED, sizes)) {
+            yield JSON.stringify(line);
+            if (++done % 1000 === 0 || done === total) progress.update({ done, total });
+          }
+        }
+        const report = await importLines(tb, lines(), ({ line, errors }) => {
+          for (const e of errors) process.stderr.write(`record ${line}: ${e.code}${e.field ? ` (${e.field})` : ''}: ${e.message}\n`);
+        });
+        progress.stop();
+        process.stdout.write(`seeded ${report.applied} records (${report.events} events) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+        if (report.failed > 0) process.exitCode = 1;
+      } finally {
+        tb.close();
+      }
+    });
+}

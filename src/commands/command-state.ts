@@ -1,0 +1,6 @@
+import type { CatalogueState } from './catalogue-state.ts';
+import type { ContractorState } from './contractors.ts';
+import type { DocumentsState } from './documents.ts';
+
+/** Everything the deciders may read. */
+export type CommandState = CatalogueState & ContractorState & DocumentsState;

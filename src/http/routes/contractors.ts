@@ -1,0 +1,87 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { AddContractorInput, EditContractorInput, contractorCodes, decideAddContractor, decideEditContractor } from '../../commands/contractors.ts';
+import type { Tradebook } from '../../tradebook.ts';
+import type { AppEnv } from '../env.ts';
+import type { ReadEndpoint } from '../openapi.ts';
+import { pagingQuery, parseQuery } from '../query.ts';
+import { pageJson, sendError, sendErrors, sendJson } from '../respond.ts';
+import { type WriteEndpoint, writeEndpoint } from '../write-endpoint.ts';
+
+export const contractorListQuery = pagingQuery(100);
+
+/** The lookup keys as the OpenAPI document shows them; `lookupOf` reads and checks them (body first, then query). */
+const lookupKeys = z.object({
+  id: z.union([z.number(), z.string()]).optional().describe('a contractor id (wins over inn and phone)'),
+  inn: z.union([z.string(), z.number()]).optional().describe('taxpayer number (wins over phone)'),
+  phone: z.union([z.string(), z.number()]).optional().describe('phone1 or phone2, digits compared, a leading 8 counts as 7'),
+});
+
+export const contractorReads: ReadEndpoint[] = [
+  { method: 'get', path: '/api/contractors', summary: 'A page of contractors in id order', query: contractorListQuery },
+  { method: 'post', path: '/api/contractor', summary: 'One contractor by id, inn or phone (body first, then query)', query: lookupKeys, body: lookupKeys },
+];
+
+export const contractorWrites: WriteEndpoint[] = [
+  writeEndpoint({ path: '/api/add-contractor', summary: 'Add contractors', wrapper: 'contractors', maxRecords: 100, record: AddContractorInput, codes: contractorCodes, decide: decideAddContractor }),
+  writeEndpoint({ path: '/api/edit-contractor', summary: 'Edit contractors', wrapper: 'contractors', maxRecords: 100, record: EditContractorInput, codes: contractorCodes, decide: decideEditContractor }),
+];
+
+/** A key counts as given when it is not absent, null or an empty string. */
+const given = (v: unknown) => v !== undefined && v !== null && v !== '';
+
+type Lookup = { ok: true; key: 'id' | 'inn' | 'phone'; find: (tb: Tradebook) => number | undefined } | { ok: false; code: string; message: string };
+
+/** Picks the key the lookup goes by (decisions.md section 3) and checks it. */
+function lookupOf(body: Record<string, unknown>, query: Record<string, string>): Lookup {
+  const pick = (name: string) => (given(body[name]) ? body[name] : query[name]);
+  const [id, inn, phone] = [pick('id'), pick('inn'), pick('phone')];
+  if (given(id)) {
+    const n = typeof id === 'number' ? id : typeof id === 'string' && /^\d{1,16}$/.test(id) ? Number(id) : NaN;
+    if (!Number.isSafeInteger(n) || n < 1) return { ok: false, code: 'ERROR_ID', message: 'id must be a whole number from 1' };
+    return { ok: true, key: 'id', find: (tb) => (tb.contractors.jsonById(n) === undefined ? undefined : n) };
+  }
+  if (given(inn)) {
+    const text = String(inn);
+    if (typeof inn === 'object' || !/^\d{10}(\d{2})?$/.test(text)) return { ok: false, code: 'ERROR_INN', message: 'inn must be 10 or 12 digits' };
+    return { ok: true, key: 'inn', find: (tb) => tb.contractors.idByInn(text) };
+  }
+  if (given(phone)) {
+    const text = String(phone);
+    if (typeof phone === 'object' || !/^\d{10,15}$/.test(text.replace(/\D/g, ''))) return { ok: false, code: 'ERROR_PHONE', message: 'phone must hold 10 to 15 digits' };
+    return { ok: true, key: 'phone', find: (tb) => tb.contractors.idByPhone(text) };
+  }
+  return { ok: false, code: 'ERROR_ID', message: 'give id, inn or phone' };
+}
+
+export function contractorRoutes(tb: Tradebook): Hono<AppEnv> {
+  const app = new Hono<AppEnv>({ strict: false });
+
+  app.get('/api/contractors', (c) => {
+    const query = parseQuery(contractorListQuery, c.req.query());
+    if (!query.ok) return sendErrors(c, 400, query.errors);
+    const { limit, offset } = query.value;
+    return sendJson(c, pageJson(tb.contractors.total(), limit, offset, tb.contractors.page(offset, limit)));
+  });
+
+  app.post('/api/contractor', async (c) => {
+    const text = await c.req.text();
+    let body: unknown = {};
+    if (text.trim() !== '') {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        return sendError(c, 400, 'ERROR_ID', 'the body is not valid JSON');
+      }
+    }
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return sendError(c, 400, 'ERROR_ID', 'the body must be a JSON object');
+    const lookup = lookupOf(body as Record<string, unknown>, c.req.query());
+    if (!lookup.ok) return sendError(c, 400, lookup.code, lookup.message);
+    const id = lookup.find(tb);
+    const json = id === undefined ? undefined : tb.contractors.jsonById(id);
+    if (json === undefined) return sendError(c, 404, `ERROR_${lookup.key.toUpperCase()}`, `no contractor with this ${lookup.key}`);
+    return sendJson(c, `{"data":${json}}`);
+  });
+
+  return app;
+}

@@ -1,0 +1,158 @@
+import { phoneDigits } from '../commands/contractors.ts';
+import type { Sqlite } from '../db/open.ts';
+import type { ContractorRecord } from '../events/contractors.ts';
+import type { StoredEvent } from '../events/store.ts';
+import { fromKopecks } from '../lib/money.ts';
+import type { Projector } from './projector.ts';
+
+/**
+ * Contractors with their response JSON kept ready. `position` is the 1-based rank in id order (a page at any
+ * offset is an index range scan); `contractor_phones` holds each phone's normalised digits so a lookup by
+ * phone is an index seek. `balance` and `bonus_balance` (kopecks) are derived from posted documents: the
+ * document projection calls `refresh` whenever a document of the contractor moves.
+ */
+export const contractorsProjector: Projector = {
+  name: 'contractors',
+  version: 1,
+  tables: ['contractors', 'contractor_phones', 'contractor_statuses'],
+  schema: [
+    `CREATE TABLE contractors (
+       id INTEGER PRIMARY KEY,
+       position INTEGER NOT NULL,
+       inn TEXT,
+       record TEXT NOT NULL,
+       balance INTEGER NOT NULL,
+       bonus_balance INTEGER NOT NULL,
+       json TEXT NOT NULL)`,
+    `CREATE INDEX contractors_position ON contractors (position)`,
+    `CREATE INDEX contractors_inn ON contractors (inn, id)`,
+    `CREATE TABLE contractor_phones (digits TEXT NOT NULL, contractor_id INTEGER NOT NULL, PRIMARY KEY (digits, contractor_id)) WITHOUT ROWID`,
+    `CREATE INDEX contractor_phones_contractor ON contractor_phones (contractor_id)`,
+    `CREATE TABLE contractor_statuses (name TEXT PRIMARY KEY)`,
+  ],
+  bind(db: Sqlite) {
+    const record = db.prepare('SELECT record FROM contractors WHERE id = ?').pluck();
+    const maxId = db.prepare('SELECT coalesce(max(id), 0) FROM contractors').pluck();
+    const lastPosition = db.prepare('SELECT coalesce(max(position), 0) FROM contractors').pluck();
+    const rankOf = db.prepare('SELECT count(*) + 1 FROM contractors WHERE id < ?').pluck();
+    const shiftAfter = db.prepare('UPDATE contractors SET position = position + 1 WHERE id > ?');
+    const insert = db.prepare(
+      `INSERT INTO contractors (id, position, inn, record, balance, bonus_balance, json) VALUES (@id, @position, @inn, @record, 0, 0, '')`,
+    );
+    const update = db.prepare('UPDATE contractors SET inn = @inn, record = @record WHERE id = @id');
+    const dropPhones = db.prepare('DELETE FROM contractor_phones WHERE contractor_id = ?');
+    const addPhone = db.prepare('INSERT OR IGNORE INTO contractor_phones (digits, contractor_id) VALUES (?, ?)');
+    const addStatus = db.prepare('INSERT OR IGNORE INTO contractor_statuses (name) VALUES (?)');
+    const refresh = bindContractorRefresh(db);
+
+    const save = (c: ContractorRecord) => {
+      update.run({ id: c.id, inn: c.inn, record: JSON.stringify(c) });
+      dropPhones.run(c.id);
+      for (const phone of [c.phone1, c.phone2]) if (phone !== null) addPhone.run(phoneDigits(phone), c.id);
+      refresh(c.id);
+    };
+    const add = (c: ContractorRecord) => {
+      if (record.get(c.id) === undefined) {
+        let position: number;
+        if (c.id > (maxId.get() as number)) {
+          position = (lastPosition.get() as number) + 1;
+        } else {
+          // An imported id below the highest one: later contractors move one place down.
+          position = rankOf.get(c.id) as number;
+          shiftAfter.run(c.id);
+        }
+        insert.run({ id: c.id, position, inn: c.inn, record: '' });
+      }
+      save(c);
+    };
+
+    return (event: StoredEvent) => {
+      switch (event.type) {
+        case 'ContractorAdded':
+          add(event.data);
+          break;
+        case 'ContractorEdited':
+          save({ ...(JSON.parse(record.get(event.data.id) as string) as ContractorRecord), ...event.data.changes });
+          break;
+        case 'ContractorStatusCreated':
+          addStatus.run(event.data.name);
+          break;
+      }
+    };
+  },
+};
+
+/** Document types that raise / lower a contractor's balance when posted (decisions.md section 7). */
+const CREDIT_TYPES = "'cashin', 'paymentin', 'bonus', 'purchase', 'customerreturn'";
+const DEBIT_TYPES = "'cashout', 'paymentout', 'sale', 'supplierreturn'";
+
+/**
+ * Recomputes a contractor's balance and bonus balance from its posted documents and re-renders its JSON.
+ * A sum over the contractor's own documents (an index range), so any revision or un-posting is reflected exactly.
+ */
+export function bindContractorRefresh(db: Sqlite): (id: number) => void {
+  const record = db.prepare('SELECT record FROM contractors WHERE id = ?').pluck();
+  const figures = db.prepare(
+    `SELECT coalesce(sum(CASE WHEN type IN (${CREDIT_TYPES}) THEN sum WHEN type IN (${DEBIT_TYPES}) THEN -sum ELSE 0 END), 0) AS balance,
+            coalesce(sum(CASE WHEN type = 'sale' THEN bonus_accrual WHEN type = 'bonus' THEN -sum ELSE 0 END), 0) AS bonusBalance
+     FROM documents WHERE contractor_id = ? AND status = 1`,
+  );
+  const update = db.prepare('UPDATE contractors SET balance = @balance, bonus_balance = @bonusBalance, json = @json WHERE id = @id');
+  return (id: number) => {
+    const json = record.get(id) as string | undefined;
+    if (json === undefined) return;
+    const { balance, bonusBalance } = figures.get(id) as { balance: number; bonusBalance: number };
+    update.run({ id, balance, bonusBalance, json: JSON.stringify(contractorView(JSON.parse(json), balance, bonusBalance)) });
+  };
+}
+
+/** The contractor as the API shows it, keys in the spec's order at every depth (stored records have sorted keys). */
+export function contractorView(c: ContractorRecord, balance: number, bonusBalance: number) {
+  return {
+    id: c.id,
+    type: c.type,
+    name: c.name,
+    contactPerson: c.contactPerson,
+    inn: c.inn,
+    kpp: c.kpp,
+    status: c.status,
+    discount: c.discount,
+    legalAddress: c.legalAddress,
+    actualAddress: c.actualAddress,
+    phone1: c.phone1,
+    phone2: c.phone2,
+    email: c.email,
+    staff: c.staff && { id: c.staff.id, name: c.staff.name },
+    balance: fromKopecks(balance),
+    bonus: { status: c.bonus.status, percent: c.bonus.percent, usePercent: c.bonus.usePercent, code: c.bonus.code, balance: fromKopecks(bonusBalance) },
+    giftCards: c.giftCards.map((g) => ({ code: g.code, price: g.price })),
+    banks: c.banks.map((b) => ({ bik: b.bik, bank: b.bank, korNumber: b.korNumber, rasNumber: b.rasNumber })),
+  };
+}
+
+export function contractorQueries(db: Sqlite) {
+  const page = db.prepare('SELECT json FROM contractors WHERE position > ? ORDER BY position LIMIT ?').pluck();
+  // Positions are dense 1..n, so the highest one is the count, read from the index in O(log n).
+  const total = db.prepare('SELECT coalesce(max(position), 0) FROM contractors').pluck();
+  const jsonById = db.prepare('SELECT json FROM contractors WHERE id = ?').pluck();
+  const idByInn = db.prepare('SELECT id FROM contractors WHERE inn = ? ORDER BY id LIMIT 1').pluck();
+  const idByPhone = db.prepare('SELECT contractor_id FROM contractor_phones WHERE digits = ? ORDER BY contractor_id LIMIT 1').pluck();
+  const recordById = db.prepare('SELECT record FROM contractors WHERE id = ?').pluck();
+  const maxId = db.prepare('SELECT coalesce(max(id), 0) FROM contractors').pluck();
+  const status = db.prepare('SELECT 1 FROM contractor_statuses WHERE name = ?').pluck();
+  return {
+    page: (offset: number, limit: number) => page.all(offset, limit) as string[],
+    total: () => total.get() as number,
+    jsonById: (id: number) => jsonById.get(id) as string | undefined,
+    /** The lowest id among the contractors with this inn. */
+    idByInn: (inn: string) => idByInn.get(inn) as number | undefined,
+    /** The lowest id among the contractors with this phone as phone1 or phone2, digits compared. */
+    idByPhone: (phone: string) => idByPhone.get(phoneDigits(phone)) as number | undefined,
+    byId(id: number): ContractorRecord | undefined {
+      const json = recordById.get(id) as string | undefined;
+      return json === undefined ? undefined : JSON.parse(json);
+    },
+    maxId: () => maxId.get() as number,
+    statusExists: (name: string) => status.get(name) !== undefined,
+  };
+}

@@ -1,0 +1,320 @@
+import type { Sqlite } from '../db/open.ts';
+import type { ContractorRecord } from '../events/contractors.ts';
+import { type DocumentFields, type DocumentRef, type DocumentType, isLineDocument } from '../events/documents.ts';
+import type { StoredEvent } from '../events/store.ts';
+import { bindContractorRefresh } from './contractors.ts';
+import { lineDocumentView, moneyDocumentView, treeNodeHead, treeNodeJson } from './document-views.ts';
+import type { Projector } from './projector.ts';
+
+/** A document's own state as its events left it; the derived figures live in their own columns. */
+export interface DocumentRecord {
+  fields: DocumentFields;
+  status: number;
+  basedOn: DocumentRef[];
+}
+
+/** Money documents whose posted sum counts as paid on every document their `basedOn` chain reaches. */
+const PAYING_TYPES: readonly DocumentType[] = ['cashin', 'paymentin', 'bonus'];
+/** Changes of these fields move the figures of the whole linked component (tree nodes, paid). */
+const COMPONENT_FIELDS = ['sum', 'created', 'register'];
+
+/**
+ * Every document of every type, with its list JSON kept ready. `position` is the rank in id order within its
+ * type (unfiltered pages are index range scans); (type, date, status, id) serves date-filtered pages and
+ * counts from the index alone. `paid` and `tree_json` are derived from the linked component and recomputed
+ * for the whole component whenever an event moves a status, a sum, a link or a node's label.
+ */
+export const documentsProjector: Projector = {
+  name: 'documents',
+  version: 1,
+  tables: ['documents', 'document_links'],
+  schema: [
+    `CREATE TABLE documents (
+       key INTEGER PRIMARY KEY,
+       type TEXT NOT NULL,
+       id INTEGER NOT NULL,
+       position INTEGER NOT NULL,
+       date TEXT NOT NULL,
+       month TEXT NOT NULL,
+       status INTEGER NOT NULL,
+       contractor_id INTEGER NOT NULL,
+       sum INTEGER NOT NULL,
+       bonus_percent REAL,
+       bonus_accrual INTEGER NOT NULL,
+       paid INTEGER NOT NULL,
+       record TEXT NOT NULL,
+       tree_json TEXT NOT NULL,
+       list_json TEXT NOT NULL,
+       UNIQUE (type, id))`,
+    `CREATE INDEX documents_position ON documents (type, position)`,
+    `CREATE INDEX documents_date ON documents (type, date, status, id)`,
+    `CREATE INDEX documents_status ON documents (type, status, id)`,
+    // A whole calendar month walks its documents in id order: OFFSET skips index entries, no sort.
+    // (A column, not an expression on `date`: only then is the index covering.)
+    `CREATE INDEX documents_month ON documents (type, month, id, status)`,
+    // Covering: a contractor's balances are summed from the index alone, never touching the wide rows.
+    `CREATE INDEX documents_contractor ON documents (contractor_id, status, type, sum, bonus_accrual)`,
+    `CREATE TABLE document_links (
+       child_type TEXT NOT NULL, child_id INTEGER NOT NULL, parent_type TEXT NOT NULL, parent_id INTEGER NOT NULL,
+       PRIMARY KEY (child_type, child_id, parent_type, parent_id)) WITHOUT ROWID`,
+    `CREATE INDEX document_links_parent ON document_links (parent_type, parent_id)`,
+  ],
+  bind(db: Sqlite) {
+    const row = db.prepare('SELECT key, record, bonus_percent AS bonusPercent, paid, tree_json AS tree FROM documents WHERE type = ? AND id = ?');
+    const nodeRow = db.prepare('SELECT key, record FROM documents WHERE type = ? AND id = ?');
+    // `max(x) WHERE type = ?` would scan the whole type; ORDER BY … DESC LIMIT 1 is one index seek.
+    const maxId = db.prepare('SELECT coalesce((SELECT id FROM documents WHERE type = ? ORDER BY id DESC LIMIT 1), 0)').pluck();
+    const lastPosition = db.prepare('SELECT coalesce((SELECT position FROM documents WHERE type = ? ORDER BY position DESC LIMIT 1), 0)').pluck();
+    const rankOf = db.prepare('SELECT count(*) + 1 FROM documents WHERE type = ? AND id < ?').pluck();
+    const shiftAfter = db.prepare('UPDATE documents SET position = position + 1 WHERE type = ? AND id > ?');
+    const insert = db.prepare(
+      `INSERT INTO documents (type, id, position, date, month, status, contractor_id, sum, bonus_percent, bonus_accrual, paid, record, tree_json, list_json)
+       VALUES (@type, @id, @position, @date, substr(@date, 1, 7), @status, @contractorId, @sum, @bonusPercent, @accrual, 0, @record, 'null', '')`,
+    );
+    const update = db.prepare(
+      `UPDATE documents SET date = @date, month = substr(@date, 1, 7), status = @status, contractor_id = @contractorId, sum = @sum, bonus_accrual = @accrual, record = @record
+       WHERE type = @type AND id = @id`,
+    );
+    const saveDerived = db.prepare('UPDATE documents SET paid = @paid, tree_json = @tree, list_json = @json WHERE type = @type AND id = @id');
+    const dropLinks = db.prepare('DELETE FROM document_links WHERE child_type = ? AND child_id = ?');
+    const addLink = db.prepare('INSERT OR IGNORE INTO document_links (child_type, child_id, parent_type, parent_id) VALUES (?, ?, ?, ?)');
+    const parentsOf = db.prepare('SELECT parent_type AS type, parent_id AS id FROM document_links WHERE child_type = ? AND child_id = ?');
+    const childrenOf = db.prepare('SELECT child_type AS type, child_id AS id FROM document_links WHERE parent_type = ? AND parent_id = ?');
+    const ofContractor = db.prepare('SELECT type, id FROM documents WHERE contractor_id = ?');
+    const contractorRecord = db.prepare('SELECT record FROM contractors WHERE id = ?').pluck();
+    const refreshContractor = bindContractorRefresh(db);
+
+    type Row = { key: number; record: string; bonusPercent: number | null; paid: number; tree: string };
+    const load = (type: DocumentType, id: number) => row.get(type, id) as Row | undefined;
+    const contractor = (id: number) => {
+      const json = contractorRecord.get(id) as string | undefined;
+      return json === undefined ? undefined : (JSON.parse(json) as ContractorRecord);
+    };
+
+    const render = (type: DocumentType, id: number, doc: DocumentRecord, paid: number, tree: string, owner = contractor(doc.fields.contractorId)) => {
+      const view = isLineDocument(type)
+        ? lineDocumentView(id, type, doc.status, doc.fields, owner, paid, null)
+        : moneyDocumentView(id, type, doc.status, doc.fields, owner, null);
+      // The tree is kept as JSON text already; it is the view's last key, so it is spliced in as text.
+      const json = JSON.stringify(view).slice(0, -'null}'.length) + tree + '}';
+      saveDerived.run({ type, id, paid, tree, json });
+    };
+    const rerender = (type: DocumentType, id: number) => {
+      const r = load(type, id)!;
+      render(type, id, JSON.parse(r.record), r.paid, r.tree);
+    };
+
+    /** Recomputes paid and the tree of every document connected to the seed by links, and re-renders them. */
+    const refreshComponent = (seed: DocumentRef, refreshed: Set<string>) => {
+      interface Node {
+        ref: DocumentRef;
+        key: number;
+        doc: DocumentRecord;
+        head: string;
+        children: string[];
+        paid: number;
+      }
+      const nodes = new Map<string, Node>();
+      const name = (r: DocumentRef) => `${r.type}:${r.id}`;
+      const queue = [seed];
+      while (queue.length > 0) {
+        const ref = queue.pop()!;
+        if (nodes.has(name(ref)) || refreshed.has(name(ref))) continue;
+        refreshed.add(name(ref));
+        const r = nodeRow.get(ref.type, ref.id) as { key: number; record: string } | undefined;
+        if (!r) continue;
+        const children = childrenOf.all(ref.type, ref.id) as DocumentRef[];
+        const doc = JSON.parse(r.record) as DocumentRecord;
+        nodes.set(name(ref), { ref, key: r.key, doc, head: treeNodeHead(ref.type, ref.id, doc.fields, doc.status), children: children.map(name), paid: 0 });
+        queue.push(...children, ...(parentsOf.all(ref.type, ref.id) as DocumentRef[]));
+      }
+      const byKey = (a: string, b: string) => nodes.get(a)!.key - nodes.get(b)!.key;
+      for (const n of nodes.values()) n.children.sort(byKey);
+
+      // paid: each posted payment counts once on every document its basedOn chain reaches.
+      for (const payment of nodes.values()) {
+        if (!PAYING_TYPES.includes(payment.ref.type) || payment.doc.status !== 1) continue;
+        const reached = new Set<string>();
+        const up = [...payment.doc.basedOn.map(name)];
+        while (up.length > 0) {
+          const at = up.pop()!;
+          if (reached.has(at) || !nodes.has(at)) continue;
+          reached.add(at);
+          up.push(...nodes.get(at)!.doc.basedOn.map(name));
+        }
+        for (const at of reached) nodes.get(at)!.paid += payment.doc.fields.sum;
+      }
+
+      const treeOf = (at: string, self: string, path: Set<string>): string => {
+        const n = nodes.get(at)!;
+        const inner = new Set(path).add(at);
+        return treeNodeJson(
+          n.head,
+          at === self,
+          n.children.filter((c) => !inner.has(c)).map((c) => treeOf(c, self, inner)),
+        );
+      };
+      const roots = [...nodes.keys()].filter((k) => nodes.get(k)!.doc.basedOn.every((p) => !nodes.has(name(p)))).sort(byKey);
+      /** The root a document descends from, following its first `basedOn` upward. */
+      const rootOf = (start: string) => {
+        const seen = new Set<string>();
+        let at = start;
+        while (!seen.has(at)) {
+          seen.add(at);
+          const first = nodes.get(at)!.doc.basedOn.map(name).find((p) => nodes.has(p));
+          if (first === undefined) return at;
+          at = first;
+        }
+        return at;
+      };
+      // A component usually belongs to one contractor: read each contractor once.
+      const owners = new Map<number, ContractorRecord | undefined>();
+      for (const [self, n] of nodes) {
+        const tree = isLineDocument(n.ref.type) ? treeOf(rootOf(self), self, new Set()) : `[${roots.map((r) => treeOf(r, self, new Set())).join(',')}]`;
+        const owner = n.doc.fields.contractorId;
+        if (!owners.has(owner)) owners.set(owner, contractor(owner));
+        render(n.ref.type, n.ref.id, n.doc, n.paid, tree, owners.get(owner));
+      }
+    };
+
+    /** Applies a change to one document, then moves everything derived from it. */
+    const change = (type: DocumentType, id: number, next: (current: DocumentRecord | undefined) => DocumentRecord, wholeComponent: boolean) => {
+      const current = load(type, id);
+      const before = current ? (JSON.parse(current.record) as DocumentRecord) : undefined;
+      const doc = next(before);
+      const columns = { type, id, date: doc.fields.date, status: doc.status, contractorId: doc.fields.contractorId, sum: doc.fields.sum, record: JSON.stringify(doc) };
+      const accrual = (percent: number | null) => (percent === null ? 0 : Math.round((doc.fields.sum * percent) / 100));
+      if (current) {
+        update.run({ ...columns, accrual: accrual(current.bonusPercent) });
+      } else {
+        // A sale earns bonus at the percent of the contractor's programme as it is when the sale is recorded.
+        const bonus = contractor(doc.fields.contractorId)?.bonus;
+        const bonusPercent = type === 'sale' && bonus?.status === 1 ? (bonus.percent ?? 0) : null;
+        let position: number;
+        if (id > (maxId.get(type) as number)) {
+          position = (lastPosition.get(type) as number) + 1;
+        } else {
+          position = rankOf.get(type, id) as number;
+          shiftAfter.run(type, id);
+        }
+        insert.run({ ...columns, position, bonusPercent, accrual: accrual(bonusPercent) });
+      }
+      if (!before || JSON.stringify(before.basedOn) !== JSON.stringify(doc.basedOn)) {
+        dropLinks.run(type, id);
+        for (const p of doc.basedOn) addLink.run(type, id, p.type, p.id);
+      }
+      if (wholeComponent || !before) {
+        // An unlinked parent may now head a component of its own.
+        const refreshed = new Set<string>();
+        for (const seed of [{ type, id }, ...(before?.basedOn ?? [])]) refreshComponent(seed, refreshed);
+      } else {
+        rerender(type, id);
+      }
+      refreshContractor(doc.fields.contractorId);
+      if (before && before.fields.contractorId !== doc.fields.contractorId) refreshContractor(before.fields.contractorId);
+    };
+
+    return (event: StoredEvent) => {
+      switch (event.type) {
+        case 'DocumentRecorded': {
+          const { docType, id, fields, status, basedOn } = event.data;
+          change(docType, id, () => ({ fields, status, basedOn }), true);
+          break;
+        }
+        case 'DocumentRevised': {
+          const { docType, id, changes } = event.data;
+          const moves = Object.keys(changes).some((k) => COMPONENT_FIELDS.includes(k));
+          change(docType, id, (d) => ({ ...d!, fields: { ...d!.fields, ...changes } }), moves);
+          break;
+        }
+        case 'DocumentPosted':
+        case 'DocumentUnposted': {
+          const status = event.type === 'DocumentPosted' ? 1 : 0;
+          change(event.data.docType, event.data.id, (d) => ({ ...d!, status }), true);
+          break;
+        }
+        case 'DocumentLinked':
+          change(event.data.docType, event.data.id, (d) => ({ ...d!, basedOn: event.data.basedOn }), true);
+          break;
+        case 'ContractorEdited': {
+          // Documents show their contractor as it is now.
+          const shown = ['type', 'name', 'contactPerson', 'inn', 'kpp'];
+          if (!Object.keys(event.data.changes).some((k) => shown.includes(k))) break;
+          for (const d of ofContractor.all(event.data.id) as DocumentRef[]) rerender(d.type, d.id);
+          break;
+        }
+      }
+    };
+  },
+};
+
+/** `YYYY-MM` when the range is exactly the first to the last day of one month. */
+function wholeMonth(from: string | undefined, to: string | undefined): string | undefined {
+  if (from === undefined || to === undefined || !from.endsWith('-01') || from.slice(0, 7) !== to.slice(0, 7)) return undefined;
+  const [year, month] = from.split('-').map(Number);
+  const lastDay = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return to === `${from.slice(0, 8)}${String(lastDay).padStart(2, '0')}` ? from.slice(0, 7) : undefined;
+}
+
+export interface DocumentFilter {
+  dateFrom?: string;
+  dateTo?: string;
+  status?: number;
+}
+
+/**
+ * The document lists, sorted by id. Unfiltered pages go by `position`; a status-only filter walks
+ * (type, status, id) in id order; a filter of exactly one calendar month walks (type, month, id, status) in id
+ * order; any other date range reads the covering (type, date, status, id) index for the matching keys, sorts
+ * just those keys by id and fetches only the page's rows.
+ */
+export function documentQueries(db: Sqlite) {
+  const byPosition = db.prepare('SELECT list_json FROM documents WHERE type = ? AND position > ? ORDER BY position LIMIT ?').pluck();
+  // Positions are dense 1..n within a type, so the highest one is the count: one seek on (type, position).
+  const total = db.prepare('SELECT coalesce((SELECT position FROM documents WHERE type = ? ORDER BY position DESC LIMIT 1), 0)').pluck();
+  const byStatus = db.prepare('SELECT list_json FROM documents WHERE type = ? AND status = ? ORDER BY id LIMIT ? OFFSET ?').pluck();
+  const countByStatus = db.prepare('SELECT count(*) FROM documents WHERE type = ? AND status = ?').pluck();
+  const dateRange = 'type = @type AND date BETWEEN @from AND @to';
+  const byDate = (statusClause: string) =>
+    db
+      .prepare(
+        `SELECT list_json FROM documents WHERE key IN (
+           SELECT key FROM documents INDEXED BY documents_date WHERE ${dateRange} AND ${statusClause} ORDER BY id LIMIT @limit OFFSET @offset)
+         ORDER BY id`,
+      )
+      .pluck();
+  const countByDate = (statusClause: string) => db.prepare(`SELECT count(*) FROM documents INDEXED BY documents_date WHERE ${dateRange} AND ${statusClause}`).pluck();
+  const dated = { page: byDate('1'), count: countByDate('1') };
+  const datedStatus = { page: byDate('status = @status'), count: countByDate('status = @status') };
+  const inMonth = 'type = @type AND month = @month';
+  const byMonth = (statusClause: string) => ({
+    page: db
+      .prepare(`SELECT list_json FROM documents WHERE key IN (SELECT key FROM documents INDEXED BY documents_month WHERE ${inMonth} AND ${statusClause} ORDER BY id LIMIT @limit OFFSET @offset) ORDER BY id`)
+      .pluck(),
+    count: db.prepare(`SELECT count(*) FROM documents INDEXED BY documents_month WHERE ${inMonth} AND ${statusClause}`).pluck(),
+  });
+  const month = byMonth('1');
+  const monthStatus = byMonth('status = @status');
+  const recordOf = db.prepare('SELECT record FROM documents WHERE type = ? AND id = ?').pluck();
+
+  return {
+    page(type: DocumentType, filter: DocumentFilter, offset: number, limit: number): { allCount: number; records: string[] } {
+      if (filter.dateFrom === undefined && filter.dateTo === undefined) {
+        if (filter.status === undefined) return { allCount: total.get(type) as number, records: byPosition.all(type, offset, limit) as string[] };
+        return { allCount: countByStatus.get(type, filter.status) as number, records: byStatus.all(type, filter.status, limit, offset) as string[] };
+      }
+      const whole = wholeMonth(filter.dateFrom, filter.dateTo);
+      if (whole !== undefined) {
+        const [statements, params] = filter.status === undefined ? [month, { type, month: whole }] : [monthStatus, { type, month: whole, status: filter.status }];
+        return { allCount: statements.count.get(params) as number, records: statements.page.all({ ...params, limit, offset }) as string[] };
+      }
+      const range = { type, from: filter.dateFrom ?? '0000-01-01', to: filter.dateTo ?? '9999-12-31' };
+      const [statements, params] = filter.status === undefined ? [dated, range] : [datedStatus, { ...range, status: filter.status }];
+      return { allCount: statements.count.get(params) as number, records: statements.page.all({ ...params, limit, offset }) as string[] };
+    },
+    byId(type: DocumentType, id: number): DocumentRecord | undefined {
+      const json = recordOf.get(type, id) as string | undefined;
+      return json === undefined ? undefined : JSON.parse(json);
+    },
+  };
+}

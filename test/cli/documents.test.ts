@@ -1,0 +1,106 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { openSqlite } from '../../src/db/open.ts';
+import { rebuild } from '../../src/projections/rebuild.ts';
+import { Tradebook } from '../../src/tradebook.ts';
+import { expectRebuildEqualsLive, line, money, romashka, sale } from '../documents-fixtures.ts';
+import { tempDir } from '../helpers.ts';
+import { runCli, startServer } from '../server-process.ts';
+
+function writeLines(dir: string, records: unknown[]): string {
+  const file = path.join(dir, 'import.ndjson');
+  fs.writeFileSync(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  return file;
+}
+
+const tradebook = (db: string, ...args: string[]) => runCli(db, args);
+
+describe('tradebook import', () => {
+  test('reports bad lines with their number on stderr and exits non-zero; the good lines go in', { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    const db = path.join(dir, 't.db');
+    const file = writeLines(dir, [line('contractor', romashka), sale(1, 1, 100, { contractor: { id: 5 } }), sale(2, 1, 100)]);
+    const result = await tradebook(db, 'import', file);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('line 2: ERROR_CONTRACTOR (contractor): contractor 5 does not exist');
+    expect(result.stdout).toContain('3 lines: 2 applied, 1 failed');
+  });
+
+  test('import while a server runs on the same file: the next read shows the documents', { timeout: 90_000 }, async () => {
+    const dir = tempDir();
+    const db = path.join(dir, 'live.db');
+    const key = 'tb_test_key_for_the_running_server_0001';
+    const server = await startServer(db, key);
+    try {
+      const get = async (url: string) => {
+        const res = await fetch(`${server.url}${url}`, { headers: { Authorization: `Bearer ${key}` } });
+        return { status: res.status, body: await res.json() };
+      };
+      expect((await get('/api/sales')).body.meta.allCount).toBe(0);
+      const first = writeLines(dir, [line('contractor', romashka), sale(1, 1, 1000), money('cashin', 1, 1, 300, [{ type: 'sale', id: 1 }])]);
+      expect((await tradebook(db, 'import', first)).status).toBe(0);
+      const sales = await get('/api/sales');
+      expect(sales.body.meta.allCount).toBe(1);
+      expect(sales.body.data[0].paid).toBe(300);
+      expect((await get('/api/contractors')).body.data[0].balance).toBe(-700);
+
+      // A second import moves figures the server already served.
+      const second = writeLines(dir, [money('cashin', 1, 0, 300, [{ type: 'sale', id: 1 }])]);
+      expect((await tradebook(db, 'import', second)).status).toBe(0);
+      expect((await get('/api/sales')).body.data[0].paid).toBe(0);
+      expect((await get('/api/cashins?status=0')).body.meta.allCount).toBe(1);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('tradebook seed', () => {
+  const sizes = ['--products', '40', '--contractors', '15', '--documents', '120'];
+
+  test('builds a deterministic demo company through the commands; rebuild equals live; refuses a non-empty database', { timeout: 120_000 }, async () => {
+    const dir = tempDir();
+    const [a, b] = [path.join(dir, 'a.db'), path.join(dir, 'b.db')];
+    const seeded = await tradebook(a, 'seed', '--demo', ...sizes);
+    expect(seeded.status).toBe(0);
+    expect(seeded.stdout).toMatch(/seeded \d+ records/);
+    expect((await tradebook(b, 'seed', '--demo', ...sizes)).status).toBe(0);
+
+    const again = await tradebook(a, 'seed', '--demo');
+    expect(again.status).toBe(2);
+    expect(again.stderr).toMatch(/is not empty/);
+    expect((await tradebook(path.join(dir, 'c.db'), 'seed')).stderr).toMatch(/--demo/);
+
+    const lists = (file: string) => {
+      const db = openSqlite(file, { readonly: true });
+      const rows = db.prepare('SELECT type, id, list_json FROM documents ORDER BY type, id').all() as { type: string; id: number; list_json: string }[];
+      const contractors = db.prepare('SELECT json FROM contractors ORDER BY id').pluck().all() as string[];
+      db.close();
+      return { rows, contractors };
+    };
+    const first = lists(a);
+    expect(lists(b)).toEqual(first);
+    expect(first.rows).toHaveLength(120);
+    expect(first.contractors).toHaveLength(15);
+
+    const docs = first.rows.map((r) => JSON.parse(r.list_json));
+    const ofType = (type: string) => docs.filter((d) => d.type === type);
+    expect(ofType('customerorder').length).toBeGreaterThan(0);
+    expect(ofType('sale').some((s) => s.fiscal === 1)).toBe(true);
+    expect(ofType('sale').some((s) => s.status === 0)).toBe(true);
+    expect(docs.some((d) => d.name === 'Касса (Наличные)') || docs.some((d) => d.name === 'Касса (Карточка)')).toBe(true);
+    expect(ofType('sale').some((s) => s.paid > 0 && s.tree.type === 'customerorder')).toBe(true);
+    for (const c of first.contractors.map((j) => JSON.parse(j))) {
+      expect(c.inn).toMatch(c.type === 'ЮЛ' ? /^\d{10}$/ : /^\d{12}$/);
+      if (c.type === 'ЮЛ') expect(c.kpp).toMatch(/^\d{9}$/);
+    }
+
+    const tb = await Tradebook.open(a);
+    try {
+      expectRebuildEqualsLive(tb, rebuild);
+    } finally {
+      tb.close();
+    }
+  });
+});

@@ -1,0 +1,43 @@
+import { expect } from 'vitest';
+import { type LineFailure, importLines } from '../src/commands/import.ts';
+import type { Sqlite } from '../src/db/open.ts';
+import { dumpReadTables } from './read-tables.ts';
+import type { Tradebook } from '../src/tradebook.ts';
+
+/** Imports NDJSON records (objects become lines) and returns the report with every failure. */
+export async function importRecords(tb: Tradebook, records: ({ type: string; data: unknown } | string)[]) {
+  const failures: LineFailure[] = [];
+  async function* lines() {
+    for (const r of records) yield typeof r === 'string' ? r : JSON.stringify(r);
+  }
+  const report = await importLines(tb, lines(), (f) => failures.push(f));
+  return { ...report, failures };
+}
+
+export const line = (type: string, data: Record<string, unknown>) => ({ type, data });
+
+export const romashka = {
+  id: 7,
+  type: 'ЮЛ',
+  name: 'ООО Ромашка',
+  contactPerson: 'Иванов Иван',
+  phone1: '+7 916 123-45-67',
+  inn: '7701234567',
+  kpp: '770101001',
+  bonus: { status: 1, percent: 5 },
+};
+
+export const sale = (id: number, status: number, price: number, extra: Record<string, unknown> = {}) =>
+  line('sale', { id, date: '2026-11-02', status, contractor: { id: 7 }, created: '2026-11-02 10:00:00', products: [{ pr_id: 1, pr_name: 'Стол', pr_count: 1, pr_price: price }], ...extra });
+
+export const money = (type: string, id: number, status: number, sum: number, basedOn: { type: string; id: number }[] = [], extra: Record<string, unknown> = {}) =>
+  line(type, { id, date: '2026-11-03', status, contractor: { id: 7 }, sum, basedOn, ...extra });
+
+export const eventCount = (tb: Tradebook) => tb.db.prepare('SELECT count(*) FROM events').pluck().get() as number;
+
+/** Every row of every read table, in a stable order. */
+export function expectRebuildEqualsLive(tb: Tradebook, rebuild: (db: Sqlite) => unknown) {
+  const live = dumpReadTables(tb.db);
+  rebuild(tb.db);
+  expect(dumpReadTables(tb.db)).toEqual(live);
+}

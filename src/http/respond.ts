@@ -19,11 +19,6 @@ export function sendError(c: Context, status: ContentfulStatusCode, code: string
   return sendErrors(c, status, [{ code, message }]);
 }
 
-/** The paged list envelope, concatenated from records' ready JSON. */
-export function pageJson(allCount: number, limit: number, offset: number, records: string[]): string {
-  return `{"meta":{"allCount":${allCount},"count":${records.length},"limit":${limit},"offset":${offset}},"data":[${records.join(',')}]}`;
-}
-
 const PAGE_END = Buffer.from(']}');
 
 /** The paged list envelope around a page SQLite already joined: the records' bytes go out as they were stored. */

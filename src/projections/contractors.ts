@@ -3,6 +3,7 @@ import type { Sqlite } from '../db/open.ts';
 import type { ContractorRecord } from '../events/contractors.ts';
 import type { StoredEvent } from '../events/store.ts';
 import { fromKopecks } from '../lib/money.ts';
+import { joinedPageQuery } from './joined-page.ts';
 import type { Projector } from './projector.ts';
 
 /**
@@ -131,7 +132,7 @@ export function contractorView(c: ContractorRecord, balance: number, bonusBalanc
 }
 
 export function contractorQueries(db: Sqlite) {
-  const page = db.prepare('SELECT json FROM contractors WHERE position > ? ORDER BY position LIMIT ?').pluck();
+  const page = joinedPageQuery(db, 'SELECT json FROM contractors WHERE position > ? ORDER BY position LIMIT ?');
   // Positions are dense 1..n, so the highest one is the count, read from the index in O(log n).
   const total = db.prepare('SELECT coalesce(max(position), 0) FROM contractors').pluck();
   const jsonById = db.prepare('SELECT json FROM contractors WHERE id = ?').pluck();
@@ -141,7 +142,7 @@ export function contractorQueries(db: Sqlite) {
   const maxId = db.prepare('SELECT coalesce(max(id), 0) FROM contractors').pluck();
   const status = db.prepare('SELECT 1 FROM contractor_statuses WHERE name = ?').pluck();
   return {
-    page: (offset: number, limit: number) => page.all(offset, limit) as string[],
+    page: (offset: number, limit: number) => page(offset, limit),
     total: () => total.get() as number,
     jsonById: (id: number) => jsonById.get(id) as string | undefined,
     /** The lowest id among the contractors with this inn. */

@@ -4,6 +4,7 @@ import { type DocumentFields, type DocumentRef, type DocumentType, isLineDocumen
 import type { StoredEvent } from '../events/store.ts';
 import { bindContractorRefresh } from './contractors.ts';
 import { lineDocumentView, moneyDocumentView, treeNodeHead, treeNodeJson } from './document-views.ts';
+import { type JoinedPage, joinedPageQuery } from './joined-page.ts';
 import type { Projector } from './projector.ts';
 
 /** A document's own state as its events left it; the derived figures live in their own columns. */
@@ -269,28 +270,28 @@ export interface DocumentFilter {
  * just those keys by id and fetches only the page's rows.
  */
 export function documentQueries(db: Sqlite) {
-  const byPosition = db.prepare('SELECT list_json FROM documents WHERE type = ? AND position > ? ORDER BY position LIMIT ?').pluck();
+  const byPosition = joinedPageQuery(db, 'SELECT list_json AS json FROM documents WHERE type = ? AND position > ? ORDER BY position LIMIT ?');
   // Positions are dense 1..n within a type, so the highest one is the count: one seek on (type, position).
   const total = db.prepare('SELECT coalesce((SELECT position FROM documents WHERE type = ? ORDER BY position DESC LIMIT 1), 0)').pluck();
-  const byStatus = db.prepare('SELECT list_json FROM documents WHERE type = ? AND status = ? ORDER BY id LIMIT ? OFFSET ?').pluck();
+  const byStatus = joinedPageQuery(db, 'SELECT list_json AS json FROM documents WHERE type = ? AND status = ? ORDER BY id LIMIT ? OFFSET ?');
   const countByStatus = db.prepare('SELECT count(*) FROM documents WHERE type = ? AND status = ?').pluck();
   const dateRange = 'type = @type AND date BETWEEN @from AND @to';
   const byDate = (statusClause: string) =>
-    db
-      .prepare(
-        `SELECT list_json FROM documents WHERE key IN (
-           SELECT key FROM documents INDEXED BY documents_date WHERE ${dateRange} AND ${statusClause} ORDER BY id LIMIT @limit OFFSET @offset)
-         ORDER BY id`,
-      )
-      .pluck();
+    joinedPageQuery(
+      db,
+      `SELECT list_json AS json FROM documents WHERE key IN (
+         SELECT key FROM documents INDEXED BY documents_date WHERE ${dateRange} AND ${statusClause} ORDER BY id LIMIT @limit OFFSET @offset)
+       ORDER BY id`,
+    );
   const countByDate = (statusClause: string) => db.prepare(`SELECT count(*) FROM documents INDEXED BY documents_date WHERE ${dateRange} AND ${statusClause}`).pluck();
   const dated = { page: byDate('1'), count: countByDate('1') };
   const datedStatus = { page: byDate('status = @status'), count: countByDate('status = @status') };
   const inMonth = 'type = @type AND month = @month';
   const byMonth = (statusClause: string) => ({
-    page: db
-      .prepare(`SELECT list_json FROM documents WHERE key IN (SELECT key FROM documents INDEXED BY documents_month WHERE ${inMonth} AND ${statusClause} ORDER BY id LIMIT @limit OFFSET @offset) ORDER BY id`)
-      .pluck(),
+    page: joinedPageQuery(
+      db,
+      `SELECT list_json AS json FROM documents WHERE key IN (SELECT key FROM documents INDEXED BY documents_month WHERE ${inMonth} AND ${statusClause} ORDER BY id LIMIT @limit OFFSET @offset) ORDER BY id`,
+    ),
     count: db.prepare(`SELECT count(*) FROM documents INDEXED BY documents_month WHERE ${inMonth} AND ${statusClause}`).pluck(),
   });
   const month = byMonth('1');
@@ -298,19 +299,19 @@ export function documentQueries(db: Sqlite) {
   const recordOf = db.prepare('SELECT record FROM documents WHERE type = ? AND id = ?').pluck();
 
   return {
-    page(type: DocumentType, filter: DocumentFilter, offset: number, limit: number): { allCount: number; records: string[] } {
+    page(type: DocumentType, filter: DocumentFilter, offset: number, limit: number): { allCount: number; page: JoinedPage } {
       if (filter.dateFrom === undefined && filter.dateTo === undefined) {
-        if (filter.status === undefined) return { allCount: total.get(type) as number, records: byPosition.all(type, offset, limit) as string[] };
-        return { allCount: countByStatus.get(type, filter.status) as number, records: byStatus.all(type, filter.status, limit, offset) as string[] };
+        if (filter.status === undefined) return { allCount: total.get(type) as number, page: byPosition(type, offset, limit) };
+        return { allCount: countByStatus.get(type, filter.status) as number, page: byStatus(type, filter.status, limit, offset) };
       }
       const whole = wholeMonth(filter.dateFrom, filter.dateTo);
       if (whole !== undefined) {
         const [statements, params] = filter.status === undefined ? [month, { type, month: whole }] : [monthStatus, { type, month: whole, status: filter.status }];
-        return { allCount: statements.count.get(params) as number, records: statements.page.all({ ...params, limit, offset }) as string[] };
+        return { allCount: statements.count.get(params) as number, page: statements.page({ ...params, limit, offset }) };
       }
       const range = { type, from: filter.dateFrom ?? '0000-01-01', to: filter.dateTo ?? '9999-12-31' };
       const [statements, params] = filter.status === undefined ? [dated, range] : [datedStatus, { ...range, status: filter.status }];
-      return { allCount: statements.count.get(params) as number, records: statements.page.all({ ...params, limit, offset }) as string[] };
+      return { allCount: statements.count.get(params) as number, page: statements.page({ ...params, limit, offset }) };
     },
     byId(type: DocumentType, id: number): DocumentRecord | undefined {
       const json = recordOf.get(type, id) as string | undefined;

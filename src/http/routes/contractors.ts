@@ -5,7 +5,7 @@ import type { Tradebook } from '../../tradebook.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';
 import { pagingQuery, parseQuery } from '../query.ts';
-import { pageJson, sendError, sendErrors, sendJson } from '../respond.ts';
+import { sendError, sendErrors, sendJson, sendPage } from '../respond.ts';
 import { type WriteEndpoint, writeEndpoint } from '../write-endpoint.ts';
 
 export const contractorListQuery = pagingQuery(100);
@@ -61,7 +61,7 @@ export function contractorRoutes(tb: Tradebook): Hono<AppEnv> {
     const query = parseQuery(contractorListQuery, c.req.query());
     if (!query.ok) return sendErrors(c, 400, query.errors);
     const { limit, offset } = query.value;
-    return sendJson(c, pageJson(tb.contractors.total(), limit, offset, tb.contractors.page(offset, limit)));
+    return sendPage(c, tb.contractors.total(), limit, offset, tb.contractors.page(offset, limit));
   });
 
   app.post('/api/contractor', async (c) => {

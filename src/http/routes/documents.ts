@@ -6,7 +6,7 @@ import type { Tradebook } from '../../tradebook.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';
 import { pagingQuery, parseQuery } from '../query.ts';
-import { pageJson, sendErrors, sendJson } from '../respond.ts';
+import { sendErrors, sendPage } from '../respond.ts';
 
 export const documentListQuery = pagingQuery(50).extend({
   dateFrom: calendarDate().optional().describe('first date, inclusive'),
@@ -37,8 +37,8 @@ export function documentRoutes(tb: Tradebook): Hono<AppEnv> {
       const query = parseQuery(documentListQuery, c.req.query(), documentListCodes);
       if (!query.ok) return sendErrors(c, 400, query.errors);
       const { limit, offset, ...filter } = query.value;
-      const { allCount, records } = tb.documents.page(type, filter, offset, limit);
-      return sendJson(c, pageJson(allCount, limit, offset, records));
+      const { allCount, page } = tb.documents.page(type, filter, offset, limit);
+      return sendPage(c, allCount, limit, offset, page);
     });
   }
   return app;

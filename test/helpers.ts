@@ -7,6 +7,9 @@ import { createApp } from '../src/http/app.ts';
 import type { AppEnv } from '../src/http/env.ts';
 import type { Clock } from '../src/lib/clock.ts';
 import { Tradebook } from '../src/tradebook.ts';
+import { type Response, readResponse } from './server-process.ts';
+
+export type { Response };
 
 /** A clock tests move by hand: token expiry is tested without sleeping. */
 export function manualClock(start = Date.parse('2026-11-22T09:00:00Z')): Clock & { advance(ms: number): void; set(ms: number): void } {
@@ -33,12 +36,6 @@ export function tempDir(): string {
   return dir;
 }
 
-export interface Response {
-  status: number;
-  body: any;
-  text: string;
-  headers: Headers;
-}
 
 /** Talks to the app the way a client does: JSON in, JSON out, the key on every request. */
 export class ApiClient {
@@ -47,19 +44,11 @@ export class ApiClient {
     readonly key: string,
   ) {}
 
-  async request(method: string, url: string, options: { body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<Response> {
+  async request(method: string, url: string, options: { body?: unknown; raw?: string | Uint8Array; headers?: Record<string, string> } = {}): Promise<Response> {
     const headers: Record<string, string> = { Authorization: `Bearer ${this.key}`, ...options.headers };
     const body = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
     if (body !== undefined) headers['Content-Type'] ??= 'application/json';
-    const res = await this.app.request(url, { method, headers, body });
-    const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    return { status: res.status, body: parsed, text, headers: res.headers };
+    return readResponse(await this.app.request(url, { method, headers, body: body as BodyInit | undefined }));
   }
 
   get(url: string, headers?: Record<string, string>): Promise<Response> {

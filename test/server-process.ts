@@ -71,6 +71,25 @@ export function spawnCli(file: string, args: string[]): ChildProcess {
   return spawn(process.execPath, [path.join(ROOT, 'bin/tradebook.mjs'), ...args], { cwd: ROOT, env: { ...process.env, TRADEBOOK_DB: file }, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
+export interface Response {
+  status: number;
+  body: any;
+  text: string;
+  headers: Headers;
+}
+
+/** A response with its body read as text and, when it is JSON, parsed. */
+export async function readResponse(res: globalThis.Response): Promise<Response> {
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, body, text, headers: res.headers };
+}
+
 /** A client of the real server: JSON in and out, the key on every request. */
 export class HttpClient {
   constructor(
@@ -78,20 +97,12 @@ export class HttpClient {
     readonly key: string,
   ) {}
 
-  async request(method: string, route: string, body?: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any; text: string }> {
-    const res = await fetch(this.url + route, { method, body, headers: { Authorization: `Bearer ${this.key}`, 'Content-Type': 'application/json', ...headers } });
-    const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    return { status: res.status, body: parsed, text };
+  async request(method: string, route: string, body?: string, headers: Record<string, string> = {}): Promise<Response> {
+    return readResponse(await fetch(this.url + route, { method, body, headers: { Authorization: `Bearer ${this.key}`, 'Content-Type': 'application/json', ...headers } }));
   }
 
   /** Both steps of a write. */
-  async write(route: string, wrapper: string, records: unknown[]): Promise<{ status: number; body: any; text: string }> {
+  async write(route: string, wrapper: string, records: unknown[]): Promise<Response> {
     const token = await this.request('GET', route);
     if (token.status !== 200) return token;
     return this.request('POST', route, JSON.stringify({ [wrapper]: records }), { 'X-Access-Token': token.body.data.access_token });

@@ -71,17 +71,7 @@ function expectDocumented(res: Response, operation: Operation, what: string): vo
 
 /** A POST of raw bytes with a fresh token for the path. */
 async function postRaw(path: string, body: string | Uint8Array, token?: string): Promise<Response> {
-  const headers: Record<string, string> = { Authorization: `Bearer ${api.key}`, 'Content-Type': 'application/json' };
-  headers['X-Access-Token'] = token ?? (await api.token(path));
-  const res = await api.app.request(path, { method: 'POST', headers, body: body as BodyInit });
-  const text = await res.text();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  return { status: res.status, body: parsed, text, headers: res.headers };
+  return api.request('POST', path, { raw: body, headers: { 'X-Access-Token': token ?? (await api.token(path)) } });
 }
 
 // A fresh service for each test: the helpers close the database after every test.

@@ -210,8 +210,8 @@ export const documentsProjector: Projector = {
         update.run({ ...columns, accrual: accrual(current.bonusPercent) });
       } else {
         // A sale earns bonus at the percent of the contractor's programme as it is when the sale is recorded.
-        const bonus = contractor(doc.fields.contractorId)?.bonus;
-        const bonusPercent = type === 'sale' && bonus?.status === 1 ? (bonus.percent ?? 0) : null;
+        const bonus = type === 'sale' ? contractor(doc.fields.contractorId)?.bonus : undefined;
+        const bonusPercent = bonus?.status === 1 ? (bonus.percent ?? 0) : null;
         let position: number;
         if (id > (maxId.get(type) as number)) {
           position = (lastPosition.get(type) as number) + 1;

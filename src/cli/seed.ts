@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { importLines } from '../commands/import.ts';
+import { type ImportRecord, importRecords } from '../commands/import.ts';
 import { lastSeq } from '../events/store.ts';
 import { type DemoSizes, demoCompany, demoLineCount } from '../seed/demo-company.ts';
 import { UsageError, openForCli, parseWholeNumber } from './open.ts';
@@ -7,6 +7,8 @@ import { progressReporter } from './progress.ts';
 
 const DEFAULT_SIZES: DemoSizes = { products: 200, contractors: 50, documents: 500 };
 const SEED = 20_261_122;
+/** The seed is the only writer of a new database: bigger transactions than an import's spare commits. */
+const SEED_RECORDS_PER_COMMIT = 5000;
 
 export function seedCommand(program: Command): void {
   program
@@ -32,15 +34,20 @@ export function seedCommand(program: Command): void {
         const progress = progressReporter('seed', 'records');
         const started = Date.now();
         let done = 0;
-        async function* lines() {
-          for (const line of demoCompany(SEED, sizes)) {
-            yield JSON.stringify(line);
-            if (++done % 1000 === 0 || done === total) progress.update({ done, total });
+        function* records(): Generator<ImportRecord> {
+          for (const value of demoCompany(SEED, sizes)) {
+            yield { line: ++done, value };
+            if (done % 1000 === 0 || done === total) progress.update({ done, total });
           }
         }
-        const report = await importLines(tb, lines(), ({ line, errors }) => {
-          for (const e of errors) process.stderr.write(`record ${line}: ${e.code}${e.field ? ` (${e.field})` : ''}: ${e.message}\n`);
-        });
+        const report = await importRecords(
+          tb,
+          records(),
+          ({ line, errors }) => {
+            for (const e of errors) process.stderr.write(`record ${line}: ${e.code}${e.field ? ` (${e.field})` : ''}: ${e.message}\n`);
+          },
+          SEED_RECORDS_PER_COMMIT,
+        );
         progress.stop();
         process.stdout.write(`seeded ${report.applied} records (${report.events} events) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
         if (report.failed > 0) process.exitCode = 1;

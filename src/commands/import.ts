@@ -18,14 +18,18 @@ export interface LineFailure {
 /** Lines committed together: each line still stands alone (its own savepoint), but the fsync is shared. */
 const LINES_PER_COMMIT = 500;
 
-function decideLine(tb: Tradebook, text: string, line: number): Result<number> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return fail({ code: 'ERROR_LINE', message: 'the line is not valid JSON' });
-  }
-  const { type, data } = (parsed ?? {}) as { type?: unknown; data?: unknown };
+/** What `JSON.parse` failed on: a line that is not JSON. */
+const NOT_JSON = Symbol('not JSON');
+
+/** One import record: a line's parsed JSON (`{type, data}` when well formed) and its line number. */
+export interface ImportRecord {
+  line: number;
+  value: unknown;
+}
+
+function decideRecord(tb: Tradebook, value: unknown, line: number): Result<number> {
+  if (value === NOT_JSON) return fail({ code: 'ERROR_LINE', message: 'the line is not valid JSON' });
+  const { type, data } = (value ?? {}) as { type?: unknown; data?: unknown };
   const kind = typeof type === 'string' ? importLineKinds[type] : undefined;
   if (!kind) return fail({ code: 'ERROR_TYPE', field: 'type', message: `unknown line type ${JSON.stringify(type)}` });
   const record = parseRecord(kind.schema, data, kind.codes, errorCodeFor('data'));
@@ -43,13 +47,42 @@ function decideLine(tb: Tradebook, text: string, line: number): Result<number> {
  * a line that changes nothing appends nothing, so importing the same file twice adds no event.
  */
 export async function importLines(tb: Tradebook, lines: AsyncIterable<string>, onFailure: (failure: LineFailure) => void): Promise<ImportReport> {
+  let count = 0;
+  async function* records(): AsyncGenerator<ImportRecord> {
+    for await (const text of lines) {
+      count++;
+      if (text.trim() === '') continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        value = NOT_JSON;
+      }
+      yield { line: count, value };
+    }
+  }
+  const report = await importRecords(tb, records(), onFailure);
+  return { ...report, lines: count };
+}
+
+/**
+ * Applies import records that are already values (the seed generates them: no JSON text round trip), exactly
+ * as `importLines` applies lines: the same schemas, deciders and event store, each record standing alone.
+ * `linesPerCommit` records share a transaction (and its fsync).
+ */
+export async function importRecords(
+  tb: Tradebook,
+  records: AsyncIterable<ImportRecord> | Iterable<ImportRecord>,
+  onFailure: (failure: LineFailure) => void,
+  linesPerCommit = LINES_PER_COMMIT,
+): Promise<ImportReport> {
   const report: ImportReport = { lines: 0, applied: 0, failed: 0, events: 0 };
-  let group: { text: string; line: number }[] = [];
+  let group: ImportRecord[] = [];
   const flush = () => {
     tb.db
       .transaction(() => {
-        for (const { text, line } of group) {
-          const outcome = decideLine(tb, text, line);
+        for (const { value, line } of group) {
+          const outcome = decideRecord(tb, value, line);
           if (outcome.ok) {
             report.applied++;
             report.events += outcome.value;
@@ -62,11 +95,10 @@ export async function importLines(tb: Tradebook, lines: AsyncIterable<string>, o
       .immediate();
     group = [];
   };
-  for await (const text of lines) {
+  for await (const record of records) {
     report.lines++;
-    if (text.trim() === '') continue;
-    group.push({ text, line: report.lines });
-    if (group.length >= LINES_PER_COMMIT) flush();
+    group.push(record);
+    if (group.length >= linesPerCommit) flush();
   }
   if (group.length > 0) flush();
   return report;

@@ -10,7 +10,7 @@ import type { Projector } from './projector.ts';
  * Contractors with their response JSON kept ready. `position` is the 1-based rank in id order (a page at any
  * offset is an index range scan); `contractor_phones` holds each phone's normalised digits so a lookup by
  * phone is an index seek. `balance` and `bonus_balance` (kopecks) are derived from posted documents: the
- * document projection calls `refresh` whenever a document of the contractor moves.
+ * document projection refreshes them at its flush whenever a document of the contractor moved.
  */
 export const contractorsProjector: Projector = {
   name: 'contractors',
@@ -45,12 +45,18 @@ export const contractorsProjector: Projector = {
     const addPhone = db.prepare('INSERT OR IGNORE INTO contractor_phones (digits, contractor_id) VALUES (?, ?)');
     const addStatus = db.prepare('INSERT OR IGNORE INTO contractor_statuses (name) VALUES (?)');
     const refresh = bindContractorRefresh(db);
+    // Rendered at the flush, once per contractor however many events touched it (see the documents projector).
+    const toRefresh = new Set<number>();
+    const flush = () => {
+      for (const id of toRefresh) refresh(id);
+      toRefresh.clear();
+    };
 
     const save = (c: ContractorRecord) => {
       update.run({ id: c.id, inn: c.inn, record: JSON.stringify(c) });
       dropPhones.run(c.id);
       for (const phone of [c.phone1, c.phone2]) if (phone !== null) addPhone.run(phoneDigits(phone), c.id);
-      refresh(c.id);
+      toRefresh.add(c.id);
     };
     const add = (c: ContractorRecord) => {
       if (record.get(c.id) === undefined) {
@@ -67,7 +73,7 @@ export const contractorsProjector: Projector = {
       save(c);
     };
 
-    return (event: StoredEvent) => {
+    const handle = (event: StoredEvent) => {
       switch (event.type) {
         case 'ContractorAdded':
           add(event.data);
@@ -80,6 +86,7 @@ export const contractorsProjector: Projector = {
           break;
       }
     };
+    return Object.assign(handle, { flush });
   },
 };
 

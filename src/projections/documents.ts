@@ -23,7 +23,8 @@ const COMPONENT_FIELDS = ['sum', 'created', 'register'];
  * Every document of every type, with its list JSON kept ready. `position` is the rank in id order within its
  * type (unfiltered pages are index range scans); (type, date, status, id) serves date-filtered pages and
  * counts from the index alone. `paid` and `tree_json` are derived from the linked component and recomputed
- * for the whole component whenever an event moves a status, a sum, a link or a node's label.
+ * for the whole component whenever an event moves a status, a sum, a link or a node's label (at the flush:
+ * after every appended record live, once at the end of a rebuild).
  */
 export const documentsProjector: Projector = {
   name: 'documents',
@@ -100,6 +101,7 @@ export const documentsProjector: Projector = {
       const json = JSON.stringify(view).slice(0, -'null}'.length) + tree + '}';
       saveDerived.run({ type, id, paid, tree, json });
     };
+    /** Re-renders one document's list JSON with the paid and tree its row holds (a change that moves neither). */
     const rerender = (type: DocumentType, id: number) => {
       const r = load(type, id)!;
       render(type, id, JSON.parse(r.record), r.paid, r.tree);
@@ -178,7 +180,26 @@ export const documentsProjector: Projector = {
       }
     };
 
-    /** Applies a change to one document, then moves everything derived from it. */
+    // Work deferred to the flush, so each component, document and contractor is rendered once however many
+    // events touched it (a chain of k documents recorded in one rebuild renders k nodes, not k² as per event).
+    // Only derived columns wait (paid, tree_json, list_json here; balances and JSON in contractors): the
+    // columns commands and other projectors read while events are applied (record, status, sum, links,
+    // bonus_accrual, contractor_id) are written by the event itself.
+    const componentSeeds = new Map<string, DocumentRef>();
+    const toRerender = new Map<string, DocumentRef>();
+    const contractorsToRefresh = new Set<number>();
+    const refKey = (type: DocumentType, id: number) => `${type}:${id}`;
+    const flush = () => {
+      const refreshed = new Set<string>();
+      for (const seed of componentSeeds.values()) refreshComponent(seed, refreshed);
+      for (const [key, d] of toRerender) if (!refreshed.has(key)) rerender(d.type, d.id);
+      for (const id of contractorsToRefresh) refreshContractor(id);
+      componentSeeds.clear();
+      toRerender.clear();
+      contractorsToRefresh.clear();
+    };
+
+    /** Applies a change to one document and marks everything derived from it for the flush. */
     const change = (type: DocumentType, id: number, next: (current: DocumentRecord | undefined) => DocumentRecord, wholeComponent: boolean) => {
       const current = load(type, id);
       const before = current ? (JSON.parse(current.record) as DocumentRecord) : undefined;
@@ -189,8 +210,8 @@ export const documentsProjector: Projector = {
         update.run({ ...columns, accrual: accrual(current.bonusPercent) });
       } else {
         // A sale earns bonus at the percent of the contractor's programme as it is when the sale is recorded.
-        const bonus = contractor(doc.fields.contractorId)?.bonus;
-        const bonusPercent = type === 'sale' && bonus?.status === 1 ? (bonus.percent ?? 0) : null;
+        const bonus = type === 'sale' ? contractor(doc.fields.contractorId)?.bonus : undefined;
+        const bonusPercent = bonus?.status === 1 ? (bonus.percent ?? 0) : null;
         let position: number;
         if (id > (maxId.get(type) as number)) {
           position = (lastPosition.get(type) as number) + 1;
@@ -206,16 +227,15 @@ export const documentsProjector: Projector = {
       }
       if (wholeComponent || !before) {
         // An unlinked parent may now head a component of its own.
-        const refreshed = new Set<string>();
-        for (const seed of [{ type, id }, ...(before?.basedOn ?? [])]) refreshComponent(seed, refreshed);
+        for (const seed of [{ type, id }, ...(before?.basedOn ?? [])]) componentSeeds.set(refKey(seed.type, seed.id), seed);
       } else {
-        rerender(type, id);
+        toRerender.set(refKey(type, id), { type, id });
       }
-      refreshContractor(doc.fields.contractorId);
-      if (before && before.fields.contractorId !== doc.fields.contractorId) refreshContractor(before.fields.contractorId);
+      contractorsToRefresh.add(doc.fields.contractorId);
+      if (before && before.fields.contractorId !== doc.fields.contractorId) contractorsToRefresh.add(before.fields.contractorId);
     };
 
-    return (event: StoredEvent) => {
+    const handle = (event: StoredEvent) => {
       switch (event.type) {
         case 'DocumentRecorded': {
           const { docType, id, fields, status, basedOn } = event.data;
@@ -241,11 +261,12 @@ export const documentsProjector: Projector = {
           // Documents show their contractor as it is now.
           const shown = ['type', 'name', 'contactPerson', 'inn', 'kpp'];
           if (!Object.keys(event.data.changes).some((k) => shown.includes(k))) break;
-          for (const d of ofContractor.all(event.data.id) as DocumentRef[]) rerender(d.type, d.id);
+          for (const d of ofContractor.all(event.data.id) as DocumentRef[]) toRerender.set(refKey(d.type, d.id), d);
           break;
         }
       }
     };
+    return Object.assign(handle, { flush });
   },
 };
 

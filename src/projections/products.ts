@@ -42,12 +42,19 @@ export const productsProjector: Projector = {
       `UPDATE products SET sku = @sku, category_id = @categoryId, brand_id = @brandId, record = @record, list_json = @list, full_json = @full
        WHERE id = @id`,
     );
-    // Prices touch no indexed column: rewriting only the record and its views spares the sku, brand and group indexes.
     const updateViews = db.prepare('UPDATE products SET record = @record, list_json = @list, full_json = @full WHERE id = @id');
     const idsByBrand = db.prepare('SELECT id FROM products WHERE brand_id = ?').pluck();
     const idsByCategory = db.prepare('SELECT id FROM products WHERE category_id = ?').pluck();
 
-    const load = (id: number) => products.byId(id)!;
+    // Changes not yet written to a product's row, by id: a product is rendered and written once per flush,
+    // however many price updates it had since (a rebuild flushes once, so a million updates of a hundred
+    // thousand products render a hundred thousand times). An entry also marks a row whose views are not rendered yet.
+    const unwritten = new Map<number, Partial<ProductRecord>>();
+    const load = (id: number): ProductRecord => {
+      const changes = unwritten.get(id);
+      unwritten.delete(id); // the caller writes the whole record now
+      return { ...products.byId(id)!, ...changes };
+    };
     const render = (p: ProductRecord) => {
       const brand: Named | null = p.brandId === null ? null : { id: p.brandId, name: brandName.get(p.brandId) as string };
       const category: Named = p.categoryId === 0 ? SERVICE_CATEGORY : { id: p.categoryId, name: categoryName.get(p.categoryId) as string };
@@ -63,7 +70,10 @@ export const productsProjector: Projector = {
     };
     const save = (p: ProductRecord) => update.run(render(p));
     const add = (p: ProductRecord) => {
-      if (products.byId(p.id) !== undefined) return save(p); // applying the same event twice changes nothing
+      if (products.byId(p.id) !== undefined) {
+        unwritten.delete(p.id);
+        return save(p); // applying the same event twice changes nothing
+      }
       let position: number;
       if (p.id > products.maxId()) {
         position = products.total() + 1;
@@ -72,11 +82,19 @@ export const productsProjector: Projector = {
         position = rankOf.get(p.id) as number;
         shiftAfter.run(p.id);
       }
-      insert.run({ ...render(p), position });
+      // The row exists now (positions and lookups need it); its views are rendered at the flush.
+      insert.run({ id: p.id, sku: p.sku, categoryId: p.categoryId, brandId: p.brandId, record: JSON.stringify(p), list: '', full: '', position });
+      unwritten.set(p.id, {});
     };
-    const rerender = (ids: number[]) => ids.forEach((id) => save(load(id)));
+    // A renamed brand or group shows in its products' views: render them at the flush, with the name as it is then.
+    const rerender = (ids: number[]) => ids.forEach((id) => unwritten.has(id) || unwritten.set(id, {}));
+    const flush = () => {
+      // Prices touch no indexed column: rewriting only the record and its views spares the sku, brand and group indexes.
+      for (const [id, changes] of unwritten) updateViews.run(render({ ...products.byId(id)!, ...changes }));
+      unwritten.clear();
+    };
 
-    return (event: StoredEvent) => {
+    const handle = (event: StoredEvent) => {
       switch (event.type) {
         case 'ProductAdded':
           add(event.data);
@@ -85,7 +103,7 @@ export const productsProjector: Projector = {
           save({ ...load(event.data.id), ...event.data.changes });
           break;
         case 'ProductPricesUpdated':
-          updateViews.run(render({ ...load(event.data.id), ...event.data.changes }));
+          unwritten.set(event.data.id, { ...unwritten.get(event.data.id), ...event.data.changes });
           break;
         case 'BrandEdited':
           if (event.data.name !== undefined) rerender(idsByBrand.all(event.data.id) as number[]);
@@ -95,6 +113,7 @@ export const productsProjector: Projector = {
           break;
       }
     };
+    return Object.assign(handle, { flush });
   },
 };
 

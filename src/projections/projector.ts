@@ -12,5 +12,12 @@ export interface Projector {
   tables: string[];
   schema: string[];
   /** Prepares the statements once for a connection and returns the event handler. Must be idempotent per event. */
-  bind(db: Sqlite): (event: StoredEvent) => void;
+  bind(db: Sqlite): EventHandler;
 }
+
+/**
+ * Applies one event to a projector's tables. A handler may defer part of the work (rendering a record's views
+ * once however many events touched it) until its `flush`, which `Projections` calls before the transaction
+ * commits: after every appended record, and once at the end of a rebuild.
+ */
+export type EventHandler = ((event: StoredEvent) => void) & { flush?: () => void };

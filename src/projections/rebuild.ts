@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Sqlite, openSqlite } from '../db/open.ts';
-import { type StoredEvent, lastSeq, readEvents, toStoredEvent } from '../events/store.ts';
+import { type StoredEvent, lastSeq, replayEvents } from '../events/store.ts';
 import type { Projector } from './projector.ts';
 import { Projections, createProjectionTables, projectors, readCheckpoints } from './registry.ts';
 
@@ -34,19 +34,21 @@ export function buildProjections(target: Sqlite, source: Sqlite, options: BuildO
   let batch: StoredEvent[] = [];
   let done = 0;
   const flush = () => {
-    target.transaction(() => projections.apply(batch))();
+    target.transaction(() => projections.replay(batch))();
     done += batch.length;
     batch = [];
     options.onProgress?.({ done, total: until });
   };
   // Read in smaller pieces than a transaction holds: each piece is an array of rows alive at once, and at
   // transaction-sized pieces they raised the peak RSS measurably (see notes/bench.md).
-  for (const row of readEvents(source, 0, READ_CHUNK)) {
-    if (row.seq > until) break;
-    batch.push(toStoredEvent(row));
+  for (const event of replayEvents(source, 0, READ_CHUNK)) {
+    if (event.seq > until) break;
+    batch.push(event);
     if (batch.length >= chunk) flush();
   }
   if (batch.length > 0 || done === 0) flush();
+  // The deferred work (each product's views) once for the whole log, not once per transaction.
+  target.transaction(() => projections.flush())();
   return Math.min(until, lastSeq(source));
 }
 
@@ -101,8 +103,8 @@ function swapIn(db: Sqlite, scratchFile: string, list: Projector[], builtSeq: nu
 function catchUp(db: Sqlite, fromSeq: number): void {
   const projections = new Projections(db);
   let batch: StoredEvent[] = [];
-  for (const row of readEvents(db, fromSeq)) {
-    batch.push(toStoredEvent(row));
+  for (const event of replayEvents(db, fromSeq)) {
+    batch.push(event);
     if (batch.length >= 10_000) {
       projections.apply(batch);
       batch = [];

@@ -4,7 +4,7 @@ import { brandsProjector } from './brands.ts';
 import { categoriesProjector } from './categories.ts';
 import { contractorsProjector } from './contractors.ts';
 import { documentsProjector } from './documents.ts';
-import type { Projector } from './projector.ts';
+import type { EventHandler, Projector } from './projector.ts';
 import { productsProjector } from './products.ts';
 
 /** Every read model, in the order events are applied to them (products render brand and group names, documents their contractor). */
@@ -15,7 +15,7 @@ export const projectors: Projector[] = [brandsProjector, categoriesProjector, pr
  * checkpoint with it, so read tables and log commit together.
  */
 export class Projections {
-  private readonly handlers: ((event: StoredEvent) => void)[];
+  private readonly handlers: EventHandler[];
   private readonly checkpoint;
 
   constructor(
@@ -27,10 +27,20 @@ export class Projections {
   }
 
   apply(events: StoredEvent[]): void {
+    this.replay(events);
+    this.flush();
+  }
+
+  /** Applies `events` and moves the checkpoints, leaving the handlers' deferred work to `flush` (a rebuild flushes once, at its end). */
+  replay(events: StoredEvent[]): void {
     if (events.length === 0) return;
     for (const event of events) for (const handle of this.handlers) handle(event);
     const last = events[events.length - 1].seq;
     this.checkpoint.run(last, last);
+  }
+
+  flush(): void {
+    for (const handle of this.handlers) handle.flush?.();
   }
 }
 

@@ -61,6 +61,34 @@ describe('rebuild', () => {
     db.close();
   });
 
+  test('deferred views: one replay of the whole log flushed once gives the rows of applying it event by event', async () => {
+    const { tb, api } = await variedHistory();
+    // Several price updates of one product, then a rename of its brand and group: all deferred within one replay.
+    await api.write('/api/update-product-prices', 'data', [{ sku: 'K', salePrice: 80 }, { sku: 'K', purchasePrice: 40.25 }, { sku: 'C50', minPrice: 1 }]);
+    await api.write('/api/edit-product-brand', 'brand', [{ id: 1, name: 'Бренд три' }]);
+    await api.write('/api/edit-product-category', 'category', [{ id: 2, name: 'Молочка' }]);
+    await api.write('/api/update-product-prices', 'data', [{ sku: 'K', salePrice: 81 }]);
+    const events = [...readEvents(tb.db)].map(toStoredEvent);
+    const fresh = (name: string) => {
+      const db = openSqlite(path.join(tempDir(), name));
+      db.exec('CREATE TABLE projection_checkpoints (name TEXT PRIMARY KEY, version INTEGER NOT NULL, last_seq INTEGER NOT NULL)');
+      createProjectionTables(db, projectors, 0);
+      return { db, projections: new Projections(db) };
+    };
+    const stepwise = fresh('stepwise.db');
+    stepwise.db.transaction(() => events.forEach((e) => stepwise.projections.apply([e])))();
+    const deferred = fresh('deferred.db');
+    deferred.db.transaction(() => deferred.projections.replay(events))();
+    // Before the flush the price-updated product's views are not rendered yet.
+    expect(deferred.db.prepare("SELECT list_json FROM products WHERE sku = 'K'").pluck().get()).toBe('');
+    deferred.db.transaction(() => deferred.projections.flush())();
+    expect(dumpReadTables(deferred.db)).toEqual(dumpReadTables(stepwise.db));
+    expect(dumpReadTables(stepwise.db)).toEqual(dumpReadTables(tb.db));
+    expect(JSON.parse(tb.products.fullJsonBySku('K')!)).toMatchObject({ salePrice: 81, purchasePrice: 40.25, brand: { name: 'Бренд три' }, category: { name: 'Молочка' } });
+    stepwise.db.close();
+    deferred.db.close();
+  });
+
   test('a projection whose version changed is rebuilt when the database is opened', async () => {
     const { tb, file } = await variedHistory();
     const live = dumpReadTables(tb.db);

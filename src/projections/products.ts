@@ -55,9 +55,18 @@ export const productsProjector: Projector = {
       unwritten.delete(id); // the caller writes the whole record now
       return { ...products.byId(id)!, ...changes };
     };
+    // Brand and group names read since the last flush (a rebuild's flush renders every product with a few reads);
+    // a rename drops its entry and re-renders the products at the flush.
+    const brands = new Map<number, Named>();
+    const categories = new Map<number, Named>([[0, SERVICE_CATEGORY]]);
+    const named = (names: Map<number, Named>, id: number, lookup: typeof brandName) => {
+      let found = names.get(id);
+      if (found === undefined) names.set(id, (found = { id, name: lookup.get(id) as string }));
+      return found;
+    };
     const render = (p: ProductRecord) => {
-      const brand: Named | null = p.brandId === null ? null : { id: p.brandId, name: brandName.get(p.brandId) as string };
-      const category: Named = p.categoryId === 0 ? SERVICE_CATEGORY : { id: p.categoryId, name: categoryName.get(p.categoryId) as string };
+      const brand = p.brandId === null ? null : named(brands, p.brandId, brandName);
+      const category = named(categories, p.categoryId, categoryName);
       return {
         id: p.id,
         sku: p.sku,
@@ -88,10 +97,17 @@ export const productsProjector: Projector = {
     };
     // A renamed brand or group shows in its products' views: render them at the flush, with the name as it is then.
     const rerender = (ids: number[]) => ids.forEach((id) => unwritten.has(id) || unwritten.set(id, {}));
+    // Nothing outlives a flush, so a rolled-back transaction leaves nothing behind for the next one.
+    const discard = () => {
+      unwritten.clear();
+      brands.clear();
+      categories.clear();
+      categories.set(0, SERVICE_CATEGORY);
+    };
     const flush = () => {
       // Prices touch no indexed column: rewriting only the record and its views spares the sku, brand and group indexes.
       for (const [id, changes] of unwritten) updateViews.run(render({ ...products.byId(id)!, ...changes }));
-      unwritten.clear();
+      discard();
     };
 
     const handle = (event: StoredEvent) => {
@@ -106,14 +122,18 @@ export const productsProjector: Projector = {
           unwritten.set(event.data.id, { ...unwritten.get(event.data.id), ...event.data.changes });
           break;
         case 'BrandEdited':
-          if (event.data.name !== undefined) rerender(idsByBrand.all(event.data.id) as number[]);
+          if (event.data.name === undefined) break;
+          brands.delete(event.data.id);
+          rerender(idsByBrand.all(event.data.id) as number[]);
           break;
         case 'CategoryEdited':
-          if (event.data.name !== undefined) rerender(idsByCategory.all(event.data.id) as number[]);
+          if (event.data.name === undefined) break;
+          categories.delete(event.data.id);
+          rerender(idsByCategory.all(event.data.id) as number[]);
           break;
       }
     };
-    return Object.assign(handle, { flush });
+    return Object.assign(handle, { flush, discard });
   },
 };
 

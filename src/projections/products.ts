@@ -3,7 +3,7 @@ import type { ProductRecord } from '../events/catalogue.ts';
 import type { StoredEvent } from '../events/store.ts';
 import { joinedPageQuery } from './joined-page.ts';
 import type { Projector } from './projector.ts';
-import { type Named, SERVICE_CATEGORY, productFullView, productListView } from './render.ts';
+import { type Named, SERVICE_CATEGORY, productFullJson, productListView } from './render.ts';
 
 /**
  * Products with their response JSON kept ready (list and single read), so a page is a concatenation
@@ -67,15 +67,8 @@ export const productsProjector: Projector = {
     const render = (p: ProductRecord) => {
       const brand = p.brandId === null ? null : named(brands, p.brandId, brandName);
       const category = named(categories, p.categoryId, categoryName);
-      return {
-        id: p.id,
-        sku: p.sku,
-        categoryId: p.categoryId,
-        brandId: p.brandId,
-        record: JSON.stringify(p),
-        list: JSON.stringify(productListView(p, brand, category)),
-        full: JSON.stringify(productFullView(p, brand, category)),
-      };
+      const list = JSON.stringify(productListView(p, brand, category));
+      return { id: p.id, sku: p.sku, categoryId: p.categoryId, brandId: p.brandId, record: JSON.stringify(p), list, full: productFullJson(list, p) };
     };
     const save = (p: ProductRecord) => update.run(render(p));
     const add = (p: ProductRecord) => {

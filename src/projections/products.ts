@@ -43,6 +43,7 @@ export const productsProjector: Projector = {
        WHERE id = @id`,
     );
     const updateViews = db.prepare('UPDATE products SET record = @record, list_json = @list, full_json = @full WHERE id = @id');
+    const exists = db.prepare('SELECT 1 FROM products WHERE id = ?').pluck();
     const idsByBrand = db.prepare('SELECT id FROM products WHERE brand_id = ?').pluck();
     const idsByCategory = db.prepare('SELECT id FROM products WHERE category_id = ?').pluck();
 
@@ -72,12 +73,14 @@ export const productsProjector: Projector = {
     };
     const save = (p: ProductRecord) => update.run(render(p));
     const add = (p: ProductRecord) => {
-      if (products.byId(p.id) !== undefined) {
+      const maxId = products.maxId();
+      // Ids mostly arrive in order: one above the highest cannot exist yet, so only others are looked up.
+      if (p.id <= maxId && exists.get(p.id) !== undefined) {
         unwritten.delete(p.id);
         return save(p); // applying the same event twice changes nothing
       }
       let position: number;
-      if (p.id > products.maxId()) {
+      if (p.id > maxId) {
         position = products.total() + 1;
       } else {
         // An imported id below the highest one: later products move one place down.
@@ -111,9 +114,14 @@ export const productsProjector: Projector = {
         case 'ProductEdited':
           save({ ...load(event.data.id), ...event.data.changes });
           break;
-        case 'ProductPricesUpdated':
-          unwritten.set(event.data.id, { ...unwritten.get(event.data.id), ...event.data.changes });
+        case 'ProductPricesUpdated': {
+          // Merged into the product's unwritten changes in place: they live until the flush, and a fresh
+          // object per update would pile up as old-generation garbage over a long rebuild.
+          const changes = unwritten.get(event.data.id);
+          if (changes === undefined) unwritten.set(event.data.id, { ...event.data.changes });
+          else Object.assign(changes, event.data.changes);
           break;
+        }
         case 'BrandEdited':
           if (event.data.name === undefined) break;
           brands.delete(event.data.id);

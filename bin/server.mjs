@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-// Starts the HTTP server; TypeScript sources are loaded through tsx.
-import { register } from 'tsx/esm/api';
+// Starts the HTTP server from its bundle (built or refreshed first when the sources changed).
+import { importBundle } from './bundle.mjs';
 
-register();
-await import('../src/server.ts');
+await importBundle('src/server.ts', 'server');

@@ -1,7 +1,6 @@
 #!/usr/bin/env node
-// The tradebook command line; TypeScript sources are loaded through tsx.
-import { register } from 'tsx/esm/api';
+// The tradebook command line, from its bundle (built or refreshed first when the sources changed).
+import { importBundle } from './bundle.mjs';
 
-register();
-const { main } = await import('../src/cli/main.ts');
+const { main } = await importBundle('src/cli/main.ts', 'tradebook');
 await main(process.argv);

@@ -129,20 +129,21 @@ function withMeta(row: Omit<EventRow, 'hash'>, meta: EventMeta): StoredEvent {
  * meta string (a batch's) share one parsed object, since replay reads every row but hardly ever a meta.
  */
 export function* replayEvents(db: Sqlite, afterSeq = 0, chunk = 1000): Generator<StoredEvent> {
-  const page = db.prepare('SELECT seq, stream, stream_version, type, schema_version, data, meta, recorded_at FROM events WHERE seq > ? ORDER BY seq LIMIT ?');
+  // Rows as arrays: cheaper to read than objects, and every event is built anew anyway.
+  const page = db.prepare('SELECT seq, stream, stream_version, type, schema_version, data, meta, recorded_at FROM events WHERE seq > ? ORDER BY seq LIMIT ?').raw();
   let metaJson = '';
   let meta: EventMeta = {};
   for (let after = afterSeq; ; ) {
-    const rows = page.all(after, chunk) as Omit<EventRow, 'hash'>[];
-    for (const row of rows) {
-      if (row.meta !== metaJson) {
-        metaJson = row.meta;
+    const rows = page.all(after, chunk) as [number, string, number, string, number, string, string, string][];
+    for (const [seq, stream, stream_version, type, schema_version, data, rowMeta, recorded_at] of rows) {
+      if (rowMeta !== metaJson) {
+        metaJson = rowMeta;
         meta = JSON.parse(metaJson);
       }
-      yield withMeta(row, meta);
+      yield withMeta({ seq, stream, stream_version, type, schema_version, data, meta: rowMeta, recorded_at }, meta);
     }
     if (rows.length < chunk) return;
-    after = rows[rows.length - 1].seq;
+    after = rows[rows.length - 1][0];
   }
 }
 

@@ -3,7 +3,7 @@ import type { ProductRecord } from '../events/catalogue.ts';
 import type { StoredEvent } from '../events/store.ts';
 import { joinedPageQuery } from './joined-page.ts';
 import type { Projector } from './projector.ts';
-import { type Named, SERVICE_CATEGORY, productFullView, productListView } from './render.ts';
+import { type Named, SERVICE_CATEGORY, productFullJson, productListView } from './render.ts';
 
 /**
  * Products with their response JSON kept ready (list and single read), so a page is a concatenation
@@ -43,6 +43,7 @@ export const productsProjector: Projector = {
        WHERE id = @id`,
     );
     const updateViews = db.prepare('UPDATE products SET record = @record, list_json = @list, full_json = @full WHERE id = @id');
+    const exists = db.prepare('SELECT 1 FROM products WHERE id = ?').pluck();
     const idsByBrand = db.prepare('SELECT id FROM products WHERE brand_id = ?').pluck();
     const idsByCategory = db.prepare('SELECT id FROM products WHERE category_id = ?').pluck();
 
@@ -55,27 +56,31 @@ export const productsProjector: Projector = {
       unwritten.delete(id); // the caller writes the whole record now
       return { ...products.byId(id)!, ...changes };
     };
+    // Brand and group names read since the last flush (a rebuild's flush renders every product with a few reads);
+    // a rename drops its entry and re-renders the products at the flush.
+    const brands = new Map<number, Named>();
+    const categories = new Map<number, Named>([[0, SERVICE_CATEGORY]]);
+    const named = (names: Map<number, Named>, id: number, lookup: typeof brandName) => {
+      let found = names.get(id);
+      if (found === undefined) names.set(id, (found = { id, name: lookup.get(id) as string }));
+      return found;
+    };
     const render = (p: ProductRecord) => {
-      const brand: Named | null = p.brandId === null ? null : { id: p.brandId, name: brandName.get(p.brandId) as string };
-      const category: Named = p.categoryId === 0 ? SERVICE_CATEGORY : { id: p.categoryId, name: categoryName.get(p.categoryId) as string };
-      return {
-        id: p.id,
-        sku: p.sku,
-        categoryId: p.categoryId,
-        brandId: p.brandId,
-        record: JSON.stringify(p),
-        list: JSON.stringify(productListView(p, brand, category)),
-        full: JSON.stringify(productFullView(p, brand, category)),
-      };
+      const brand = p.brandId === null ? null : named(brands, p.brandId, brandName);
+      const category = named(categories, p.categoryId, categoryName);
+      const list = JSON.stringify(productListView(p, brand, category));
+      return { id: p.id, sku: p.sku, categoryId: p.categoryId, brandId: p.brandId, record: JSON.stringify(p), list, full: productFullJson(list, p) };
     };
     const save = (p: ProductRecord) => update.run(render(p));
     const add = (p: ProductRecord) => {
-      if (products.byId(p.id) !== undefined) {
+      const maxId = products.maxId();
+      // Ids mostly arrive in order: one above the highest cannot exist yet, so only others are looked up.
+      if (p.id <= maxId && exists.get(p.id) !== undefined) {
         unwritten.delete(p.id);
         return save(p); // applying the same event twice changes nothing
       }
       let position: number;
-      if (p.id > products.maxId()) {
+      if (p.id > maxId) {
         position = products.total() + 1;
       } else {
         // An imported id below the highest one: later products move one place down.
@@ -88,10 +93,17 @@ export const productsProjector: Projector = {
     };
     // A renamed brand or group shows in its products' views: render them at the flush, with the name as it is then.
     const rerender = (ids: number[]) => ids.forEach((id) => unwritten.has(id) || unwritten.set(id, {}));
+    // Nothing outlives a flush, so a rolled-back transaction leaves nothing behind for the next one.
+    const discard = () => {
+      unwritten.clear();
+      brands.clear();
+      categories.clear();
+      categories.set(0, SERVICE_CATEGORY);
+    };
     const flush = () => {
       // Prices touch no indexed column: rewriting only the record and its views spares the sku, brand and group indexes.
       for (const [id, changes] of unwritten) updateViews.run(render({ ...products.byId(id)!, ...changes }));
-      unwritten.clear();
+      discard();
     };
 
     const handle = (event: StoredEvent) => {
@@ -102,18 +114,27 @@ export const productsProjector: Projector = {
         case 'ProductEdited':
           save({ ...load(event.data.id), ...event.data.changes });
           break;
-        case 'ProductPricesUpdated':
-          unwritten.set(event.data.id, { ...unwritten.get(event.data.id), ...event.data.changes });
+        case 'ProductPricesUpdated': {
+          // Merged into the product's unwritten changes in place: they live until the flush, and a fresh
+          // object per update would pile up as old-generation garbage over a long rebuild.
+          const changes = unwritten.get(event.data.id);
+          if (changes === undefined) unwritten.set(event.data.id, { ...event.data.changes });
+          else Object.assign(changes, event.data.changes);
           break;
+        }
         case 'BrandEdited':
-          if (event.data.name !== undefined) rerender(idsByBrand.all(event.data.id) as number[]);
+          if (event.data.name === undefined) break;
+          brands.delete(event.data.id);
+          rerender(idsByBrand.all(event.data.id) as number[]);
           break;
         case 'CategoryEdited':
-          if (event.data.name !== undefined) rerender(idsByCategory.all(event.data.id) as number[]);
+          if (event.data.name === undefined) break;
+          categories.delete(event.data.id);
+          rerender(idsByCategory.all(event.data.id) as number[]);
           break;
       }
     };
-    return Object.assign(handle, { flush });
+    return Object.assign(handle, { flush, discard });
   },
 };
 

@@ -18,6 +18,7 @@ export interface Projector {
 /**
  * Applies one event to a projector's tables. A handler may defer part of the work (rendering a record's views
  * once however many events touched it) until its `flush`, which `Projections` calls before the transaction
- * commits: after every appended record, and once at the end of a rebuild.
+ * commits: after every appended record, and once at the end of a rebuild. `discard` forgets deferred work
+ * when applying failed (its transaction is rolled back).
  */
-export type EventHandler = ((event: StoredEvent) => void) & { flush?: () => void };
+export type EventHandler = ((event: StoredEvent) => void) & { flush?: () => void; discard?: () => void };

@@ -27,8 +27,13 @@ export class Projections {
   }
 
   apply(events: StoredEvent[]): void {
-    this.replay(events);
-    this.flush();
+    try {
+      this.replay(events);
+      this.flush();
+    } catch (error) {
+      for (const handle of this.handlers) handle.discard?.();
+      throw error;
+    }
   }
 
   /** Applies `events` and moves the checkpoints, leaving the handlers' deferred work to `flush` (a rebuild flushes once, at its end). */

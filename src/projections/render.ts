@@ -33,13 +33,20 @@ export function productListView(p: ProductRecord, brand: Named | null, category:
   };
 }
 
-/** The single-product read: the list view plus the fields only it carries. */
-export function productFullView(p: ProductRecord, brand: Named | null, category: Named) {
+/** The fields only the single-product read carries, in the spec's order (they follow the list view's). */
+export function productOnlyFields(p: ProductRecord) {
   return {
-    ...productListView(p, brand, category),
     additionalPrices: p.additionalPrices.map((a) => ({ name: a.name, price: fromKopecks(a.price) })),
     packs: p.packs,
     additionalFields: p.additionalFields,
     files: p.files,
   };
+}
+
+/**
+ * The single-product read's JSON from the list view's: the same keys then the fields only it carries. Equal
+ * to serialising the merged object, without building and serialising the list view's fields twice.
+ */
+export function productFullJson(listJson: string, p: ProductRecord): string {
+  return `${listJson.slice(0, -1)},${JSON.stringify(productOnlyFields(p)).slice(1)}`;
 }

@@ -28,7 +28,7 @@ const READ_CHUNK = 1000;
 export function buildProjections(target: Sqlite, source: Sqlite, options: BuildOptions = {}): number {
   const until = options.until ?? lastSeq(source);
   // Small transactions: a rebuild defers its heavy work to the final flush, so a transaction costs little, and a
-  // chunk's events are alive at once (10,000 a transaction peaked ~50 MB higher, and ran slower; notes/perf.md).
+  // chunk's events are alive at once (10,000 a transaction peaked ~50 MB higher, and ran slower; docs/performance.md).
   const chunk = options.chunk ?? 1000;
   target.exec('CREATE TABLE IF NOT EXISTS projection_checkpoints (name TEXT PRIMARY KEY, version INTEGER NOT NULL, last_seq INTEGER NOT NULL)');
   target.transaction(() => createProjectionTables(target, projectors, 0))();
@@ -42,7 +42,7 @@ export function buildProjections(target: Sqlite, source: Sqlite, options: BuildO
     options.onProgress?.({ done, total: until });
   };
   // Read in pieces: each piece is an array of rows alive at once, and larger pieces raised the peak RSS
-  // measurably (see notes/bench.md).
+  // measurably (see bench/README.md).
   for (const event of replayEvents(source, 0, READ_CHUNK)) {
     if (event.seq > until) break;
     batch.push(event);

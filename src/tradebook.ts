@@ -1,8 +1,6 @@
-import type { Kysely } from 'kysely';
 import type { CommandState } from './commands/command-state.ts';
 import { kyselyOf, migrate } from './db/migrate.ts';
 import { type Sqlite, openSqlite } from './db/open.ts';
-import type { DB } from './db/schema.ts';
 import { EventStore } from './events/store.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { type Result } from './lib/result.ts';
@@ -47,31 +45,30 @@ export class Tradebook {
 
   private constructor(
     readonly db: Sqlite,
-    readonly kysely: Kysely<DB>,
     readonly clock: Clock,
   ) {
     this.store = new EventStore(db, clock);
     this.projections = new Projections(db);
     this.store.onAppend((events) => this.projections.apply(events));
-    this.state = readModelState(db);
     this.keys = new ApiKeys(db, clock);
     this.tokens = new AccessTokens(db, clock);
     this.products = productQueries(db);
     this.categories = categoryQueries(db);
     this.brands = brandQueries(db);
-    this.pointInTime = pointInTimeOf(db);
     this.contractors = contractorQueries(db);
     this.documents = documentQueries(db);
+    // Commands decide on the same prepared queries the endpoints read with.
+    this.state = readModelState(this);
+    this.pointInTime = pointInTimeOf(db);
   }
 
   /** Opens (and creates when missing) the database, migrates it and makes the read tables current. */
   static async open(file: string, options: OpenTradebookOptions = {}): Promise<Tradebook> {
     const db = openSqlite(file);
-    const kysely = kyselyOf(db);
-    await migrate(kysely);
+    await migrate(kyselyOf(db));
     const rebuilt = ensureProjections(db);
     if (rebuilt.length > 0) options.onRebuilt?.(rebuilt);
-    return new Tradebook(db, kysely, options.clock ?? systemClock);
+    return new Tradebook(db, options.clock ?? systemClock);
   }
 
   /**

@@ -1,21 +1,24 @@
 import type { CommandState } from '../commands/command-state.ts';
-import type { Sqlite } from '../db/open.ts';
-import { brandQueries } from './brands.ts';
-import { categoryQueries } from './categories.ts';
-import { contractorQueries } from './contractors.ts';
-import { documentQueries } from './documents.ts';
-import { productQueries } from './products.ts';
+import type { brandQueries } from './brands.ts';
+import type { categoryQueries } from './categories.ts';
+import type { contractorQueries } from './contractors.ts';
+import type { documentQueries } from './documents.ts';
+import type { productQueries } from './products.ts';
+
+/** The read queries of every read model, prepared once per connection. */
+export interface ReadQueries {
+  products: ReturnType<typeof productQueries>;
+  categories: ReturnType<typeof categoryQueries>;
+  brands: ReturnType<typeof brandQueries>;
+  contractors: ReturnType<typeof contractorQueries>;
+  documents: ReturnType<typeof documentQueries>;
+}
 
 /**
  * The state commands decide on, read from the inline read tables. Read inside the write transaction,
  * it is exactly the state the log describes, including earlier records of the same batch.
  */
-export function readModelState(db: Sqlite): CommandState {
-  const products = productQueries(db);
-  const categories = categoryQueries(db);
-  const brands = brandQueries(db);
-  const contractors = contractorQueries(db);
-  const documents = documentQueries(db);
+export function readModelState({ products, categories, brands, contractors, documents }: ReadQueries): CommandState {
   return {
     product: products.byId,
     productIdBySku: products.idBySku,

@@ -4,11 +4,9 @@ import { AddContractorInput, EditContractorInput, contractorCodes, decideAddCont
 import type { Tradebook } from '../../tradebook.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';
-import { pagingQuery, parseQuery } from '../query.ts';
-import { sendError, sendErrors, sendJson, sendPage } from '../respond.ts';
+import { listQuery, pagedList } from '../paged-list.ts';
+import { sendError, sendJson } from '../respond.ts';
 import { type WriteEndpoint, writeEndpoint } from '../write-endpoint.ts';
-
-export const contractorListQuery = pagingQuery(100);
 
 /** The lookup keys as the OpenAPI document shows them; `lookupOf` reads and checks them (body first, then query). */
 const lookupKeys = z.object({
@@ -18,7 +16,7 @@ const lookupKeys = z.object({
 });
 
 export const contractorReads: ReadEndpoint[] = [
-  { method: 'get', path: '/api/contractors', summary: 'A page of contractors in id order', query: contractorListQuery },
+  { method: 'get', path: '/api/contractors', summary: 'A page of contractors in id order', query: listQuery },
   { method: 'post', path: '/api/contractor', summary: 'One contractor by id, inn or phone (body first, then query)', query: lookupKeys, body: lookupKeys },
 ];
 
@@ -57,12 +55,7 @@ function lookupOf(body: Record<string, unknown>, query: Record<string, string>):
 export function contractorRoutes(tb: Tradebook): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
 
-  app.get('/api/contractors', (c) => {
-    const query = parseQuery(contractorListQuery, c.req.query());
-    if (!query.ok) return sendErrors(c, 400, query.errors);
-    const { limit, offset } = query.value;
-    return sendPage(c, tb.contractors.total(), limit, offset, tb.contractors.page(offset, limit));
-  });
+  app.get('/api/contractors', pagedList(tb.contractors));
 
   app.post('/api/contractor', async (c) => {
     const text = await c.req.text();

@@ -10,16 +10,16 @@ import {
 } from '../../commands/products.ts';
 import type { Tradebook } from '../../tradebook.ts';
 import type { AppEnv } from '../env.ts';
-import { pagingQuery, parseQuery, queryInt } from '../query.ts';
-import { sendError, sendErrors, sendJson, sendPage } from '../respond.ts';
+import { listQuery, pagedList } from '../paged-list.ts';
+import { parseQuery, queryInt } from '../query.ts';
+import { sendError, sendErrors, sendJson } from '../respond.ts';
 import { type ReadEndpoint } from '../openapi.ts';
 import { type WriteEndpoint, writeEndpoint } from '../write-endpoint.ts';
 
-export const productListQuery = pagingQuery(100);
 export const productQuery = z.object({ id: queryInt(1).optional(), sku: z.string().optional() });
 
 export const productReads: ReadEndpoint[] = [
-  { method: 'get', path: '/api/products', summary: 'A page of products in id order', query: productListQuery },
+  { method: 'get', path: '/api/products', summary: 'A page of products in id order', query: listQuery },
   { method: 'get', path: '/api/product', summary: 'One product with every field, by id (wins) or sku', query: productQuery },
 ];
 
@@ -40,12 +40,7 @@ export const productWrites: WriteEndpoint[] = [
 export function productRoutes(tb: Tradebook): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
 
-  app.get('/api/products', (c) => {
-    const query = parseQuery(productListQuery, c.req.query());
-    if (!query.ok) return sendErrors(c, 400, query.errors);
-    const { limit, offset } = query.value;
-    return sendPage(c, tb.products.total(), limit, offset, tb.products.page(offset, limit));
-  });
+  app.get('/api/products', pagedList(tb.products));
 
   app.get('/api/product', (c) => {
     const raw = c.req.query();

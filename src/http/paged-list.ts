@@ -1,0 +1,23 @@
+import type { Context } from 'hono';
+import type { JoinedPage } from '../projections/joined-page.ts';
+import { pagingQuery, parseQuery } from './query.ts';
+import { sendErrors, sendPage } from './respond.ts';
+
+/** A read model paged by its dense `position`: the count and any page are O(log n). */
+export interface PositionPaged {
+  total(): number;
+  page(offset: number, limit: number): JoinedPage;
+}
+
+/** The query of the catalogue and contractor lists: `limit` 1..100 (default 100), `offset` from 0. */
+export const listQuery = pagingQuery(100);
+
+/** The handler of a paged list: parse `limit`/`offset` (ERROR_LIMIT / ERROR_OFFSET), answer the page envelope. */
+export function pagedList(source: PositionPaged) {
+  return (c: Context) => {
+    const query = parseQuery(listQuery, c.req.query());
+    if (!query.ok) return sendErrors(c, 400, query.errors);
+    const { limit, offset } = query.value;
+    return sendPage(c, source.total(), limit, offset, source.page(offset, limit));
+  };
+}

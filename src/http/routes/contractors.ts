@@ -4,6 +4,7 @@ import { AddContractorInput, EditContractorInput, contractorCodes, decideAddCont
 import type { Tradebook } from '../../tradebook.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';
+import { parseJsonBody } from '../json-body.ts';
 import { listQuery, pagedList } from '../paged-list.ts';
 import { sendError, sendJson } from '../respond.ts';
 import { type WriteEndpoint, writeEndpoint } from '../write-endpoint.ts';
@@ -28,7 +29,10 @@ export const contractorWrites: WriteEndpoint[] = [
 /** A key counts as given when it is not absent, null or an empty string. */
 const given = (v: unknown) => v !== undefined && v !== null && v !== '';
 
-type Lookup = { ok: true; key: 'id' | 'inn' | 'phone'; find: (tb: Tradebook) => number | undefined } | { ok: false; code: string; message: string };
+/** `find` answers the contractor's ready JSON, or undefined when none matches. */
+type Lookup = { ok: true; key: 'id' | 'inn' | 'phone'; find: (tb: Tradebook) => string | undefined } | { ok: false; code: string; message: string };
+
+const jsonOf = (tb: Tradebook, id: number | undefined) => (id === undefined ? undefined : tb.contractors.jsonById(id));
 
 /** Picks the key the lookup goes by (decisions.md section 3) and checks it. */
 function lookupOf(body: Record<string, unknown>, query: Record<string, string>): Lookup {
@@ -37,17 +41,17 @@ function lookupOf(body: Record<string, unknown>, query: Record<string, string>):
   if (given(id)) {
     const n = typeof id === 'number' ? id : typeof id === 'string' && /^\d{1,16}$/.test(id) ? Number(id) : NaN;
     if (!Number.isSafeInteger(n) || n < 1) return { ok: false, code: 'ERROR_ID', message: 'id must be a whole number from 1' };
-    return { ok: true, key: 'id', find: (tb) => (tb.contractors.jsonById(n) === undefined ? undefined : n) };
+    return { ok: true, key: 'id', find: (tb) => tb.contractors.jsonById(n) };
   }
   if (given(inn)) {
     const text = String(inn);
     if (typeof inn === 'object' || !/^\d{10}(\d{2})?$/.test(text)) return { ok: false, code: 'ERROR_INN', message: 'inn must be 10 or 12 digits' };
-    return { ok: true, key: 'inn', find: (tb) => tb.contractors.idByInn(text) };
+    return { ok: true, key: 'inn', find: (tb) => jsonOf(tb, tb.contractors.idByInn(text)) };
   }
   if (given(phone)) {
     const text = String(phone);
     if (typeof phone === 'object' || !/^\d{10,15}$/.test(text.replace(/\D/g, ''))) return { ok: false, code: 'ERROR_PHONE', message: 'phone must hold 10 to 15 digits' };
-    return { ok: true, key: 'phone', find: (tb) => tb.contractors.idByPhone(text) };
+    return { ok: true, key: 'phone', find: (tb) => jsonOf(tb, tb.contractors.idByPhone(text)) };
   }
   return { ok: false, code: 'ERROR_ID', message: 'give id, inn or phone' };
 }
@@ -58,20 +62,16 @@ export function contractorRoutes(tb: Tradebook): Hono<AppEnv> {
   app.get('/api/contractors', pagedList(tb.contractors));
 
   app.post('/api/contractor', async (c) => {
-    const text = await c.req.text();
-    let body: unknown = {};
-    if (text.trim() !== '') {
-      try {
-        body = JSON.parse(text);
-      } catch {
-        return sendError(c, 400, 'ERROR_ID', 'the body is not valid JSON');
-      }
-    }
+    // An empty or missing body counts as {} (the query string is then read).
+    const bytes = await c.req.arrayBuffer();
+    const blank = new Uint8Array(bytes).every((b) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d);
+    const parsed = blank ? { ok: true as const, value: {} } : parseJsonBody(bytes);
+    if (!parsed.ok) return sendError(c, 400, 'ERROR_ID', parsed.problem);
+    const body = parsed.value;
     if (body === null || typeof body !== 'object' || Array.isArray(body)) return sendError(c, 400, 'ERROR_ID', 'the body must be a JSON object');
     const lookup = lookupOf(body as Record<string, unknown>, c.req.query());
     if (!lookup.ok) return sendError(c, 400, lookup.code, lookup.message);
-    const id = lookup.find(tb);
-    const json = id === undefined ? undefined : tb.contractors.jsonById(id);
+    const json = lookup.find(tb);
     if (json === undefined) return sendError(c, 404, `ERROR_${lookup.key.toUpperCase()}`, `no contractor with this ${lookup.key}`);
     return sendJson(c, `{"data":${json}}`);
   });

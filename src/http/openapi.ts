@@ -63,6 +63,12 @@ const errorCodes = (fields: string[], overrides: Record<string, string>, extra: 
 const jsonContent = (schema: unknown) => ({ 'application/json': { schema } });
 
 /** Every write path of a point-in-time copy (`rebuild --until … --into …`) answers this. */
+/** Every write waits up to 10 s for another process's write lock, then answers this. */
+const busyResponse = { description: 'Another process held the write lock too long; nothing was applied (ERROR_BUSY)', content: jsonContent(errorBody) };
+
+/** What every step of a write may answer besides its own errors. */
+const WRITE_CODES = ['ERROR_READ_ONLY', 'ERROR_BUSY'];
+
 const readOnlyResponse = { description: 'The database is a point-in-time copy and accepts no writes (ERROR_READ_ONLY)', content: jsonContent(errorBody) };
 
 const standardResponses = {
@@ -94,7 +100,7 @@ export function openApiDocument(reads: ReadEndpoint[], writes: WriteEndpoint[]) 
     paths[w.path] = {
       get: {
         summary: `${w.summary}: step 1, get a one-minute access token`,
-        'x-error-codes': AUTH_CODES,
+        'x-error-codes': [...WRITE_CODES, ...AUTH_CODES],
         responses: {
           '200': {
             description: 'A token bound to this key and path',
@@ -105,12 +111,13 @@ export function openApiDocument(reads: ReadEndpoint[], writes: WriteEndpoint[]) 
           },
           '401': standardResponses['401'],
           '403': readOnlyResponse,
+          '503': busyResponse,
         },
       },
       post: {
         summary: `${w.summary}: step 2, apply a batch (all or nothing)`,
         parameters: [{ name: 'X-Access-Token', in: 'header', required: true, schema: { type: 'string' } }],
-        'x-error-codes': errorCodes(fieldNames(w.record), w.codes, [errorCodeFor(w.wrapper), 'ERROR_ACCESS_TOKEN', 'ERROR_BODY_TOO_LARGE']),
+        'x-error-codes': errorCodes(fieldNames(w.record), w.codes, [errorCodeFor(w.wrapper), 'ERROR_ACCESS_TOKEN', 'ERROR_BODY_TOO_LARGE', ...WRITE_CODES]),
         requestBody: {
           required: true,
           content: jsonContent({
@@ -124,6 +131,7 @@ export function openApiDocument(reads: ReadEndpoint[], writes: WriteEndpoint[]) 
           ...standardResponses,
           '403': readOnlyResponse,
           '413': { description: 'Body larger than 1 MiB', content: jsonContent(errorBody) },
+          '503': busyResponse,
         },
         description: `Batch errors name the record (index) and field; the wrapper's own error is ${errorCodeFor(w.wrapper)}.`,
       },

@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
 import { openSqlite } from '../../src/db/open.ts';
-import { retryWhileBusy } from '../../src/db/busy.ts';
+import { DatabaseBusyError, retryWhileBusy } from '../../src/db/busy.ts';
 import { testService } from '../helpers.ts';
 
 test('while another connection holds the write lock, a write waits without blocking reads, then lands', async () => {
@@ -28,4 +28,18 @@ test('a lock held past the budget gives up with DatabaseBusyError (answered 503 
   other.exec('ROLLBACK');
   other.close();
   expect(tb.db.prepare('SELECT count(*) FROM access_tokens').pluck().get()).toBe(0);
+});
+
+test('a write that gave up waiting is answered 503 ERROR_BUSY, as the OpenAPI document says', async () => {
+  const { api, tb, app } = await testService();
+  tb.tokens.issue = () => {
+    throw new DatabaseBusyError('the database stayed locked for 10000 ms');
+  };
+  const res = await api.get('/api/add-product');
+  expect([res.status, res.body.errors[0].code]).toEqual([503, 'ERROR_BUSY']);
+  const doc = await (await app.request('/api/openapi.json')).json();
+  for (const step of ['get', 'post']) {
+    expect(doc.paths['/api/add-product'][step].responses['503']).toBeDefined();
+    expect(doc.paths['/api/add-product'][step]['x-error-codes']).toContain('ERROR_BUSY');
+  }
 });

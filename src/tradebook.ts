@@ -1,4 +1,5 @@
 import type { CommandState } from './commands/command-state.ts';
+import { GroupCommit } from './db/group-commit.ts';
 import { kyselyOf, migrate } from './db/migrate.ts';
 import { type Sqlite, openSqlite } from './db/open.ts';
 import { EventStore } from './events/store.ts';
@@ -42,6 +43,8 @@ export class Tradebook {
   readonly pointInTime: number | undefined;
   readonly contractors;
   readonly documents;
+  /** The server's writes: concurrent requests share one commit (one fsync). */
+  readonly commits: GroupCommit;
 
   private constructor(
     readonly db: Sqlite,
@@ -60,6 +63,7 @@ export class Tradebook {
     // Commands decide on the same prepared queries the endpoints read with.
     this.state = readModelState(this);
     this.pointInTime = pointInTimeOf(db);
+    this.commits = new GroupCommit(db);
   }
 
   /** Opens (and creates when missing) the database, migrates it and makes the read tables current. */
@@ -82,6 +86,7 @@ export class Tradebook {
         .transaction(() => {
           const result = work();
           if (!result.ok) throw new Rollback(result);
+          this.projections.saveCheckpoint();
           return result;
         })
         .immediate();
@@ -89,6 +94,14 @@ export class Tradebook {
       if (error instanceof Rollback) return error.failure;
       throw error;
     }
+  }
+
+  /**
+   * `write` for concurrent callers (the server): `work` runs in a savepoint of the next group transaction, and
+   * the promise settles once that transaction is on disk. A failure result undoes only this work.
+   */
+  submit<T>(work: () => Result<T>): Promise<Result<T>> {
+    return this.commits.run(() => this.write(work));
   }
 
   close(): void {

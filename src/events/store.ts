@@ -1,5 +1,5 @@
 import type { Sqlite } from '../db/open.ts';
-import { canonicalJson } from '../lib/canonical-json.ts';
+import { canonicalValue } from '../lib/canonical-json.ts';
 import type { Clock } from '../lib/clock.ts';
 import { GENESIS_HASH, chainHash, type HashedColumns } from './hash.ts';
 import { type DomainEvent, definitionByType } from './registry.ts';
@@ -66,14 +66,17 @@ export class EventStore {
     let seq = head?.seq ?? 0;
     let previous = head?.hash ?? GENESIS_HASH;
     const recordedAt = new Date(this.clock()).toISOString();
-    const metaJson = canonicalJson(meta);
+    // Projectors get each event exactly as a rebuild will read it back (keys in stored order, the values JSON
+    // gives back), so the read tables written now and those a rebuild writes are equal byte for byte.
+    const storedMeta = canonicalValue(meta) as EventMeta;
+    const metaJson = JSON.stringify(storedMeta);
     const versions = new Map<string, number>();
     const stored: StoredEvent[] = [];
     for (const event of events) {
       const definition = definitionByType.get(event.type);
       if (!definition) throw new Error(`unknown event type ${event.type}`);
       // A malformed event is a bug in a command: refuse it before it reaches the log.
-      const data = definition.schema.parse(event.data);
+      const data = canonicalValue(definition.schema.parse(event.data));
       const current = versions.get(event.stream) ?? ((this.streamVersion.get(event.stream) as number | null) ?? 0);
       checkExpected(event, current);
       const row: HashedColumns = {
@@ -82,17 +85,23 @@ export class EventStore {
         stream_version: current + 1,
         type: event.type,
         schema_version: definition.schemaVersion,
-        data: canonicalJson(data),
+        data: JSON.stringify(data),
         meta: metaJson,
         recorded_at: recordedAt,
       };
       previous = chainHash(previous, row);
-      const inserted = { ...row, hash: previous };
-      this.insert.run(inserted);
+      this.insert.run({ ...row, hash: previous });
       versions.set(event.stream, current + 1);
-      // Projectors get the event exactly as a rebuild will read it back (keys in stored order), so the read
-      // tables written now and those a rebuild writes are equal byte for byte.
-      stored.push(toStoredEvent(inserted));
+      stored.push({
+        type: event.type,
+        data,
+        seq: row.seq,
+        stream: row.stream,
+        streamVersion: row.stream_version,
+        schemaVersion: row.schema_version,
+        meta: storedMeta,
+        recordedAt,
+      } as StoredEvent);
     }
     for (const listener of this.listeners) listener(stored);
     return stored;

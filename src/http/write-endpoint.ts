@@ -91,20 +91,18 @@ export function mountWrite(app: Hono<AppEnv>, tb: Tradebook, endpoint: WriteEndp
     const batch = parseBatch(endpoint, json.value);
     if (!batch.ok) return sendErrors(c, 400, batch.errors);
 
-    const outcome = await retryWhileBusy(() =>
-      tb.write(() => {
-        // Checked again under the write lock: another request or process may have spent the token meanwhile.
-        const now = tb.tokens.check(token, keyId, path, bodyHash);
-        if (now.status === 'refused') return fail(TOKEN_REFUSED);
-        if (now.status === 'replay') return ok(now.response);
-        // Records that parsed are still decided when others did not, so one answer lists every problem.
-        const applied = decideBatch(batch.value.records, endpoint.decide, tb.state, tb.store, { keyId, token }, batch.value.errors);
-        if (!applied.ok) return applied;
-        const response = JSON.stringify({ data: applied.value });
-        tb.tokens.spend(token, bodyHash, response);
-        return ok(response);
-      }),
-    );
+    const outcome = await tb.submit(() => {
+      // Checked again under the write lock: another request or process may have spent the token meanwhile.
+      const now = tb.tokens.check(token, keyId, path, bodyHash);
+      if (now.status === 'refused') return fail(TOKEN_REFUSED);
+      if (now.status === 'replay') return ok(now.response);
+      // Records that parsed are still decided when others did not, so one answer lists every problem.
+      const applied = decideBatch(batch.value.records, endpoint.decide, tb.state, tb.store, { keyId, token }, batch.value.errors);
+      if (!applied.ok) return applied;
+      const response = JSON.stringify({ data: applied.value });
+      tb.tokens.spend(token, bodyHash, response);
+      return ok(response);
+    });
     if (outcome.ok) return sendJson(c, outcome.value);
     return sendErrors(c, outcome.errors[0] === TOKEN_REFUSED ? 401 : 400, outcome.errors);
   });

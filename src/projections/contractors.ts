@@ -52,25 +52,30 @@ export const contractorsProjector: Projector = {
       toRefresh.clear();
     };
 
+    const addPhones = (c: ContractorRecord) => {
+      for (const phone of [c.phone1, c.phone2]) if (phone !== null) addPhone.run(phoneDigits(phone), c.id);
+    };
     const save = (c: ContractorRecord) => {
       update.run({ id: c.id, inn: c.inn, record: JSON.stringify(c) });
       dropPhones.run(c.id);
-      for (const phone of [c.phone1, c.phone2]) if (phone !== null) addPhone.run(phoneDigits(phone), c.id);
+      addPhones(c);
       toRefresh.add(c.id);
     };
     const add = (c: ContractorRecord) => {
-      if (record.get(c.id) === undefined) {
-        let position: number;
-        if (c.id > (maxId.get() as number)) {
-          position = (lastPosition.get() as number) + 1;
-        } else {
-          // An imported id below the highest one: later contractors move one place down.
-          position = rankOf.get(c.id) as number;
-          shiftAfter.run(c.id);
-        }
-        insert.run({ id: c.id, position, inn: c.inn, record: '' });
+      const highest = maxId.get() as number;
+      // Ids mostly arrive in order: one above the highest cannot exist yet, so only others are looked up.
+      if (c.id <= highest && record.get(c.id) !== undefined) return save(c); // applying the same event twice changes nothing
+      let position: number;
+      if (c.id > highest) {
+        position = (lastPosition.get() as number) + 1;
+      } else {
+        // An imported id below the highest one: later contractors move one place down.
+        position = rankOf.get(c.id) as number;
+        shiftAfter.run(c.id);
       }
-      save(c);
+      insert.run({ id: c.id, position, inn: c.inn, record: JSON.stringify(c) });
+      addPhones(c);
+      toRefresh.add(c.id);
     };
 
     const handle = (event: StoredEvent) => {

@@ -113,6 +113,7 @@ function catchUp(db: Sqlite, fromSeq: number): void {
     }
   }
   projections.apply(batch);
+  projections.saveCheckpoint();
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { Sqlite } from '../db/open.ts';
 import type { StoredEvent } from '../events/store.ts';
 import { brandsProjector } from './brands.ts';
@@ -17,31 +18,53 @@ export const projectors: Projector[] = [brandsProjector, categoriesProjector, pr
 export class Projections {
   private readonly handlers: EventHandler[];
   private readonly checkpoint;
+  private checkpointToEnd: Statement | undefined;
+  /** Events were applied whose checkpoint is not saved yet (a rolled-back write may leave it set: saving then is harmless). */
+  private unsaved = false;
 
   constructor(
-    db: Sqlite,
+    private readonly db: Sqlite,
     readonly list: Projector[] = projectors,
   ) {
     this.handlers = list.map((p) => p.bind(db));
     this.checkpoint = db.prepare('UPDATE projection_checkpoints SET last_seq = ? WHERE last_seq < ?');
   }
 
+  /**
+   * Applies appended events and flushes the deferred work. The checkpoints move once per write transaction
+   * (`saveCheckpoint`), not per appended record.
+   */
   apply(events: StoredEvent[]): void {
+    if (events.length === 0) return;
     try {
-      this.replay(events);
+      this.handle(events);
       this.flush();
     } catch (error) {
       for (const handle of this.handlers) handle.discard?.();
       throw error;
     }
+    this.unsaved = true;
+  }
+
+  /** Moves every checkpoint to the end of the log when events were applied since the last save. */
+  saveCheckpoint(): void {
+    if (!this.unsaved) return;
+    // Prepared on first use: a rebuild's scratch database binds projections but has no log.
+    this.checkpointToEnd ??= this.db.prepare('UPDATE projection_checkpoints SET last_seq = (SELECT max(seq) FROM events) WHERE last_seq < (SELECT max(seq) FROM events)');
+    this.checkpointToEnd.run();
+    this.unsaved = false;
   }
 
   /** Applies `events` and moves the checkpoints, leaving the handlers' deferred work to `flush` (a rebuild flushes once, at its end). */
   replay(events: StoredEvent[]): void {
     if (events.length === 0) return;
-    for (const event of events) for (const handle of this.handlers) handle(event);
+    this.handle(events);
     const last = events[events.length - 1].seq;
     this.checkpoint.run(last, last);
+  }
+
+  private handle(events: StoredEvent[]): void {
+    for (const event of events) for (const handle of this.handlers) handle(event);
   }
 
   flush(): void {

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { canonicalJson } from '../../src/lib/canonical-json.ts';
+import { canonicalJson, canonicalValue } from '../../src/lib/canonical-json.ts';
 import { formatMoscow, isCalendarDate, parseMoscow } from '../../src/lib/clock.ts';
 import { fromKopecks, toKopecks } from '../../src/lib/money.ts';
 import { errorCodeFor } from '../../src/lib/result.ts';
@@ -41,6 +42,21 @@ describe('Moscow time', () => {
 
 test('canonical JSON sorts keys at every depth', () => {
   expect(canonicalJson({ b: 1, a: { d: [{ z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[{"y":2,"z":1}]},"b":1}');
+});
+
+test('the canonical value is what parsing the canonical JSON gives back, key order included (events reach projectors so)', () => {
+  const sample = { b: undefined, a: [undefined, Number.NaN, -0, new Date(0)], c: { f: () => 1, e: 'е' } };
+  expect(JSON.stringify(canonicalValue(sample))).toBe(canonicalJson(sample));
+  expect(canonicalValue(sample)).toStrictEqual(JSON.parse(canonicalJson(sample)));
+  fc.assert(
+    fc.property(fc.anything({ withNullPrototype: false, withBoxedValues: false, withMap: false, withSet: false, withTypedArray: false, withSparseArray: false }), (value) => {
+      const text = canonicalJson(value);
+      if (text === undefined) return;
+      const parsed = JSON.parse(text);
+      expect(JSON.stringify(canonicalValue(value))).toBe(text);
+      expect(canonicalValue(value)).toStrictEqual(JSON.parse(text));
+    }),
+  );
 });
 
 test('error names follow the field name', () => {

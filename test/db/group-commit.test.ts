@@ -1,0 +1,86 @@
+import { expect, test } from 'vitest';
+import { GroupCommit } from '../../src/db/group-commit.ts';
+import { openSqlite } from '../../src/db/open.ts';
+import { tempDir } from '../helpers.ts';
+
+function database() {
+  const file = `${tempDir()}/group.db`;
+  const db = openSqlite(file);
+  db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL)');
+  const insert = db.prepare('INSERT INTO notes (text) VALUES (?)');
+  const notes = () => db.prepare('SELECT text FROM notes ORDER BY id').pluck().all();
+  return { file, db, insert, notes };
+}
+
+test('writes submitted in the same turn share one transaction, and each settles with its own value', async () => {
+  const { db, insert, notes } = database();
+  const group = new GroupCommit(db);
+  const settled = await Promise.all(['a', 'b', 'c'].map((text) => group.run(() => insert.run(text).lastInsertRowid)));
+  expect(settled).toEqual([1, 2, 3]);
+  expect(group.commits).toBe(1);
+  expect(notes()).toEqual(['a', 'b', 'c']);
+});
+
+test('a write that throws is undone alone and rejected; the others of its group stand', async () => {
+  const { db, insert, notes } = database();
+  const group = new GroupCommit(db);
+  const outcomes = await Promise.allSettled([
+    group.run(() => insert.run('kept')),
+    group.run(() => {
+      insert.run('undone');
+      throw new Error('refused');
+    }),
+    group.run(() => insert.run('also kept')),
+  ]);
+  expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+  expect(notes()).toEqual(['kept', 'also kept']);
+  expect(group.commits).toBe(1);
+});
+
+test('when the transaction itself is lost (SQLite rolled it back), every write of the group is rejected and nothing stands', async () => {
+  const { db, insert, notes } = database();
+  const group = new GroupCommit(db);
+  const outcomes = await Promise.allSettled([
+    group.run(() => insert.run('first')),
+    group.run(() => {
+      // What SQLite does on disk-full or I/O errors: the whole transaction is rolled back under the caller.
+      db.exec('ROLLBACK');
+      throw new Error('disk I/O error');
+    }),
+    group.run(() => insert.run('third')),
+  ]);
+  expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
+  expect(notes()).toEqual([]);
+  expect(db.inTransaction).toBe(false);
+  // The next group starts clean.
+  await group.run(() => insert.run('later'));
+  expect(notes()).toEqual(['later']);
+});
+
+test('nothing settles before the commit: a value is only handed out once it is durable', async () => {
+  const { db, insert, file } = database();
+  const group = new GroupCommit(db);
+  let seenByAnotherConnection: unknown;
+  const written = group.run(() => insert.run('x'));
+  await written;
+  const other = openSqlite(file);
+  seenByAnotherConnection = other.prepare('SELECT count(*) FROM notes').pluck().get();
+  other.close();
+  expect(seenByAnotherConnection).toBe(1);
+});
+
+test('while another process holds the write lock the group waits without blocking the event loop, and writes arriving meanwhile follow', async () => {
+  const { db, insert, notes, file } = database();
+  db.pragma('busy_timeout = 0');
+  const group = new GroupCommit(db);
+  const other = openSqlite(file);
+  other.exec('BEGIN IMMEDIATE');
+  const first = group.run(() => insert.run('first'));
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  const second = group.run(() => insert.run('second'));
+  expect(notes()).toEqual([]); // reads are answered meanwhile
+  other.exec('COMMIT');
+  other.close();
+  await Promise.all([first, second]);
+  expect(notes()).toEqual(['first', 'second']);
+});

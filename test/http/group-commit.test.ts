@@ -1,0 +1,42 @@
+import { expect, test } from 'vitest';
+import { lastSeq } from '../../src/events/store.ts';
+import { readCheckpoints } from '../../src/projections/registry.ts';
+import { testService } from '../helpers.ts';
+
+test('concurrent POSTs share one commit; a batch refused in the group (decided against the ones before it) is answered alone and applies nothing', async () => {
+  const { api, tb } = await testService();
+  // The third repeats the first's name: it is refused when decided after it, inside the same transaction.
+  const names = ['Альфа', 'Бета', 'Альфа', 'Гамма'];
+  const tokens = await Promise.all(names.map(() => api.token('/api/add-product-brand')));
+  const before = tb.commits.commits;
+  const answers = await Promise.all(names.map((name, i) => api.post('/api/add-product-brand', { brand: [{ name }] }, tokens[i])));
+  expect(answers.map((a) => a.status)).toEqual([200, 200, 400, 200]);
+  expect(answers[2].body.errors[0].code).toBe('ERROR_BRAND_NAME');
+  expect(tb.commits.commits - before).toBe(1);
+  const listed = (await api.get('/api/product-brands')).body.data.map((b: { name: string }) => b.name);
+  expect(listed.sort()).toEqual(['Альфа', 'Бета', 'Гамма']);
+  expect(tb.db.prepare("SELECT count(*) FROM events WHERE type = 'BrandAdded'").pluck().get()).toBe(3);
+  // The refused batch's token was not spent: it can still carry a good body.
+  expect((await api.post('/api/add-product-brand', { brand: [{ name: 'Дельта' }] }, tokens[2])).status).toBe(200);
+});
+
+test('two POSTs of one token in one group: the first applies, the second gets its answer or a refusal, never a second apply', async () => {
+  const { api } = await testService();
+  const token = await api.token('/api/add-product-brand');
+  const body = { brand: [{ name: 'Один раз' }] };
+  const [first, again, other] = await Promise.all([
+    api.post('/api/add-product-brand', body, token),
+    api.post('/api/add-product-brand', body, token),
+    api.post('/api/add-product-brand', { brand: [{ name: 'Другое' }] }, token),
+  ]);
+  expect([first.status, again.status, other.status]).toEqual([200, 200, 401]);
+  expect(again.text).toBe(first.text);
+  expect((await api.get('/api/product-brands')).body.meta.allCount).toBe(1);
+});
+
+test('the projection checkpoints follow the log after every write', async () => {
+  const { api, tb } = await testService();
+  await api.write('/api/add-product-brand', 'brand', [{ name: 'А' }, { name: 'Б' }]);
+  await api.write('/api/add-product-category', 'category', [{ name: 'Группа' }]);
+  for (const checkpoint of readCheckpoints(tb.db).values()) expect(checkpoint.last_seq).toBe(lastSeq(tb.db));
+});

@@ -285,54 +285,55 @@ export interface DocumentFilter {
 }
 
 /**
- * The document lists, sorted by id. Unfiltered pages go by `position`; a status-only filter walks
- * (type, status, id) in id order; a filter of exactly one calendar month walks (type, month, id, status) in id
- * order; any other date range reads the covering (type, date, status, id) index for the matching keys, sorts
- * just those keys by id and fetches only the page's rows.
+ * The document lists, sorted by id. Unfiltered pages go by `position`, one whole month by its rank within the
+ * month (`document-months.ts`): both are index range scans at any offset, and their counts one seek. Other
+ * filters select the page's keys in id order from a covering index (type, status, id) / (type, month, id,
+ * status) / (type, date, status, id) — OFFSET skips index entries, never rows — and fetch just those rows.
  */
 export function documentQueries(db: Sqlite) {
   const byPosition = joinedPageQuery(db, 'SELECT list_json AS json FROM documents WHERE type = ? AND position > ? ORDER BY position LIMIT ?');
   // Positions are dense 1..n within a type, so the highest one is the count: one seek on (type, position).
   const total = db.prepare('SELECT coalesce((SELECT position FROM documents WHERE type = ? ORDER BY position DESC LIMIT 1), 0)').pluck();
-  const byStatus = joinedPageQuery(db, 'SELECT list_json AS json FROM documents WHERE type = ? AND status = ? ORDER BY id LIMIT ? OFFSET ?');
-  const countByStatus = db.prepare('SELECT count(*) FROM documents WHERE type = ? AND status = ?').pluck();
-  const dateRange = 'type = @type AND date BETWEEN @from AND @to';
-  const byDate = (statusClause: string) =>
-    joinedPageQuery(
-      db,
-      `SELECT list_json AS json FROM documents WHERE key IN (
-         SELECT key FROM documents INDEXED BY documents_date WHERE ${dateRange} AND ${statusClause} ORDER BY id LIMIT @limit OFFSET @offset)
-       ORDER BY id`,
-    );
-  const countByDate = (statusClause: string) => db.prepare(`SELECT count(*) FROM documents INDEXED BY documents_date WHERE ${dateRange} AND ${statusClause}`).pluck();
-  const dated = { page: byDate('1'), count: countByDate('1') };
-  const datedStatus = { page: byDate('status = @status'), count: countByDate('status = @status') };
-  const inMonth = 'type = @type AND month = @month';
-  const byMonth = (statusClause: string) => ({
+  // The keys come from a co-routine in id order and each joins its row by rowid, so the page keeps that order
+  // without sorting the wide rows (a `key IN (…) ORDER BY id` sorted 50 list JSONs: twice the cost).
+  const keyed = (index: string, where: string) => ({
     page: joinedPageQuery(
       db,
-      `SELECT list_json AS json FROM documents WHERE key IN (SELECT key FROM documents INDEXED BY documents_month WHERE ${inMonth} AND ${statusClause} ORDER BY id LIMIT @limit OFFSET @offset) ORDER BY id`,
+      `SELECT d.list_json AS json FROM (SELECT key FROM documents INDEXED BY ${index} WHERE ${where} ORDER BY id LIMIT @limit OFFSET @offset) AS p
+       JOIN documents d ON d.key = p.key`,
     ),
-    count: db.prepare(`SELECT count(*) FROM documents INDEXED BY documents_month WHERE ${inMonth} AND ${statusClause}`).pluck(),
+    count: db.prepare(`SELECT count(*) FROM documents INDEXED BY ${index} WHERE ${where}`).pluck(),
   });
-  const month = byMonth('1');
-  const monthStatus = byMonth('status = @status');
+  const byStatus = keyed('documents_status', 'type = @type AND status = @status');
+  // `INDEXED BY` pins the covering indexes so the planner never picks a scan of the whole type in id order.
+  const dated = keyed('documents_date', 'type = @type AND date BETWEEN @from AND @to');
+  const datedStatus = keyed('documents_date', 'type = @type AND date BETWEEN @from AND @to AND status = @status');
+  const monthStatus = keyed('documents_month', 'type = @type AND month = @month AND status = @status');
+  const month = {
+    page: joinedPageQuery(
+      db,
+      `SELECT d.list_json AS json FROM document_months m JOIN documents d ON d.type = m.type AND d.id = m.id
+       WHERE m.type = @type AND m.month = @month AND m.rank > @offset ORDER BY m.rank LIMIT @limit`,
+    ),
+    count: db.prepare('SELECT coalesce((SELECT rank FROM document_months WHERE type = @type AND month = @month ORDER BY rank DESC LIMIT 1), 0)').pluck(),
+  };
   const recordOf = db.prepare('SELECT record FROM documents WHERE type = ? AND id = ?').pluck();
 
   return {
     page(type: DocumentType, filter: DocumentFilter, offset: number, limit: number): { allCount: number; page: JoinedPage } {
-      if (filter.dateFrom === undefined && filter.dateTo === undefined) {
-        if (filter.status === undefined) return { allCount: total.get(type) as number, page: byPosition(type, offset, limit) };
-        return { allCount: countByStatus.get(type, filter.status) as number, page: byStatus(type, filter.status, limit, offset) };
+      const { dateFrom, dateTo, status } = filter;
+      if (dateFrom === undefined && dateTo === undefined) {
+        if (status === undefined) return { allCount: total.get(type) as number, page: byPosition(type, offset, limit) };
+        return run(byStatus, { type, status });
       }
-      const whole = wholeMonth(filter.dateFrom, filter.dateTo);
-      if (whole !== undefined) {
-        const [statements, params] = filter.status === undefined ? [month, { type, month: whole }] : [monthStatus, { type, month: whole, status: filter.status }];
+      const whole = wholeMonth(dateFrom, dateTo);
+      if (whole !== undefined) return status === undefined ? run(month, { type, month: whole }) : run(monthStatus, { type, month: whole, status });
+      const range = { type, from: dateFrom ?? '0000-01-01', to: dateTo ?? '9999-12-31' };
+      return status === undefined ? run(dated, range) : run(datedStatus, { ...range, status });
+
+      function run(statements: { page: (params: object) => JoinedPage; count: { get(params: object): unknown } }, params: object) {
         return { allCount: statements.count.get(params) as number, page: statements.page({ ...params, limit, offset }) };
       }
-      const range = { type, from: filter.dateFrom ?? '0000-01-01', to: filter.dateTo ?? '9999-12-31' };
-      const [statements, params] = filter.status === undefined ? [dated, range] : [datedStatus, { ...range, status: filter.status }];
-      return { allCount: statements.count.get(params) as number, page: statements.page({ ...params, limit, offset }) };
     },
     byId(type: DocumentType, id: number): DocumentRecord | undefined {
       const json = recordOf.get(type, id) as string | undefined;

@@ -4,12 +4,13 @@ import type { StoredEvent } from '../events/store.ts';
 import { brandsProjector } from './brands.ts';
 import { categoriesProjector } from './categories.ts';
 import { contractorsProjector } from './contractors.ts';
+import { documentMonthsProjector } from './document-months.ts';
 import { documentsProjector } from './documents.ts';
 import type { EventHandler, Projector } from './projector.ts';
 import { productsProjector } from './products.ts';
 
 /** Every read model, in the order events are applied to them (products render brand and group names, documents their contractor). */
-export const projectors: Projector[] = [brandsProjector, categoriesProjector, productsProjector, contractorsProjector, documentsProjector];
+export const projectors: Projector[] = [brandsProjector, categoriesProjector, productsProjector, contractorsProjector, documentsProjector, documentMonthsProjector];
 
 /**
  * The projectors bound to one connection. `apply` runs inside the appending transaction and moves every

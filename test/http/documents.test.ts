@@ -253,6 +253,27 @@ describe('document lists', () => {
     }
   });
 
+  test('a document re-dated into another month leaves one month list and joins the other in id order; rebuild equals live', async () => {
+    const ids = [4, 11, 2, 9, 7, 1];
+    const { api, tb } = await serviceWith(ids.map((id) => dated('sale', id, id < 5 ? '2026-10-15' : '2026-11-10', 1)));
+    const monthIds = async (month: string, limit: number, offset: number) => {
+      const res = await api.get(`/api/sales?dateFrom=${month}-01&dateTo=${month}-${month.endsWith('10') ? 31 : 30}&limit=${limit}&offset=${offset}`);
+      return [res.body.meta.allCount, res.body.data.map((d: { id: number }) => d.id)];
+    };
+    expect(await monthIds('2026-10', 50, 0)).toEqual([3, [1, 2, 4]]);
+    expect(await monthIds('2026-11', 50, 0)).toEqual([3, [7, 9, 11]]);
+    // 2 moves to November, where it is the lowest id; 9 moves to October, where it is the highest.
+    const report = await importRecords(tb, [dated('sale', 2, '2026-11-20', 1), dated('sale', 9, '2026-10-01', 1)]);
+    expect(report.failures).toEqual([]);
+    const expected: Record<string, number[]> = { '2026-10': [1, 4, 9], '2026-11': [2, 7, 11] };
+    for (const [month, matching] of Object.entries(expected)) {
+      for (let offset = 0; offset <= matching.length; offset++) {
+        expect(await monthIds(month, 2, offset)).toEqual([matching.length, matching.slice(offset, offset + 2)]);
+      }
+    }
+    expectRebuildEqualsLive(tb, rebuild);
+  });
+
   test.each([
     ['limit=0', 'ERROR_LIMIT'],
     ['limit=51', 'ERROR_LIMIT'],

@@ -1,0 +1,55 @@
+import type { Sqlite } from '../db/open.ts';
+import type { DocumentType } from '../events/documents.ts';
+import type { StoredEvent } from '../events/store.ts';
+import type { Projector } from './projector.ts';
+
+/**
+ * Each document's dense rank in id order among its type's documents of the same calendar month (`YYYY-MM` of
+ * its date). A one-month list (what clients ask for most: "this month's shipments") is then paged like the
+ * unfiltered lists: a page at any offset is an index range scan on (type, month, rank), and the month's count is
+ * its highest rank, one seek. Counting or skipping the month's index entries instead cost O(month) per request.
+ */
+export const documentMonthsProjector: Projector = {
+  name: 'document_months',
+  version: 1,
+  tables: ['document_months'],
+  schema: [
+    `CREATE TABLE document_months (
+       type TEXT NOT NULL, id INTEGER NOT NULL, month TEXT NOT NULL, rank INTEGER NOT NULL,
+       PRIMARY KEY (type, id)) WITHOUT ROWID`,
+    `CREATE INDEX document_months_rank ON document_months (type, month, rank)`,
+  ],
+  bind(db: Sqlite) {
+    const monthOf = db.prepare('SELECT month FROM document_months WHERE type = ? AND id = ?').pluck();
+    const last = db.prepare('SELECT id, rank FROM document_months WHERE type = ? AND month = ? ORDER BY rank DESC LIMIT 1');
+    const rankOf = db.prepare('SELECT count(*) + 1 FROM document_months WHERE type = ? AND month = ? AND id < ?').pluck();
+    const shift = db.prepare('UPDATE document_months SET rank = rank + ? WHERE type = ? AND month = ? AND id > ?');
+    const insert = db.prepare('INSERT INTO document_months (type, id, month, rank) VALUES (?, ?, ?, ?)');
+    const remove = db.prepare('DELETE FROM document_months WHERE type = ? AND id = ?');
+
+    const place = (type: DocumentType, id: number, date: string) => {
+      const month = date.slice(0, 7);
+      const current = monthOf.get(type, id) as string | undefined;
+      if (current === month) return; // applying the same event twice changes nothing
+      if (current !== undefined) {
+        remove.run(type, id);
+        shift.run(-1, type, current, id);
+      }
+      const top = last.get(type, month) as { id: number; rank: number } | undefined;
+      let rank: number;
+      if (top === undefined || id > top.id) {
+        rank = (top?.rank ?? 0) + 1;
+      } else {
+        // A document dated into a month that already holds higher ids: those move one place down.
+        rank = rankOf.get(type, month, id) as number;
+        shift.run(1, type, month, id);
+      }
+      insert.run(type, id, month, rank);
+    };
+
+    return (event: StoredEvent) => {
+      if (event.type === 'DocumentRecorded') place(event.data.docType, event.data.id, event.data.fields.date);
+      else if (event.type === 'DocumentRevised' && event.data.changes.date !== undefined) place(event.data.docType, event.data.id, event.data.changes.date);
+    };
+  },
+};

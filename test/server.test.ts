@@ -34,3 +34,30 @@ test('the real server: first start prints a key once, serves reads and writes, s
     await again.stop();
   }
 });
+
+test('served by Node, headers and query strings are read as through the fetch interface: the answers are the same', async () => {
+  const db = path.join(tempDir(), 'q.db');
+  const server = await startServer(db, 'query-key-123');
+  try {
+    const headers = { Authorization: 'Bearer query-key-123' };
+    const token = ((await (await fetch(`${server.url}/api/add-contractor`, { headers })).json()) as { data: { access_token: string } }).data.access_token;
+    const contractors = Array.from({ length: 5 }, (_, i) => ({ type: 'ФЛ', name: `Покупатель ${i + 1}`, contactPerson: 'Он же', phone1: `+7 916 000-00-0${i}` }));
+    // The token header in another spelling of its name: header names are case-insensitive.
+    const added = await fetch(`${server.url}/api/add-contractor`, { method: 'POST', headers: { ...headers, 'x-ACCESS-token': token }, body: JSON.stringify({ contractors }) });
+    expect(added.status).toBe(200);
+    const page = async (query: string, auth = headers) => {
+      const res = await fetch(`${server.url}/api/contractors${query}`, { headers: auth });
+      return [res.status, await res.json()];
+    };
+    // A repeated parameter: the first counts; percent-encoding and '+' are decoded; a fragment is not sent at all.
+    expect(await page('?limit=2&offset=1&limit=4')).toEqual([200, { meta: { allCount: 5, count: 2, limit: 2, offset: 1 }, data: expect.any(Array) }]);
+    expect((await page('?%6Cimit=%32&offset=3'))[1].meta).toEqual({ allCount: 5, count: 2, limit: 2, offset: 3 });
+    expect(await page('?limit=+2')).toEqual([400, { errors: [expect.objectContaining({ code: 'ERROR_LIMIT' })] }]);
+    expect(await page('?limit=0&offset=-1')).toEqual([400, { errors: [expect.objectContaining({ code: 'ERROR_LIMIT' }), expect.objectContaining({ code: 'ERROR_OFFSET' })] }]);
+    expect(await page('', { Authorization: 'bearer   query-key-123  ' })).toEqual([200, expect.objectContaining({ meta: expect.objectContaining({ allCount: 5 }) })]);
+    expect(await page('', { Authorization: 'Bearer wrong' })).toEqual([401, { errors: [expect.objectContaining({ code: 'ERROR_USER_ACCESS' })] }]);
+    expect(await page('', {} as typeof headers)).toEqual([401, { errors: [expect.objectContaining({ code: 'ERROR_NO_API_KEY' })] }]);
+  } finally {
+    await server.stop();
+  }
+});

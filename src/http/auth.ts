@@ -2,11 +2,12 @@ import { createMiddleware } from 'hono/factory';
 import type { ApiKeys } from '../tokens/api-keys.ts';
 import type { AppEnv } from './env.ts';
 import { sendError } from './respond.ts';
+import { requestHeader } from './node-request.ts';
 
 /** Every request carries `Authorization: Bearer <key>`; the key is checked afresh each time, so a revocation counts at once. */
 export function requireApiKey(keys: ApiKeys) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    const header = c.req.header('Authorization') ?? '';
+    const header = requestHeader(c, 'authorization') ?? '';
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) return sendError(c, 401, 'ERROR_NO_API_KEY', 'send the API key as Authorization: Bearer <key>');
     const key = keys.authenticate(match[1]);

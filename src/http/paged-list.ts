@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { JoinedPage } from '../projections/joined-page.ts';
 import { pagingQuery, parseQuery } from './query.ts';
 import { sendErrors, sendPage } from './respond.ts';
+import { requestQuery } from './node-request.ts';
 
 /** A read model paged by its dense `position`: the count and any page are O(log n). */
 export interface PositionPaged {
@@ -15,7 +16,7 @@ export const listQuery = pagingQuery(100);
 /** The handler of a paged list: parse `limit`/`offset` (ERROR_LIMIT / ERROR_OFFSET), answer the page envelope. */
 export function pagedList(source: PositionPaged) {
   return (c: Context) => {
-    const query = parseQuery(listQuery, c.req.query());
+    const query = parseQuery(listQuery, requestQuery(c));
     if (!query.ok) return sendErrors(c, 400, query.errors);
     const { limit, offset } = query.value;
     return sendPage(c, source.total(), limit, offset, source.page(offset, limit));

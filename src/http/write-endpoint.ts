@@ -12,6 +12,7 @@ import type { AppEnv } from './env.ts';
 import { parseJsonBody } from './json-body.ts';
 import { retryWhileBusy } from '../db/busy.ts';
 import { sendErrors, sendJson } from './respond.ts';
+import { requestHeader } from './node-request.ts';
 
 /** One two-step write path of the spec: GET issues a token, POST applies a batch of records with it. */
 export interface WriteEndpoint<S extends z.ZodType = z.ZodType, R = unknown> {
@@ -79,7 +80,7 @@ export function mountWrite(app: Hono<AppEnv>, tb: Tradebook, endpoint: WriteEndp
     if (tb.pointInTime !== undefined) return sendErrors(c, 403, [readOnly(tb.pointInTime)]);
     const keyId = c.get('key').id;
     const path = tokenPath(endpoint.path);
-    const token = c.req.header('X-Access-Token') ?? '';
+    const token = requestHeader(c, 'x-access-token') ?? '';
     const json = parseJsonBody(await c.req.arrayBuffer());
     const bodyHash = json.ok ? createHash('sha256').update(canonicalJson(json.value)).digest('hex') : '';
 

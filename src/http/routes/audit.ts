@@ -9,6 +9,7 @@ import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';
 import { parseQuery, queryInt } from '../query.ts';
 import { sendError, sendErrors, sendJson } from '../respond.ts';
+import { requestQuery } from '../node-request.ts';
 
 export const MAX_EVENTS_PAGE = 1000;
 
@@ -34,7 +35,7 @@ export function auditRoutes(tb: Tradebook): Hono<AppEnv> {
   for (const { path } of auditReads) app.use(path, requireAuditScope);
 
   app.get('/api/events', (c) => {
-    const query = parseQuery(eventsQuery, c.req.query());
+    const query = parseQuery(eventsQuery, requestQuery(c));
     if (!query.ok) return sendErrors(c, 400, query.errors);
     const { after, limit } = query.value;
     const data: string[] = [];
@@ -49,7 +50,7 @@ export function auditRoutes(tb: Tradebook): Hono<AppEnv> {
   });
 
   app.get('/api/history', (c) => {
-    const query = parseQuery(historyQuery, c.req.query());
+    const query = parseQuery(historyQuery, requestQuery(c));
     if (!query.ok) return sendErrors(c, 400, query.errors);
     const { stream } = query.value;
     const history = streamHistory(tb.db, stream);

@@ -8,6 +8,7 @@ import { parseJsonBody } from '../json-body.ts';
 import { listQuery, pagedList } from '../paged-list.ts';
 import { sendError, sendJson } from '../respond.ts';
 import { type WriteEndpoint, writeEndpoint } from '../write-endpoint.ts';
+import { requestQuery } from '../node-request.ts';
 
 /** The lookup keys as the OpenAPI document shows them; `lookupOf` reads and checks them (body first, then query). */
 const lookupKeys = z.object({
@@ -69,7 +70,7 @@ export function contractorRoutes(tb: Tradebook): Hono<AppEnv> {
     if (!parsed.ok) return sendError(c, 400, 'ERROR_ID', parsed.problem);
     const body = parsed.value;
     if (body === null || typeof body !== 'object' || Array.isArray(body)) return sendError(c, 400, 'ERROR_ID', 'the body must be a JSON object');
-    const lookup = lookupOf(body as Record<string, unknown>, c.req.query());
+    const lookup = lookupOf(body as Record<string, unknown>, requestQuery(c));
     if (!lookup.ok) return sendError(c, 400, lookup.code, lookup.message);
     const json = lookup.find(tb);
     if (json === undefined) return sendError(c, 404, `ERROR_${lookup.key.toUpperCase()}`, `no contractor with this ${lookup.key}`);

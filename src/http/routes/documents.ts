@@ -7,6 +7,7 @@ import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';
 import { pagingQuery, parseQuery } from '../query.ts';
 import { sendErrors, sendPage } from '../respond.ts';
+import { requestQuery } from '../node-request.ts';
 
 export const documentListQuery = pagingQuery(50).extend({
   dateFrom: calendarDate().optional().describe('first date, inclusive'),
@@ -34,7 +35,7 @@ export function documentRoutes(tb: Tradebook): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
   for (const { path, type } of documentLists) {
     app.get(path, (c) => {
-      const query = parseQuery(documentListQuery, c.req.query(), documentListCodes);
+      const query = parseQuery(documentListQuery, requestQuery(c), documentListCodes);
       if (!query.ok) return sendErrors(c, 400, query.errors);
       const { limit, offset, ...filter } = query.value;
       const { allCount, page } = tb.documents.page(type, filter, offset, limit);

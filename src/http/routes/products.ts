@@ -15,6 +15,7 @@ import { parseQuery, queryInt } from '../query.ts';
 import { sendError, sendErrors, sendJson } from '../respond.ts';
 import { type ReadEndpoint } from '../openapi.ts';
 import { type WriteEndpoint, writeEndpoint } from '../write-endpoint.ts';
+import { requestQuery } from '../node-request.ts';
 
 export const productQuery = z.object({ id: queryInt(1).optional(), sku: z.string().optional() });
 
@@ -43,7 +44,7 @@ export function productRoutes(tb: Tradebook): Hono<AppEnv> {
   app.get('/api/products', pagedList(tb.products));
 
   app.get('/api/product', (c) => {
-    const raw = c.req.query();
+    const raw = requestQuery(c);
     // `id` wins over `sku`; with neither, the spec's answer is ERROR_ID.
     if (raw.id === undefined && (raw.sku === undefined || raw.sku === '')) return sendError(c, 400, 'ERROR_ID', 'give id or sku');
     const query = parseQuery(productQuery, raw);

@@ -28,6 +28,8 @@ export class AccessTokens {
   private readonly get;
   private readonly spendStmt;
   private readonly store;
+  private readonly skipFsync;
+  private readonly fsyncAgain;
 
   constructor(
     private readonly db: Sqlite,
@@ -37,6 +39,9 @@ export class AccessTokens {
     this.sweep = db.prepare('DELETE FROM access_tokens WHERE expires_at < ?');
     this.get = db.prepare('SELECT key_id, path, expires_at, body_hash, response FROM access_tokens WHERE token = ?');
     this.spendStmt = db.prepare('UPDATE access_tokens SET body_hash = ?, response = ? WHERE token = ? AND body_hash IS NULL');
+    // Prepared once: `db.pragma()` would prepare its statement on every call.
+    this.skipFsync = db.prepare('PRAGMA synchronous = NORMAL');
+    this.fsyncAgain = db.prepare('PRAGMA synchronous = FULL');
     // Expired tokens can never be honoured again: sweeping them as new ones are issued bounds the table.
     this.store = db.transaction((token: string, keyId: number, path: string, now: number, expiresAt: number) => {
       this.sweep.run(now);
@@ -50,11 +55,11 @@ export class AccessTokens {
     const expiresAt = now + TOKEN_LIFE_MS;
     // A token lost in a crash costs its client one more GET, so issuing one need not wait for the disk: this
     // commit skips its fsync (WAL stays consistent, and the next durable commit flushes it along).
-    this.db.pragma('synchronous = NORMAL');
+    this.skipFsync.run();
     try {
       this.store(token, keyId, path, now, expiresAt);
     } finally {
-      this.db.pragma('synchronous = FULL');
+      this.fsyncAgain.run();
     }
     return { token, expiresAt };
   }

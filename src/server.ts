@@ -1,5 +1,6 @@
 import { serve } from '@hono/node-server';
 import type { Server } from 'node:http';
+import { Checkpointer } from './db/checkpointer.ts';
 import { createApp } from './http/app.ts';
 import { log } from './lib/log.ts';
 import { Tradebook } from './tradebook.ts';
@@ -22,6 +23,8 @@ if (givenKey) {
 // Another process (import, seed, a second server) may hold the write lock. The server waits for it only
 // briefly inside SQLite; its writes retry asynchronously (retryWhileBusy), so reads keep being answered.
 tb.db.pragma('busy_timeout = 20');
+// Commits only append to the WAL and fsync it; copying it into the database file happens on another thread.
+const checkpointer = Checkpointer.start(tb.db, 200, (message) => log(`background checkpoint failed: ${message}`));
 
 // Slow or stalled clients are cut off instead of holding a connection forever: the headers must arrive
 // within headersTimeout, the whole request within requestTimeout. Node enforces both only when it checks
@@ -35,7 +38,8 @@ const server = serve(
 
 function shutdown(signal: string) {
   log(`${signal}: finishing requests in flight, then closing`);
-  server.close(() => {
+  server.close(async () => {
+    await checkpointer.stop();
     tb.close();
     log('closed');
     process.exit(0);

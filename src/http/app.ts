@@ -1,11 +1,11 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { DatabaseBusyError } from '../db/busy.ts';
 import type { Tradebook } from '../tradebook.ts';
 import { requireApiKey } from './auth.ts';
+import { requestBody } from './node-request.ts';
 import type { AppEnv } from './env.ts';
 import { type ReadEndpoint, openApiDocument } from './openapi.ts';
-import { sendError, sendJson } from './respond.ts';
+import { sendError, sendErrors, sendJson } from './respond.ts';
 import { auditReads, auditRoutes } from './routes/audit.ts';
 import { brandReads, brandRoutes, brandWrites } from './routes/brands.ts';
 import { categoryReads, categoryRoutes, categoryWrites } from './routes/categories.ts';
@@ -26,12 +26,16 @@ export function createApp(tb: Tradebook): Hono<AppEnv> {
 
   app.get('/api/openapi.json', (c) => sendJson(c, openapi));
 
-  // Only POSTs carry bodies here; on a GET the limit would only cost the building of a full fetch Request.
-  app.on(
-    'POST',
-    '/api/*',
-    bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => sendError(c, 413, 'ERROR_BODY_TOO_LARGE', `the body is larger than ${MAX_BODY_BYTES} bytes`) }),
-  );
+  // Only POSTs carry bodies here. Each is read whole, at most MAX_BODY_BYTES, before anything else looks at it.
+  app.on('POST', '/api/*', async (c, next) => {
+    const body = await requestBody(c, MAX_BODY_BYTES);
+    if (body === undefined) {
+      // The rest of the body is never read: the connection closes after this answer.
+      return sendErrors(c, 413, [{ code: 'ERROR_BODY_TOO_LARGE', message: `the body is larger than ${MAX_BODY_BYTES} bytes` }], { Connection: 'close' });
+    }
+    c.set('body', body);
+    await next();
+  });
   app.use('/api/*', requireApiKey(tb.keys));
 
   app.route('/', productRoutes(tb));

@@ -10,7 +10,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export type JsonBody = { ok: true; value: unknown } | { ok: false; problem: string };
 
-export function parseJsonBody(bytes: ArrayBuffer): JsonBody {
+export function parseJsonBody(bytes: Uint8Array): JsonBody {
   let text: string;
   try {
     text = utf8.decode(bytes);

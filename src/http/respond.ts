@@ -6,13 +6,13 @@ import type { JoinedPage } from '../projections/joined-page.ts';
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Sends a body that is already JSON text (read models keep records serialised). */
-export function sendJson(c: Context, json: string, status: ContentfulStatusCode = 200): Response {
-  return c.body(json, status, { 'Content-Type': JSON_TYPE });
+export function sendJson(c: Context, json: string, status: ContentfulStatusCode = 200, headers: Record<string, string> = {}): Response {
+  return c.body(json, status, { 'Content-Type': JSON_TYPE, ...headers });
 }
 
 /** Every error response: `{"errors":[{code, message, index?, field?}]}`. */
-export function sendErrors(c: Context, status: ContentfulStatusCode, errors: DomainError[]): Response {
-  return sendJson(c, JSON.stringify({ errors: errors.map(({ code, message, index, field }) => ({ code, message, index, field })) }), status);
+export function sendErrors(c: Context, status: ContentfulStatusCode, errors: DomainError[], headers?: Record<string, string>): Response {
+  return sendJson(c, JSON.stringify({ errors: errors.map(({ code, message, index, field }) => ({ code, message, index, field })) }), status, headers);
 }
 
 export function sendError(c: Context, status: ContentfulStatusCode, code: string, message: string): Response {

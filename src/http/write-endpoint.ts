@@ -81,7 +81,7 @@ export function mountWrite(app: Hono<AppEnv>, tb: Tradebook, endpoint: WriteEndp
     const keyId = c.get('key').id;
     const path = tokenPath(endpoint.path);
     const token = requestHeader(c, 'x-access-token') ?? '';
-    const json = parseJsonBody(await c.req.arrayBuffer());
+    const json = parseJsonBody(c.get('body'));
     const bodyHash = json.ok ? createHash('sha256').update(canonicalJson(json.value)).digest('hex') : '';
 
     const early = tb.tokens.check(token, keyId, path, bodyHash);

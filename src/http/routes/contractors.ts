@@ -64,8 +64,8 @@ export function contractorRoutes(tb: Tradebook): Hono<AppEnv> {
 
   app.post('/api/contractor', async (c) => {
     // An empty or missing body counts as {} (the query string is then read).
-    const bytes = await c.req.arrayBuffer();
-    const blank = new Uint8Array(bytes).every((b) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d);
+    const bytes = c.get('body');
+    const blank = bytes.every((b) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d);
     const parsed = blank ? { ok: true as const, value: {} } : parseJsonBody(bytes);
     if (!parsed.ok) return sendError(c, 400, 'ERROR_ID', parsed.problem);
     const body = parsed.value;

@@ -54,6 +54,8 @@ export class Checkpointer {
   /** Stops the worker after its current checkpoint and closes its connection. */
   async stop(): Promise<void> {
     const exited = new Promise((resolve) => this.worker.once('exit', resolve));
+    // Held by the worker again until it has exited, or the process could end first and skip what follows.
+    this.worker.ref();
     this.worker.postMessage('stop');
     await exited;
   }

@@ -5,7 +5,7 @@ import type { StoredEvent } from '../events/store.ts';
 import { bindContractorRefresh } from './contractors.ts';
 import { lineDocumentView, moneyDocumentView, treeNodeHead, treeNodeJson } from './document-views.ts';
 import { type JoinedPage, joinedPageQuery } from './joined-page.ts';
-import type { Projector } from './projector.ts';
+import type { Projector, TableNames } from './projector.ts';
 
 /** A document's own state as its events left it; the derived figures live in their own columns. */
 export interface DocumentRecord {
@@ -30,8 +30,8 @@ export const documentsProjector: Projector = {
   name: 'documents',
   version: 1,
   tables: ['documents', 'document_links'],
-  schema: [
-    `CREATE TABLE documents (
+  schema: (n) => [
+    `CREATE TABLE ${n('documents')} (
        key INTEGER PRIMARY KEY,
        type TEXT NOT NULL,
        id INTEGER NOT NULL,
@@ -48,43 +48,43 @@ export const documentsProjector: Projector = {
        tree_json TEXT NOT NULL,
        list_json TEXT NOT NULL,
        UNIQUE (type, id))`,
-    `CREATE INDEX documents_position ON documents (type, position)`,
-    `CREATE INDEX documents_date ON documents (type, date, status, id)`,
-    `CREATE INDEX documents_status ON documents (type, status, id)`,
+    `CREATE INDEX ${n('documents_position')} ON ${n('documents')} (type, position)`,
+    `CREATE INDEX ${n('documents_date')} ON ${n('documents')} (type, date, status, id)`,
+    `CREATE INDEX ${n('documents_status')} ON ${n('documents')} (type, status, id)`,
     // A whole calendar month walks its documents in id order: OFFSET skips index entries, no sort.
     // (A column, not an expression on `date`: only then is the index covering.)
-    `CREATE INDEX documents_month ON documents (type, month, id, status)`,
+    `CREATE INDEX ${n('documents_month')} ON ${n('documents')} (type, month, id, status)`,
     // Covering: a contractor's balances are summed from the index alone, never touching the wide rows.
-    `CREATE INDEX documents_contractor ON documents (contractor_id, status, type, sum, bonus_accrual)`,
-    `CREATE TABLE document_links (
+    `CREATE INDEX ${n('documents_contractor')} ON ${n('documents')} (contractor_id, status, type, sum, bonus_accrual)`,
+    `CREATE TABLE ${n('document_links')} (
        child_type TEXT NOT NULL, child_id INTEGER NOT NULL, parent_type TEXT NOT NULL, parent_id INTEGER NOT NULL,
        PRIMARY KEY (child_type, child_id, parent_type, parent_id)) WITHOUT ROWID`,
-    `CREATE INDEX document_links_parent ON document_links (parent_type, parent_id)`,
+    `CREATE INDEX ${n('document_links_parent')} ON ${n('document_links')} (parent_type, parent_id)`,
   ],
-  bind(db: Sqlite) {
-    const row = db.prepare('SELECT key, record, bonus_percent AS bonusPercent, paid, tree_json AS tree FROM documents WHERE type = ? AND id = ?');
-    const nodeRow = db.prepare('SELECT key, record FROM documents WHERE type = ? AND id = ?');
+  bind(db: Sqlite, n: TableNames) {
+    const row = db.prepare(`SELECT key, record, bonus_percent AS bonusPercent, paid, tree_json AS tree FROM ${n('documents')} WHERE type = ? AND id = ?`);
+    const nodeRow = db.prepare(`SELECT key, record FROM ${n('documents')} WHERE type = ? AND id = ?`);
     // `max(x) WHERE type = ?` would scan the whole type; ORDER BY … DESC LIMIT 1 is one index seek.
-    const maxId = db.prepare('SELECT coalesce((SELECT id FROM documents WHERE type = ? ORDER BY id DESC LIMIT 1), 0)').pluck();
-    const lastPosition = db.prepare('SELECT coalesce((SELECT position FROM documents WHERE type = ? ORDER BY position DESC LIMIT 1), 0)').pluck();
-    const rankOf = db.prepare('SELECT count(*) + 1 FROM documents WHERE type = ? AND id < ?').pluck();
-    const shiftAfter = db.prepare('UPDATE documents SET position = position + 1 WHERE type = ? AND id > ?');
+    const maxId = db.prepare(`SELECT coalesce((SELECT id FROM ${n('documents')} WHERE type = ? ORDER BY id DESC LIMIT 1), 0)`).pluck();
+    const lastPosition = db.prepare(`SELECT coalesce((SELECT position FROM ${n('documents')} WHERE type = ? ORDER BY position DESC LIMIT 1), 0)`).pluck();
+    const rankOf = db.prepare(`SELECT count(*) + 1 FROM ${n('documents')} WHERE type = ? AND id < ?`).pluck();
+    const shiftAfter = db.prepare(`UPDATE ${n('documents')} SET position = position + 1 WHERE type = ? AND id > ?`);
     const insert = db.prepare(
-      `INSERT INTO documents (type, id, position, date, month, status, contractor_id, sum, bonus_percent, bonus_accrual, paid, record, tree_json, list_json)
+      `INSERT INTO ${n('documents')} (type, id, position, date, month, status, contractor_id, sum, bonus_percent, bonus_accrual, paid, record, tree_json, list_json)
        VALUES (@type, @id, @position, @date, substr(@date, 1, 7), @status, @contractorId, @sum, @bonusPercent, @accrual, 0, @record, 'null', '')`,
     );
     const update = db.prepare(
-      `UPDATE documents SET date = @date, month = substr(@date, 1, 7), status = @status, contractor_id = @contractorId, sum = @sum, bonus_accrual = @accrual, record = @record
+      `UPDATE ${n('documents')} SET date = @date, month = substr(@date, 1, 7), status = @status, contractor_id = @contractorId, sum = @sum, bonus_accrual = @accrual, record = @record
        WHERE type = @type AND id = @id`,
     );
-    const saveDerived = db.prepare('UPDATE documents SET paid = @paid, tree_json = @tree, list_json = @json WHERE type = @type AND id = @id');
-    const dropLinks = db.prepare('DELETE FROM document_links WHERE child_type = ? AND child_id = ?');
-    const addLink = db.prepare('INSERT OR IGNORE INTO document_links (child_type, child_id, parent_type, parent_id) VALUES (?, ?, ?, ?)');
-    const parentsOf = db.prepare('SELECT parent_type AS type, parent_id AS id FROM document_links WHERE child_type = ? AND child_id = ?');
-    const childrenOf = db.prepare('SELECT child_type AS type, child_id AS id FROM document_links WHERE parent_type = ? AND parent_id = ?');
-    const ofContractor = db.prepare('SELECT type, id FROM documents WHERE contractor_id = ?');
-    const contractorRecord = db.prepare('SELECT record FROM contractors WHERE id = ?').pluck();
-    const refreshContractor = bindContractorRefresh(db);
+    const saveDerived = db.prepare(`UPDATE ${n('documents')} SET paid = @paid, tree_json = @tree, list_json = @json WHERE type = @type AND id = @id`);
+    const dropLinks = db.prepare(`DELETE FROM ${n('document_links')} WHERE child_type = ? AND child_id = ?`);
+    const addLink = db.prepare(`INSERT OR IGNORE INTO ${n('document_links')} (child_type, child_id, parent_type, parent_id) VALUES (?, ?, ?, ?)`);
+    const parentsOf = db.prepare(`SELECT parent_type AS type, parent_id AS id FROM ${n('document_links')} WHERE child_type = ? AND child_id = ?`);
+    const childrenOf = db.prepare(`SELECT child_type AS type, child_id AS id FROM ${n('document_links')} WHERE parent_type = ? AND parent_id = ?`);
+    const ofContractor = db.prepare(`SELECT type, id FROM ${n('documents')} WHERE contractor_id = ?`);
+    const contractorRecord = db.prepare(`SELECT record FROM ${n('contractors')} WHERE id = ?`).pluck();
+    const refreshContractor = bindContractorRefresh(db, n);
 
     type Row = { key: number; record: string; bonusPercent: number | null; paid: number; tree: string };
     const load = (type: DocumentType, id: number) => row.get(type, id) as Row | undefined;

@@ -2,7 +2,7 @@ import type { Sqlite } from '../db/open.ts';
 import type { ProductRecord } from '../events/catalogue.ts';
 import type { StoredEvent } from '../events/store.ts';
 import { joinedPageQuery } from './joined-page.ts';
-import type { Projector } from './projector.ts';
+import { type Projector, type TableNames, servedNames } from './projector.ts';
 import { type Named, SERVICE_CATEGORY, productFullJson, productListView } from './render.ts';
 
 /**
@@ -14,8 +14,8 @@ export const productsProjector: Projector = {
   name: 'products',
   version: 1,
   tables: ['products'],
-  schema: [
-    `CREATE TABLE products (
+  schema: (n) => [
+    `CREATE TABLE ${n('products')} (
        id INTEGER PRIMARY KEY,
        sku TEXT NOT NULL UNIQUE,
        position INTEGER NOT NULL,
@@ -24,28 +24,28 @@ export const productsProjector: Projector = {
        record TEXT NOT NULL,
        list_json TEXT NOT NULL,
        full_json TEXT NOT NULL)`,
-    `CREATE INDEX products_position ON products (position)`,
-    `CREATE INDEX products_brand ON products (brand_id)`,
-    `CREATE INDEX products_category ON products (category_id)`,
+    `CREATE INDEX ${n('products_position')} ON ${n('products')} (position)`,
+    `CREATE INDEX ${n('products_brand')} ON ${n('products')} (brand_id)`,
+    `CREATE INDEX ${n('products_category')} ON ${n('products')} (category_id)`,
   ],
-  bind(db: Sqlite) {
-    const products = productQueries(db);
-    const brandName = db.prepare('SELECT name FROM product_brands WHERE id = ?').pluck();
-    const categoryName = db.prepare('SELECT name FROM product_categories WHERE id = ?').pluck();
-    const rankOf = db.prepare('SELECT count(*) + 1 FROM products WHERE id < ?').pluck();
-    const shiftAfter = db.prepare('UPDATE products SET position = position + 1 WHERE id > ?');
+  bind(db: Sqlite, n: TableNames) {
+    const products = productQueries(db, n);
+    const brandName = db.prepare(`SELECT name FROM ${n('product_brands')} WHERE id = ?`).pluck();
+    const categoryName = db.prepare(`SELECT name FROM ${n('product_categories')} WHERE id = ?`).pluck();
+    const rankOf = db.prepare(`SELECT count(*) + 1 FROM ${n('products')} WHERE id < ?`).pluck();
+    const shiftAfter = db.prepare(`UPDATE ${n('products')} SET position = position + 1 WHERE id > ?`);
     const insert = db.prepare(
-      `INSERT INTO products (id, sku, position, category_id, brand_id, record, list_json, full_json)
+      `INSERT INTO ${n('products')} (id, sku, position, category_id, brand_id, record, list_json, full_json)
        VALUES (@id, @sku, @position, @categoryId, @brandId, @record, @list, @full)`,
     );
     const update = db.prepare(
-      `UPDATE products SET sku = @sku, category_id = @categoryId, brand_id = @brandId, record = @record, list_json = @list, full_json = @full
+      `UPDATE ${n('products')} SET sku = @sku, category_id = @categoryId, brand_id = @brandId, record = @record, list_json = @list, full_json = @full
        WHERE id = @id`,
     );
-    const updateViews = db.prepare('UPDATE products SET record = @record, list_json = @list, full_json = @full WHERE id = @id');
-    const exists = db.prepare('SELECT 1 FROM products WHERE id = ?').pluck();
-    const idsByBrand = db.prepare('SELECT id FROM products WHERE brand_id = ?').pluck();
-    const idsByCategory = db.prepare('SELECT id FROM products WHERE category_id = ?').pluck();
+    const updateViews = db.prepare(`UPDATE ${n('products')} SET record = @record, list_json = @list, full_json = @full WHERE id = @id`);
+    const exists = db.prepare(`SELECT 1 FROM ${n('products')} WHERE id = ?`).pluck();
+    const idsByBrand = db.prepare(`SELECT id FROM ${n('products')} WHERE brand_id = ?`).pluck();
+    const idsByCategory = db.prepare(`SELECT id FROM ${n('products')} WHERE category_id = ?`).pluck();
 
     // Changes not yet written to a product's row, by id: a product is rendered and written once per flush,
     // however many price updates it had since (a rebuild flushes once, so a million updates of a hundred
@@ -138,15 +138,15 @@ export const productsProjector: Projector = {
   },
 };
 
-export function productQueries(db: Sqlite) {
-  const page = joinedPageQuery(db, 'SELECT list_json AS json FROM products WHERE position > ? ORDER BY position LIMIT ?');
+export function productQueries(db: Sqlite, n: TableNames = servedNames) {
+  const page = joinedPageQuery(db, `SELECT list_json AS json FROM ${n('products')} WHERE position > ? ORDER BY position LIMIT ?`);
   // Positions are dense 1..n, so the highest one is the count, read from the index in O(log n).
-  const total = db.prepare('SELECT coalesce(max(position), 0) FROM products').pluck();
-  const fullById = db.prepare('SELECT full_json FROM products WHERE id = ?').pluck();
-  const fullBySku = db.prepare('SELECT full_json FROM products WHERE sku = ?').pluck();
-  const recordById = db.prepare('SELECT record FROM products WHERE id = ?').pluck();
-  const idBySku = db.prepare('SELECT id FROM products WHERE sku = ?').pluck();
-  const maxId = db.prepare('SELECT coalesce(max(id), 0) FROM products').pluck();
+  const total = db.prepare(`SELECT coalesce(max(position), 0) FROM ${n('products')}`).pluck();
+  const fullById = db.prepare(`SELECT full_json FROM ${n('products')} WHERE id = ?`).pluck();
+  const fullBySku = db.prepare(`SELECT full_json FROM ${n('products')} WHERE sku = ?`).pluck();
+  const recordById = db.prepare(`SELECT record FROM ${n('products')} WHERE id = ?`).pluck();
+  const idBySku = db.prepare(`SELECT id FROM ${n('products')} WHERE sku = ?`).pluck();
+  const maxId = db.prepare(`SELECT coalesce(max(id), 0) FROM ${n('products')}`).pluck();
   return {
     page: (offset: number, limit: number) => page(offset, limit),
     total: () => total.get() as number,

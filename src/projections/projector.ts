@@ -2,6 +2,14 @@ import type { Sqlite } from '../db/open.ts';
 import type { StoredEvent } from '../events/store.ts';
 
 /**
+ * Maps a read table's or index's served name to the name a projector writes it under: the served name itself, or
+ * (while a rebuild builds new tables beside the served ones in the same database) a prefixed one.
+ */
+export type TableNames = (name: string) => string;
+
+export const servedNames: TableNames = (name) => name;
+
+/**
  * A read model: the tables it owns, how to create them, and how one event changes them.
  * `version` is bumped whenever the tables or the way events map onto them change; a stored version that
  * differs from the code's makes the projection rebuild from the log.
@@ -10,9 +18,10 @@ export interface Projector {
   name: string;
   version: number;
   tables: string[];
-  schema: string[];
+  /** The statements creating its tables and indexes, every table and index named through `names`. */
+  schema(names: TableNames): string[];
   /** Prepares the statements once for a connection and returns the event handler. Must be idempotent per event. */
-  bind(db: Sqlite): EventHandler;
+  bind(db: Sqlite, names: TableNames): EventHandler;
 }
 
 /**

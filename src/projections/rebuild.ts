@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Sqlite, openSqlite } from '../db/open.ts';
 import { type StoredEvent, lastSeq, replayEvents } from '../events/store.ts';
-import type { Projector } from './projector.ts';
-import { Projections, createProjectionTables, projectors, readCheckpoints } from './registry.ts';
+import { type TableNames, servedNames } from './projector.ts';
+import { Projections, createProjectionTables, projectors, readCheckpoints, setCheckpoints } from './registry.ts';
 
 export interface RebuildProgress {
   done: number;
@@ -22,17 +22,16 @@ export interface BuildOptions {
 const READ_CHUNK = 1000;
 
 /**
- * Replays the log of `source` into fresh projection tables in `target`, in transactions of `chunk`
- * events, reading the log a chunk at a time so memory stays flat. Returns the last seq applied.
+ * Replays the log of `source` into fresh projection tables in `target`, named through `names`, in transactions of
+ * `chunk` events, reading the log a chunk at a time so memory stays flat. Returns the last seq applied.
  */
-export function buildProjections(target: Sqlite, source: Sqlite, options: BuildOptions = {}): number {
+export function buildProjections(target: Sqlite, source: Sqlite, options: BuildOptions = {}, names: TableNames = servedNames): number {
   const until = options.until ?? lastSeq(source);
   // Small transactions: a rebuild defers its heavy work to the final flush, so a transaction costs little, and a
   // chunk's events are alive at once (10,000 a transaction peaked ~50 MB higher, and ran slower; docs/performance.md).
   const chunk = options.chunk ?? 1000;
-  target.exec('CREATE TABLE IF NOT EXISTS projection_checkpoints (name TEXT PRIMARY KEY, version INTEGER NOT NULL, last_seq INTEGER NOT NULL)');
-  target.transaction(() => createProjectionTables(target, projectors, 0))();
-  const projections = new Projections(target);
+  target.transaction(() => createProjectionTables(target, projectors, 0, names))();
+  const projections = new Projections(target, projectors, names);
   let batch: StoredEvent[] = [];
   let done = 0;
   const commit = () => {
@@ -54,8 +53,8 @@ export function buildProjections(target: Sqlite, source: Sqlite, options: BuildO
   return Math.min(until, lastSeq(source));
 }
 
-/** Where a rebuild of `db` is built (`purpose` tells its users apart): beside the database, or in tmp for one in memory. */
-export function scratchPath(db: Sqlite, purpose = 'rebuild'): string {
+/** Where a verification of `db` builds its tables: beside the database, or in tmp for one in memory. */
+export function scratchPath(db: Sqlite, purpose: string): string {
   const base = db.name === ':memory:' || db.name === '' ? path.join(os.tmpdir(), `tradebook-${process.pid}-${Date.now()}.db`) : db.name;
   return `${base}.${purpose}`;
 }
@@ -71,34 +70,70 @@ export function removeScratch(scratch: Sqlite): void {
   for (const suffix of ['', '-wal', '-shm', '-journal']) fs.rmSync(scratch.name + suffix, { force: true });
 }
 
+/** A rebuild writes its tables and indexes beside the served ones, under this prefix, until the swap renames them. */
+const BUILD_PREFIX = 'rebuilding_';
+const buildNames: TableNames = (name) => BUILD_PREFIX + name;
+
 /**
- * Drops every read table and rebuilds it from the log. The new tables are built in a scratch database and
- * swapped in by one transaction, so an interrupted rebuild leaves the old tables in place and a reader never
- * sees a half-built state. Events appended meanwhile are applied inside the swap.
+ * Drops every read table and rebuilds it from the log. The new tables are built in the same database under
+ * other names and swapped in by one transaction, so an interrupted rebuild leaves the old tables in place (its
+ * leftovers are dropped by the next rebuild) and a reader never sees a half-built state. Events appended
+ * meanwhile are applied inside the swap.
  */
 export function rebuild(db: Sqlite, options: Omit<BuildOptions, 'until'> = {}): { events: number } {
-  const scratch = openScratch(scratchPath(db));
+  dropBuildTables(db);
   try {
-    const built = buildProjections(scratch, db, options);
-    scratch.close();
-    swapIn(db, scratch.name, projectors, built);
+    const built = withoutSync(db, () => buildProjections(db, db, options, buildNames));
+    swapIn(db, built);
     return { events: built };
-  } finally {
-    removeScratch(scratch);
+  } catch (error) {
+    dropBuildTables(db);
+    throw error;
   }
 }
 
-function swapIn(db: Sqlite, scratchFile: string, list: Projector[], builtSeq: number): void {
-  db.prepare('ATTACH DATABASE ? AS rebuilt').run(scratchFile);
+function dropBuildTables(db: Sqlite): void {
+  const tables = db.prepare(`SELECT name FROM main.sqlite_master WHERE type = 'table' AND substr(name, 1, ${BUILD_PREFIX.length}) = ?`).pluck().all(BUILD_PREFIX) as string[];
+  if (tables.length > 0) db.transaction(() => tables.forEach((table) => db.exec(`DROP TABLE main."${table}"`)))();
+}
+
+/**
+ * Runs the build without an fsync per transaction: until the swap, nothing refers to the tables it writes. The
+ * connection never checkpoints meanwhile (a checkpoint without fsync could lose pages other connections
+ * committed durably); the swap's commit fsyncs the log file, and with it every page the build wrote.
+ */
+function withoutSync<T>(db: Sqlite, build: () => T): T {
+  const synchronous = db.pragma('synchronous', { simple: true });
+  const autocheckpoint = db.pragma('wal_autocheckpoint', { simple: true });
+  db.pragma('synchronous = OFF');
+  db.pragma('wal_autocheckpoint = 0');
   try {
-    db.transaction(() => {
-      createProjectionTables(db, list, builtSeq);
-      for (const table of list.flatMap((p) => p.tables)) db.exec(`INSERT INTO main."${table}" SELECT * FROM rebuilt."${table}"`);
-      catchUp(db, builtSeq);
-    }).immediate();
+    return build();
   } finally {
-    db.exec('DETACH DATABASE rebuilt');
+    db.pragma(`synchronous = ${synchronous}`);
+    db.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
   }
+}
+
+/**
+ * Replaces the served tables by the built ones in one transaction: drop, rename, and the indexes created again
+ * under their served names (an index keeps its name when its table is renamed, and queries name some of them).
+ */
+function swapIn(db: Sqlite, builtSeq: number): void {
+  const indexesOf = db.prepare(`SELECT name FROM main.sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`).pluck();
+  db.transaction(() => {
+    for (const p of projectors) {
+      for (const table of p.tables) {
+        db.exec(`DROP TABLE IF EXISTS main."${table}"`);
+        db.exec(`ALTER TABLE main."${buildNames(table)}" RENAME TO "${table}"`);
+        for (const index of indexesOf.all(table) as string[]) db.exec(`DROP INDEX main."${index}"`);
+      }
+      for (const statement of p.schema(servedNames)) if (statement.startsWith('CREATE INDEX')) db.exec(statement);
+    }
+    db.exec(`DROP TABLE main."${buildNames('projection_checkpoints')}"`);
+    setCheckpoints(db, projectors, builtSeq);
+    catchUp(db, builtSeq);
+  }).immediate();
 }
 
 /** Applies the events after `fromSeq` to the live tables (inside the caller's transaction). */

@@ -4,7 +4,7 @@ import { brandsProjector } from './brands.ts';
 import { categoriesProjector } from './categories.ts';
 import { contractorsProjector } from './contractors.ts';
 import { documentsProjector } from './documents.ts';
-import type { EventHandler, Projector } from './projector.ts';
+import { type EventHandler, type Projector, type TableNames, servedNames } from './projector.ts';
 import { productsProjector } from './products.ts';
 
 /** Every read model, in the order events are applied to them (products render brand and group names, documents their contractor). */
@@ -21,9 +21,10 @@ export class Projections {
   constructor(
     db: Sqlite,
     readonly list: Projector[] = projectors,
+    names: TableNames = servedNames,
   ) {
-    this.handlers = list.map((p) => p.bind(db));
-    this.checkpoint = db.prepare('UPDATE projection_checkpoints SET last_seq = ? WHERE last_seq < ?');
+    this.handlers = list.map((p) => p.bind(db, names));
+    this.checkpoint = db.prepare(`UPDATE ${names('projection_checkpoints')} SET last_seq = ? WHERE last_seq < ?`);
   }
 
   apply(events: StoredEvent[]): void {
@@ -49,18 +50,24 @@ export class Projections {
   }
 }
 
-/** Creates every projector's tables and a checkpoint row at `lastSeq` for it. */
-export function createProjectionTables(db: Sqlite, list: Projector[], lastSeq: number): void {
-  const setCheckpoint = db.prepare(
-    `INSERT INTO projection_checkpoints (name, version, last_seq) VALUES (?, ?, ?)
-     ON CONFLICT (name) DO UPDATE SET version = excluded.version, last_seq = excluded.last_seq`,
-  );
+/** Creates every projector's tables (named through `names`, the checkpoints too) and a checkpoint row at `lastSeq` for it. */
+export function createProjectionTables(db: Sqlite, list: Projector[], lastSeq: number, names: TableNames = servedNames): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS ${names('projection_checkpoints')} (name TEXT PRIMARY KEY, version INTEGER NOT NULL, last_seq INTEGER NOT NULL)`);
   for (const p of list) {
     // Qualified: with a scratch database attached, an unqualified name could drop the scratch copy.
-    for (const table of p.tables) db.exec(`DROP TABLE IF EXISTS main."${table}"`);
-    for (const statement of p.schema) db.exec(statement);
-    setCheckpoint.run(p.name, p.version, lastSeq);
+    for (const table of p.tables) db.exec(`DROP TABLE IF EXISTS main."${names(table)}"`);
+    for (const statement of p.schema(names)) db.exec(statement);
   }
+  setCheckpoints(db, list, lastSeq, names);
+}
+
+/** Records that `list`'s tables are built by the code's versions and current up to `lastSeq`. */
+export function setCheckpoints(db: Sqlite, list: Projector[], lastSeq: number, names: TableNames = servedNames): void {
+  const setCheckpoint = db.prepare(
+    `INSERT INTO ${names('projection_checkpoints')} (name, version, last_seq) VALUES (?, ?, ?)
+     ON CONFLICT (name) DO UPDATE SET version = excluded.version, last_seq = excluded.last_seq`,
+  );
+  for (const p of list) setCheckpoint.run(p.name, p.version, lastSeq);
 }
 
 export interface CheckpointRow {

@@ -15,8 +15,8 @@ export const brandsProjector: Projector = {
   tables: ['product_brands'],
   schema: (n) => [
     `CREATE TABLE ${n('product_brands')} (id INTEGER PRIMARY KEY, name TEXT NOT NULL, logo TEXT, json TEXT NOT NULL)`,
-    `CREATE INDEX ${n('product_brands_name')} ON ${n('product_brands')} (name)`,
   ],
+  readIndexes: (n) => [`CREATE INDEX ${n('product_brands_name')} ON ${n('product_brands')} (name)`],
   bind(db: Sqlite, n: TableNames) {
     const get = db.prepare(`SELECT id, name, logo FROM ${n('product_brands')} WHERE id = ?`);
     const upsert = db.prepare(

@@ -15,8 +15,8 @@ export const categoriesProjector: Projector = {
   tables: ['product_categories'],
   schema: (n) => [
     `CREATE TABLE ${n('product_categories')} (id INTEGER PRIMARY KEY, name TEXT NOT NULL, parent INTEGER NOT NULL)`,
-    `CREATE INDEX ${n('product_categories_parent_name')} ON ${n('product_categories')} (parent, name)`,
   ],
+  readIndexes: (n) => [`CREATE INDEX ${n('product_categories_parent_name')} ON ${n('product_categories')} (parent, name)`],
   bind(db: Sqlite, n: TableNames) {
     const insert = db.prepare(
       `INSERT INTO ${n('product_categories')} (id, name, parent) VALUES (@id, @name, @parent)

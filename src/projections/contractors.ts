@@ -25,16 +25,18 @@ export const contractorsProjector: Projector = {
        balance INTEGER NOT NULL,
        bonus_balance INTEGER NOT NULL,
        json TEXT NOT NULL)`,
-    `CREATE INDEX ${n('contractors_position')} ON ${n('contractors')} (position)`,
-    `CREATE INDEX ${n('contractors_inn')} ON ${n('contractors')} (inn, id)`,
     `CREATE TABLE ${n('contractor_phones')} (digits TEXT NOT NULL, contractor_id INTEGER NOT NULL, PRIMARY KEY (digits, contractor_id)) WITHOUT ROWID`,
     `CREATE INDEX ${n('contractor_phones_contractor')} ON ${n('contractor_phones')} (contractor_id)`,
     `CREATE TABLE ${n('contractor_statuses')} (name TEXT PRIMARY KEY)`,
   ],
+  readIndexes: (n) => [
+    `CREATE INDEX ${n('contractors_position')} ON ${n('contractors')} (position)`,
+    `CREATE INDEX ${n('contractors_inn')} ON ${n('contractors')} (inn, id)`,
+  ],
   bind(db: Sqlite, n: TableNames) {
     const record = db.prepare(`SELECT record FROM ${n('contractors')} WHERE id = ?`).pluck();
-    const maxId = db.prepare(`SELECT coalesce(max(id), 0) FROM ${n('contractors')}`).pluck();
-    const lastPosition = db.prepare(`SELECT coalesce(max(position), 0) FROM ${n('contractors')}`).pluck();
+    // Positions are ranks in id order, so the highest id holds the highest position: one primary-key seek.
+    const last = db.prepare(`SELECT id, position FROM ${n('contractors')} ORDER BY id DESC LIMIT 1`);
     const rankOf = db.prepare(`SELECT count(*) + 1 FROM ${n('contractors')} WHERE id < ?`).pluck();
     const shiftAfter = db.prepare(`UPDATE ${n('contractors')} SET position = position + 1 WHERE id > ?`);
     const insert = db.prepare(
@@ -61,8 +63,9 @@ export const contractorsProjector: Projector = {
     const add = (c: ContractorRecord) => {
       if (record.get(c.id) === undefined) {
         let position: number;
-        if (c.id > (maxId.get() as number)) {
-          position = (lastPosition.get() as number) + 1;
+        const highest = last.get() as { id: number; position: number } | undefined;
+        if (highest === undefined || c.id > highest.id) {
+          position = (highest?.position ?? 0) + 1;
         } else {
           // An imported id below the highest one: later contractors move one place down.
           position = rankOf.get(c.id) as number;
@@ -103,7 +106,7 @@ export function bindContractorRefresh(db: Sqlite, n: TableNames): (id: number) =
   const figures = db.prepare(
     `SELECT coalesce(sum(CASE WHEN type IN (${CREDIT_TYPES}) THEN sum WHEN type IN (${DEBIT_TYPES}) THEN -sum ELSE 0 END), 0) AS balance,
             coalesce(sum(CASE WHEN type = 'sale' THEN bonus_accrual WHEN type = 'bonus' THEN -sum ELSE 0 END), 0) AS bonusBalance
-     FROM ${n('documents')} WHERE contractor_id = ? AND status = 1`,
+     FROM ${n('document_records')} WHERE contractor_id = ? AND status = 1`,
   );
   const update = db.prepare(`UPDATE ${n('contractors')} SET balance = @balance, bonus_balance = @bonusBalance, json = @json WHERE id = @id`);
   return (id: number) => {

@@ -2,7 +2,7 @@ import type { Sqlite } from '../db/open.ts';
 import type { ProductRecord } from '../events/catalogue.ts';
 import type { StoredEvent } from '../events/store.ts';
 import { joinedPageQuery } from './joined-page.ts';
-import { type Projector, type TableNames, servedNames } from './projector.ts';
+import type { Projector, TableNames } from './projector.ts';
 import { type Named, SERVICE_CATEGORY, productFullJson, productListView } from './render.ts';
 
 /**
@@ -24,12 +24,16 @@ export const productsProjector: Projector = {
        record TEXT NOT NULL,
        list_json TEXT NOT NULL,
        full_json TEXT NOT NULL)`,
-    `CREATE INDEX ${n('products_position')} ON ${n('products')} (position)`,
+    // The products of a renamed brand or group are re-rendered.
     `CREATE INDEX ${n('products_brand')} ON ${n('products')} (brand_id)`,
     `CREATE INDEX ${n('products_category')} ON ${n('products')} (category_id)`,
   ],
+  readIndexes: (n) => [`CREATE INDEX ${n('products_position')} ON ${n('products')} (position)`],
   bind(db: Sqlite, n: TableNames) {
-    const products = productQueries(db, n);
+    const recordOf = db.prepare(`SELECT record FROM ${n('products')} WHERE id = ?`).pluck();
+    const byId = (id: number) => JSON.parse(recordOf.get(id) as string) as ProductRecord;
+    // Positions are ranks in id order, so the highest id holds the highest position: one primary-key seek.
+    const last = db.prepare(`SELECT id, position FROM ${n('products')} ORDER BY id DESC LIMIT 1`);
     const brandName = db.prepare(`SELECT name FROM ${n('product_brands')} WHERE id = ?`).pluck();
     const categoryName = db.prepare(`SELECT name FROM ${n('product_categories')} WHERE id = ?`).pluck();
     const rankOf = db.prepare(`SELECT count(*) + 1 FROM ${n('products')} WHERE id < ?`).pluck();
@@ -54,7 +58,7 @@ export const productsProjector: Projector = {
     const load = (id: number): ProductRecord => {
       const changes = unwritten.get(id);
       unwritten.delete(id); // the caller writes the whole record now
-      return { ...products.byId(id)!, ...changes };
+      return { ...byId(id), ...changes };
     };
     // Brand and group names read since the last flush (a rebuild's flush renders every product with a few reads);
     // a rename drops its entry and re-renders the products at the flush.
@@ -73,7 +77,8 @@ export const productsProjector: Projector = {
     };
     const save = (p: ProductRecord) => update.run(render(p));
     const add = (p: ProductRecord) => {
-      const maxId = products.maxId();
+      const highest = last.get() as { id: number; position: number } | undefined;
+      const maxId = highest?.id ?? 0;
       // Ids mostly arrive in order: one above the highest cannot exist yet, so only others are looked up.
       if (p.id <= maxId && exists.get(p.id) !== undefined) {
         unwritten.delete(p.id);
@@ -81,7 +86,7 @@ export const productsProjector: Projector = {
       }
       let position: number;
       if (p.id > maxId) {
-        position = products.total() + 1;
+        position = (highest?.position ?? 0) + 1;
       } else {
         // An imported id below the highest one: later products move one place down.
         position = rankOf.get(p.id) as number;
@@ -102,7 +107,7 @@ export const productsProjector: Projector = {
     };
     const flush = () => {
       // Prices touch no indexed column: rewriting only the record and its views spares the sku, brand and group indexes.
-      for (const [id, changes] of unwritten) updateViews.run(render({ ...products.byId(id)!, ...changes }));
+      for (const [id, changes] of unwritten) updateViews.run(render({ ...byId(id), ...changes }));
       discard();
     };
 
@@ -138,15 +143,15 @@ export const productsProjector: Projector = {
   },
 };
 
-export function productQueries(db: Sqlite, n: TableNames = servedNames) {
-  const page = joinedPageQuery(db, `SELECT list_json AS json FROM ${n('products')} WHERE position > ? ORDER BY position LIMIT ?`);
+export function productQueries(db: Sqlite) {
+  const page = joinedPageQuery(db, 'SELECT list_json AS json FROM products WHERE position > ? ORDER BY position LIMIT ?');
   // Positions are dense 1..n, so the highest one is the count, read from the index in O(log n).
-  const total = db.prepare(`SELECT coalesce(max(position), 0) FROM ${n('products')}`).pluck();
-  const fullById = db.prepare(`SELECT full_json FROM ${n('products')} WHERE id = ?`).pluck();
-  const fullBySku = db.prepare(`SELECT full_json FROM ${n('products')} WHERE sku = ?`).pluck();
-  const recordById = db.prepare(`SELECT record FROM ${n('products')} WHERE id = ?`).pluck();
-  const idBySku = db.prepare(`SELECT id FROM ${n('products')} WHERE sku = ?`).pluck();
-  const maxId = db.prepare(`SELECT coalesce(max(id), 0) FROM ${n('products')}`).pluck();
+  const total = db.prepare('SELECT coalesce(max(position), 0) FROM products').pluck();
+  const fullById = db.prepare('SELECT full_json FROM products WHERE id = ?').pluck();
+  const fullBySku = db.prepare('SELECT full_json FROM products WHERE sku = ?').pluck();
+  const recordById = db.prepare('SELECT record FROM products WHERE id = ?').pluck();
+  const idBySku = db.prepare('SELECT id FROM products WHERE sku = ?').pluck();
+  const maxId = db.prepare('SELECT coalesce(max(id), 0) FROM products').pluck();
   return {
     page: (offset: number, limit: number) => page(offset, limit),
     total: () => total.get() as number,

@@ -18,8 +18,10 @@ export interface Projector {
   name: string;
   version: number;
   tables: string[];
-  /** The statements creating its tables and indexes, every table and index named through `names`. */
+  /** The statements creating its tables and the indexes it reads through itself, every name mapped by `names`. */
   schema(names: TableNames): string[];
+  /** Indexes only the reads (the API, the commands) use: a rebuild creates them after its bulk load. */
+  readIndexes(names: TableNames): string[];
   /** Prepares the statements once for a connection and returns the event handler. Must be idempotent per event. */
   bind(db: Sqlite, names: TableNames): EventHandler;
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { type Sqlite, openSqlite } from '../db/open.ts';
 import { type StoredEvent, lastSeq, replayEvents } from '../events/store.ts';
 import { type TableNames, servedNames } from './projector.ts';
-import { Projections, createProjectionTables, projectors, readCheckpoints, setCheckpoints } from './registry.ts';
+import { Projections, createProjectionTables, createReadIndexes, projectors, readCheckpoints, setCheckpoints } from './registry.ts';
 
 export interface RebuildProgress {
   done: number;
@@ -19,37 +19,49 @@ export interface BuildOptions {
   chunk?: number;
 }
 
-const READ_CHUNK = 1000;
+// Rows read a query at a time: each piece is alive at once, and larger pieces raised the peak RSS measurably.
+const READ_CHUNK = 200;
+
+/** Where a build writes: the tables' names, and whether it creates the read indexes (after the load) itself. */
+export interface BuildTarget {
+  names: TableNames;
+  readIndexes: boolean;
+}
 
 /**
- * Replays the log of `source` into fresh projection tables in `target`, named through `names`, in transactions of
- * `chunk` events, reading the log a chunk at a time so memory stays flat. Returns the last seq applied.
+ * Replays the log of `source` into fresh projection tables in `target`, in transactions of `chunk` events, each
+ * event applied as soon as it is read so memory stays flat. Returns the last seq applied.
  */
-export function buildProjections(target: Sqlite, source: Sqlite, options: BuildOptions = {}, names: TableNames = servedNames): number {
+export function buildProjections(target: Sqlite, source: Sqlite, options: BuildOptions = {}, into: BuildTarget = { names: servedNames, readIndexes: true }): number {
   const until = options.until ?? lastSeq(source);
-  // Small transactions: a rebuild defers its heavy work to the final flush, so a transaction costs little, and a
-  // chunk's events are alive at once (10,000 a transaction peaked ~50 MB higher, and ran slower; docs/performance.md).
+  // Small transactions: a rebuild defers its heavy work to the final flush, so a transaction costs little.
   const chunk = options.chunk ?? 1000;
-  target.transaction(() => createProjectionTables(target, projectors, 0, names))();
-  const projections = new Projections(target, projectors, names);
-  let batch: StoredEvent[] = [];
+  target.transaction(() => createProjectionTables(target, projectors, 0, into.names, false))();
+  const projections = new Projections(target, projectors, into.names);
+  const log = replayEvents(source, 0, READ_CHUNK);
   let done = 0;
-  const commit = () => {
-    target.transaction(() => projections.replay(batch))();
-    done += batch.length;
-    batch = [];
-    options.onProgress?.({ done, total: until });
-  };
-  // Read in pieces: each piece is an array of rows alive at once, and larger pieces raised the peak RSS
-  // measurably (see bench/README.md).
-  for (const event of replayEvents(source, 0, READ_CHUNK)) {
-    if (event.seq > until) break;
-    batch.push(event);
-    if (batch.length >= chunk) commit();
+  let more = true;
+  // Yielded one by one rather than collected: an event then dies young (a chunk held in an array outlived the
+  // young generation, and the old one grew with garbage).
+  function* nextChunk(): Generator<StoredEvent> {
+    for (let n = 0; n < chunk; n++) {
+      const next = log.next();
+      if (next.done || next.value.seq > until) {
+        more = false;
+        return;
+      }
+      done++;
+      yield next.value;
+    }
   }
-  if (batch.length > 0 || done === 0) commit();
+  do {
+    target.transaction(() => projections.replay(nextChunk()))();
+    options.onProgress?.({ done, total: until });
+  } while (more);
   // The deferred work (each product's views) once for the whole log, not once per transaction.
   target.transaction(() => projections.flush())();
+  // An index built from the loaded table costs less than one kept up to date row by row.
+  if (into.readIndexes) target.transaction(() => createReadIndexes(target, projectors, into.names))();
   return Math.min(until, lastSeq(source));
 }
 
@@ -73,6 +85,8 @@ export function removeScratch(scratch: Sqlite): void {
 /** A rebuild writes its tables and indexes beside the served ones, under this prefix, until the swap renames them. */
 const BUILD_PREFIX = 'rebuilding_';
 const buildNames: TableNames = (name) => BUILD_PREFIX + name;
+/** Pages (4 KB) written between a build's checkpoints. */
+const BUILD_CHECKPOINT = 20_000;
 
 /**
  * Drops every read table and rebuilds it from the log. The new tables are built in the same database under
@@ -83,7 +97,7 @@ const buildNames: TableNames = (name) => BUILD_PREFIX + name;
 export function rebuild(db: Sqlite, options: Omit<BuildOptions, 'until'> = {}): { events: number } {
   dropBuildTables(db);
   try {
-    const built = withoutSync(db, () => buildProjections(db, db, options, buildNames));
+    const built = withoutSync(db, () => buildProjections(db, db, options, { names: buildNames, readIndexes: false }));
     swapIn(db, built);
     return { events: built };
   } catch (error) {
@@ -98,15 +112,16 @@ function dropBuildTables(db: Sqlite): void {
 }
 
 /**
- * Runs the build without an fsync per transaction: until the swap, nothing refers to the tables it writes. The
- * connection never checkpoints meanwhile (a checkpoint without fsync could lose pages other connections
- * committed durably); the swap's commit fsyncs the log file, and with it every page the build wrote.
+ * Runs the build without an fsync per commit (synchronous=NORMAL: until the swap, nothing refers to the tables it
+ * writes; checkpoints still fsync, so what other connections committed stays durable) and checkpoints every
+ * BUILD_CHECKPOINT pages: fewer fsyncs than every 1,000, and a log file that stays small enough for cheap page
+ * lookups (a log holding a whole build made every read search all of it). The swap's commit is fsynced.
  */
 function withoutSync<T>(db: Sqlite, build: () => T): T {
   const synchronous = db.pragma('synchronous', { simple: true });
   const autocheckpoint = db.pragma('wal_autocheckpoint', { simple: true });
-  db.pragma('synchronous = OFF');
-  db.pragma('wal_autocheckpoint = 0');
+  db.pragma('synchronous = NORMAL');
+  db.pragma(`wal_autocheckpoint = ${BUILD_CHECKPOINT}`);
   try {
     return build();
   } finally {
@@ -130,6 +145,7 @@ function swapIn(db: Sqlite, builtSeq: number): void {
       }
       for (const statement of p.schema(servedNames)) if (statement.startsWith('CREATE INDEX')) db.exec(statement);
     }
+    createReadIndexes(db, projectors);
     db.exec(`DROP TABLE main."${buildNames('projection_checkpoints')}"`);
     setCheckpoints(db, projectors, builtSeq);
     catchUp(db, builtSeq);

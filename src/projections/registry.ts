@@ -38,11 +38,13 @@ export class Projections {
   }
 
   /** Applies `events` and moves the checkpoints, leaving the handlers' deferred work to `flush` (a rebuild flushes once, at its end). */
-  replay(events: StoredEvent[]): void {
-    if (events.length === 0) return;
-    for (const event of events) for (const handle of this.handlers) handle(event);
-    const last = events[events.length - 1].seq;
-    this.checkpoint.run(last, last);
+  replay(events: Iterable<StoredEvent>): void {
+    let last: number | undefined;
+    for (const event of events) {
+      for (const handle of this.handlers) handle(event);
+      last = event.seq;
+    }
+    if (last !== undefined) this.checkpoint.run(last, last);
   }
 
   flush(): void {
@@ -50,15 +52,23 @@ export class Projections {
   }
 }
 
-/** Creates every projector's tables (named through `names`, the checkpoints too) and a checkpoint row at `lastSeq` for it. */
-export function createProjectionTables(db: Sqlite, list: Projector[], lastSeq: number, names: TableNames = servedNames): void {
+/**
+ * Creates every projector's tables (named through `names`, the checkpoints too) and a checkpoint row at `lastSeq`
+ * for it; the read indexes too unless `readIndexes` is false (a build creates them after loading).
+ */
+export function createProjectionTables(db: Sqlite, list: Projector[], lastSeq: number, names: TableNames = servedNames, readIndexes = true): void {
   db.exec(`CREATE TABLE IF NOT EXISTS ${names('projection_checkpoints')} (name TEXT PRIMARY KEY, version INTEGER NOT NULL, last_seq INTEGER NOT NULL)`);
   for (const p of list) {
     // Qualified: with a scratch database attached, an unqualified name could drop the scratch copy.
     for (const table of p.tables) db.exec(`DROP TABLE IF EXISTS main."${names(table)}"`);
     for (const statement of p.schema(names)) db.exec(statement);
   }
+  if (readIndexes) createReadIndexes(db, list, names);
   setCheckpoints(db, list, lastSeq, names);
+}
+
+export function createReadIndexes(db: Sqlite, list: Projector[], names: TableNames = servedNames): void {
+  for (const p of list) for (const statement of p.readIndexes(names)) db.exec(statement);
 }
 
 /** Records that `list`'s tables are built by the code's versions and current up to `lastSeq`. */

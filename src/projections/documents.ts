@@ -256,7 +256,8 @@ export const documentsProjector: Projector = {
         key = insert.run({ ...columns, type, id, position, bonusPercent, accrual: accrual(bonusPercent) }).lastInsertRowid as number;
       }
       if (!before || JSON.stringify(before.basedOn) !== JSON.stringify(doc.basedOn)) {
-        dropLinks.run(type, id);
+        // A document recorded now has no links to drop: they are written with its record.
+        if (before) dropLinks.run(type, id);
         for (const p of doc.basedOn) addLink.run(type, id, p.type, p.id);
       }
       if (wholeComponent || !before) {

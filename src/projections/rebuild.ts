@@ -1,7 +1,4 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { type Sqlite, openSqlite } from '../db/open.ts';
+import type { Sqlite } from '../db/open.ts';
 import { type StoredEvent, lastSeq, replayEvents } from '../events/store.ts';
 import { type TableNames, servedNames } from './projector.ts';
 import { Projections, createProjectionTables, createReadIndexes, projectors, readCheckpoints, setCheckpoints } from './registry.ts';
@@ -63,23 +60,6 @@ export function buildProjections(target: Sqlite, source: Sqlite, options: BuildO
   // An index built from the loaded table costs less than one kept up to date row by row.
   if (into.readIndexes) target.transaction(() => createReadIndexes(target, projectors, into.names))();
   return Math.min(until, lastSeq(source));
-}
-
-/** Where a verification of `db` builds its tables: beside the database, or in tmp for one in memory. */
-export function scratchPath(db: Sqlite, purpose: string): string {
-  const base = db.name === ':memory:' || db.name === '' ? path.join(os.tmpdir(), `tradebook-${process.pid}-${Date.now()}.db`) : db.name;
-  return `${base}.${purpose}`;
-}
-
-export function openScratch(file: string): Sqlite {
-  for (const suffix of ['', '-wal', '-shm', '-journal']) fs.rmSync(file + suffix, { force: true });
-  // A scratch database is thrown away if anything goes wrong, so it needs no journal and no fsync.
-  return openSqlite(file, { scratch: true });
-}
-
-export function removeScratch(scratch: Sqlite): void {
-  scratch.close();
-  for (const suffix of ['', '-wal', '-shm', '-journal']) fs.rmSync(scratch.name + suffix, { force: true });
 }
 
 /** A rebuild writes its tables and indexes beside the served ones, under this prefix, until the swap renames them. */

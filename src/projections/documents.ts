@@ -231,7 +231,9 @@ export const documentsProjector: Projector = {
 
     /** Applies a change to one document and marks everything derived from it for the flush. */
     const change = (type: DocumentType, id: number, next: (current: DocumentRecord | undefined) => DocumentRecord, wholeComponent: boolean) => {
-      const current = load(type, id);
+      const highest = last.get(type) as { id: number; position: number } | undefined;
+      // Ids mostly arrive in order: one above the highest cannot exist yet, so only others are looked up.
+      const current = highest !== undefined && id <= highest.id ? load(type, id) : undefined;
       const before = current ? (JSON.parse(current.record) as DocumentRecord) : undefined;
       let key = current?.key;
       const doc = next(before);
@@ -243,7 +245,6 @@ export const documentsProjector: Projector = {
         // A sale earns bonus at the percent of the contractor's programme as it is when the sale is recorded.
         const bonus = type === 'sale' ? contractor(doc.fields.contractorId)?.bonus : undefined;
         const bonusPercent = bonus?.status === 1 ? (bonus.percent ?? 0) : null;
-        const highest = last.get(type) as { id: number; position: number } | undefined;
         let position: number;
         if (highest === undefined || id > highest.id) {
           position = (highest?.position ?? 0) + 1;

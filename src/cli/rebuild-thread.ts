@@ -6,7 +6,8 @@ import { type RebuildProgress, rebuild } from '../projections/rebuild.ts';
  * `tradebook rebuild` runs the rebuild on a worker thread for one reason: a worker's heap can be given limits, and
  * a process's only from the node command line. A rebuild allocates fast and keeps little: with V8's default
  * young generation (semi-spaces growing to 16 MB) and old generation sizing, the heap grew to about three times
- * what it held (peak RSS 250 MB against 125 MB with small spaces, and no slower; docs/performance.md).
+ * what it held: peak RSS 240–256 MB on the seeded log, 142–150 MB with these limits, and no slower
+ * (docs/performance.md). Live data beyond the old generation's limit stops the rebuild with an error.
  */
 const LIMITS = { maxYoungGenerationSizeMb: 6, maxOldGenerationSizeMb: 128 };
 

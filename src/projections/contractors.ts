@@ -4,7 +4,7 @@ import type { ContractorRecord } from '../events/contractors.ts';
 import type { StoredEvent } from '../events/store.ts';
 import { fromKopecks } from '../lib/money.ts';
 import { joinedPageQuery } from './joined-page.ts';
-import type { Projector, TableNames } from './projector.ts';
+import { type FlushBudget, type Projector, type TableNames, drain } from './projector.ts';
 
 /**
  * Contractors with their response JSON kept ready. `position` is the 1-based rank in id order (a page at any
@@ -49,10 +49,8 @@ export const contractorsProjector: Projector = {
     const refresh = bindContractorRefresh(db, n);
     // Rendered at the flush, once per contractor however many events touched it (see the documents projector).
     const toRefresh = new Set<number>();
-    const flush = () => {
-      for (const id of toRefresh) refresh(id);
-      toRefresh.clear();
-    };
+    const flush = (budget: FlushBudget) => drain(toRefresh, budget, refresh);
+    const discard = () => toRefresh.clear();
 
     const save = (c: ContractorRecord) => {
       update.run({ id: c.id, inn: c.inn, record: JSON.stringify(c) });
@@ -89,7 +87,7 @@ export const contractorsProjector: Projector = {
           break;
       }
     };
-    return Object.assign(handle, { flush });
+    return Object.assign(handle, { flush, discard });
   },
 };
 

@@ -5,7 +5,7 @@ import type { StoredEvent } from '../events/store.ts';
 import { bindContractorRefresh } from './contractors.ts';
 import { type ShownContractor, lineDocumentView, moneyDocumentView, shownContractor, treeNodeHead, treeNodeJson } from './document-views.ts';
 import { type JoinedPage, joinedPageQuery } from './joined-page.ts';
-import type { Projector, TableNames } from './projector.ts';
+import { type FlushBudget, type Projector, type TableNames, drain } from './projector.ts';
 
 /** A document's own state as its events left it; the derived figures live in their own columns. */
 export interface DocumentRecord {
@@ -218,15 +218,24 @@ export const documentsProjector: Projector = {
     const componentSeeds = new Set<number>();
     const toRerender = new Set<number>();
     const contractorsToRefresh = new Set<number>();
-    const flush = () => {
-      const refreshed = new Set<number>();
-      for (const seed of componentSeeds) if (!refreshed.has(seed)) refreshComponent(rowByKey.get(seed) as Row, refreshed);
-      for (const key of toRerender) if (!refreshed.has(key)) rerender(key);
-      for (const id of contractorsToRefresh) refreshContractor(id);
-      componentSeeds.clear();
-      toRerender.clear();
-      contractorsToRefresh.clear();
+    // Documents refreshed by this flush (kept across its steps).
+    const refreshed = new Set<number>();
+    // Nothing outlives a flush, so a rolled-back transaction leaves nothing behind for the next one.
+    const discard = () => {
+      for (const pending of [componentSeeds, toRerender, contractorsToRefresh, refreshed]) pending.clear();
       owners.clear();
+    };
+    const flush = (budget: FlushBudget) => {
+      const done =
+        drain(componentSeeds, budget, (seed) => {
+          if (!refreshed.has(seed)) refreshComponent(rowByKey.get(seed) as Row, refreshed);
+        }) &&
+        drain(toRerender, budget, (key) => {
+          if (!refreshed.has(key)) rerender(key);
+        }) &&
+        drain(contractorsToRefresh, budget, refreshContractor);
+      if (done) discard();
+      return done;
     };
 
     /** Applies a change to one document and marks everything derived from it for the flush. */
@@ -306,7 +315,7 @@ export const documentsProjector: Projector = {
         }
       }
     };
-    return Object.assign(handle, { flush });
+    return Object.assign(handle, { flush, discard });
   },
 };
 

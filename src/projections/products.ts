@@ -2,7 +2,7 @@ import type { Sqlite } from '../db/open.ts';
 import type { ProductRecord } from '../events/catalogue.ts';
 import type { StoredEvent } from '../events/store.ts';
 import { joinedPageQuery } from './joined-page.ts';
-import type { Projector, TableNames } from './projector.ts';
+import { type FlushBudget, type Projector, type TableNames, drain } from './projector.ts';
 import { type Named, SERVICE_CATEGORY, productFullJson, productListView } from './render.ts';
 
 /**
@@ -105,10 +105,11 @@ export const productsProjector: Projector = {
       categories.clear();
       categories.set(0, SERVICE_CATEGORY);
     };
-    const flush = () => {
+    const flush = (budget: FlushBudget) => {
       // Prices touch no indexed column: rewriting only the record and its views spares the sku, brand and group indexes.
-      for (const [id, changes] of unwritten) updateViews.run(render({ ...byId(id), ...changes }));
-      discard();
+      const done = drain(unwritten, budget, (id) => updateViews.run(render({ ...byId(id), ...unwritten.get(id) })));
+      if (done) discard();
+      return done;
     };
 
     const handle = (event: StoredEvent) => {

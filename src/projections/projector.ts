@@ -29,7 +29,23 @@ export interface Projector {
 /**
  * Applies one event to a projector's tables. A handler may defer part of the work (rendering a record's views
  * once however many events touched it) until its `flush`, which `Projections` calls before the transaction
- * commits: after every appended record, and once at the end of a rebuild. `discard` forgets deferred work
- * when applying failed (its transaction is rolled back).
+ * commits: after every appended record, and at the end of a rebuild, in steps of a few thousand items, each its
+ * own transaction. `flush` does at most `budget.left` items (counting them off) and tells whether none is left.
+ * `discard` forgets deferred work when applying failed (its transaction is rolled back).
  */
-export type EventHandler = ((event: StoredEvent) => void) & { flush?: () => void; discard?: () => void };
+export type EventHandler = ((event: StoredEvent) => void) & { flush?: (budget: FlushBudget) => boolean; discard?: () => void };
+
+export interface FlushBudget {
+  left: number;
+}
+
+/** Does the work of each pending item (a Set, or a Map's keys) in order and removes it, while the budget lasts; true when none is left. */
+export function drain<K>(pending: Set<K> | Map<K, unknown>, budget: FlushBudget, work: (item: K) => void): boolean {
+  for (const item of pending.keys()) {
+    if (budget.left <= 0) return false;
+    budget.left--;
+    work(item);
+    pending.delete(item);
+  }
+  return true;
+}

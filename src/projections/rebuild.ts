@@ -18,6 +18,8 @@ export interface BuildOptions {
 
 // Rows read a query at a time: each piece is alive at once, and larger pieces raised the peak RSS measurably.
 const READ_CHUNK = 200;
+/** Deferred items (products, document components, contractors) flushed a transaction at the end of a build. */
+const FLUSH_STEP = 5000;
 
 /** Where a build writes: the tables' names, and whether it creates the read indexes (after the load) itself. */
 export interface BuildTarget {
@@ -55,8 +57,9 @@ export function buildProjections(target: Sqlite, source: Sqlite, options: BuildO
     target.transaction(() => projections.replay(nextChunk()))();
     options.onProgress?.({ done, total: until });
   } while (more);
-  // The deferred work (each product's views) once for the whole log, not once per transaction.
-  target.transaction(() => projections.flush())();
+  // The deferred work (each product's views, each document component) once for the whole log, in transactions of
+  // FLUSH_STEP items: a build in the live database shares it with a server's writers, which wait for each one.
+  while (!target.transaction(() => projections.flush(FLUSH_STEP))());
   // An index built from the loaded table costs less than one kept up to date row by row.
   if (into.readIndexes) target.transaction(() => createReadIndexes(target, projectors, into.names))();
   return Math.min(until, lastSeq(source));

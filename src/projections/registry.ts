@@ -47,8 +47,10 @@ export class Projections {
     if (last !== undefined) this.checkpoint.run(last, last);
   }
 
-  flush(): void {
-    for (const handle of this.handlers) handle.flush?.();
+  /** Does the handlers' deferred work, at most `limit` items of it; true when none is left. */
+  flush(limit = Infinity): boolean {
+    const budget = { left: limit };
+    return this.handlers.every((handle) => handle.flush?.(budget) ?? true);
   }
 }
 

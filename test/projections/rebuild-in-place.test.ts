@@ -2,9 +2,13 @@ import Database from 'better-sqlite3';
 import { describe, expect, test } from 'vitest';
 import { ok } from '../../src/lib/result.ts';
 import { rebuild } from '../../src/projections/rebuild.ts';
+import { Projections, createProjectionTables, projectors } from '../../src/projections/registry.ts';
+import { readEvents, toStoredEvent } from '../../src/events/store.ts';
+import { openSqlite } from '../../src/db/open.ts';
 import { Tradebook } from '../../src/tradebook.ts';
-import { expectRebuildEqualsLive, importRecords, line, romashka, sale } from '../documents-fixtures.ts';
-import { testService } from '../helpers.ts';
+import { expectRebuildEqualsLive, importRecords, line, money, romashka, sale } from '../documents-fixtures.ts';
+import { tempDir, testService } from '../helpers.ts';
+import path from 'node:path';
 import { dumpReadTables } from '../read-tables.ts';
 
 const buildTables = (db: Database.Database) =>
@@ -95,5 +99,20 @@ describe('rebuild beside the served tables', () => {
     expect(await ids('/api/sales?offset=1')).toEqual([3, 5]);
     expectRebuildEqualsLive(tb, rebuild);
     expect(await ids('/api/sales?offset=2')).toEqual([5]);
+  });
+
+  test('a flush done in steps, each its own transaction, writes what one flush writes', async () => {
+    const { tb } = await catalogue();
+    const records = [line('contractor', romashka), sale(1, 1, 1000), money('cashin', 1, 1, 300, [{ type: 'sale', id: 1 }]), sale(2, 1, 50), sale(3, 0, 70)];
+    expect((await importRecords(tb, records)).failures).toEqual([]);
+    const db = openSqlite(path.join(tempDir(), 'steps.db'));
+    createProjectionTables(db, projectors, 0);
+    const projections = new Projections(db);
+    db.transaction(() => projections.replay([...readEvents(tb.db)].map(toStoredEvent)))();
+    let steps = 0;
+    while (!db.transaction(() => projections.flush(1))()) steps++;
+    expect(steps).toBeGreaterThan(5);
+    expect(dumpReadTables(db)).toEqual(dumpReadTables(tb.db));
+    db.close();
   });
 });

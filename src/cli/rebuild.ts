@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import type { Command } from 'commander';
 import { lastSeq } from '../events/store.ts';
 import { resolveUntil, writePointInTime } from '../projections/point-in-time.ts';
-import { rebuild } from '../projections/rebuild.ts';
-import { UsageError, openForCli } from './open.ts';
+import { UsageError, databasePath, openForCli } from './open.ts';
 import { progressReporter } from './progress.ts';
+import { rebuildOnThread } from './rebuild-thread.ts';
 
 export function rebuildCommand(program: Command): void {
   program
@@ -23,7 +23,7 @@ export function rebuildCommand(program: Command): void {
       }
       const progress = progressReporter('rebuild', 'events');
       const started = Date.now();
-      const { events } = options.into === undefined ? rebuild(tb.db, { onProgress: progress.update }) : await writePointInTime(tb.db, until, options.into, { onProgress: progress.update });
+      const { events } = options.into === undefined ? await rebuildOnThread(databasePath(), progress.update) : await writePointInTime(tb.db, until, options.into, { onProgress: progress.update });
       progress.stop();
       tb.close();
       const seconds = ((Date.now() - started) / 1000).toFixed(1);

@@ -1,6 +1,6 @@
 import type { Sqlite } from '../db/open.ts';
 import type { StoredEvent } from '../events/store.ts';
-import type { Projector } from './projector.ts';
+import type { Projector, TableNames } from './projector.ts';
 
 export interface BrandRow {
   id: number;
@@ -13,14 +13,14 @@ export const brandsProjector: Projector = {
   name: 'brands',
   version: 1,
   tables: ['product_brands'],
-  schema: [
-    `CREATE TABLE product_brands (id INTEGER PRIMARY KEY, name TEXT NOT NULL, logo TEXT, json TEXT NOT NULL)`,
-    `CREATE INDEX product_brands_name ON product_brands (name)`,
+  schema: (n) => [
+    `CREATE TABLE ${n('product_brands')} (id INTEGER PRIMARY KEY, name TEXT NOT NULL, logo TEXT, json TEXT NOT NULL)`,
   ],
-  bind(db: Sqlite) {
-    const get = db.prepare('SELECT id, name, logo FROM product_brands WHERE id = ?');
+  readIndexes: (n) => [`CREATE INDEX ${n('product_brands_name')} ON ${n('product_brands')} (name)`],
+  bind(db: Sqlite, n: TableNames) {
+    const get = db.prepare(`SELECT id, name, logo FROM ${n('product_brands')} WHERE id = ?`);
     const upsert = db.prepare(
-      `INSERT INTO product_brands (id, name, logo, json) VALUES (@id, @name, @logo, @json)
+      `INSERT INTO ${n('product_brands')} (id, name, logo, json) VALUES (@id, @name, @logo, @json)
        ON CONFLICT (id) DO UPDATE SET name = excluded.name, logo = excluded.logo, json = excluded.json`,
     );
     const save = (b: BrandRow) => upsert.run({ ...b, json: JSON.stringify({ id: b.id, name: b.name, logo: b.logo }) });

@@ -1,6 +1,6 @@
 import type { Sqlite } from '../db/open.ts';
 import type { StoredEvent } from '../events/store.ts';
-import type { Projector } from './projector.ts';
+import type { Projector, TableNames } from './projector.ts';
 
 export interface CategoryRow {
   id: number;
@@ -13,16 +13,16 @@ export const categoriesProjector: Projector = {
   name: 'categories',
   version: 1,
   tables: ['product_categories'],
-  schema: [
-    `CREATE TABLE product_categories (id INTEGER PRIMARY KEY, name TEXT NOT NULL, parent INTEGER NOT NULL)`,
-    `CREATE INDEX product_categories_parent_name ON product_categories (parent, name)`,
+  schema: (n) => [
+    `CREATE TABLE ${n('product_categories')} (id INTEGER PRIMARY KEY, name TEXT NOT NULL, parent INTEGER NOT NULL)`,
   ],
-  bind(db: Sqlite) {
+  readIndexes: (n) => [`CREATE INDEX ${n('product_categories_parent_name')} ON ${n('product_categories')} (parent, name)`],
+  bind(db: Sqlite, n: TableNames) {
     const insert = db.prepare(
-      `INSERT INTO product_categories (id, name, parent) VALUES (@id, @name, @parent)
+      `INSERT INTO ${n('product_categories')} (id, name, parent) VALUES (@id, @name, @parent)
        ON CONFLICT (id) DO UPDATE SET name = excluded.name, parent = excluded.parent`,
     );
-    const edit = db.prepare('UPDATE product_categories SET name = coalesce(@name, name), parent = coalesce(@parent, parent) WHERE id = @id');
+    const edit = db.prepare(`UPDATE ${n('product_categories')} SET name = coalesce(@name, name), parent = coalesce(@parent, parent) WHERE id = @id`);
     return (event: StoredEvent) => {
       switch (event.type) {
         case 'CategoryAdded':

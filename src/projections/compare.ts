@@ -1,5 +1,9 @@
-import type { Sqlite } from '../db/open.ts';
-import { buildProjections, openScratch, removeScratch, scratchPath } from './rebuild.ts';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type Sqlite, openSqlite } from '../db/open.ts';
+import { servedNames } from './projector.ts';
+import { buildProjections } from './rebuild.ts';
 import { projectors, readCheckpoints } from './registry.ts';
 
 export interface ProjectionCheck {
@@ -16,7 +20,7 @@ export interface ProjectionCheck {
  * the log and tables compared are one consistent snapshot even while a server writes.
  */
 export function compareWithRebuild(db: Sqlite): ProjectionCheck {
-  const scratch = openScratch(scratchPath(db, 'verify'));
+  const scratch = openScratch(scratchPath(db));
   const differences: string[] = [];
   const tables = projectors.flatMap((p) => p.tables);
   try {
@@ -46,7 +50,8 @@ export function compareWithRebuild(db: Sqlite): ProjectionCheck {
 /** A log edited by hand may not even replay (data that is not JSON, a record that never existed): that is a finding, not a crash. */
 function rebuildOrExplain(scratch: Sqlite, db: Sqlite): number | string {
   try {
-    return buildProjections(scratch, db);
+    // Compared row by row: the read indexes would never be used.
+    return buildProjections(scratch, db, {}, { names: servedNames, readIndexes: false });
   } catch (error) {
     return `the log does not replay: ${error instanceof Error ? error.message : String(error)}`;
   }
@@ -75,4 +80,21 @@ function tableDifferences(db: Sqlite, table: string): string[] {
   // The first column is the table's key: enough to find the row.
   const [key, value] = Object.entries((live > 0 ? onlyIn('main', 'rebuilt') : onlyIn('rebuilt', 'main')).get() as object)[0];
   return [`table ${table}: live rows not in a fresh rebuild: ${live}, rebuilt rows not live: ${rebuilt}; first: ${key} ${JSON.stringify(value)}`];
+}
+
+/** Where the fresh rebuild is built: beside the database, or in tmp for one in memory. */
+function scratchPath(db: Sqlite): string {
+  const base = db.name === ':memory:' || db.name === '' ? path.join(os.tmpdir(), `tradebook-${process.pid}-${Date.now()}.db`) : db.name;
+  return `${base}.verify`;
+}
+
+function openScratch(file: string): Sqlite {
+  for (const suffix of ['', '-wal', '-shm', '-journal']) fs.rmSync(file + suffix, { force: true });
+  // A scratch database is thrown away if anything goes wrong, so it needs no journal and no fsync.
+  return openSqlite(file, { scratch: true });
+}
+
+function removeScratch(scratch: Sqlite): void {
+  scratch.close();
+  for (const suffix of ['', '-wal', '-shm', '-journal']) fs.rmSync(scratch.name + suffix, { force: true });
 }

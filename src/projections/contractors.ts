@@ -4,7 +4,7 @@ import type { ContractorRecord } from '../events/contractors.ts';
 import type { StoredEvent } from '../events/store.ts';
 import { fromKopecks } from '../lib/money.ts';
 import { joinedPageQuery } from './joined-page.ts';
-import type { Projector } from './projector.ts';
+import { type FlushBudget, type Projector, type TableNames, drain } from './projector.ts';
 
 /**
  * Contractors with their response JSON kept ready. `position` is the 1-based rank in id order (a page at any
@@ -16,8 +16,8 @@ export const contractorsProjector: Projector = {
   name: 'contractors',
   version: 1,
   tables: ['contractors', 'contractor_phones', 'contractor_statuses'],
-  schema: [
-    `CREATE TABLE contractors (
+  schema: (n) => [
+    `CREATE TABLE ${n('contractors')} (
        id INTEGER PRIMARY KEY,
        position INTEGER NOT NULL,
        inn TEXT,
@@ -25,32 +25,32 @@ export const contractorsProjector: Projector = {
        balance INTEGER NOT NULL,
        bonus_balance INTEGER NOT NULL,
        json TEXT NOT NULL)`,
-    `CREATE INDEX contractors_position ON contractors (position)`,
-    `CREATE INDEX contractors_inn ON contractors (inn, id)`,
-    `CREATE TABLE contractor_phones (digits TEXT NOT NULL, contractor_id INTEGER NOT NULL, PRIMARY KEY (digits, contractor_id)) WITHOUT ROWID`,
-    `CREATE INDEX contractor_phones_contractor ON contractor_phones (contractor_id)`,
-    `CREATE TABLE contractor_statuses (name TEXT PRIMARY KEY)`,
+    `CREATE TABLE ${n('contractor_phones')} (digits TEXT NOT NULL, contractor_id INTEGER NOT NULL, PRIMARY KEY (digits, contractor_id)) WITHOUT ROWID`,
+    `CREATE INDEX ${n('contractor_phones_contractor')} ON ${n('contractor_phones')} (contractor_id)`,
+    `CREATE TABLE ${n('contractor_statuses')} (name TEXT PRIMARY KEY)`,
   ],
-  bind(db: Sqlite) {
-    const record = db.prepare('SELECT record FROM contractors WHERE id = ?').pluck();
-    const maxId = db.prepare('SELECT coalesce(max(id), 0) FROM contractors').pluck();
-    const lastPosition = db.prepare('SELECT coalesce(max(position), 0) FROM contractors').pluck();
-    const rankOf = db.prepare('SELECT count(*) + 1 FROM contractors WHERE id < ?').pluck();
-    const shiftAfter = db.prepare('UPDATE contractors SET position = position + 1 WHERE id > ?');
+  readIndexes: (n) => [
+    `CREATE INDEX ${n('contractors_position')} ON ${n('contractors')} (position)`,
+    `CREATE INDEX ${n('contractors_inn')} ON ${n('contractors')} (inn, id)`,
+  ],
+  bind(db: Sqlite, n: TableNames) {
+    const record = db.prepare(`SELECT record FROM ${n('contractors')} WHERE id = ?`).pluck();
+    // Positions are ranks in id order, so the highest id holds the highest position: one primary-key seek.
+    const last = db.prepare(`SELECT id, position FROM ${n('contractors')} ORDER BY id DESC LIMIT 1`);
+    const rankOf = db.prepare(`SELECT count(*) + 1 FROM ${n('contractors')} WHERE id < ?`).pluck();
+    const shiftAfter = db.prepare(`UPDATE ${n('contractors')} SET position = position + 1 WHERE id > ?`);
     const insert = db.prepare(
-      `INSERT INTO contractors (id, position, inn, record, balance, bonus_balance, json) VALUES (@id, @position, @inn, @record, 0, 0, '')`,
+      `INSERT INTO ${n('contractors')} (id, position, inn, record, balance, bonus_balance, json) VALUES (@id, @position, @inn, @record, 0, 0, '')`,
     );
-    const update = db.prepare('UPDATE contractors SET inn = @inn, record = @record WHERE id = @id');
-    const dropPhones = db.prepare('DELETE FROM contractor_phones WHERE contractor_id = ?');
-    const addPhone = db.prepare('INSERT OR IGNORE INTO contractor_phones (digits, contractor_id) VALUES (?, ?)');
-    const addStatus = db.prepare('INSERT OR IGNORE INTO contractor_statuses (name) VALUES (?)');
-    const refresh = bindContractorRefresh(db);
+    const update = db.prepare(`UPDATE ${n('contractors')} SET inn = @inn, record = @record WHERE id = @id`);
+    const dropPhones = db.prepare(`DELETE FROM ${n('contractor_phones')} WHERE contractor_id = ?`);
+    const addPhone = db.prepare(`INSERT OR IGNORE INTO ${n('contractor_phones')} (digits, contractor_id) VALUES (?, ?)`);
+    const addStatus = db.prepare(`INSERT OR IGNORE INTO ${n('contractor_statuses')} (name) VALUES (?)`);
+    const refresh = bindContractorRefresh(db, n);
     // Rendered at the flush, once per contractor however many events touched it (see the documents projector).
     const toRefresh = new Set<number>();
-    const flush = () => {
-      for (const id of toRefresh) refresh(id);
-      toRefresh.clear();
-    };
+    const flush = (budget: FlushBudget) => drain(toRefresh, budget, refresh);
+    const discard = () => toRefresh.clear();
 
     const addPhones = (c: ContractorRecord) => {
       for (const phone of [c.phone1, c.phone2]) if (phone !== null) addPhone.run(phoneDigits(phone), c.id);
@@ -62,12 +62,12 @@ export const contractorsProjector: Projector = {
       toRefresh.add(c.id);
     };
     const add = (c: ContractorRecord) => {
-      const highest = maxId.get() as number;
+      const highest = last.get() as { id: number; position: number } | undefined;
       // Ids mostly arrive in order: one above the highest cannot exist yet, so only others are looked up.
-      if (c.id <= highest && record.get(c.id) !== undefined) return save(c); // applying the same event twice changes nothing
+      if (highest !== undefined && c.id <= highest.id && record.get(c.id) !== undefined) return save(c); // applying the same event twice changes nothing
       let position: number;
-      if (c.id > highest) {
-        position = (lastPosition.get() as number) + 1;
+      if (highest === undefined || c.id > highest.id) {
+        position = (highest?.position ?? 0) + 1;
       } else {
         // An imported id below the highest one: later contractors move one place down.
         position = rankOf.get(c.id) as number;
@@ -91,7 +91,7 @@ export const contractorsProjector: Projector = {
           break;
       }
     };
-    return Object.assign(handle, { flush });
+    return Object.assign(handle, { flush, discard });
   },
 };
 
@@ -103,14 +103,14 @@ const DEBIT_TYPES = "'cashout', 'paymentout', 'sale', 'supplierreturn'";
  * Recomputes a contractor's balance and bonus balance from its posted documents and re-renders its JSON.
  * A sum over the contractor's own documents (an index range), so any revision or un-posting is reflected exactly.
  */
-export function bindContractorRefresh(db: Sqlite): (id: number) => void {
-  const record = db.prepare('SELECT record FROM contractors WHERE id = ?').pluck();
+export function bindContractorRefresh(db: Sqlite, n: TableNames): (id: number) => void {
+  const record = db.prepare(`SELECT record FROM ${n('contractors')} WHERE id = ?`).pluck();
   const figures = db.prepare(
     `SELECT coalesce(sum(CASE WHEN type IN (${CREDIT_TYPES}) THEN sum WHEN type IN (${DEBIT_TYPES}) THEN -sum ELSE 0 END), 0) AS balance,
             coalesce(sum(CASE WHEN type = 'sale' THEN bonus_accrual WHEN type = 'bonus' THEN -sum ELSE 0 END), 0) AS bonusBalance
-     FROM documents WHERE contractor_id = ? AND status = 1`,
+     FROM ${n('document_records')} WHERE contractor_id = ? AND status = 1`,
   );
-  const update = db.prepare('UPDATE contractors SET balance = @balance, bonus_balance = @bonusBalance, json = @json WHERE id = @id');
+  const update = db.prepare(`UPDATE ${n('contractors')} SET balance = @balance, bonus_balance = @bonusBalance, json = @json WHERE id = @id`);
   return (id: number) => {
     const json = record.get(id) as string | undefined;
     if (json === undefined) return;

@@ -1,31 +1,36 @@
 import type { Sqlite } from '../db/open.ts';
 import type { DocumentType } from '../events/documents.ts';
 import type { StoredEvent } from '../events/store.ts';
-import type { Projector } from './projector.ts';
+import type { Projector, TableNames } from './projector.ts';
 
 /**
  * Each document's dense rank in id order among its type's documents of the same calendar month (`YYYY-MM` of
  * its date). A one-month list (what clients ask for most: "this month's shipments") is then paged like the
- * unfiltered lists: a page at any offset is an index range scan on (type, month, rank), and the month's count is
- * its highest rank, one seek. Counting or skipping the month's index entries instead cost O(month) per request.
+ * unfiltered lists: a page at any offset is an index range scan on (type, month, rank), each row joined from
+ * `documents` by its key, and the month's count is its highest rank, one seek. Counting or skipping the
+ * month's index entries instead cost O(month) per request.
  */
 export const documentMonthsProjector: Projector = {
   name: 'document_months',
   version: 1,
   tables: ['document_months'],
-  schema: [
-    `CREATE TABLE document_months (
-       type TEXT NOT NULL, id INTEGER NOT NULL, month TEXT NOT NULL, rank INTEGER NOT NULL,
+  schema: (n) => [
+    `CREATE TABLE ${n('document_months')} (
+       type TEXT NOT NULL, id INTEGER NOT NULL, key INTEGER NOT NULL, month TEXT NOT NULL, rank INTEGER NOT NULL,
        PRIMARY KEY (type, id)) WITHOUT ROWID`,
-    `CREATE INDEX document_months_rank ON document_months (type, month, rank)`,
+    `CREATE INDEX ${n('document_months_rank')} ON ${n('document_months')} (type, month, rank)`,
   ],
-  bind(db: Sqlite) {
-    const monthOf = db.prepare('SELECT month FROM document_months WHERE type = ? AND id = ?').pluck();
-    const last = db.prepare('SELECT id, rank FROM document_months WHERE type = ? AND month = ? ORDER BY rank DESC LIMIT 1');
-    const rankOf = db.prepare('SELECT count(*) + 1 FROM document_months WHERE type = ? AND month = ? AND id < ?').pluck();
-    const shift = db.prepare('UPDATE document_months SET rank = rank + ? WHERE type = ? AND month = ? AND id > ?');
-    const insert = db.prepare('INSERT INTO document_months (type, id, month, rank) VALUES (?, ?, ?, ?)');
-    const remove = db.prepare('DELETE FROM document_months WHERE type = ? AND id = ?');
+  // The rank index is read by the projector itself (the month's last rank), so it is in the schema.
+  readIndexes: () => [],
+  bind(db: Sqlite, n: TableNames) {
+    // The documents projector runs first (registry order): the document's record, and so its key, exist.
+    const keyOf = db.prepare(`SELECT key FROM ${n('document_records')} WHERE type = ? AND id = ?`).pluck();
+    const monthOf = db.prepare(`SELECT month FROM ${n('document_months')} WHERE type = ? AND id = ?`).pluck();
+    const last = db.prepare(`SELECT id, rank FROM ${n('document_months')} WHERE type = ? AND month = ? ORDER BY rank DESC LIMIT 1`);
+    const rankOf = db.prepare(`SELECT count(*) + 1 FROM ${n('document_months')} WHERE type = ? AND month = ? AND id < ?`).pluck();
+    const shift = db.prepare(`UPDATE ${n('document_months')} SET rank = rank + ? WHERE type = ? AND month = ? AND id > ?`);
+    const insert = db.prepare(`INSERT INTO ${n('document_months')} (type, id, key, month, rank) VALUES (?, ?, ?, ?, ?)`);
+    const remove = db.prepare(`DELETE FROM ${n('document_months')} WHERE type = ? AND id = ?`);
 
     const place = (type: DocumentType, id: number, date: string) => {
       const month = date.slice(0, 7);
@@ -44,7 +49,7 @@ export const documentMonthsProjector: Projector = {
         rank = rankOf.get(type, month, id) as number;
         shift.run(1, type, month, id);
       }
-      insert.run(type, id, month, rank);
+      insert.run(type, id, keyOf.get(type, id), month, rank);
     };
 
     return (event: StoredEvent) => {

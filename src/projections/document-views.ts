@@ -47,8 +47,15 @@ export function treeNodeJson(head: string, isThis: boolean, childes: string[]): 
   return `${head},"isThis":${isThis ? 1 : 0},"childes":[${childes.join(',')}]}`;
 }
 
-function contractorOf(c: ContractorRecord | undefined, id: number) {
-  return c ? { id: c.id, type: c.type, name: c.name, contactPerson: c.contactPerson, inn: c.inn, kpp: c.kpp } : { id, type: null, name: null, contactPerson: null, inn: null, kpp: null };
+/** The contractor's fields a document shows, in the spec's order. */
+export type ShownContractor = Pick<ContractorRecord, 'id' | 'type' | 'name' | 'contactPerson' | 'inn' | 'kpp'>;
+
+export function shownContractor(c: ShownContractor): ShownContractor {
+  return { id: c.id, type: c.type, name: c.name, contactPerson: c.contactPerson, inn: c.inn, kpp: c.kpp };
+}
+
+function contractorOf(c: ShownContractor | undefined, id: number) {
+  return c ? shownContractor(c) : { id, type: null, name: null, contactPerson: null, inn: null, kpp: null };
 }
 
 /** Nested objects are rebuilt key by key: stored records have sorted keys, the API shows the spec's order. */
@@ -77,7 +84,7 @@ function lineOf(l: DocumentFields['products'][number]) {
   };
 }
 
-function commonView(id: number, type: DocumentType, status: number, f: DocumentFields, contractor: ContractorRecord | undefined) {
+function commonView(id: number, type: DocumentType, status: number, f: DocumentFields, contractor: ShownContractor | undefined) {
   return {
     id,
     type,
@@ -94,7 +101,7 @@ function commonView(id: number, type: DocumentType, status: number, f: DocumentF
 }
 
 /** A customer order, invoice, shipment (or any document of product lines), keys in the spec's order. */
-export function lineDocumentView(id: number, type: DocumentType, status: number, f: DocumentFields, contractor: ContractorRecord | undefined, paid: number, tree: unknown) {
+export function lineDocumentView(id: number, type: DocumentType, status: number, f: DocumentFields, contractor: ShownContractor | undefined, paid: number, tree: unknown) {
   return {
     ...commonView(id, type, status, f, contractor),
     company: f.company && companyOf(f.company),
@@ -108,7 +115,7 @@ export function lineDocumentView(id: number, type: DocumentType, status: number,
 }
 
 /** A money document; payments carry `company.bankAccount` (null when unknown), cash documents have no such key. */
-export function moneyDocumentView(id: number, type: DocumentType, status: number, f: DocumentFields, contractor: ContractorRecord | undefined, tree: unknown) {
+export function moneyDocumentView(id: number, type: DocumentType, status: number, f: DocumentFields, contractor: ShownContractor | undefined, tree: unknown) {
   const company = f.company && (PAYMENT_TYPES.includes(type) ? { ...companyOf(f.company), bankAccount: bankAccountOf(f.company.bankAccount) } : companyOf(f.company));
   const { id: _id, ...common } = commonView(id, type, status, f, contractor);
   return {

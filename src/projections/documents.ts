@@ -3,9 +3,9 @@ import type { ContractorRecord } from '../events/contractors.ts';
 import { type DocumentFields, type DocumentRef, type DocumentType, isLineDocument } from '../events/documents.ts';
 import type { StoredEvent } from '../events/store.ts';
 import { bindContractorRefresh } from './contractors.ts';
-import { lineDocumentView, moneyDocumentView, treeNodeHead, treeNodeJson } from './document-views.ts';
+import { type ShownContractor, lineDocumentView, moneyDocumentView, shownContractor, treeNodeHead, treeNodeJson } from './document-views.ts';
 import { type JoinedPage, joinedPageQuery } from './joined-page.ts';
-import type { Projector } from './projector.ts';
+import { type FlushBudget, type Projector, type TableNames, drain } from './projector.ts';
 
 /** A document's own state as its events left it; the derived figures live in their own columns. */
 export interface DocumentRecord {
@@ -16,22 +16,41 @@ export interface DocumentRecord {
 
 /** Money documents whose posted sum counts as paid on every document their `basedOn` chain reaches. */
 const PAYING_TYPES: readonly DocumentType[] = ['cashin', 'paymentin', 'bonus'];
+/** Contractors kept shown during a flush (~150 bytes each): a rebuild's flush reads each once, and memory stays bounded. */
+const OWNERS_KEPT = 20_000;
 /** Changes of these fields move the figures of the whole linked component (tree nodes, paid). */
 const COMPONENT_FIELDS = ['sum', 'created', 'register'];
 
 /**
- * Every document of every type, with its list JSON kept ready. `position` is the rank in id order within its
- * type (unfiltered pages are index range scans); (type, date, status, id) serves date-filtered pages and
- * counts from the index alone. `paid` and `tree_json` are derived from the linked component and recomputed
- * for the whole component whenever an event moves a status, a sum, a link or a node's label (at the flush:
- * after every appended record live, once at the end of a rebuild).
+ * Every document of every type in two tables. `document_records` holds what events write and commands and
+ * balances read: the record, status, sum, bonus, and `position`, the rank in id order within its type.
+ * `documents` holds what the lists serve: the list JSON kept ready (its last key is the dependency tree), `paid`,
+ * and the columns pages filter on; `position` serves unfiltered pages as index range scans, (type, date, status,
+ * id) date-filtered pages and counts from the index alone. A served row is written only at the flush (after
+ * every appended record live, once at the end of a rebuild), so a rebuild writes each one once, final.
+ * `paid` and the tree are derived from the linked component and recomputed for the whole component whenever an
+ * event moves a status, a sum, a link or a node's label.
  */
 export const documentsProjector: Projector = {
   name: 'documents',
-  version: 1,
-  tables: ['documents', 'document_links'],
-  schema: [
-    `CREATE TABLE documents (
+  version: 2,
+  tables: ['documents', 'document_records', 'document_links'],
+  schema: (n) => [
+    `CREATE TABLE ${n('document_records')} (
+       key INTEGER PRIMARY KEY,
+       type TEXT NOT NULL,
+       id INTEGER NOT NULL,
+       position INTEGER NOT NULL,
+       status INTEGER NOT NULL,
+       contractor_id INTEGER NOT NULL,
+       sum INTEGER NOT NULL,
+       bonus_percent REAL,
+       bonus_accrual INTEGER NOT NULL,
+       record TEXT NOT NULL,
+       UNIQUE (type, id))`,
+    // Covering: a contractor's balances are summed from the index alone, never touching the records.
+    `CREATE INDEX ${n('documents_contractor')} ON ${n('document_records')} (contractor_id, status, type, sum, bonus_accrual)`,
+    `CREATE TABLE ${n('documents')} (
        key INTEGER PRIMARY KEY,
        type TEXT NOT NULL,
        id INTEGER NOT NULL,
@@ -39,79 +58,92 @@ export const documentsProjector: Projector = {
        date TEXT NOT NULL,
        month TEXT NOT NULL,
        status INTEGER NOT NULL,
-       contractor_id INTEGER NOT NULL,
-       sum INTEGER NOT NULL,
-       bonus_percent REAL,
-       bonus_accrual INTEGER NOT NULL,
        paid INTEGER NOT NULL,
-       record TEXT NOT NULL,
-       tree_json TEXT NOT NULL,
-       list_json TEXT NOT NULL,
-       UNIQUE (type, id))`,
-    `CREATE INDEX documents_position ON documents (type, position)`,
-    `CREATE INDEX documents_date ON documents (type, date, status, id)`,
-    `CREATE INDEX documents_status ON documents (type, status, id)`,
-    // A whole calendar month walks its documents in id order: OFFSET skips index entries, no sort.
-    // (A column, not an expression on `date`: only then is the index covering.)
-    `CREATE INDEX documents_month ON documents (type, month, id, status)`,
-    // Covering: a contractor's balances are summed from the index alone, never touching the wide rows.
-    `CREATE INDEX documents_contractor ON documents (contractor_id, status, type, sum, bonus_accrual)`,
-    `CREATE TABLE document_links (
+       list_json TEXT NOT NULL)`,
+    `CREATE TABLE ${n('document_links')} (
        child_type TEXT NOT NULL, child_id INTEGER NOT NULL, parent_type TEXT NOT NULL, parent_id INTEGER NOT NULL,
        PRIMARY KEY (child_type, child_id, parent_type, parent_id)) WITHOUT ROWID`,
-    `CREATE INDEX document_links_parent ON document_links (parent_type, parent_id)`,
+    `CREATE INDEX ${n('document_links_parent')} ON ${n('document_links')} (parent_type, parent_id)`,
   ],
-  bind(db: Sqlite) {
-    const row = db.prepare('SELECT key, record, bonus_percent AS bonusPercent, paid, tree_json AS tree FROM documents WHERE type = ? AND id = ?');
-    const nodeRow = db.prepare('SELECT key, record FROM documents WHERE type = ? AND id = ?');
-    // `max(x) WHERE type = ?` would scan the whole type; ORDER BY … DESC LIMIT 1 is one index seek.
-    const maxId = db.prepare('SELECT coalesce((SELECT id FROM documents WHERE type = ? ORDER BY id DESC LIMIT 1), 0)').pluck();
-    const lastPosition = db.prepare('SELECT coalesce((SELECT position FROM documents WHERE type = ? ORDER BY position DESC LIMIT 1), 0)').pluck();
-    const rankOf = db.prepare('SELECT count(*) + 1 FROM documents WHERE type = ? AND id < ?').pluck();
-    const shiftAfter = db.prepare('UPDATE documents SET position = position + 1 WHERE type = ? AND id > ?');
+  readIndexes: (n) => [
+    `CREATE INDEX ${n('documents_position')} ON ${n('documents')} (type, position)`,
+    `CREATE INDEX ${n('documents_date')} ON ${n('documents')} (type, date, status, id)`,
+    `CREATE INDEX ${n('documents_status')} ON ${n('documents')} (type, status, id)`,
+    // A whole calendar month walks its documents in id order: OFFSET skips index entries, no sort.
+    // (A column, not an expression on `date`: only then is the index covering.)
+    `CREATE INDEX ${n('documents_month')} ON ${n('documents')} (type, month, id, status)`,
+  ],
+  bind(db: Sqlite, n: TableNames) {
+    const columns = `key, type, id, position, record, bonus_percent AS bonusPercent FROM ${n('document_records')}`;
+    const row = db.prepare(`SELECT ${columns} WHERE type = ? AND id = ?`);
+    const rowByKey = db.prepare(`SELECT ${columns} WHERE key = ?`);
+    const served = db.prepare(`SELECT paid, list_json AS json FROM ${n('documents')} WHERE key = ?`);
+    // Positions are ranks in id order, so the highest id holds the highest position: one seek on (type, id).
+    const last = db.prepare(`SELECT id, position FROM ${n('document_records')} WHERE type = ? ORDER BY id DESC LIMIT 1`);
+    const rankOf = db.prepare(`SELECT count(*) + 1 FROM ${n('document_records')} WHERE type = ? AND id < ?`).pluck();
+    const shiftRecords = db.prepare(`UPDATE ${n('document_records')} SET position = position + 1 WHERE type = ? AND id > ?`);
+    const shiftServed = db.prepare(`UPDATE ${n('documents')} SET position = position + 1 WHERE type = ? AND id > ?`);
     const insert = db.prepare(
-      `INSERT INTO documents (type, id, position, date, month, status, contractor_id, sum, bonus_percent, bonus_accrual, paid, record, tree_json, list_json)
-       VALUES (@type, @id, @position, @date, substr(@date, 1, 7), @status, @contractorId, @sum, @bonusPercent, @accrual, 0, @record, 'null', '')`,
+      `INSERT INTO ${n('document_records')} (type, id, position, status, contractor_id, sum, bonus_percent, bonus_accrual, record)
+       VALUES (@type, @id, @position, @status, @contractorId, @sum, @bonusPercent, @accrual, @record)`,
     );
     const update = db.prepare(
-      `UPDATE documents SET date = @date, month = substr(@date, 1, 7), status = @status, contractor_id = @contractorId, sum = @sum, bonus_accrual = @accrual, record = @record
-       WHERE type = @type AND id = @id`,
+      `UPDATE ${n('document_records')} SET status = @status, contractor_id = @contractorId, sum = @sum, bonus_accrual = @accrual, record = @record
+       WHERE key = @key`,
     );
-    const saveDerived = db.prepare('UPDATE documents SET paid = @paid, tree_json = @tree, list_json = @json WHERE type = @type AND id = @id');
-    const dropLinks = db.prepare('DELETE FROM document_links WHERE child_type = ? AND child_id = ?');
-    const addLink = db.prepare('INSERT OR IGNORE INTO document_links (child_type, child_id, parent_type, parent_id) VALUES (?, ?, ?, ?)');
-    const parentsOf = db.prepare('SELECT parent_type AS type, parent_id AS id FROM document_links WHERE child_type = ? AND child_id = ?');
-    const childrenOf = db.prepare('SELECT child_type AS type, child_id AS id FROM document_links WHERE parent_type = ? AND parent_id = ?');
-    const ofContractor = db.prepare('SELECT type, id FROM documents WHERE contractor_id = ?');
-    const contractorRecord = db.prepare('SELECT record FROM contractors WHERE id = ?').pluck();
-    const refreshContractor = bindContractorRefresh(db);
+    const save = db.prepare(
+      `INSERT INTO ${n('documents')} (key, type, id, position, date, month, status, paid, list_json)
+       VALUES (@key, @type, @id, @position, @date, substr(@date, 1, 7), @status, @paid, @json)
+       ON CONFLICT (key) DO UPDATE SET position = excluded.position, date = excluded.date, month = excluded.month, status = excluded.status,
+         paid = excluded.paid, list_json = excluded.list_json`,
+    );
+    const dropLinks = db.prepare(`DELETE FROM ${n('document_links')} WHERE child_type = ? AND child_id = ?`);
+    const addLink = db.prepare(`INSERT OR IGNORE INTO ${n('document_links')} (child_type, child_id, parent_type, parent_id) VALUES (?, ?, ?, ?)`);
+    const childrenOf = db.prepare(`SELECT child_type AS type, child_id AS id FROM ${n('document_links')} WHERE parent_type = ? AND parent_id = ?`);
+    const ofContractor = db.prepare(`SELECT key FROM ${n('document_records')} WHERE contractor_id = ?`).pluck();
+    const contractorRecord = db.prepare(`SELECT record FROM ${n('contractors')} WHERE id = ?`).pluck();
+    const refreshContractor = bindContractorRefresh(db, n);
 
-    type Row = { key: number; record: string; bonusPercent: number | null; paid: number; tree: string };
+    type Row = { key: number; type: DocumentType; id: number; position: number; record: string; bonusPercent: number | null };
     const load = (type: DocumentType, id: number) => row.get(type, id) as Row | undefined;
     const contractor = (id: number) => {
       const json = contractorRecord.get(id) as string | undefined;
       return json === undefined ? undefined : (JSON.parse(json) as ContractorRecord);
     };
+    /** What documents show of the contractors read during one flush, at most OWNERS_KEPT at a time. */
+    const owners = new Map<number, ShownContractor | undefined>();
+    const owner = (id: number) => {
+      if (!owners.has(id)) {
+        if (owners.size >= OWNERS_KEPT) owners.clear();
+        const found = contractor(id);
+        owners.set(id, found && shownContractor(found));
+      }
+      return owners.get(id);
+    };
 
-    const render = (type: DocumentType, id: number, doc: DocumentRecord, paid: number, tree: string, owner = contractor(doc.fields.contractorId)) => {
+    const render = ({ key, type, id, position }: Row, doc: DocumentRecord, paid: number, tree: string) => {
       const view = isLineDocument(type)
-        ? lineDocumentView(id, type, doc.status, doc.fields, owner, paid, null)
-        : moneyDocumentView(id, type, doc.status, doc.fields, owner, null);
+        ? lineDocumentView(id, type, doc.status, doc.fields, owner(doc.fields.contractorId), paid, null)
+        : moneyDocumentView(id, type, doc.status, doc.fields, owner(doc.fields.contractorId), null);
       // The tree is kept as JSON text already; it is the view's last key, so it is spliced in as text.
       const json = JSON.stringify(view).slice(0, -'null}'.length) + tree + '}';
-      saveDerived.run({ type, id, paid, tree, json });
+      save.run({ key, type, id, position, date: doc.fields.date, status: doc.status, paid, json });
     };
-    /** Re-renders one document's list JSON with the paid and tree its row holds (a change that moves neither). */
-    const rerender = (type: DocumentType, id: number) => {
-      const r = load(type, id)!;
-      render(type, id, JSON.parse(r.record), r.paid, r.tree);
+    /**
+     * Re-renders one document's list JSON with the paid and tree it is served with (a change that moves neither).
+     * The tree is the list JSON's last key, and no tree node holds a key named "tree".
+     */
+    const rerender = (key: number) => {
+      const r = rowByKey.get(key) as Row;
+      const { paid, json } = served.get(key) as { paid: number; json: string };
+      render(r, JSON.parse(r.record), paid, json.slice(json.lastIndexOf(',"tree":') + ',"tree":'.length, -1));
     };
 
     /** Recomputes paid and the tree of every document connected to the seed by links, and re-renders them. */
-    const refreshComponent = (seed: DocumentRef, refreshed: Set<string>) => {
+    const refreshComponent = (seed: Row, refreshed: Set<number>) => {
       interface Node {
         ref: DocumentRef;
-        key: number;
+        row: Row;
         doc: DocumentRecord;
         head: string;
         children: string[];
@@ -119,19 +151,21 @@ export const documentsProjector: Projector = {
       }
       const nodes = new Map<string, Node>();
       const name = (r: DocumentRef) => `${r.type}:${r.id}`;
-      const queue = [seed];
+      // Components are disjoint: a walk from a seed not refreshed yet meets no refreshed document.
+      const queue: DocumentRef[] = [seed];
       while (queue.length > 0) {
         const ref = queue.pop()!;
-        if (nodes.has(name(ref)) || refreshed.has(name(ref))) continue;
-        refreshed.add(name(ref));
-        const r = nodeRow.get(ref.type, ref.id) as { key: number; record: string } | undefined;
+        if (nodes.has(name(ref))) continue;
+        const r = ref === seed ? seed : load(ref.type, ref.id);
         if (!r) continue;
+        refreshed.add(r.key);
         const children = childrenOf.all(ref.type, ref.id) as DocumentRef[];
         const doc = JSON.parse(r.record) as DocumentRecord;
-        nodes.set(name(ref), { ref, key: r.key, doc, head: treeNodeHead(ref.type, ref.id, doc.fields, doc.status), children: children.map(name), paid: 0 });
-        queue.push(...children, ...(parentsOf.all(ref.type, ref.id) as DocumentRef[]));
+        nodes.set(name(ref), { ref, row: r, doc, head: treeNodeHead(ref.type, ref.id, doc.fields, doc.status), children: children.map(name), paid: 0 });
+        // A document's links are its basedOn: its parents need no query.
+        queue.push(...children, ...doc.basedOn);
       }
-      const byKey = (a: string, b: string) => nodes.get(a)!.key - nodes.get(b)!.key;
+      const byKey = (a: string, b: string) => nodes.get(a)!.row.key - nodes.get(b)!.row.key;
       for (const n of nodes.values()) n.children.sort(byKey);
 
       // paid: each posted payment counts once on every document its basedOn chain reaches.
@@ -170,66 +204,81 @@ export const documentsProjector: Projector = {
         }
         return at;
       };
-      // A component usually belongs to one contractor: read each contractor once.
-      const owners = new Map<number, ContractorRecord | undefined>();
       for (const [self, n] of nodes) {
         const tree = isLineDocument(n.ref.type) ? treeOf(rootOf(self), self, new Set()) : `[${roots.map((r) => treeOf(r, self, new Set())).join(',')}]`;
-        const owner = n.doc.fields.contractorId;
-        if (!owners.has(owner)) owners.set(owner, contractor(owner));
-        render(n.ref.type, n.ref.id, n.doc, n.paid, tree, owners.get(owner));
+        render(n.row, n.doc, n.paid, tree);
       }
     };
 
     // Work deferred to the flush, so each component, document and contractor is rendered once however many
     // events touched it (a chain of k documents recorded in one rebuild renders k nodes, not k² as per event).
-    // Only derived columns wait (paid, tree_json, list_json here; balances and JSON in contractors): the
-    // columns commands and other projectors read while events are applied (record, status, sum, links,
-    // bonus_accrual, contractor_id) are written by the event itself.
-    const componentSeeds = new Map<string, DocumentRef>();
-    const toRerender = new Map<string, DocumentRef>();
+    // Only the served rows wait (and balances and JSON in contractors): what commands and other projectors read
+    // while events are applied (document_records, links) is written by the event itself.
+    // Documents by key: a number per document keeps a rebuild's whole log of them small.
+    const componentSeeds = new Set<number>();
+    const toRerender = new Set<number>();
     const contractorsToRefresh = new Set<number>();
-    const refKey = (type: DocumentType, id: number) => `${type}:${id}`;
-    const flush = () => {
-      const refreshed = new Set<string>();
-      for (const seed of componentSeeds.values()) refreshComponent(seed, refreshed);
-      for (const [key, d] of toRerender) if (!refreshed.has(key)) rerender(d.type, d.id);
-      for (const id of contractorsToRefresh) refreshContractor(id);
-      componentSeeds.clear();
-      toRerender.clear();
-      contractorsToRefresh.clear();
+    // Documents refreshed by this flush (kept across its steps).
+    const refreshed = new Set<number>();
+    // Nothing outlives a flush, so a rolled-back transaction leaves nothing behind for the next one.
+    const discard = () => {
+      for (const pending of [componentSeeds, toRerender, contractorsToRefresh, refreshed]) pending.clear();
+      owners.clear();
+    };
+    const flush = (budget: FlushBudget) => {
+      const done =
+        drain(componentSeeds, budget, (seed) => {
+          if (!refreshed.has(seed)) refreshComponent(rowByKey.get(seed) as Row, refreshed);
+        }) &&
+        drain(toRerender, budget, (key) => {
+          if (!refreshed.has(key)) rerender(key);
+        }) &&
+        drain(contractorsToRefresh, budget, refreshContractor);
+      if (done) discard();
+      return done;
     };
 
     /** Applies a change to one document and marks everything derived from it for the flush. */
     const change = (type: DocumentType, id: number, next: (current: DocumentRecord | undefined) => DocumentRecord, wholeComponent: boolean) => {
-      const current = load(type, id);
+      const highest = last.get(type) as { id: number; position: number } | undefined;
+      // Ids mostly arrive in order: one above the highest cannot exist yet, so only others are looked up.
+      const current = highest !== undefined && id <= highest.id ? load(type, id) : undefined;
       const before = current ? (JSON.parse(current.record) as DocumentRecord) : undefined;
+      let key = current?.key;
       const doc = next(before);
-      const columns = { type, id, date: doc.fields.date, status: doc.status, contractorId: doc.fields.contractorId, sum: doc.fields.sum, record: JSON.stringify(doc) };
+      const columns = { status: doc.status, contractorId: doc.fields.contractorId, sum: doc.fields.sum, record: JSON.stringify(doc) };
       const accrual = (percent: number | null) => (percent === null ? 0 : Math.round((doc.fields.sum * percent) / 100));
       if (current) {
-        update.run({ ...columns, accrual: accrual(current.bonusPercent) });
+        update.run({ ...columns, key: current.key, accrual: accrual(current.bonusPercent) });
       } else {
         // A sale earns bonus at the percent of the contractor's programme as it is when the sale is recorded.
         const bonus = type === 'sale' ? contractor(doc.fields.contractorId)?.bonus : undefined;
         const bonusPercent = bonus?.status === 1 ? (bonus.percent ?? 0) : null;
         let position: number;
-        if (id > (maxId.get(type) as number)) {
-          position = (lastPosition.get(type) as number) + 1;
+        if (highest === undefined || id > highest.id) {
+          position = (highest?.position ?? 0) + 1;
         } else {
+          // An imported id below the highest one: later documents move one place down, served rows too.
           position = rankOf.get(type, id) as number;
-          shiftAfter.run(type, id);
+          shiftRecords.run(type, id);
+          shiftServed.run(type, id);
         }
-        insert.run({ ...columns, position, bonusPercent, accrual: accrual(bonusPercent) });
+        key = insert.run({ ...columns, type, id, position, bonusPercent, accrual: accrual(bonusPercent) }).lastInsertRowid as number;
       }
       if (!before || JSON.stringify(before.basedOn) !== JSON.stringify(doc.basedOn)) {
-        dropLinks.run(type, id);
+        // A document recorded now has no links to drop: they are written with its record.
+        if (before) dropLinks.run(type, id);
         for (const p of doc.basedOn) addLink.run(type, id, p.type, p.id);
       }
       if (wholeComponent || !before) {
         // An unlinked parent may now head a component of its own.
-        for (const seed of [{ type, id }, ...(before?.basedOn ?? [])]) componentSeeds.set(refKey(seed.type, seed.id), seed);
+        componentSeeds.add(key!);
+        for (const parent of before?.basedOn ?? []) {
+          const formerParent = load(parent.type, parent.id);
+          if (formerParent) componentSeeds.add(formerParent.key);
+        }
       } else {
-        toRerender.set(refKey(type, id), { type, id });
+        toRerender.add(key!);
       }
       contractorsToRefresh.add(doc.fields.contractorId);
       if (before && before.fields.contractorId !== doc.fields.contractorId) contractorsToRefresh.add(before.fields.contractorId);
@@ -261,12 +310,12 @@ export const documentsProjector: Projector = {
           // Documents show their contractor as it is now.
           const shown = ['type', 'name', 'contactPerson', 'inn', 'kpp'];
           if (!Object.keys(event.data.changes).some((k) => shown.includes(k))) break;
-          for (const d of ofContractor.all(event.data.id) as DocumentRef[]) toRerender.set(refKey(d.type, d.id), d);
+          for (const key of ofContractor.all(event.data.id) as number[]) toRerender.add(key);
           break;
         }
       }
     };
-    return Object.assign(handle, { flush });
+    return Object.assign(handle, { flush, discard });
   },
 };
 
@@ -312,12 +361,12 @@ export function documentQueries(db: Sqlite) {
   const month = {
     page: joinedPageQuery(
       db,
-      `SELECT d.list_json AS json FROM document_months m JOIN documents d ON d.type = m.type AND d.id = m.id
+      `SELECT d.list_json AS json FROM document_months m JOIN documents d ON d.key = m.key
        WHERE m.type = @type AND m.month = @month AND m.rank > @offset ORDER BY m.rank LIMIT @limit`,
     ),
     count: db.prepare('SELECT coalesce((SELECT rank FROM document_months WHERE type = @type AND month = @month ORDER BY rank DESC LIMIT 1), 0)').pluck(),
   };
-  const recordOf = db.prepare('SELECT record FROM documents WHERE type = ? AND id = ?').pluck();
+  const recordOf = db.prepare('SELECT record FROM document_records WHERE type = ? AND id = ?').pluck();
 
   return {
     page(type: DocumentType, filter: DocumentFilter, offset: number, limit: number): { allCount: number; page: JoinedPage } {

@@ -2,7 +2,7 @@ import type { Sqlite } from '../db/open.ts';
 import type { ProductRecord } from '../events/catalogue.ts';
 import type { StoredEvent } from '../events/store.ts';
 import { joinedPageQuery } from './joined-page.ts';
-import type { Projector } from './projector.ts';
+import { type FlushBudget, type Projector, type TableNames, drain } from './projector.ts';
 import { type Named, SERVICE_CATEGORY, productFullJson, productListView } from './render.ts';
 
 /**
@@ -14,8 +14,8 @@ export const productsProjector: Projector = {
   name: 'products',
   version: 1,
   tables: ['products'],
-  schema: [
-    `CREATE TABLE products (
+  schema: (n) => [
+    `CREATE TABLE ${n('products')} (
        id INTEGER PRIMARY KEY,
        sku TEXT NOT NULL UNIQUE,
        position INTEGER NOT NULL,
@@ -24,28 +24,32 @@ export const productsProjector: Projector = {
        record TEXT NOT NULL,
        list_json TEXT NOT NULL,
        full_json TEXT NOT NULL)`,
-    `CREATE INDEX products_position ON products (position)`,
-    `CREATE INDEX products_brand ON products (brand_id)`,
-    `CREATE INDEX products_category ON products (category_id)`,
+    // The products of a renamed brand or group are re-rendered.
+    `CREATE INDEX ${n('products_brand')} ON ${n('products')} (brand_id)`,
+    `CREATE INDEX ${n('products_category')} ON ${n('products')} (category_id)`,
   ],
-  bind(db: Sqlite) {
-    const products = productQueries(db);
-    const brandName = db.prepare('SELECT name FROM product_brands WHERE id = ?').pluck();
-    const categoryName = db.prepare('SELECT name FROM product_categories WHERE id = ?').pluck();
-    const rankOf = db.prepare('SELECT count(*) + 1 FROM products WHERE id < ?').pluck();
-    const shiftAfter = db.prepare('UPDATE products SET position = position + 1 WHERE id > ?');
+  readIndexes: (n) => [`CREATE INDEX ${n('products_position')} ON ${n('products')} (position)`],
+  bind(db: Sqlite, n: TableNames) {
+    const recordOf = db.prepare(`SELECT record FROM ${n('products')} WHERE id = ?`).pluck();
+    const byId = (id: number) => JSON.parse(recordOf.get(id) as string) as ProductRecord;
+    // Positions are ranks in id order, so the highest id holds the highest position: one primary-key seek.
+    const last = db.prepare(`SELECT id, position FROM ${n('products')} ORDER BY id DESC LIMIT 1`);
+    const brandName = db.prepare(`SELECT name FROM ${n('product_brands')} WHERE id = ?`).pluck();
+    const categoryName = db.prepare(`SELECT name FROM ${n('product_categories')} WHERE id = ?`).pluck();
+    const rankOf = db.prepare(`SELECT count(*) + 1 FROM ${n('products')} WHERE id < ?`).pluck();
+    const shiftAfter = db.prepare(`UPDATE ${n('products')} SET position = position + 1 WHERE id > ?`);
     const insert = db.prepare(
-      `INSERT INTO products (id, sku, position, category_id, brand_id, record, list_json, full_json)
+      `INSERT INTO ${n('products')} (id, sku, position, category_id, brand_id, record, list_json, full_json)
        VALUES (@id, @sku, @position, @categoryId, @brandId, @record, @list, @full)`,
     );
     const update = db.prepare(
-      `UPDATE products SET sku = @sku, category_id = @categoryId, brand_id = @brandId, record = @record, list_json = @list, full_json = @full
+      `UPDATE ${n('products')} SET sku = @sku, category_id = @categoryId, brand_id = @brandId, record = @record, list_json = @list, full_json = @full
        WHERE id = @id`,
     );
-    const updateViews = db.prepare('UPDATE products SET record = @record, list_json = @list, full_json = @full WHERE id = @id');
-    const exists = db.prepare('SELECT 1 FROM products WHERE id = ?').pluck();
-    const idsByBrand = db.prepare('SELECT id FROM products WHERE brand_id = ?').pluck();
-    const idsByCategory = db.prepare('SELECT id FROM products WHERE category_id = ?').pluck();
+    const updateViews = db.prepare(`UPDATE ${n('products')} SET record = @record, list_json = @list, full_json = @full WHERE id = @id`);
+    const exists = db.prepare(`SELECT 1 FROM ${n('products')} WHERE id = ?`).pluck();
+    const idsByBrand = db.prepare(`SELECT id FROM ${n('products')} WHERE brand_id = ?`).pluck();
+    const idsByCategory = db.prepare(`SELECT id FROM ${n('products')} WHERE category_id = ?`).pluck();
 
     // Changes not yet written to a product's row, by id: a product is rendered and written once per flush,
     // however many price updates it had since (a rebuild flushes once, so a million updates of a hundred
@@ -54,7 +58,7 @@ export const productsProjector: Projector = {
     const load = (id: number): ProductRecord => {
       const changes = unwritten.get(id);
       unwritten.delete(id); // the caller writes the whole record now
-      return { ...products.byId(id)!, ...changes };
+      return { ...byId(id), ...changes };
     };
     // Brand and group names read since the last flush (a rebuild's flush renders every product with a few reads);
     // a rename drops its entry and re-renders the products at the flush.
@@ -73,7 +77,8 @@ export const productsProjector: Projector = {
     };
     const save = (p: ProductRecord) => update.run(render(p));
     const add = (p: ProductRecord) => {
-      const maxId = products.maxId();
+      const highest = last.get() as { id: number; position: number } | undefined;
+      const maxId = highest?.id ?? 0;
       // Ids mostly arrive in order: one above the highest cannot exist yet, so only others are looked up.
       if (p.id <= maxId && exists.get(p.id) !== undefined) {
         unwritten.delete(p.id);
@@ -81,7 +86,7 @@ export const productsProjector: Projector = {
       }
       let position: number;
       if (p.id > maxId) {
-        position = products.total() + 1;
+        position = (highest?.position ?? 0) + 1;
       } else {
         // An imported id below the highest one: later products move one place down.
         position = rankOf.get(p.id) as number;
@@ -100,10 +105,11 @@ export const productsProjector: Projector = {
       categories.clear();
       categories.set(0, SERVICE_CATEGORY);
     };
-    const flush = () => {
+    const flush = (budget: FlushBudget) => {
       // Prices touch no indexed column: rewriting only the record and its views spares the sku, brand and group indexes.
-      for (const [id, changes] of unwritten) updateViews.run(render({ ...products.byId(id)!, ...changes }));
-      discard();
+      const done = drain(unwritten, budget, (id) => updateViews.run(render({ ...byId(id), ...unwritten.get(id) })));
+      if (done) discard();
+      return done;
     };
 
     const handle = (event: StoredEvent) => {

@@ -2,6 +2,14 @@ import type { Sqlite } from '../db/open.ts';
 import type { StoredEvent } from '../events/store.ts';
 
 /**
+ * Maps a read table's or index's served name to the name a projector writes it under: the served name itself, or
+ * (while a rebuild builds new tables beside the served ones in the same database) a prefixed one.
+ */
+export type TableNames = (name: string) => string;
+
+export const servedNames: TableNames = (name) => name;
+
+/**
  * A read model: the tables it owns, how to create them, and how one event changes them.
  * `version` is bumped whenever the tables or the way events map onto them change; a stored version that
  * differs from the code's makes the projection rebuild from the log.
@@ -10,15 +18,34 @@ export interface Projector {
   name: string;
   version: number;
   tables: string[];
-  schema: string[];
+  /** The statements creating its tables and the indexes it reads through itself, every name mapped by `names`. */
+  schema(names: TableNames): string[];
+  /** Indexes only the reads (the API, the commands) use: a rebuild creates them after its bulk load. */
+  readIndexes(names: TableNames): string[];
   /** Prepares the statements once for a connection and returns the event handler. Must be idempotent per event. */
-  bind(db: Sqlite): EventHandler;
+  bind(db: Sqlite, names: TableNames): EventHandler;
 }
 
 /**
  * Applies one event to a projector's tables. A handler may defer part of the work (rendering a record's views
  * once however many events touched it) until its `flush`, which `Projections` calls before the transaction
- * commits: after every appended record, and once at the end of a rebuild. `discard` forgets deferred work
- * when applying failed (its transaction is rolled back).
+ * commits: after every appended record, and at the end of a rebuild, in steps of a few thousand items, each its
+ * own transaction. `flush` does at most `budget.left` items (counting them off) and tells whether none is left.
+ * `discard` forgets deferred work when applying failed (its transaction is rolled back).
  */
-export type EventHandler = ((event: StoredEvent) => void) & { flush?: () => void; discard?: () => void };
+export type EventHandler = ((event: StoredEvent) => void) & { flush?: (budget: FlushBudget) => boolean; discard?: () => void };
+
+export interface FlushBudget {
+  left: number;
+}
+
+/** Does the work of each pending item (a Set, or a Map's keys) in order and removes it, while the budget lasts; true when none is left. */
+export function drain<K>(pending: Set<K> | Map<K, unknown>, budget: FlushBudget, work: (item: K) => void): boolean {
+  for (const item of pending.keys()) {
+    if (budget.left <= 0) return false;
+    budget.left--;
+    work(item);
+    pending.delete(item);
+  }
+  return true;
+}

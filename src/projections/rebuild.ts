@@ -1,10 +1,7 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { type Sqlite, openSqlite } from '../db/open.ts';
+import type { Sqlite } from '../db/open.ts';
 import { type StoredEvent, lastSeq, replayEvents } from '../events/store.ts';
-import type { Projector } from './projector.ts';
-import { Projections, createProjectionTables, projectors, readCheckpoints } from './registry.ts';
+import { type TableNames, servedNames } from './projector.ts';
+import { Projections, createProjectionTables, createReadIndexes, projectors, readCheckpoints, setCheckpoints } from './registry.ts';
 
 export interface RebuildProgress {
   done: number;
@@ -19,86 +16,123 @@ export interface BuildOptions {
   chunk?: number;
 }
 
-const READ_CHUNK = 1000;
+// Rows read a query at a time: each piece is alive at once, and larger pieces raised the peak RSS measurably.
+const READ_CHUNK = 200;
+/** Deferred items (products, document components, contractors) flushed a transaction at the end of a build. */
+const FLUSH_STEP = 5000;
+
+/** Where a build writes: the tables' names, and whether it creates the read indexes (after the load) itself. */
+export interface BuildTarget {
+  names: TableNames;
+  readIndexes: boolean;
+}
 
 /**
- * Replays the log of `source` into fresh projection tables in `target`, in transactions of `chunk`
- * events, reading the log a chunk at a time so memory stays flat. Returns the last seq applied.
+ * Replays the log of `source` into fresh projection tables in `target`, in transactions of `chunk` events, each
+ * event applied as soon as it is read so memory stays flat. Returns the last seq applied.
  */
-export function buildProjections(target: Sqlite, source: Sqlite, options: BuildOptions = {}): number {
+export function buildProjections(target: Sqlite, source: Sqlite, options: BuildOptions = {}, into: BuildTarget = { names: servedNames, readIndexes: true }): number {
   const until = options.until ?? lastSeq(source);
-  // Small transactions: a rebuild defers its heavy work to the final flush, so a transaction costs little, and a
-  // chunk's events are alive at once (10,000 a transaction peaked ~50 MB higher, and ran slower; docs/performance.md).
+  // Small transactions: a rebuild defers its heavy work to the final flush, so a transaction costs little.
   const chunk = options.chunk ?? 1000;
-  target.exec('CREATE TABLE IF NOT EXISTS projection_checkpoints (name TEXT PRIMARY KEY, version INTEGER NOT NULL, last_seq INTEGER NOT NULL)');
-  target.transaction(() => createProjectionTables(target, projectors, 0))();
-  const projections = new Projections(target);
-  let batch: StoredEvent[] = [];
+  target.transaction(() => createProjectionTables(target, projectors, 0, into.names, false))();
+  const projections = new Projections(target, projectors, into.names);
+  const log = replayEvents(source, 0, READ_CHUNK);
   let done = 0;
-  const commit = () => {
-    target.transaction(() => projections.replay(batch))();
-    done += batch.length;
-    batch = [];
-    options.onProgress?.({ done, total: until });
-  };
-  // Read in pieces: each piece is an array of rows alive at once, and larger pieces raised the peak RSS
-  // measurably (see bench/README.md).
-  for (const event of replayEvents(source, 0, READ_CHUNK)) {
-    if (event.seq > until) break;
-    batch.push(event);
-    if (batch.length >= chunk) commit();
+  let more = true;
+  // Yielded one by one rather than collected: an event then dies young (a chunk held in an array outlived the
+  // young generation, and the old one grew with garbage).
+  function* nextChunk(): Generator<StoredEvent> {
+    for (let n = 0; n < chunk; n++) {
+      const next = log.next();
+      if (next.done || next.value.seq > until) {
+        more = false;
+        return;
+      }
+      done++;
+      yield next.value;
+    }
   }
-  if (batch.length > 0 || done === 0) commit();
-  // The deferred work (each product's views) once for the whole log, not once per transaction.
-  target.transaction(() => projections.flush())();
+  do {
+    target.transaction(() => projections.replay(nextChunk()))();
+    options.onProgress?.({ done, total: until });
+  } while (more);
+  // The deferred work (each product's views, each document component) once for the whole log, in transactions of
+  // FLUSH_STEP items: a build in the live database shares it with a server's writers, which wait for each one.
+  while (!target.transaction(() => projections.flush(FLUSH_STEP))());
+  // An index built from the loaded table costs less than one kept up to date row by row.
+  if (into.readIndexes) target.transaction(() => createReadIndexes(target, projectors, into.names))();
   return Math.min(until, lastSeq(source));
 }
 
-/** Where a rebuild of `db` is built (`purpose` tells its users apart): beside the database, or in tmp for one in memory. */
-export function scratchPath(db: Sqlite, purpose = 'rebuild'): string {
-  const base = db.name === ':memory:' || db.name === '' ? path.join(os.tmpdir(), `tradebook-${process.pid}-${Date.now()}.db`) : db.name;
-  return `${base}.${purpose}`;
+/** A rebuild writes its tables and indexes beside the served ones, under this prefix, until the swap renames them. */
+const BUILD_PREFIX = 'rebuilding_';
+const buildNames: TableNames = (name) => BUILD_PREFIX + name;
+/** Pages (4 KB) written between a build's checkpoints. */
+const BUILD_CHECKPOINT = 20_000;
+
+/**
+ * Drops every read table and rebuilds it from the log. The new tables are built in the same database under
+ * other names and swapped in by one transaction, so an interrupted rebuild leaves the old tables in place (its
+ * leftovers are dropped by the next rebuild) and a reader never sees a half-built state. Events appended
+ * meanwhile are applied inside the swap.
+ */
+export function rebuild(db: Sqlite, options: Omit<BuildOptions, 'until'> = {}): { events: number } {
+  dropBuildTables(db);
+  try {
+    const built = withBuildSettings(db, () => buildProjections(db, db, options, { names: buildNames, readIndexes: false }));
+    swapIn(db, built);
+    return { events: built };
+  } catch (error) {
+    dropBuildTables(db);
+    throw error;
+  }
 }
 
-export function openScratch(file: string): Sqlite {
-  for (const suffix of ['', '-wal', '-shm', '-journal']) fs.rmSync(file + suffix, { force: true });
-  // A scratch database is thrown away if anything goes wrong, so it needs no journal and no fsync.
-  return openSqlite(file, { scratch: true });
-}
-
-export function removeScratch(scratch: Sqlite): void {
-  scratch.close();
-  for (const suffix of ['', '-wal', '-shm', '-journal']) fs.rmSync(scratch.name + suffix, { force: true });
+function dropBuildTables(db: Sqlite): void {
+  const tables = db.prepare(`SELECT name FROM main.sqlite_master WHERE type = 'table' AND substr(name, 1, ${BUILD_PREFIX.length}) = ?`).pluck().all(BUILD_PREFIX) as string[];
+  if (tables.length > 0) db.transaction(() => tables.forEach((table) => db.exec(`DROP TABLE main."${table}"`)))();
 }
 
 /**
- * Drops every read table and rebuilds it from the log. The new tables are built in a scratch database and
- * swapped in by one transaction, so an interrupted rebuild leaves the old tables in place and a reader never
- * sees a half-built state. Events appended meanwhile are applied inside the swap.
+ * Runs the build without an fsync per commit (synchronous=NORMAL: until the swap, nothing refers to the tables it
+ * writes; checkpoints still fsync, so what other connections committed stays durable, which OFF would not
+ * promise) and checkpoints every BUILD_CHECKPOINT pages: every 1,000 made the replay ~10 s slower on the seeded
+ * log, and none left the whole build in the log file for the swap to fsync and copy. The swap's commit is fsynced.
  */
-export function rebuild(db: Sqlite, options: Omit<BuildOptions, 'until'> = {}): { events: number } {
-  const scratch = openScratch(scratchPath(db));
+function withBuildSettings<T>(db: Sqlite, build: () => T): T {
+  const synchronous = db.pragma('synchronous', { simple: true });
+  const autocheckpoint = db.pragma('wal_autocheckpoint', { simple: true });
+  db.pragma('synchronous = NORMAL');
+  db.pragma(`wal_autocheckpoint = ${BUILD_CHECKPOINT}`);
   try {
-    const built = buildProjections(scratch, db, options);
-    scratch.close();
-    swapIn(db, scratch.name, projectors, built);
-    return { events: built };
+    return build();
   } finally {
-    removeScratch(scratch);
+    db.pragma(`synchronous = ${synchronous}`);
+    db.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
   }
 }
 
-function swapIn(db: Sqlite, scratchFile: string, list: Projector[], builtSeq: number): void {
-  db.prepare('ATTACH DATABASE ? AS rebuilt').run(scratchFile);
-  try {
-    db.transaction(() => {
-      createProjectionTables(db, list, builtSeq);
-      for (const table of list.flatMap((p) => p.tables)) db.exec(`INSERT INTO main."${table}" SELECT * FROM rebuilt."${table}"`);
-      catchUp(db, builtSeq);
-    }).immediate();
-  } finally {
-    db.exec('DETACH DATABASE rebuilt');
-  }
+/**
+ * Replaces the served tables by the built ones in one transaction: drop, rename, and the indexes created again
+ * under their served names (an index keeps its name when its table is renamed, and queries name some of them).
+ */
+function swapIn(db: Sqlite, builtSeq: number): void {
+  const indexesOf = db.prepare(`SELECT name FROM main.sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`).pluck();
+  db.transaction(() => {
+    for (const p of projectors) {
+      for (const table of p.tables) {
+        db.exec(`DROP TABLE IF EXISTS main."${table}"`);
+        db.exec(`ALTER TABLE main."${buildNames(table)}" RENAME TO "${table}"`);
+        for (const index of indexesOf.all(table) as string[]) db.exec(`DROP INDEX main."${index}"`);
+      }
+      for (const statement of p.schema(servedNames)) if (statement.startsWith('CREATE INDEX')) db.exec(statement);
+    }
+    createReadIndexes(db, projectors);
+    db.exec(`DROP TABLE main."${buildNames('projection_checkpoints')}"`);
+    setCheckpoints(db, projectors, builtSeq);
+    catchUp(db, builtSeq);
+  }).immediate();
 }
 
 /** Applies the events after `fromSeq` to the live tables (inside the caller's transaction). */

@@ -6,7 +6,7 @@ import { categoriesProjector } from './categories.ts';
 import { contractorsProjector } from './contractors.ts';
 import { documentMonthsProjector } from './document-months.ts';
 import { documentsProjector } from './documents.ts';
-import type { EventHandler, Projector } from './projector.ts';
+import { type EventHandler, type Projector, type TableNames, servedNames } from './projector.ts';
 import { productsProjector } from './products.ts';
 
 /** Every read model, in the order events are applied to them (products render brand and group names, documents their contractor). */
@@ -26,9 +26,10 @@ export class Projections {
   constructor(
     private readonly db: Sqlite,
     readonly list: Projector[] = projectors,
+    names: TableNames = servedNames,
   ) {
-    this.handlers = list.map((p) => p.bind(db));
-    this.checkpoint = db.prepare('UPDATE projection_checkpoints SET last_seq = ? WHERE last_seq < ?');
+    this.handlers = list.map((p) => p.bind(db, names));
+    this.checkpoint = db.prepare(`UPDATE ${names('projection_checkpoints')} SET last_seq = ? WHERE last_seq < ?`);
   }
 
   /**
@@ -38,7 +39,7 @@ export class Projections {
   apply(events: StoredEvent[]): void {
     if (events.length === 0) return;
     try {
-      this.handle(events);
+      for (const event of events) this.handle(event);
       this.flush();
     } catch (error) {
       for (const handle of this.handlers) handle.discard?.();
@@ -57,34 +58,52 @@ export class Projections {
   }
 
   /** Applies `events` and moves the checkpoints, leaving the handlers' deferred work to `flush` (a rebuild flushes once, at its end). */
-  replay(events: StoredEvent[]): void {
-    if (events.length === 0) return;
-    this.handle(events);
-    const last = events[events.length - 1].seq;
-    this.checkpoint.run(last, last);
+  replay(events: Iterable<StoredEvent>): void {
+    let last: number | undefined;
+    for (const event of events) {
+      this.handle(event);
+      last = event.seq;
+    }
+    if (last !== undefined) this.checkpoint.run(last, last);
   }
 
-  private handle(events: StoredEvent[]): void {
-    for (const event of events) for (const handle of this.handlers) handle(event);
+  private handle(event: StoredEvent): void {
+    for (const handle of this.handlers) handle(event);
   }
 
-  flush(): void {
-    for (const handle of this.handlers) handle.flush?.();
+  /** Does the handlers' deferred work, at most `limit` items of it; true when none is left. */
+  flush(limit = Infinity): boolean {
+    const budget = { left: limit };
+    return this.handlers.every((handle) => handle.flush?.(budget) ?? true);
   }
 }
 
-/** Creates every projector's tables and a checkpoint row at `lastSeq` for it. */
-export function createProjectionTables(db: Sqlite, list: Projector[], lastSeq: number): void {
-  const setCheckpoint = db.prepare(
-    `INSERT INTO projection_checkpoints (name, version, last_seq) VALUES (?, ?, ?)
-     ON CONFLICT (name) DO UPDATE SET version = excluded.version, last_seq = excluded.last_seq`,
-  );
+/**
+ * Creates every projector's tables (named through `names`, the checkpoints too) and a checkpoint row at `lastSeq`
+ * for it; the read indexes too unless `readIndexes` is false (a build creates them after loading).
+ */
+export function createProjectionTables(db: Sqlite, list: Projector[], lastSeq: number, names: TableNames = servedNames, readIndexes = true): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS ${names('projection_checkpoints')} (name TEXT PRIMARY KEY, version INTEGER NOT NULL, last_seq INTEGER NOT NULL)`);
   for (const p of list) {
     // Qualified: with a scratch database attached, an unqualified name could drop the scratch copy.
-    for (const table of p.tables) db.exec(`DROP TABLE IF EXISTS main."${table}"`);
-    for (const statement of p.schema) db.exec(statement);
-    setCheckpoint.run(p.name, p.version, lastSeq);
+    for (const table of p.tables) db.exec(`DROP TABLE IF EXISTS main."${names(table)}"`);
+    for (const statement of p.schema(names)) db.exec(statement);
   }
+  if (readIndexes) createReadIndexes(db, list, names);
+  setCheckpoints(db, list, lastSeq, names);
+}
+
+export function createReadIndexes(db: Sqlite, list: Projector[], names: TableNames = servedNames): void {
+  for (const p of list) for (const statement of p.readIndexes(names)) db.exec(statement);
+}
+
+/** Records that `list`'s tables are built by the code's versions and current up to `lastSeq`. */
+export function setCheckpoints(db: Sqlite, list: Projector[], lastSeq: number, names: TableNames = servedNames): void {
+  const setCheckpoint = db.prepare(
+    `INSERT INTO ${names('projection_checkpoints')} (name, version, last_seq) VALUES (?, ?, ?)
+     ON CONFLICT (name) DO UPDATE SET version = excluded.version, last_seq = excluded.last_seq`,
+  );
+  for (const p of list) setCheckpoint.run(p.name, p.version, lastSeq);
 }
 
 export interface CheckpointRow {

@@ -1,0 +1,36 @@
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { openSqlite } from '../db/open.ts';
+import { type RebuildProgress, rebuild } from '../projections/rebuild.ts';
+
+/**
+ * `tradebook rebuild` runs the rebuild on a worker thread for one reason: a worker's heap can be given limits, and
+ * a process's only from the node command line. A rebuild allocates fast and keeps little: with V8's default
+ * young generation (semi-spaces growing to 16 MB) and old generation sizing, the heap grew to about three times
+ * what it held: peak RSS 240–256 MB on the seeded log, 142–150 MB with these limits, and no slower
+ * (docs/performance.md). Live data beyond the old generation's limit stops the rebuild with an error.
+ */
+const LIMITS = { maxYoungGenerationSizeMb: 6, maxOldGenerationSizeMb: 128 };
+
+export function rebuildOnThread(file: string, onProgress: (progress: RebuildProgress) => void): Promise<{ events: number }> {
+  return new Promise((resolve, reject) => {
+    // This module runs the rebuild when it is loaded as the worker (see the end of the file); in the bundle, that is the bundle.
+    const worker = new Worker(new URL(import.meta.url), { workerData: { rebuild: file }, resourceLimits: LIMITS });
+    let result: { events: number } | undefined;
+    worker.on('message', (message: { progress?: RebuildProgress; done?: { events: number } }) => {
+      if (message.progress) onProgress(message.progress);
+      if (message.done) result = message.done;
+    });
+    worker.on('error', reject);
+    worker.on('exit', (code) => (result ? resolve(result) : reject(new Error(`the rebuild thread stopped with code ${code}`))));
+  });
+}
+
+if (!isMainThread && workerData?.rebuild !== undefined) {
+  const db = openSqlite(workerData.rebuild as string);
+  try {
+    const done = rebuild(db, { onProgress: (progress) => parentPort!.postMessage({ progress }) });
+    parentPort!.postMessage({ done });
+  } finally {
+    db.close();
+  }
+}

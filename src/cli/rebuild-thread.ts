@@ -1,4 +1,4 @@
-import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { type ResourceLimits, Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { openSqlite } from '../db/open.ts';
 import { type RebuildProgress, rebuild } from '../projections/rebuild.ts';
 
@@ -7,21 +7,35 @@ import { type RebuildProgress, rebuild } from '../projections/rebuild.ts';
  * a process's only from the node command line. A rebuild allocates fast and keeps little: with V8's default
  * young generation (semi-spaces growing to 16 MB) and old generation sizing, the heap grew to about three times
  * what it held: peak RSS 240–256 MB on the seeded log, 142–150 MB with these limits, and no slower
- * (docs/performance.md). Live data beyond the old generation's limit stops the rebuild with an error.
+ * (docs/performance.md). What a rebuild keeps grows with the number of records (products with unwritten price
+ * changes, documents to render), not with the log: a database whose live data outgrows the old generation's
+ * limit (TRADEBOOK_REBUILD_HEAP_MB, default 128) has its rebuild started again without the limit, so it costs
+ * memory there instead of failing. The served tables are untouched until a rebuild's swap.
  */
-const LIMITS = { maxYoungGenerationSizeMb: 6, maxOldGenerationSizeMb: 128 };
+const YOUNG_MB = 6;
+const DEFAULT_OLD_MB = 128;
 
-export function rebuildOnThread(file: string, onProgress: (progress: RebuildProgress) => void): Promise<{ events: number }> {
+export function rebuildOnThread(file: string, onProgress: (progress: RebuildProgress) => void, onRetry: (reason: string) => void): Promise<{ events: number }> {
+  const oldMb = Number(process.env.TRADEBOOK_REBUILD_HEAP_MB) || DEFAULT_OLD_MB;
+  return runThread(file, onProgress, { maxYoungGenerationSizeMb: YOUNG_MB, maxOldGenerationSizeMb: oldMb }).catch((error: { code?: string }) => {
+    if (error.code !== 'ERR_WORKER_OUT_OF_MEMORY') throw error;
+    onRetry(`the rebuild needed more than ${oldMb} MB of heap; rebuilding again without that limit`);
+    return runThread(file, onProgress, undefined);
+  });
+}
+
+function runThread(file: string, onProgress: (progress: RebuildProgress) => void, resourceLimits: ResourceLimits | undefined): Promise<{ events: number }> {
   return new Promise((resolve, reject) => {
     // This module runs the rebuild when it is loaded as the worker (see the end of the file); in the bundle, that is the bundle.
-    const worker = new Worker(new URL(import.meta.url), { workerData: { rebuild: file }, resourceLimits: LIMITS });
+    const worker = new Worker(new URL(import.meta.url), { workerData: { rebuild: file }, resourceLimits });
     let result: { events: number } | undefined;
+    let failure: unknown;
     worker.on('message', (message: { progress?: RebuildProgress; done?: { events: number } }) => {
       if (message.progress) onProgress(message.progress);
       if (message.done) result = message.done;
     });
-    worker.on('error', reject);
-    worker.on('exit', (code) => (result ? resolve(result) : reject(new Error(`the rebuild thread stopped with code ${code}`))));
+    worker.on('error', (error) => (failure = error));
+    worker.on('exit', (code) => (result ? resolve(result) : reject(failure ?? new Error(`the rebuild thread stopped with code ${code}`))));
   });
 }
 

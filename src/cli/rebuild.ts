@@ -23,7 +23,7 @@ export function rebuildCommand(program: Command): void {
       }
       const progress = progressReporter('rebuild', 'events');
       const started = Date.now();
-      const { events } = options.into === undefined ? await rebuildOnThread(databasePath(), progress.update) : await writePointInTime(tb.db, until, options.into, { onProgress: progress.update });
+      const { events } = options.into === undefined ? await rebuildOnThread(databasePath(), progress.update, (reason) => process.stderr.write(`${reason}\n`)) : await writePointInTime(tb.db, until, options.into, { onProgress: progress.update });
       progress.stop();
       tb.close();
       const seconds = ((Date.now() - started) / 1000).toFixed(1);

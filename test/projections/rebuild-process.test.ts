@@ -26,6 +26,20 @@ function readTables(file: string): unknown {
 }
 
 describe('tradebook rebuild', () => {
+  test('a rebuild that outgrows its heap limit is started again without it, and succeeds', async () => {
+    const { tb, api, file } = await testService();
+    expect((await api.write('/api/add-product-brand', 'brand', [{ name: 'Один' }, { name: 'Два' }])).status).toBe(200);
+    tb.close();
+    const before = readTables(file);
+    // A limit no rebuild thread fits in, as a large catalogue would outgrow the default one.
+    process.env.TRADEBOOK_REBUILD_HEAP_MB = '1';
+    const run = await runCli(file, ['rebuild']).finally(() => delete process.env.TRADEBOOK_REBUILD_HEAP_MB);
+    expect(run.stderr).toContain('more than 1 MB of heap; rebuilding again without that limit');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('rebuilt every projection from 2 events');
+    expect(readTables(file)).toEqual(before);
+  });
+
   test('killed mid-rebuild, the old tables stay in place; a rerun succeeds', async () => {
     const { tb, api, file } = await testService();
     expect((await api.write('/api/add-product', 'products', [{ name: 'Молоко', sku: 'M1', categoryId: 0 }])).status).toBe(200);

@@ -16,9 +16,11 @@ export function rebuildOnThread(file: string, onProgress: (progress: RebuildProg
     // This module runs the rebuild when it is loaded as the worker (see the end of the file); in the bundle, that is the bundle.
     const worker = new Worker(new URL(import.meta.url), { workerData: { rebuild: file }, resourceLimits: LIMITS });
     let result: { events: number } | undefined;
-    worker.on('message', (message: { progress?: RebuildProgress; done?: { events: number } }) => {
+    worker.on('message', (message: { progress?: RebuildProgress; done?: { events: number }; failed?: string }) => {
       if (message.progress) onProgress(message.progress);
       if (message.done) result = message.done;
+      // Sent as text: an error crossing threads keeps none of its message but its own fields.
+      if (message.failed) reject(new Error(message.failed));
     });
     worker.on('error', reject);
     worker.on('exit', (code) => (result ? resolve(result) : reject(new Error(`the rebuild thread stopped with code ${code}`))));
@@ -30,6 +32,8 @@ if (!isMainThread && workerData?.rebuild !== undefined) {
   try {
     const done = rebuild(db, { onProgress: (progress) => parentPort!.postMessage({ progress }) });
     parentPort!.postMessage({ done });
+  } catch (error) {
+    parentPort!.postMessage({ failed: error instanceof Error ? `${error.message} (${(error as { code?: string }).code ?? error.name})` : String(error) });
   } finally {
     db.close();
   }

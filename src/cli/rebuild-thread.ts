@@ -30,9 +30,11 @@ function runThread(file: string, onProgress: (progress: RebuildProgress) => void
     const worker = new Worker(new URL(import.meta.url), { workerData: { rebuild: file }, resourceLimits });
     let result: { events: number } | undefined;
     let failure: unknown;
-    worker.on('message', (message: { progress?: RebuildProgress; done?: { events: number } }) => {
+    worker.on('message', (message: { progress?: RebuildProgress; done?: { events: number }; failed?: string }) => {
       if (message.progress) onProgress(message.progress);
       if (message.done) result = message.done;
+      // Sent as text: an error crossing threads keeps none of its message but its own fields.
+      if (message.failed) reject(new Error(message.failed));
     });
     worker.on('error', (error) => (failure = error));
     worker.on('exit', (code) => (result ? resolve(result) : reject(failure ?? new Error(`the rebuild thread stopped with code ${code}`))));
@@ -44,6 +46,8 @@ if (!isMainThread && workerData?.rebuild !== undefined) {
   try {
     const done = rebuild(db, { onProgress: (progress) => parentPort!.postMessage({ progress }) });
     parentPort!.postMessage({ done });
+  } catch (error) {
+    parentPort!.postMessage({ failed: error instanceof Error ? `${error.message} (${(error as { code?: string }).code ?? error.name})` : String(error) });
   } finally {
     db.close();
   }

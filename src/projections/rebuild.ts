@@ -35,7 +35,9 @@ export function buildProjections(target: Sqlite, source: Sqlite, options: BuildO
   const until = options.until ?? lastSeq(source);
   // Small transactions: a rebuild defers its heavy work to the final flush, so a transaction costs little.
   const chunk = options.chunk ?? 1000;
-  target.transaction(() => createProjectionTables(target, projectors, 0, into.names, false))();
+  // Every transaction takes the write lock at BEGIN: a transaction that read first could not wait for a server's
+  // writer to finish (SQLite fails such an upgrade at once rather than risk a deadlock).
+  target.transaction(() => createProjectionTables(target, projectors, 0, into.names, false)).immediate();
   const projections = new Projections(target, projectors, into.names);
   const log = replayEvents(source, 0, READ_CHUNK);
   let done = 0;
@@ -54,14 +56,14 @@ export function buildProjections(target: Sqlite, source: Sqlite, options: BuildO
     }
   }
   do {
-    target.transaction(() => projections.replay(nextChunk()))();
+    target.transaction(() => projections.replay(nextChunk())).immediate();
     options.onProgress?.({ done, total: until });
   } while (more);
   // The deferred work (each product's views, each document component) once for the whole log, in transactions of
   // FLUSH_STEP items: a build in the live database shares it with a server's writers, which wait for each one.
-  while (!target.transaction(() => projections.flush(FLUSH_STEP))());
+  while (!target.transaction(() => projections.flush(FLUSH_STEP)).immediate());
   // An index built from the loaded table costs less than one kept up to date row by row.
-  if (into.readIndexes) target.transaction(() => createReadIndexes(target, projectors, into.names))();
+  if (into.readIndexes) target.transaction(() => createReadIndexes(target, projectors, into.names)).immediate();
   return Math.min(until, lastSeq(source));
 }
 
@@ -91,7 +93,7 @@ export function rebuild(db: Sqlite, options: Omit<BuildOptions, 'until'> = {}): 
 
 function dropBuildTables(db: Sqlite): void {
   const tables = db.prepare(`SELECT name FROM main.sqlite_master WHERE type = 'table' AND substr(name, 1, ${BUILD_PREFIX.length}) = ?`).pluck().all(BUILD_PREFIX) as string[];
-  if (tables.length > 0) db.transaction(() => tables.forEach((table) => db.exec(`DROP TABLE main."${table}"`)))();
+  if (tables.length > 0) db.transaction(() => tables.forEach((table) => db.exec(`DROP TABLE main."${table}"`))).immediate();
 }
 
 /**

@@ -85,6 +85,43 @@ describe('tradebook rebuild', () => {
   });
 });
 
+test('a rebuild beside a writer that keeps taking the write lock waits its turn and completes', async () => {
+  const { tb, file } = await testService();
+  // Products: applying one reads before it writes, the case where SQLite cannot let a transaction wait for the lock.
+  const product = (id: number) => ({
+    id, name: `Товар ${id}`, sku: `S${id}`, categoryId: 0, brandId: null, unit: null, vat: null, minPrice: 0, purchasePrice: 0, salePrice: 100,
+    barcodes: [], code: null, order: null, weight: null, dimensionX: null, dimensionY: null, dimensionZ: null, parent: null,
+    additionalPrices: [], packs: [], additionalFields: [], files: [],
+  });
+  for (let batch = 0; batch < 6; batch++) {
+    tb.write(() => {
+      const events = Array.from({ length: 5000 }, (_, i) => ({ stream: `product-${batch * 5000 + i + 1}`, type: 'ProductAdded' as const, data: product(batch * 5000 + i + 1) }));
+      tb.store.append(events, { source: 'test' });
+      return ok(undefined);
+    });
+  }
+  const before = readTables(file);
+  // Holds the write lock about half the time, in turns of 2 ms, as long as the rebuild runs.
+  const writer = new Database(file);
+  writer.pragma('busy_timeout = 10000');
+  let running = true;
+  const hold = () => {
+    if (!running) return;
+    writer.exec('BEGIN IMMEDIATE');
+    const until = Date.now() + 2;
+    while (Date.now() < until);
+    writer.exec('COMMIT');
+    setTimeout(hold, 2);
+  };
+  hold();
+  const run = await runCli(file, ['rebuild']);
+  running = false;
+  writer.close();
+  expect(run.stderr.split('\n').filter((l) => l !== '' && !l.startsWith('rebuild: '))).toEqual([]);
+  expect(run.status).toBe(0);
+  expect(readTables(file)).toEqual(before);
+});
+
 /** `script` runs a command on a pseudo-terminal, as an operator's shell would. */
 const hasScript = spawnSync('script', ['--version']).status === 0;
 

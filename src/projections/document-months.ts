@@ -12,13 +12,15 @@ import type { Projector, TableNames } from './projector.ts';
  */
 export const documentMonthsProjector: Projector = {
   name: 'document_months',
-  version: 1,
+  version: 2,
   tables: ['document_months'],
   schema: (n) => [
     `CREATE TABLE ${n('document_months')} (
        type TEXT NOT NULL, id INTEGER NOT NULL, key INTEGER NOT NULL, month TEXT NOT NULL, rank INTEGER NOT NULL,
        PRIMARY KEY (type, id)) WITHOUT ROWID`,
-    `CREATE INDEX ${n('document_months_rank')} ON ${n('document_months')} (type, month, rank)`,
+    // Covering for a page: the key of each rank is read from the index, not from the table (30 of a 50-row
+    // page's 90 µs went to those lookups).
+    `CREATE INDEX ${n('document_months_rank')} ON ${n('document_months')} (type, month, rank, key)`,
   ],
   // The rank index is read by the projector itself (the month's last rank), so it is in the schema.
   readIndexes: () => [],

@@ -32,7 +32,7 @@ export class AccessTokens {
   private readonly fsyncAgain;
 
   constructor(
-    private readonly db: Sqlite,
+    db: Sqlite,
     private readonly clock: Clock,
   ) {
     this.insert = db.prepare('INSERT INTO access_tokens (token, key_id, path, expires_at) VALUES (?, ?, ?, ?)');

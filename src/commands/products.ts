@@ -43,8 +43,6 @@ export const EditProductInput = z.object({ id: recordId(), ...requiredProductFie
 export const ImportProductInput = z.object({ id: recordId().optional(), ...requiredProductFields, ...optionalProductFields, ...importOnlyProductFields });
 export const UpdatePricesInput = z.object({ sku: requiredText(), minPrice: money().nullish(), purchasePrice: money().nullish(), salePrice: money().nullish() });
 
-export type AddProduct = z.output<typeof AddProductInput>;
-export type EditProduct = z.output<typeof EditProductInput>;
 export type ImportProduct = z.output<typeof ImportProductInput>;
 export type UpdatePrices = z.output<typeof UpdatePricesInput>;
 

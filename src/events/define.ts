@@ -13,5 +13,3 @@ export interface EventDefinition<T extends string = string, S extends z.ZodType 
 export function defineEvent<T extends string, S extends z.ZodType>(type: T, schemaVersion: number, schema: S): EventDefinition<T, S> {
   return { type, schemaVersion, schema };
 }
-
-export type EventData<D> = D extends EventDefinition<string, infer S> ? z.infer<S> : never;

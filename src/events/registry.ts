@@ -11,7 +11,5 @@ type Definitions = (typeof eventDefinitions)[number];
 
 /** The discriminated union of every event as projectors and readers see it (current schema version). */
 export type DomainEvent = { [D in Definitions as D['type']]: { type: D['type']; data: z.infer<D['schema']> } }[Definitions['type']];
-export type EventType = DomainEvent['type'];
-export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>;
 
 export const definitionByType = new Map<string, EventDefinition>(eventDefinitions.map((d) => [d.type, d]));

@@ -18,8 +18,6 @@ export const pagingQuery = (maxLimit: number) =>
     offset: queryInt(0).optional().default(0),
   });
 
-export type Paging = { limit: number; offset: number };
-
 /** Parses the query with a zod schema; each bad parameter becomes its own error (`limit` → ERROR_LIMIT). */
 export function parseQuery<S extends z.ZodType>(
   schema: S,

@@ -20,6 +20,7 @@ export class Projections {
   private readonly handlers: EventHandler[];
   private readonly checkpoint;
   private checkpointToEnd: Statement | undefined;
+  private readonly checkpoints: string;
   /** Events were applied whose checkpoint is not saved yet (a rolled-back write may leave it set: saving then is harmless). */
   private unsaved = false;
 
@@ -29,7 +30,8 @@ export class Projections {
     names: TableNames = servedNames,
   ) {
     this.handlers = list.map((p) => p.bind(db, names));
-    this.checkpoint = db.prepare(`UPDATE ${names('projection_checkpoints')} SET last_seq = ? WHERE last_seq < ?`);
+    this.checkpoints = names('projection_checkpoints');
+    this.checkpoint = db.prepare(`UPDATE ${this.checkpoints} SET last_seq = ? WHERE last_seq < ?`);
   }
 
   /**
@@ -51,8 +53,10 @@ export class Projections {
   /** Moves every checkpoint to the end of the log when events were applied since the last save. */
   saveCheckpoint(): void {
     if (!this.unsaved) return;
-    // Prepared on first use: a rebuild's scratch database binds projections but has no log.
-    this.checkpointToEnd ??= this.db.prepare('UPDATE projection_checkpoints SET last_seq = (SELECT max(seq) FROM events) WHERE last_seq < (SELECT max(seq) FROM events)');
+    // Prepared on first use: `verify` builds projections in a scratch database that has no log.
+    this.checkpointToEnd ??= this.db.prepare(
+      `UPDATE ${this.checkpoints} SET last_seq = (SELECT max(seq) FROM events) WHERE last_seq < (SELECT max(seq) FROM events)`,
+    );
     this.checkpointToEnd.run();
     this.unsaved = false;
   }

@@ -105,6 +105,7 @@ export class Tradebook {
   }
 
   close(): void {
+    this.commits.close();
     if (this.db.open) this.db.close();
   }
 }

@@ -86,7 +86,11 @@ export function mountWrite(app: Hono<AppEnv>, tb: Tradebook, endpoint: WriteEndp
 
     const early = tb.tokens.check(token, keyId, path, bodyHash);
     if (early.status === 'refused') return sendErrors(c, 401, [TOKEN_REFUSED]);
-    if (early.status === 'replay') return sendJson(c, early.response);
+    if (early.status === 'replay') {
+      // The first answer may still be on its way to disk: the same answer again waits for the same durability.
+      await tb.commits.durable();
+      return sendJson(c, early.response);
+    }
 
     if (!json.ok) return sendErrors(c, 400, [{ code: errorCodeFor(endpoint.wrapper), message: json.problem }]);
     const batch = parseBatch(endpoint, json.value);

@@ -28,20 +28,15 @@ export class AccessTokens {
   private readonly get;
   private readonly spendStmt;
   private readonly store;
-  private readonly skipFsync;
-  private readonly fsyncAgain;
 
   constructor(
-    db: Sqlite,
+    private readonly db: Sqlite,
     private readonly clock: Clock,
   ) {
     this.insert = db.prepare('INSERT INTO access_tokens (token, key_id, path, expires_at) VALUES (?, ?, ?, ?)');
     this.sweep = db.prepare('DELETE FROM access_tokens WHERE expires_at < ?');
     this.get = db.prepare('SELECT key_id, path, expires_at, body_hash, response FROM access_tokens WHERE token = ?');
     this.spendStmt = db.prepare('UPDATE access_tokens SET body_hash = ?, response = ? WHERE token = ? AND body_hash IS NULL');
-    // Prepared once: `db.pragma()` would prepare its statement on every call.
-    this.skipFsync = db.prepare('PRAGMA synchronous = NORMAL');
-    this.fsyncAgain = db.prepare('PRAGMA synchronous = FULL');
     // Expired tokens can never be honoured again: sweeping them as new ones are issued bounds the table.
     this.store = db.transaction((token: string, keyId: number, path: string, now: number, expiresAt: number) => {
       this.sweep.run(now);
@@ -55,11 +50,13 @@ export class AccessTokens {
     const expiresAt = now + TOKEN_LIFE_MS;
     // A token lost in a crash costs its client one more GET, so issuing one need not wait for the disk: this
     // commit skips its fsync (WAL stays consistent, and the next durable commit flushes it along).
-    this.skipFsync.run();
+    // Not a prepared statement: SQLite applies this pragma when it compiles it (a prepared one took effect only
+    // when re-compiled, so the first token after start was fsynced).
+    this.db.pragma('synchronous = NORMAL');
     try {
       this.store(token, keyId, path, now, expiresAt);
     } finally {
-      this.fsyncAgain.run();
+      this.db.pragma('synchronous = FULL');
     }
     return { token, expiresAt };
   }

@@ -1,4 +1,5 @@
-import { expect, test } from 'vitest';
+import fs from 'node:fs';
+import { expect, test, vi } from 'vitest';
 import { GroupCommit } from '../../src/db/group-commit.ts';
 import { openSqlite } from '../../src/db/open.ts';
 import { tempDir } from '../helpers.ts';
@@ -10,6 +11,19 @@ function database() {
   const insert = db.prepare('INSERT INTO notes (text) VALUES (?)');
   const notes = () => db.prepare('SELECT text FROM notes ORDER BY id').pluck().all();
   return { file, db, insert, notes };
+}
+
+/** Holds every `fs.fsync` until the test releases it. */
+function holdFsyncs() {
+  const real = fs.fsync;
+  const waiting: { fd: number; release: () => void }[] = [];
+  const spy = vi.spyOn(fs, 'fsync').mockImplementation(((fd: number, callback: (error: Error | null) => void) =>
+    waiting.push({ fd, release: () => real(fd, callback) })) as unknown as typeof fs.fsync);
+  return { waiting, restore: () => spy.mockRestore() };
+}
+
+async function until(condition: () => boolean) {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 2));
 }
 
 test('writes submitted in the same turn share one transaction, and each settles with its own value', async () => {
@@ -57,16 +71,44 @@ test('when the transaction itself is lost (SQLite rolled it back), every write o
   expect(notes()).toEqual(['later']);
 });
 
-test('nothing settles before the commit: a value is only handed out once it is durable', async () => {
+test('a write settles only once the WAL holding its commit is fsynced, while it is already committed; the connection stays at synchronous=FULL', async () => {
   const { db, insert, file } = database();
   const group = new GroupCommit(db);
-  let seenByAnotherConnection: unknown;
-  const written = group.run(() => insert.run('x'));
-  await written;
-  const other = openSqlite(file);
-  seenByAnotherConnection = other.prepare('SELECT count(*) FROM notes').pluck().get();
-  other.close();
-  expect(seenByAnotherConnection).toBe(1);
+  const held = holdFsyncs();
+  try {
+    let settled = false;
+    const written = group.run(() => insert.run('x')).then(() => (settled = true));
+    const fsynced: string[] = [];
+    while (!settled) {
+      await until(() => held.waiting.length > 0 || settled);
+      if (settled) break;
+      const { fd, release } = held.waiting.shift()!;
+      fsynced.push(fs.readlinkSync(`/proc/self/fd/${fd}`));
+      expect(settled).toBe(false);
+      // Committed (another connection reads it) and the connection back at FULL for every other commit.
+      const other = openSqlite(file);
+      expect(other.prepare('SELECT count(*) FROM notes').pluck().get()).toBe(1);
+      other.close();
+      expect(db.pragma('synchronous', { simple: true })).toBe(2);
+      release();
+    }
+    await written;
+    expect(fsynced.at(-1)).toBe(`${fs.realpathSync(file)}-wal`);
+  } finally {
+    held.restore();
+  }
+});
+
+test('a write whose WAL fsync fails is rejected, never acknowledged', async () => {
+  const { db, insert } = database();
+  const group = new GroupCommit(db);
+  const failing = vi.spyOn(fs, 'fsync').mockImplementation(((_fd: number, callback: (error: Error | null) => void) =>
+    callback(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }))) as unknown as typeof fs.fsync);
+  try {
+    await expect(group.run(() => insert.run('x'))).rejects.toThrow('EIO');
+  } finally {
+    failing.mockRestore();
+  }
 });
 
 test('while another process holds the write lock the group waits without blocking the event loop, and writes arriving meanwhile follow', async () => {

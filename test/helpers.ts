@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Hono } from 'hono';
-import { afterEach } from 'vitest';
+import { afterEach, vi } from 'vitest';
 import { createApp } from '../src/http/app.ts';
 import type { AppEnv } from '../src/http/env.ts';
 import type { Clock } from '../src/lib/clock.ts';
@@ -87,4 +87,18 @@ export async function testService(options: { clock?: Clock; file?: string } = {}
   const { key } = tb.keys.create({ name: 'test' });
   const app = createApp(tb);
   return { tb, app, api: new ApiClient(app, key), key, file };
+}
+
+/** Holds every `fs.fsync` until the test releases it. */
+export function holdFsyncs() {
+  const real = fs.fsync;
+  const waiting: { fd: number; release: () => void }[] = [];
+  const spy = vi.spyOn(fs, 'fsync').mockImplementation(((fd: number, callback: (error: Error | null) => void) =>
+    waiting.push({ fd, release: () => real(fd, callback) })) as unknown as typeof fs.fsync);
+  return { waiting, restore: () => spy.mockRestore() };
+}
+
+/** Waits (polling) until `condition` holds. */
+export async function until(condition: () => boolean) {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 2));
 }

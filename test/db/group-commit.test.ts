@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { expect, test, vi } from 'vitest';
 import { GroupCommit } from '../../src/db/group-commit.ts';
 import { openSqlite } from '../../src/db/open.ts';
-import { tempDir } from '../helpers.ts';
+import { holdFsyncs, tempDir, until } from '../helpers.ts';
 
 function database() {
   const file = `${tempDir()}/group.db`;
@@ -11,19 +11,6 @@ function database() {
   const insert = db.prepare('INSERT INTO notes (text) VALUES (?)');
   const notes = () => db.prepare('SELECT text FROM notes ORDER BY id').pluck().all();
   return { file, db, insert, notes };
-}
-
-/** Holds every `fs.fsync` until the test releases it. */
-function holdFsyncs() {
-  const real = fs.fsync;
-  const waiting: { fd: number; release: () => void }[] = [];
-  const spy = vi.spyOn(fs, 'fsync').mockImplementation(((fd: number, callback: (error: Error | null) => void) =>
-    waiting.push({ fd, release: () => real(fd, callback) })) as unknown as typeof fs.fsync);
-  return { waiting, restore: () => spy.mockRestore() };
-}
-
-async function until(condition: () => boolean) {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 2));
 }
 
 test('writes submitted in the same turn share one transaction, and each settles with its own value', async () => {

@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
 import { lastSeq } from '../../src/events/store.ts';
 import { readCheckpoints } from '../../src/projections/registry.ts';
-import { testService } from '../helpers.ts';
+import { holdFsyncs, testService, until } from '../helpers.ts';
 
 test('concurrent POSTs share one commit; a batch refused in the group (decided against the ones before it) is answered alone and applies nothing', async () => {
   const { api, tb } = await testService();
@@ -32,6 +32,29 @@ test('two POSTs of one token in one group: the first applies, the second gets it
   expect([first.status, again.status, other.status]).toEqual([200, 200, 401]);
   expect(again.text).toBe(first.text);
   expect((await api.get('/api/product-brands')).body.meta.allCount).toBe(1);
+});
+
+test('a replayed answer waits, like the first, until the write it repeats is on disk', async () => {
+  const { api } = await testService();
+  const token = await api.token('/api/add-product-brand');
+  const body = { brand: [{ name: 'На диске' }] };
+  const held = holdFsyncs();
+  try {
+    const done: string[] = [];
+    const first = api.post('/api/add-product-brand', body, token).then((r) => (done.push('first'), r));
+    await until(() => held.waiting.length > 0); // committed (the token is spent), its fsync not done
+    const again = api.post('/api/add-product-brand', body, token).then((r) => (done.push('again'), r));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(done).toEqual([]);
+    while (done.length < 2) {
+      await until(() => held.waiting.length > 0 || done.length === 2);
+      held.waiting.shift()?.release();
+    }
+    expect((await again).text).toBe((await first).text);
+    expect((await first).status).toBe(200);
+  } finally {
+    held.restore();
+  }
 });
 
 test('the projection checkpoints follow the log after every write', async () => {

@@ -10,7 +10,6 @@ import { type DomainError, errorCodeFor, fail, ok, type Result } from '../lib/re
 import type { Tradebook } from '../tradebook.ts';
 import type { AppEnv } from './env.ts';
 import { parseJsonBody } from './json-body.ts';
-import { retryWhileBusy } from '../db/busy.ts';
 import { sendErrors, sendJson } from './respond.ts';
 import { requestHeader } from './node-request.ts';
 
@@ -72,7 +71,7 @@ function parseBatch(endpoint: WriteEndpoint, body: unknown): Result<ParsedBatch>
 export function mountWrite(app: Hono<AppEnv>, tb: Tradebook, endpoint: WriteEndpoint): void {
   app.get(endpoint.path, async (c) => {
     if (tb.pointInTime !== undefined) return sendErrors(c, 403, [readOnly(tb.pointInTime)]);
-    const { token, expiresAt } = await retryWhileBusy(() => tb.tokens.issue(c.get('key').id, tokenPath(endpoint.path)));
+    const { token, expiresAt } = await tb.commits.run(() => tb.tokens.issue(c.get('key').id, tokenPath(endpoint.path)));
     return sendJson(c, JSON.stringify({ data: { access_token: token, expired: formatMoscow(expiresAt) } }));
   });
 

@@ -40,14 +40,16 @@ export const contractorsProjector: Projector = {
     const rankOf = db.prepare(`SELECT count(*) + 1 FROM ${n('contractors')} WHERE id < ?`).pluck();
     const shiftAfter = db.prepare(`UPDATE ${n('contractors')} SET position = position + 1 WHERE id > ?`);
     const insert = db.prepare(
-      `INSERT INTO ${n('contractors')} (id, position, inn, record, balance, bonus_balance, json) VALUES (@id, @position, @inn, @record, 0, 0, '')`,
+      `INSERT INTO ${n('contractors')} (id, position, inn, record, balance, bonus_balance, json)
+       VALUES (@id, @position, @inn, @record, @balance, @bonusBalance, @json)`,
     );
     const update = db.prepare(`UPDATE ${n('contractors')} SET inn = @inn, record = @record WHERE id = @id`);
     const dropPhones = db.prepare(`DELETE FROM ${n('contractor_phones')} WHERE contractor_id = ?`);
     const addPhone = db.prepare(`INSERT OR IGNORE INTO ${n('contractor_phones')} (digits, contractor_id) VALUES (?, ?)`);
     const addStatus = db.prepare(`INSERT OR IGNORE INTO ${n('contractor_statuses')} (name) VALUES (?)`);
+    const figuresOf = bindContractorFigures(db, n);
     const refresh = bindContractorRefresh(db, n);
-    // Rendered at the flush, once per contractor however many events touched it (see the documents projector).
+    // Edits are rendered at the flush, once per contractor however many events touched it (see the documents projector).
     const toRefresh = new Set<number>();
     const flush = (budget: FlushBudget) => drain(toRefresh, budget, refresh);
     const discard = () => toRefresh.clear();
@@ -73,9 +75,11 @@ export const contractorsProjector: Projector = {
         position = rankOf.get(c.id) as number;
         shiftAfter.run(c.id);
       }
-      insert.run({ id: c.id, position, inn: c.inn, record: JSON.stringify(c) });
+      // Rendered as it is inserted (one row write, not an insert and an update); documents recorded for it
+      // later refresh it at their flush.
+      const figures = figuresOf(c.id);
+      insert.run({ id: c.id, position, inn: c.inn, record: JSON.stringify(c), ...figures, json: contractorJson(c, figures) });
       addPhones(c);
-      toRefresh.add(c.id);
     };
 
     const handle = (event: StoredEvent) => {
@@ -99,23 +103,37 @@ export const contractorsProjector: Projector = {
 const CREDIT_TYPES = "'cashin', 'paymentin', 'bonus', 'purchase', 'customerreturn'";
 const DEBIT_TYPES = "'cashout', 'paymentout', 'sale', 'supplierreturn'";
 
+/** A contractor's derived figures, kopecks. */
+interface ContractorFigures {
+  balance: number;
+  bonusBalance: number;
+}
+
 /**
- * Recomputes a contractor's balance and bonus balance from its posted documents and re-renders its JSON.
- * A sum over the contractor's own documents (an index range), so any revision or un-posting is reflected exactly.
+ * A contractor's balance and bonus balance from its posted documents: a sum over the contractor's own documents
+ * (an index range), so any revision or un-posting is reflected exactly.
  */
-export function bindContractorRefresh(db: Sqlite, n: TableNames): (id: number) => void {
-  const record = db.prepare(`SELECT record FROM ${n('contractors')} WHERE id = ?`).pluck();
+function bindContractorFigures(db: Sqlite, n: TableNames): (id: number) => ContractorFigures {
   const figures = db.prepare(
     `SELECT coalesce(sum(CASE WHEN type IN (${CREDIT_TYPES}) THEN sum WHEN type IN (${DEBIT_TYPES}) THEN -sum ELSE 0 END), 0) AS balance,
             coalesce(sum(CASE WHEN type = 'sale' THEN bonus_accrual WHEN type = 'bonus' THEN -sum ELSE 0 END), 0) AS bonusBalance
      FROM ${n('document_records')} WHERE contractor_id = ? AND status = 1`,
   );
+  return (id) => figures.get(id) as ContractorFigures;
+}
+
+const contractorJson = (c: ContractorRecord, f: ContractorFigures) => JSON.stringify(contractorView(c, f.balance, f.bonusBalance));
+
+/** Recomputes a contractor's figures and re-renders its JSON. */
+export function bindContractorRefresh(db: Sqlite, n: TableNames): (id: number) => void {
+  const record = db.prepare(`SELECT record FROM ${n('contractors')} WHERE id = ?`).pluck();
+  const figuresOf = bindContractorFigures(db, n);
   const update = db.prepare(`UPDATE ${n('contractors')} SET balance = @balance, bonus_balance = @bonusBalance, json = @json WHERE id = @id`);
   return (id: number) => {
     const json = record.get(id) as string | undefined;
     if (json === undefined) return;
-    const { balance, bonusBalance } = figures.get(id) as { balance: number; bonusBalance: number };
-    update.run({ id, balance, bonusBalance, json: JSON.stringify(contractorView(JSON.parse(json), balance, bonusBalance)) });
+    const figures = figuresOf(id);
+    update.run({ id, ...figures, json: contractorJson(JSON.parse(json), figures) });
   };
 }
 

@@ -30,7 +30,7 @@ export class AccessTokens {
   private readonly store;
 
   constructor(
-    private readonly db: Sqlite,
+    db: Sqlite,
     private readonly clock: Clock,
   ) {
     this.insert = db.prepare('INSERT INTO access_tokens (token, key_id, path, expires_at) VALUES (?, ?, ?, ?)');
@@ -44,20 +44,15 @@ export class AccessTokens {
     });
   }
 
+  /**
+   * Issues a token in a transaction of its own, or in the caller's (the server issues through its group commit,
+   * so a token shares the commit and the off-thread fsync of the writes around it).
+   */
   issue(keyId: number, path: string): { token: string; expiresAt: number } {
     const now = this.clock();
     const token = nanoid(32);
     const expiresAt = now + TOKEN_LIFE_MS;
-    // A token lost in a crash costs its client one more GET, so issuing one need not wait for the disk: this
-    // commit skips its fsync (WAL stays consistent, and the next durable commit flushes it along).
-    // Not a prepared statement: SQLite applies this pragma when it compiles it (a prepared one took effect only
-    // when re-compiled, so the first token after start was fsynced).
-    this.db.pragma('synchronous = NORMAL');
-    try {
-      this.store(token, keyId, path, now, expiresAt);
-    } finally {
-      this.db.pragma('synchronous = FULL');
-    }
+    this.store(token, keyId, path, now, expiresAt);
     return { token, expiresAt };
   }
 

@@ -68,7 +68,6 @@ async function salesPages(probe: Probe): Promise<{ salesFirst?: Scenario; salesL
   const last = lastPageOffset(filtered.meta.allCount, 50);
   const page = (offset: number): Scenario => ({
     name: `GET /api/sales?limit=50 one month (${filtered.meta.allCount}) offset ${offset}`,
-   
     load: readLoad(() => `/api/sales?limit=50&offset=${offset}&${filter}`),
   });
   return { salesFirst: page(0), salesLast: page(last) };

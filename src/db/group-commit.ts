@@ -8,6 +8,13 @@ interface Job {
   reject: (error: unknown) => void;
 }
 
+/** The group committed, but its fsync failed: whether its writes survive a crash is unknown. */
+export class NotDurableError extends Error {
+  constructor(cause: unknown) {
+    super(`the write was committed but the disk did not confirm it (${(cause as Error)?.message ?? String(cause)})`, { cause });
+  }
+}
+
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /**
@@ -70,7 +77,7 @@ export class GroupCommit {
       }
       const settle = () => outcomes.forEach((outcome, i) => (outcome.ok ? jobs[i].resolve(outcome.value) : jobs[i].reject(outcome.error)));
       // Committed but perhaps not on disk: an fsync that fails leaves the outcome unknown, never acknowledged.
-      this.durable().then(settle, (error: unknown) => jobs.forEach((job) => job.reject(error)));
+      this.durable().then(settle, (error: unknown) => jobs.forEach((job) => job.reject(new NotDurableError(error))));
     }
     this.draining = false;
   }

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { DatabaseBusyError } from '../db/busy.ts';
+import { NotDurableError } from '../db/group-commit.ts';
 import type { Tradebook } from '../tradebook.ts';
 import { requireApiKey } from './auth.ts';
 import { requestBody } from './node-request.ts';
@@ -54,6 +55,7 @@ export function createApp(tb: Tradebook): Hono<AppEnv> {
   app.onError((error, c) => {
     if (error instanceof DatabaseBusyError) return sendError(c, 503, 'ERROR_BUSY', `${error.message}; nothing was applied, try again`);
     console.error(error);
+    if (error instanceof NotDurableError) return sendError(c, 500, 'ERROR_INTERNAL', `${error.message}; read it back before sending it again`);
     return sendError(c, 500, 'ERROR_INTERNAL', 'internal error; nothing was applied');
   });
   return app;

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { expect, test, vi } from 'vitest';
-import { GroupCommit } from '../../src/db/group-commit.ts';
+import { GroupCommit, NotDurableError } from '../../src/db/group-commit.ts';
 import { openSqlite } from '../../src/db/open.ts';
 import { holdFsyncs, tempDir, until } from '../helpers.ts';
 
@@ -92,7 +92,7 @@ test('a write whose WAL fsync fails is rejected, never acknowledged', async () =
   const failing = vi.spyOn(fs, 'fsync').mockImplementation(((_fd: number, callback: (error: Error | null) => void) =>
     callback(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }))) as unknown as typeof fs.fsync);
   try {
-    await expect(group.run(() => insert.run('x'))).rejects.toThrow('EIO');
+    await expect(group.run(() => insert.run('x'))).rejects.toThrow(NotDurableError);
   } finally {
     failing.mockRestore();
   }

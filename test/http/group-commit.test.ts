@@ -1,4 +1,5 @@
-import { expect, test } from 'vitest';
+import fs from 'node:fs';
+import { expect, test, vi } from 'vitest';
 import { lastSeq } from '../../src/events/store.ts';
 import { readCheckpoints } from '../../src/projections/registry.ts';
 import { holdFsyncs, testService, until } from '../helpers.ts';
@@ -54,6 +55,23 @@ test('a replayed answer waits, like the first, until the write it repeats is on 
     expect((await first).status).toBe(200);
   } finally {
     held.restore();
+  }
+});
+
+test('a write whose fsync fails is answered 500 saying its outcome is unknown, never 200', async () => {
+  const { api } = await testService();
+  const token = await api.token('/api/add-product-brand');
+  const failing = vi.spyOn(fs, 'fsync').mockImplementation(((_fd: number, callback: (error: Error | null) => void) =>
+    callback(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }))) as unknown as typeof fs.fsync);
+  const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+  try {
+    const res = await api.post('/api/add-product-brand', { brand: [{ name: 'Неизвестно' }] }, token);
+    expect(res.status).toBe(500);
+    expect(res.body.errors[0].code).toBe('ERROR_INTERNAL');
+    expect(res.body.errors[0].message).toMatch(/committed but the disk did not confirm it/);
+  } finally {
+    failing.mockRestore();
+    errors.mockRestore();
   }
 });
 

@@ -2,6 +2,7 @@ import type { Sqlite } from '../db/open.ts';
 import type { ContractorRecord } from '../events/contractors.ts';
 import { type DocumentFields, type DocumentRef, type DocumentType, isLineDocument } from '../events/documents.ts';
 import type { StoredEvent } from '../events/store.ts';
+import { daysInMonth } from '../lib/clock.ts';
 import { bindContractorRefresh } from './contractors.ts';
 import { type ShownContractor, lineDocumentView, moneyDocumentView, shownContractor, treeNodeHead, treeNodeJson } from './document-views.ts';
 import { type JoinedPage, joinedPageQuery } from './joined-page.ts';
@@ -322,8 +323,7 @@ export const documentsProjector: Projector = {
 /** `YYYY-MM` when the range is exactly the first to the last day of one month. */
 function wholeMonth(from: string | undefined, to: string | undefined): string | undefined {
   if (from === undefined || to === undefined || !from.endsWith('-01') || from.slice(0, 7) !== to.slice(0, 7)) return undefined;
-  const [year, month] = from.split('-').map(Number);
-  const lastDay = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const lastDay = daysInMonth(Number(from.slice(0, 4)), Number(from.slice(5, 7)));
   return to === `${from.slice(0, 8)}${String(lastDay).padStart(2, '0')}` ? from.slice(0, 7) : undefined;
 }
 

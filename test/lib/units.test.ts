@@ -37,6 +37,26 @@ describe('Moscow time', () => {
     expect(isCalendarDate('2024-02-29')).toBe(true);
     expect(isCalendarDate('2025-02-29')).toBe(false);
     expect(isCalendarDate('2025-2-1')).toBe(false);
+    expect(isCalendarDate('1900-02-29')).toBe(false);
+    expect(isCalendarDate('2000-02-29')).toBe(true);
+    expect(isCalendarDate('2025-04-31')).toBe(false);
+    expect(isCalendarDate('2025-13-01')).toBe(false);
+    expect(isCalendarDate('2025-01-00')).toBe(false);
+  });
+  test('the arithmetic check agrees with a Date round trip on any YYYY-MM-DD', () => {
+    const byDate = (text: string) => {
+      const ms = Date.parse(`${text}T00:00:00Z`);
+      return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === text;
+    };
+    const digits = (n: number, max: number) => fc.integer({ min: 0, max }).map((v) => String(v).padStart(n, '0'));
+    fc.assert(
+      fc.property(digits(4, 9999), digits(2, 99), digits(2, 99), (y, m, d) => {
+        const text = `${y}-${m}-${d}`;
+        expect(isCalendarDate(text)).toBe(byDate(text));
+      }),
+      { numRuns: 20_000 },
+    );
+    for (const text of ['1600-02-29', '1700-02-29', '2024-02-29', '0000-02-29', '2025-06-31', '2025-12-31']) expect(isCalendarDate(text)).toBe(byDate(text));
   });
 });
 

@@ -49,7 +49,7 @@ export const contractorsProjector: Projector = {
     const addStatus = db.prepare(`INSERT OR IGNORE INTO ${n('contractor_statuses')} (name) VALUES (?)`);
     const figuresOf = bindContractorFigures(db, n);
     const refresh = bindContractorRefresh(db, n);
-    // Edits are rendered at the flush, once per contractor however many events touched it (see the documents projector).
+    // Edits are rendered at the flush, once per contractor however many touched it (see the documents projector).
     const toRefresh = new Set<number>();
     const flush = (budget: FlushBudget) => drain(toRefresh, budget, refresh);
     const discard = () => toRefresh.clear();

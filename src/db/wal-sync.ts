@@ -56,13 +56,11 @@ export class WalSync {
   private async fsyncWal(): Promise<void> {
     if (this.fd === undefined) {
       // The WAL's directory entry too, once: SQLite syncs the directory of a new WAL at its first sync, which
-      // at synchronous=NORMAL would wait for a checkpoint.
+      // at synchronous=NORMAL would wait for a checkpoint. Like SQLite, a file system that cannot fsync a
+      // directory is not an error.
       const dir = fs.openSync(path.dirname(path.resolve(this.databaseFile)), 'r');
-      try {
-        await fsync(dir);
-      } finally {
-        fs.closeSync(dir);
-      }
+      await fsync(dir).catch(() => {});
+      fs.closeSync(dir);
       this.fd = fs.openSync(`${this.databaseFile}-wal`, 'r');
     }
     this.syncs++;

@@ -29,6 +29,19 @@ class Rollback extends Error {
   }
 }
 
+/** `work`'s result; a failure is thrown as a Rollback, so the transaction or savepoint around it is undone. */
+function decided<T>(work: () => Result<T>): Result<T> {
+  const result = work();
+  if (!result.ok) throw new Rollback(result);
+  return result;
+}
+
+/** The failure a Rollback carries; any other error goes on. */
+function failureOf(error: unknown): Result<never> {
+  if (error instanceof Rollback) return error.failure;
+  throw error;
+}
+
 /** One open database with everything bound to it: the log, the inline projections, the read queries, keys and tokens. */
 export class Tradebook {
   readonly store: EventStore;
@@ -45,6 +58,8 @@ export class Tradebook {
   readonly documents;
   /** The server's writes: concurrent requests share one commit (one fsync). */
   readonly commits: GroupCommit;
+  /** `write`'s transaction, made once (better-sqlite3 builds a transaction function's wrappers on every call). */
+  private readonly writeTransaction;
 
   private constructor(
     readonly db: Sqlite,
@@ -63,7 +78,12 @@ export class Tradebook {
     // Commands decide on the same prepared queries the endpoints read with.
     this.state = readModelState(this);
     this.pointInTime = pointInTimeOf(db);
-    this.commits = new GroupCommit(db);
+    this.commits = new GroupCommit(db, () => this.projections.saveCheckpoint());
+    this.writeTransaction = db.transaction((work: () => Result<unknown>) => {
+      const result = decided(work);
+      this.projections.saveCheckpoint();
+      return result;
+    });
   }
 
   /** Opens (and creates when missing) the database, migrates it and makes the read tables current. */
@@ -82,26 +102,19 @@ export class Tradebook {
    */
   write<T>(work: () => Result<T>): Result<T> {
     try {
-      return this.db
-        .transaction(() => {
-          const result = work();
-          if (!result.ok) throw new Rollback(result);
-          this.projections.saveCheckpoint();
-          return result;
-        })
-        .immediate();
+      return this.writeTransaction.immediate(work) as Result<T>;
     } catch (error) {
-      if (error instanceof Rollback) return error.failure;
-      throw error;
+      return failureOf(error);
     }
   }
 
   /**
    * `write` for concurrent callers (the server): `work` runs in a savepoint of the next group transaction, and
-   * the promise settles once that transaction is on disk. A failure result undoes only this work.
+   * the promise settles once that transaction is on disk. A failure result undoes only this work. The
+   * projection checkpoints move once a group (`GroupCommit`'s `beforeCommit`).
    */
   submit<T>(work: () => Result<T>): Promise<Result<T>> {
-    return this.commits.run(() => this.write(work));
+    return this.commits.run(() => decided(work)).catch(failureOf);
   }
 
   close(): void {

@@ -33,8 +33,8 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
  * rolled back alone and rejected, the others stand. Every piece is settled only after the transaction
  * committed and reached the disk, so an acknowledged write is durable. When the transaction as a whole
  * fails (the commit itself, or an error after which SQLite rolled everything back), every piece of the
- * group is rejected and nothing of it is applied. While another process holds the write lock the group waits asynchronously
- * (`retryWhileBusy`), and work arriving meanwhile queues for the next group.
+ * group is rejected and nothing of it is applied. While another process holds the write lock the group
+ * waits asynchronously (`retryWhileBusy`), and work arriving meanwhile queues for the next group.
  */
 export class GroupCommit {
   private queue: Job[] = [];

@@ -9,10 +9,11 @@ const fsync = (fd: number) => new Promise<void>((resolve, reject) => fs.fsync(fd
  * works. Callers that ask while an fsync is running share the next one: it starts when the running one ends,
  * so it covers everything written before any of them asked.
  *
- * In WAL mode SQLite's synchronous=FULL is synchronous=NORMAL plus one fsync of the WAL after each commit (the
- * WAL header, checkpoints and a new WAL are synced by SQLite in both modes). A commit made at NORMAL and then
- * `sync()`ed is as durable as a FULL one once the promise resolves. The WAL exists, and keeps its inode, for as
- * long as the connection that asks stays open: SQLite removes it only when the last connection closes.
+ * In WAL mode SQLite's synchronous=FULL is synchronous=NORMAL plus one fsync of the WAL after each commit
+ * (the WAL header when the log restarts, and every checkpoint, are synced by SQLite in both modes). A commit
+ * made at NORMAL and then `sync()`ed is as durable as a FULL one once the promise resolves. The WAL exists,
+ * and keeps its inode, for as long as the connection that asks stays open: SQLite removes it only when the
+ * last connection closes.
  */
 export class WalSync {
   private fd: number | undefined;

@@ -98,7 +98,18 @@ export function holdFsyncs() {
   return { waiting, restore: () => spy.mockRestore() };
 }
 
-/** Waits (polling) until `condition` holds. */
-export async function until(condition: () => boolean) {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 2));
+/** Makes every `fs.fsync` fail with EIO, as a failing disk would; returns the restore. */
+export function failFsyncs(): () => void {
+  const spy = vi.spyOn(fs, 'fsync').mockImplementation(((_fd: number, callback: (error: Error | null) => void) =>
+    callback(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }))) as unknown as typeof fs.fsync);
+  return () => spy.mockRestore();
+}
+
+/** Waits (polling) until `condition` holds; fails after `ms`. */
+export async function until(condition: () => boolean, ms = 5000) {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
 }

@@ -2,15 +2,7 @@ import fs from 'node:fs';
 import { expect, test } from 'vitest';
 import { BACKSTOP_PAGES, Checkpointer } from '../../src/db/checkpointer.ts';
 import { openSqlite } from '../../src/db/open.ts';
-import { tempDir } from '../helpers.ts';
-
-const until = async (condition: () => boolean, ms = 5000) => {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-};
+import { tempDir, until } from '../helpers.ts';
 
 test('the worker copies committed WAL pages into the database file while the writer only appends to the WAL', async () => {
   const file = `${tempDir()}/c.db`;

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
-import { expect, test, vi } from 'vitest';
+import { expect, test } from 'vitest';
 import { GroupCommit, NotDurableError } from '../../src/db/group-commit.ts';
 import { openSqlite } from '../../src/db/open.ts';
-import { holdFsyncs, tempDir, until } from '../helpers.ts';
+import { failFsyncs, holdFsyncs, tempDir, until } from '../helpers.ts';
 
 function database() {
   const file = `${tempDir()}/group.db`;
@@ -89,12 +89,11 @@ test('a write settles only once the WAL holding its commit is fsynced, while it 
 test('a write whose WAL fsync fails is rejected, never acknowledged', async () => {
   const { db, insert } = database();
   const group = new GroupCommit(db);
-  const failing = vi.spyOn(fs, 'fsync').mockImplementation(((_fd: number, callback: (error: Error | null) => void) =>
-    callback(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }))) as unknown as typeof fs.fsync);
+  const restoreFsync = failFsyncs();
   try {
     await expect(group.run(() => insert.run('x'))).rejects.toThrow(NotDurableError);
   } finally {
-    failing.mockRestore();
+    restoreFsync();
   }
 });
 
@@ -112,4 +111,23 @@ test('while another process holds the write lock the group waits without blockin
   other.close();
   await Promise.all([first, second]);
   expect(notes()).toEqual(['first', 'second']);
+});
+
+test('a database not in WAL mode commits at its own synchronous level and settles without a WAL fsync', async () => {
+  const { db, insert, notes } = database();
+  db.pragma('journal_mode = DELETE');
+  const group = new GroupCommit(db);
+  const held = holdFsyncs();
+  try {
+    let settled = false;
+    const written = group.run(() => insert.run('x')).then(() => (settled = true));
+    // SQLite's own commit fsyncs on this thread; nothing is left for a WAL fsync to hold back.
+    await until(() => settled);
+    await written;
+    expect(notes()).toEqual(['x']);
+    expect(held.waiting).toEqual([]);
+    expect(db.pragma('synchronous', { simple: true })).toBe(2);
+  } finally {
+    held.restore();
+  }
 });

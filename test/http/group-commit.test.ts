@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import { expect, test, vi } from 'vitest';
 import { lastSeq } from '../../src/events/store.ts';
 import { readCheckpoints } from '../../src/projections/registry.ts';
-import { holdFsyncs, testService, until } from '../helpers.ts';
+import { failFsyncs, holdFsyncs, testService, until } from '../helpers.ts';
 
 test('concurrent POSTs share one commit; a batch refused in the group (decided against the ones before it) is answered alone and applies nothing', async () => {
   const { api, tb } = await testService();
@@ -61,8 +60,7 @@ test('a replayed answer waits, like the first, until the write it repeats is on 
 test('a write whose fsync fails is answered 500 saying its outcome is unknown, never 200', async () => {
   const { api } = await testService();
   const token = await api.token('/api/add-product-brand');
-  const failing = vi.spyOn(fs, 'fsync').mockImplementation(((_fd: number, callback: (error: Error | null) => void) =>
-    callback(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }))) as unknown as typeof fs.fsync);
+  const restoreFsync = failFsyncs();
   const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
   try {
     const res = await api.post('/api/add-product-brand', { brand: [{ name: 'Неизвестно' }] }, token);
@@ -70,7 +68,7 @@ test('a write whose fsync fails is answered 500 saying its outcome is unknown, n
     expect(res.body.errors[0].code).toBe('ERROR_INTERNAL');
     expect(res.body.errors[0].message).toMatch(/committed but the disk did not confirm it/);
   } finally {
-    failing.mockRestore();
+    restoreFsync();
     errors.mockRestore();
   }
 });

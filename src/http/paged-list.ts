@@ -6,7 +6,6 @@ import { requestQuery } from './node-request.ts';
 
 /** A read model paged by its dense `position`: the count and any page are O(log n). */
 export interface PositionPaged {
-  total(): number;
   page(offset: number, limit: number): JoinedPage;
 }
 
@@ -19,6 +18,6 @@ export function pagedList(source: PositionPaged) {
     const query = parseQuery(listQuery, requestQuery(c));
     if (!query.ok) return sendErrors(c, 400, query.errors);
     const { limit, offset } = query.value;
-    return sendPage(c, source.total(), limit, offset, source.page(offset, limit));
+    return sendPage(c, limit, offset, source.page(offset, limit));
   };
 }

@@ -22,7 +22,7 @@ export function sendError(c: Context, status: ContentfulStatusCode, code: string
 const PAGE_END = Buffer.from(']}');
 
 /** The paged list envelope around a page SQLite already joined: the records' bytes go out as they were stored. */
-export function sendPage(c: Context, allCount: number, limit: number, offset: number, page: JoinedPage): Response {
-  const head = Buffer.from(`{"meta":{"allCount":${allCount},"count":${page.count},"limit":${limit},"offset":${offset}},"data":[`);
+export function sendPage(c: Context, limit: number, offset: number, page: JoinedPage): Response {
+  const head = Buffer.from(`{"meta":{"allCount":${page.allCount},"count":${page.count},"limit":${limit},"offset":${offset}},"data":[`);
   return c.body(Buffer.concat([head, page.json, PAGE_END]), 200, { 'Content-Type': JSON_TYPE });
 }

@@ -162,9 +162,12 @@ export function contractorView(c: ContractorRecord, balance: number, bonusBalanc
 }
 
 export function contractorQueries(db: Sqlite) {
-  const page = joinedPageQuery(db, 'SELECT json FROM contractors WHERE position > ? ORDER BY position LIMIT ?');
   // Positions are dense 1..n, so the highest one is the count, read from the index in O(log n).
-  const total = db.prepare('SELECT coalesce(max(position), 0) FROM contractors').pluck();
+  const page = joinedPageQuery(
+    db,
+    'SELECT json FROM contractors WHERE position > @offset ORDER BY position LIMIT @limit',
+    'SELECT coalesce(max(position), 0) FROM contractors',
+  );
   const jsonById = db.prepare('SELECT json FROM contractors WHERE id = ?').pluck();
   const idByInn = db.prepare('SELECT id FROM contractors WHERE inn = ? ORDER BY id LIMIT 1').pluck();
   const idByPhone = db.prepare('SELECT contractor_id FROM contractor_phones WHERE digits = ? ORDER BY contractor_id LIMIT 1').pluck();
@@ -172,8 +175,7 @@ export function contractorQueries(db: Sqlite) {
   const maxId = db.prepare('SELECT coalesce(max(id), 0) FROM contractors').pluck();
   const status = db.prepare('SELECT 1 FROM contractor_statuses WHERE name = ?').pluck();
   return {
-    page: (offset: number, limit: number) => page(offset, limit),
-    total: () => total.get() as number,
+    page: (offset: number, limit: number) => page({ offset, limit }),
     jsonById: (id: number) => jsonById.get(id) as string | undefined,
     /** The lowest id among the contractors with this inn. */
     idByInn: (inn: string) => idByInn.get(inn) as number | undefined,

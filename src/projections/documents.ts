@@ -340,49 +340,43 @@ export interface DocumentFilter {
  * status) / (type, date, status, id) — OFFSET skips index entries, never rows — and fetch just those rows.
  */
 export function documentQueries(db: Sqlite) {
-  const byPosition = joinedPageQuery(db, 'SELECT list_json AS json FROM documents WHERE type = ? AND position > ? ORDER BY position LIMIT ?');
   // Positions are dense 1..n within a type, so the highest one is the count: one seek on (type, position).
-  const total = db.prepare('SELECT coalesce((SELECT position FROM documents WHERE type = ? ORDER BY position DESC LIMIT 1), 0)').pluck();
+  const byPosition = joinedPageQuery(
+    db,
+    'SELECT list_json AS json FROM documents WHERE type = @type AND position > @offset ORDER BY position LIMIT @limit',
+    'SELECT coalesce((SELECT position FROM documents WHERE type = @type ORDER BY position DESC LIMIT 1), 0)',
+  );
   // The keys come from a co-routine in id order and each joins its row by rowid, so the page keeps that order
   // without sorting the wide rows (a `key IN (…) ORDER BY id` sorted 50 list JSONs: twice the cost).
-  const keyed = (index: string, where: string) => ({
-    page: joinedPageQuery(
+  const keyed = (index: string, where: string) =>
+    joinedPageQuery(
       db,
       `SELECT d.list_json AS json FROM (SELECT key FROM documents INDEXED BY ${index} WHERE ${where} ORDER BY id LIMIT @limit OFFSET @offset) AS p
        JOIN documents d ON d.key = p.key`,
-    ),
-    count: db.prepare(`SELECT count(*) FROM documents INDEXED BY ${index} WHERE ${where}`).pluck(),
-  });
+      `SELECT count(*) FROM documents INDEXED BY ${index} WHERE ${where}`,
+    );
   const byStatus = keyed('documents_status', 'type = @type AND status = @status');
   // `INDEXED BY` pins the covering indexes so the planner never picks a scan of the whole type in id order.
   const dated = keyed('documents_date', 'type = @type AND date BETWEEN @from AND @to');
   const datedStatus = keyed('documents_date', 'type = @type AND date BETWEEN @from AND @to AND status = @status');
   const monthStatus = keyed('documents_month', 'type = @type AND month = @month AND status = @status');
-  const month = {
-    page: joinedPageQuery(
-      db,
-      `SELECT d.list_json AS json FROM document_months m JOIN documents d ON d.key = m.key
-       WHERE m.type = @type AND m.month = @month AND m.rank > @offset ORDER BY m.rank LIMIT @limit`,
-    ),
-    count: db.prepare('SELECT coalesce((SELECT rank FROM document_months WHERE type = @type AND month = @month ORDER BY rank DESC LIMIT 1), 0)').pluck(),
-  };
+  const month = joinedPageQuery(
+    db,
+    `SELECT d.list_json AS json FROM document_months m JOIN documents d ON d.key = m.key
+     WHERE m.type = @type AND m.month = @month AND m.rank > @offset ORDER BY m.rank LIMIT @limit`,
+    'SELECT coalesce((SELECT rank FROM document_months WHERE type = @type AND month = @month ORDER BY rank DESC LIMIT 1), 0)',
+  );
   const recordOf = db.prepare('SELECT record FROM document_records WHERE type = ? AND id = ?').pluck();
 
   return {
-    page(type: DocumentType, filter: DocumentFilter, offset: number, limit: number): { allCount: number; page: JoinedPage } {
+    page(type: DocumentType, filter: DocumentFilter, offset: number, limit: number): JoinedPage {
       const { dateFrom, dateTo, status } = filter;
-      if (dateFrom === undefined && dateTo === undefined) {
-        if (status === undefined) return { allCount: total.get(type) as number, page: byPosition(type, offset, limit) };
-        return run(byStatus, { type, status });
-      }
+      const paging = { type, limit, offset };
+      if (dateFrom === undefined && dateTo === undefined) return status === undefined ? byPosition(paging) : byStatus({ ...paging, status });
       const whole = wholeMonth(dateFrom, dateTo);
-      if (whole !== undefined) return status === undefined ? run(month, { type, month: whole }) : run(monthStatus, { type, month: whole, status });
-      const range = { type, from: dateFrom ?? '0000-01-01', to: dateTo ?? '9999-12-31' };
-      return status === undefined ? run(dated, range) : run(datedStatus, { ...range, status });
-
-      function run(statements: { page: (params: object) => JoinedPage; count: { get(params: object): unknown } }, params: object) {
-        return { allCount: statements.count.get(params) as number, page: statements.page({ ...params, limit, offset }) };
-      }
+      if (whole !== undefined) return status === undefined ? month({ ...paging, month: whole }) : monthStatus({ ...paging, month: whole, status });
+      const range = { ...paging, from: dateFrom ?? '0000-01-01', to: dateTo ?? '9999-12-31' };
+      return status === undefined ? dated(range) : datedStatus({ ...range, status });
     },
     byId(type: DocumentType, id: number): DocumentRecord | undefined {
       const json = recordOf.get(type, id) as string | undefined;

@@ -145,17 +145,19 @@ export const productsProjector: Projector = {
 };
 
 export function productQueries(db: Sqlite) {
-  const page = joinedPageQuery(db, 'SELECT list_json AS json FROM products WHERE position > ? ORDER BY position LIMIT ?');
   // Positions are dense 1..n, so the highest one is the count, read from the index in O(log n).
-  const total = db.prepare('SELECT coalesce(max(position), 0) FROM products').pluck();
+  const page = joinedPageQuery(
+    db,
+    'SELECT list_json AS json FROM products WHERE position > @offset ORDER BY position LIMIT @limit',
+    'SELECT coalesce(max(position), 0) FROM products',
+  );
   const fullById = db.prepare('SELECT full_json FROM products WHERE id = ?').pluck();
   const fullBySku = db.prepare('SELECT full_json FROM products WHERE sku = ?').pluck();
   const recordById = db.prepare('SELECT record FROM products WHERE id = ?').pluck();
   const idBySku = db.prepare('SELECT id FROM products WHERE sku = ?').pluck();
   const maxId = db.prepare('SELECT coalesce(max(id), 0) FROM products').pluck();
   return {
-    page: (offset: number, limit: number) => page(offset, limit),
-    total: () => total.get() as number,
+    page: (offset: number, limit: number) => page({ offset, limit }),
     fullJsonById: (id: number) => fullById.get(id) as string | undefined,
     fullJsonBySku: (sku: string) => fullBySku.get(sku) as string | undefined,
     byId(id: number): ProductRecord | undefined {

@@ -38,8 +38,7 @@ export function documentRoutes(tb: Tradebook): Hono<AppEnv> {
       const query = parseQuery(documentListQuery, requestQuery(c), documentListCodes);
       if (!query.ok) return sendErrors(c, 400, query.errors);
       const { limit, offset, ...filter } = query.value;
-      const { allCount, page } = tb.documents.page(type, filter, offset, limit);
-      return sendPage(c, allCount, limit, offset, page);
+      return sendPage(c, limit, offset, tb.documents.page(type, filter, offset, limit));
     });
   }
   return app;

@@ -1,4 +1,5 @@
 import type { Sizes } from './dataset.ts';
+import type { RebuildFloor } from './floors.ts';
 import type { LoadFigures, LoadSettings } from './load.ts';
 import type { Spread } from './stats.ts';
 
@@ -9,6 +10,8 @@ export interface ScenarioResult {
   figures?: LoadFigures;
   /** The write ceiling measured on this scenario's own event rows. */
   bareInsertRowsPerSecond?: Spread;
+  /** The floor: the same event rows and the read-model rows they left, written by bare SQLite. */
+  readModelFloorRowsPerSecond?: Spread;
 }
 
 export interface RebuildResult {
@@ -33,6 +36,7 @@ export interface Results {
   ceilings: { fixedBody?: LoadFigures };
   scenarios: Record<string, ScenarioResult>;
   rebuild: RebuildResult[];
+  rebuildFloor?: RebuildFloor;
   startupMs?: Spread;
   targets?: Target[];
 }
@@ -74,20 +78,23 @@ export function printResults(r: Results): void {
   const ceiling = r.ceilings.fixedBody!;
   console.log(`\n${r.sizes.name} data set, ${r.settings.runs} runs of ${r.settings.duration} s, 10 connections; median (min–max)\n`);
   console.log(`ceiling: fixed 100-product body: ${range(ceiling.requestsPerSecond)} req/s, ${range(ceiling.cpuUsPerRequest, 1)} µs CPU/request`);
-  console.log('\n| scenario | req/s | p99 ms | server CPU µs/req | ×ceiling | records/s | ×bare insert |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('\n| scenario | req/s | p99 ms | server CPU µs/req | ×ceiling | records/s | ×bare insert | floor: with read-model rows |');
+  console.log('|---|---|---|---|---|---|---|---|');
   for (const s of Object.values(r.scenarios)) {
     if (!s.figures) {
-      console.log(`| ${s.name} | skipped: ${s.skipped} | | | | | |`);
+      console.log(`| ${s.name} | skipped: ${s.skipped} | | | | | | |`);
       continue;
     }
     const f = s.figures;
     const cpuRatio = s.kind === 'read' ? `${(f.cpuUsPerRequest.median / ceiling.cpuUsPerRequest.median).toFixed(2)}×` : '';
     const records = f.recordsPerSecond ? range(f.recordsPerSecond) : '';
     const insertRatio = f.recordsPerSecond && s.bareInsertRowsPerSecond ? `${(f.recordsPerSecond.median / s.bareInsertRowsPerSecond.median).toFixed(2)}× of ${s.bareInsertRowsPerSecond.median.toFixed(0)}` : '';
-    console.log(`| ${s.name} | ${range(f.requestsPerSecond)} | ${range(f.p99Ms)} | ${range(f.cpuUsPerRequest, 1)} | ${cpuRatio} | ${records} | ${insertRatio} |`);
+    const floor = s.readModelFloorRowsPerSecond && s.bareInsertRowsPerSecond ? `${range(s.readModelFloorRowsPerSecond)} = ${(s.readModelFloorRowsPerSecond.median / s.bareInsertRowsPerSecond.median).toFixed(2)}×` : '';
+    console.log(`| ${s.name} | ${range(f.requestsPerSecond)} | ${range(f.p99Ms)} | ${range(f.cpuUsPerRequest, 1)} | ${cpuRatio} | ${records} | ${insertRatio} | ${floor} |`);
   }
   for (const b of r.rebuild) console.log(`\nrebuild ${b.events} events: ${b.eventsPerSecond.toFixed(0)} events/s (${b.seconds} s), peak RSS ${b.peakRssMb.toFixed(0)} MB`);
+  const f = r.rebuildFloor;
+  if (f) console.log(`rebuild floor on ${r.rebuild.at(-1)?.events} events: read and parse the log ${f.readSeconds.toFixed(1)} s + SQLite writing the read tables ${f.writeSeconds.toFixed(1)} s = ${f.eventsPerSecond.toFixed(0)} events/s`);
   if (r.startupMs) console.log(`start-up on ${r.rebuild.at(-1)?.events} events: ${range(r.startupMs)} ms`);
   console.log('\n| target | this run | met |\n|---|---|---|');
   for (const t of r.targets ?? []) console.log(`| ${t.target} | ${t.value} | ${t.met === true ? 'yes' : t.met === false ? 'NO' : t.met} |`);

@@ -63,15 +63,23 @@ async function build(root, entry, bundle, manifestFile) {
   writeAtomically(manifestFile, JSON.stringify({ entry, inputs, hash: fingerprint(root, inputs) }));
 }
 
+/** The entry points the `bin/` scripts run, by bundle name. */
+export const ENTRIES = { server: 'src/server.ts', tradebook: 'src/cli/main.ts' };
+
 /**
- * Imports the bundle of `entry` (a path under `root`, e.g. `src/server.ts`) from `root`/dist/`name`.mjs,
- * building it first when it is missing or stale.
+ * The path of the bundle of `entry` (a path under `root`, e.g. `src/server.ts`), `root`/dist/`name`.mjs, built
+ * first when it is missing or stale.
  */
-export async function importBundle(entry, name, root = REPOSITORY) {
+export async function ensureBundle(entry, name, root = REPOSITORY) {
   const bundle = path.join(root, 'dist', `${name}.mjs`);
   const manifestFile = path.join(root, 'dist', `${name}.json`);
   const manifest = readManifest(manifestFile);
   const fresh = manifest?.entry === entry && fs.existsSync(bundle) && fingerprint(root, manifest.inputs) === manifest.hash;
   if (!fresh) await build(root, entry, bundle, manifestFile);
-  return import(pathToFileURL(bundle).href);
+  return bundle;
+}
+
+/** Imports the bundle of `entry` (see `ensureBundle`). */
+export async function importBundle(entry, name, root = REPOSITORY) {
+  return import(pathToFileURL(await ensureBundle(entry, name, root)).href);
 }

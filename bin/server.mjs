@@ -1,5 +1,5 @@
 #!/usr/bin/env node
 // Starts the HTTP server from its bundle (built or refreshed first when the sources changed).
-import { importBundle } from './bundle.mjs';
+import { ENTRIES, importBundle } from './bundle.mjs';
 
-await importBundle('src/server.ts', 'server');
+await importBundle(ENTRIES.server, 'server');

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The tradebook command line, from its bundle (built or refreshed first when the sources changed).
-import { importBundle } from './bundle.mjs';
+import { ENTRIES, importBundle } from './bundle.mjs';
 
-const { main } = await importBundle('src/cli/main.ts', 'tradebook');
+const { main } = await importBundle(ENTRIES.tradebook, 'tradebook');
 await main(process.argv);

@@ -1,4 +1,4 @@
-// The read ceiling: bare node:http answering one pre-serialised body (a real 100-product page) to every request.
+// A fixed-body server: bare node:http answering one pre-serialised body (a real page) to every request.
 import fs from 'node:fs';
 import http from 'node:http';
 

@@ -17,6 +17,7 @@ const API_KEY = 'tb_bench_0123456789abcdefghijklmnopqrstuv';
 const AUTH = { Authorization: `Bearer ${API_KEY}` };
 const SERVER_PORT = 3917;
 const CEILING_PORT = 3918;
+const SALES_BODY_PORT = 3919;
 /** At most this many of the event rows a write scenario's last run appended are bare-inserted for its ceiling. */
 const CEILING_ROWS = { full: 50_000, quick: 5_000 };
 const STARTUP_RUNS = 3;
@@ -43,19 +44,30 @@ export async function main(argv: string[]): Promise<void> {
   };
 
   const server = await startServer(work);
-  let ceiling: Child | undefined;
+  const fixedBodies: Child[] = [];
   try {
     const probe = new Probe(`http://127.0.0.1:${SERVER_PORT}`, AUTH);
-    const firstPage = await (await fetch(`http://127.0.0.1:${SERVER_PORT}/api/products?limit=100`, { headers: AUTH })).text();
-    ceiling = await startFixedBodyServer(firstPage);
+    const bodyOf = async (path: string) => (await fetch(`http://127.0.0.1:${SERVER_PORT}${path}`, { headers: AUTH })).text();
+    const reads = await readScenarios(probe);
+    // Each fixed-body server answers one real page, pre-serialised: the products page is the read ceiling; the
+    // sales page's own body (about twice as long) shows what its size alone costs against that ceiling.
+    const fixed: Partial<Record<string, { port: number; child: Child }>> = {};
+    const fixedBody = async (key: string, path: string, port: number) => {
+      const child = await startFixedBodyServer(await bodyOf(path), key, port);
+      fixedBodies.push(child);
+      fixed[key] = { port, child };
+      return { name: `${key === 'fixedBody' ? 'ceiling' : 'floor'}: fixed body of ${path}`, load: readLoad(() => '/') };
+    };
     const skus = readOnly(work, (db) => db.prepare('SELECT sku FROM products ORDER BY id').pluck().all() as string[]);
     const planned: Planned[] = [
-      { key: 'fixedBody', kind: 'ceiling', scenario: { name: 'ceiling: fixed 100-product body', load: readLoad(() => '/api/products?limit=100') } },
-      ...Object.entries(await readScenarios(probe)).map(([key, scenario]) => ({ key, kind: 'read' as const, scenario })),
+      { key: 'fixedBody', kind: 'fixed', scenario: await fixedBody('fixedBody', '/api/products?limit=100', CEILING_PORT) },
+      { key: 'fixedSalesBody', kind: 'fixed', scenario: reads.salesFirst?.path ? await fixedBody('fixedSalesBody', reads.salesFirst.path, SALES_BODY_PORT) : undefined },
+      ...Object.entries(reads).map(([key, scenario]) => ({ key, kind: 'read' as const, scenario })),
       ...Object.entries(await writeScenarios(probe, skus)).map(([key, scenario]) => ({ key, kind: 'write' as const, scenario })),
     ];
     const running = planned.flatMap((p) => {
-      if (p.scenario) return [{ ...p, scenario: p.scenario, runner: new LoadRunner(`http://127.0.0.1:${p.kind === 'ceiling' ? CEILING_PORT : SERVER_PORT}`, (p.kind === 'ceiling' ? ceiling! : server).pid, AUTH, p.scenario.load), lastRun: { from: 0, to: 0 } }];
+      const target = fixed[p.key] ?? { port: SERVER_PORT, child: server };
+      if (p.scenario) return [{ ...p, scenario: p.scenario, runner: new LoadRunner(`http://127.0.0.1:${target.port}`, target.child.pid, AUTH, p.scenario.load), lastRun: { from: 0, to: 0 } }];
       console.log(`${p.key}: skipped: endpoint not available`);
       results.scenarios[p.key] = { name: p.key, kind: p.kind as ScenarioResult['kind'], skipped: 'endpoint not available' };
       return [];
@@ -73,8 +85,8 @@ export async function main(argv: string[]): Promise<void> {
     }
     for (const r of running) {
       const figures = r.runner.figures();
-      if (r.kind === 'ceiling') {
-        results.ceilings.fixedBody = figures;
+      if (r.kind === 'fixed') {
+        results.ceilings[r.key as keyof Results['ceilings']] = figures;
         continue;
       }
       const result: ScenarioResult = { name: r.scenario.name, kind: r.kind, figures };
@@ -82,9 +94,9 @@ export async function main(argv: string[]): Promise<void> {
       results.scenarios[r.key] = result;
     }
     // The table lists scenarios in the order they were planned, skipped ones in their place.
-    results.scenarios = Object.fromEntries(planned.filter((p) => p.kind !== 'ceiling').map((p) => [p.key, results.scenarios[p.key]]));
+    results.scenarios = Object.fromEntries(planned.filter((p) => p.kind !== 'fixed').map((p) => [p.key, results.scenarios[p.key]]));
   } finally {
-    await ceiling?.stop();
+    for (const child of fixedBodies) await child.stop();
     await server.stop();
   }
 
@@ -125,18 +137,18 @@ async function startServer(file: string): Promise<Child> {
 
 interface Planned {
   key: string;
-  kind: 'ceiling' | ScenarioResult['kind'];
+  kind: 'fixed' | ScenarioResult['kind'];
   scenario: Scenario | undefined;
 }
 
-/** The read ceiling's server, answering one real page of products, pre-serialised. */
-async function startFixedBodyServer(body: string): Promise<Child> {
-  const bodyFile = path.join(DATA_DIR, 'fixed-body.json');
+/** A bare node:http server answering `body` to every request (the body kept in `bench/data/<name>.json`). */
+async function startFixedBodyServer(body: string, name: string, port: number): Promise<Child> {
+  const bodyFile = path.join(DATA_DIR, `${name}.json`);
   fs.writeFileSync(bodyFile, body);
   const started = performance.now();
-  const ceiling = startProcess('bench/fixed-body-server.mjs', [bodyFile], { PORT: String(CEILING_PORT) });
-  await waitUntilAnswering(ceiling, `http://127.0.0.1:${CEILING_PORT}/`, {}, started);
-  return ceiling;
+  const child = startProcess('bench/fixed-body-server.mjs', [bodyFile], { PORT: String(port) });
+  await waitUntilAnswering(child, `http://127.0.0.1:${port}/`, {}, started);
+  return child;
 }
 
 const lastEventSeq = (file: string) => readOnly(file, (db) => db.prepare('SELECT coalesce(max(seq), 0) FROM events').pluck().get() as number);

@@ -33,7 +33,8 @@ export interface Results {
   machine: { cpus: number; model: string; node: string };
   sizes: Sizes;
   settings: LoadSettings;
-  ceilings: { fixedBody?: LoadFigures };
+  /** The read ceiling (the products page's body) and a floor (the sales page's own body), both fixed. */
+  ceilings: { fixedBody?: LoadFigures; fixedSalesBody?: LoadFigures };
   scenarios: Record<string, ScenarioResult>;
   rebuild: RebuildResult[];
   rebuildFloor?: RebuildFloor;
@@ -78,6 +79,8 @@ export function printResults(r: Results): void {
   const ceiling = r.ceilings.fixedBody!;
   console.log(`\n${r.sizes.name} data set, ${r.settings.runs} runs of ${r.settings.duration} s, 10 connections; median (min–max)\n`);
   console.log(`ceiling: fixed 100-product body: ${range(ceiling.requestsPerSecond)} req/s, ${range(ceiling.cpuUsPerRequest, 1)} µs CPU/request`);
+  const sales = r.ceilings.fixedSalesBody;
+  if (sales) console.log(`floor: the sales page's body, fixed: ${range(sales.requestsPerSecond)} req/s, ${range(sales.cpuUsPerRequest, 1)} µs CPU/request = ${(sales.cpuUsPerRequest.median / ceiling.cpuUsPerRequest.median).toFixed(2)}× the ceiling`);
   console.log('\n| scenario | req/s | p99 ms | server CPU µs/req | ×ceiling | records/s | ×bare insert | floor: with read-model rows |');
   console.log('|---|---|---|---|---|---|---|---|');
   for (const s of Object.values(r.scenarios)) {

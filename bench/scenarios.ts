@@ -5,6 +5,8 @@ import { readLoad, writeLoad } from './load.ts';
 export interface Scenario {
   name: string;
   load: Load;
+  /** The one path a read scenario asks, when it asks the same page every time. */
+  path?: string;
 }
 
 /** A client of the server being measured, for discovering what the scenarios need (ids, phones, dates). */
@@ -66,10 +68,10 @@ async function salesPages(probe: Probe): Promise<{ salesFirst?: Scenario; salesL
   const filter = `dateFrom=${month}-01&dateTo=${month}-${String(lastDay).padStart(2, '0')}`;
   const filtered = await probe.json(`/api/sales?limit=1&${filter}`);
   const last = lastPageOffset(filtered.meta.allCount, 50);
-  const page = (offset: number): Scenario => ({
-    name: `GET /api/sales?limit=50 one month (${filtered.meta.allCount}) offset ${offset}`,
-    load: readLoad(() => `/api/sales?limit=50&offset=${offset}&${filter}`),
-  });
+  const page = (offset: number): Scenario => {
+    const path = `/api/sales?limit=50&offset=${offset}&${filter}`;
+    return { name: `GET /api/sales?limit=50 one month (${filtered.meta.allCount}) offset ${offset}`, load: readLoad(() => path), path };
+  };
   return { salesFirst: page(0), salesLast: page(last) };
 }
 

@@ -8,7 +8,7 @@ import { bareWritesPerSecond } from './ceilings.ts';
 import { rebuildFloor, writesOf } from './floors.ts';
 import { DATA_DIR, FULL, QUICK, type Sizes, copyDatabase, ensureDataset, ensureLogs } from './dataset.ts';
 import { type LoadSettings, LoadRunner, readLoad } from './load.ts';
-import { ROOT, type Child, runMeasured, startProcess, waitUntilAnswering } from './processes.ts';
+import { ROOT, SERVER_SCRIPT, type Child, runMeasured, serverNodeOptions, startProcess, waitUntilAnswering } from './processes.ts';
 import { type ScenarioResult, type Results, printResults, targetsOf } from './report.ts';
 import { Probe, type Scenario, readScenarios, writeScenarios } from './scenarios.ts';
 import { spread } from './stats.ts';
@@ -114,7 +114,7 @@ export async function main(argv: string[]): Promise<void> {
   const startups: number[] = [];
   for (let i = 0; i < STARTUP_RUNS; i++) {
     const started = performance.now();
-    const child = startProcess('bin/server.mjs', [], { TRADEBOOK_DB: logs[1], PORT: String(SERVER_PORT), TRADEBOOK_API_KEY: API_KEY });
+    const child = spawnServer(logs[1]);
     startups.push(await waitUntilAnswering(child, `http://127.0.0.1:${SERVER_PORT}/api/products?limit=1`, AUTH, started));
     await child.stop();
   }
@@ -128,9 +128,12 @@ export async function main(argv: string[]): Promise<void> {
   console.log(`\nwritten to ${path.relative(ROOT, out)}`);
 }
 
+/** The server on `file`, started as `npm start` starts it (its Node options too). */
+const spawnServer = (file: string) => startProcess(SERVER_SCRIPT, [], { TRADEBOOK_DB: file, PORT: String(SERVER_PORT), TRADEBOOK_API_KEY: API_KEY }, serverNodeOptions());
+
 async function startServer(file: string): Promise<Child> {
   const started = performance.now();
-  const server = startProcess('bin/server.mjs', [], { TRADEBOOK_DB: file, PORT: String(SERVER_PORT), TRADEBOOK_API_KEY: API_KEY });
+  const server = spawnServer(file);
   await waitUntilAnswering(server, `http://127.0.0.1:${SERVER_PORT}/api/products?limit=1`, AUTH, started);
   return server;
 }

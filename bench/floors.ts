@@ -10,7 +10,7 @@ import type { BareRecord, BareWrites } from './ceilings.ts';
 
 type Row = Record<string, unknown>;
 
-/** Read-model tables a write scenario's events leave rows in, by the prefix of the event's stream. */
+/** The read-model tables the write scenarios' events leave rows in: their DDL is copied for the floor. */
 const READ_MODEL_TABLES = ['contractors', 'contractor_phones', 'products'];
 
 /**

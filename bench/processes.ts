@@ -27,20 +27,22 @@ export interface Child {
   stop: () => Promise<void>;
 }
 
+/** The server's entry point, as `npm start` runs it. */
+export const SERVER_SCRIPT = 'bin/server.mjs';
+
 /**
  * The Node options `npm start` runs the server with: package.json's start script must read
  * `node [options] bin/server.mjs`, so the bench serves exactly as `npm start` does.
  */
 export function npmStartNodeOptions(startScript: string): string[] {
   const words = startScript.trim().split(/\s+/);
-  if (words[0] !== 'node' || words.at(-1) !== 'bin/server.mjs' || words.slice(1, -1).some((w) => !w.startsWith('--'))) {
-    throw new Error(`the start script is not "node [options] bin/server.mjs": ${startScript}`);
+  if (words[0] !== 'node' || words.at(-1) !== SERVER_SCRIPT || words.slice(1, -1).some((w) => !w.startsWith('--'))) {
+    throw new Error(`the start script is not "node [options] ${SERVER_SCRIPT}": ${startScript}`);
   }
   return words.slice(1, -1);
 }
 
-/** The server as `npm start` runs it: its script and Node options. */
-export const SERVER_SCRIPT = 'bin/server.mjs';
+/** The Node options of this repository's own start script. */
 export const serverNodeOptions = () => npmStartNodeOptions(JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start);
 
 export function startProcess(script: string, args: string[], env: Record<string, string>, nodeOptions: string[] = []): Child {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { decideBatch } from '../src/commands/batch.ts';
+import { decideBatch } from '../src/use-cases/decide-batch.ts';
 import { decideUpdatePrices } from '../src/commands/products.ts';
 import { lastSeq } from '../src/events/store.ts';
 import { Tradebook } from '../src/tradebook.ts';

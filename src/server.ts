@@ -1,6 +1,6 @@
 import { serve } from '@hono/node-server';
 import type { Server } from 'node:http';
-import { Checkpointer } from './db/checkpointer.ts';
+import { Checkpointer } from './storage/sqlite/checkpointer.ts';
 import { createApp } from './http/app.ts';
 import { log } from './lib/log.ts';
 import { Tradebook } from './tradebook.ts';

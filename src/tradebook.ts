@@ -1,19 +1,19 @@
 import type { CommandState } from './commands/command-state.ts';
-import { GroupCommit } from './db/group-commit.ts';
-import { kyselyOf, migrate } from './db/migrate.ts';
-import { type Sqlite, openSqlite } from './db/open.ts';
+import { GroupCommit } from './storage/sqlite/group-commit.ts';
+import { kyselyOf, migrate } from './storage/sqlite/migrate.ts';
+import { type Sqlite, openSqlite } from './storage/sqlite/open.ts';
 import { EventStore } from './events/store.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { type Result } from './lib/result.ts';
 import { brandQueries } from './projections/brands.ts';
 import { categoryQueries } from './projections/categories.ts';
-import { contractorQueries } from './projections/contractors.ts';
-import { documentQueries } from './projections/documents.ts';
-import { productQueries } from './projections/products.ts';
-import { pointInTimeOf } from './projections/point-in-time.ts';
+import { contractorQueries } from './projections/contractors/projector.ts';
+import { documentQueries } from './projections/documents/projector.ts';
+import { productQueries } from './projections/products/projector.ts';
+import { pointInTimeOf } from './audit/point-in-time.ts';
 import { ensureProjections } from './projections/rebuild.ts';
 import { Projections } from './projections/registry.ts';
-import { readModelState } from './projections/state.ts';
+import { readModelState } from './use-cases/read-model-state.ts';
 import { AccessTokens } from './tokens/access-tokens.ts';
 import { ApiKeys } from './tokens/api-keys.ts';
 

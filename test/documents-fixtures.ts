@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
-import { type LineFailure, importLines } from '../src/commands/import.ts';
-import type { Sqlite } from '../src/db/open.ts';
+import { type LineFailure, importLines } from '../src/use-cases/import.ts';
+import type { Sqlite } from '../src/storage/sqlite/open.ts';
 import { dumpReadTables } from './read-tables.ts';
 import type { Tradebook } from '../src/tradebook.ts';
 

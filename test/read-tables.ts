@@ -1,4 +1,4 @@
-import type { Sqlite } from '../src/db/open.ts';
+import type { Sqlite } from '../src/storage/sqlite/open.ts';
 import { projectors } from '../src/projections/registry.ts';
 
 /** Every row of every read table, in a stable order: two databases with equal dumps serve equal bytes. */

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { logEntry } from '../events/log-view.ts';
+import { logEntry } from '../audit/log-view.ts';
 import { queryEvents } from '../events/store.ts';
 import { parseMoscow } from '../lib/clock.ts';
 import { UsageError, openExistingReadonly, parseWholeNumber } from './open.ts';

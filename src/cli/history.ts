@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type HistoryEntry, streamHistory } from '../events/history.ts';
+import { type HistoryEntry, streamHistory } from '../audit/history.ts';
 import { UsageError, openExistingReadonly } from './open.ts';
 
 /** One line an event: `2026-11-22 12:00:00  #7 v2 ProductEdited  key 1 "shop"  salePrice: 1250`. */

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import readline from 'node:readline';
 import type { Command } from 'commander';
-import { importLines } from '../commands/import.ts';
+import { importLines } from '../use-cases/import.ts';
 import { UsageError, openForCli } from './open.ts';
 
 export function importCommand(program: Command): void {

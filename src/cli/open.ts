@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { type Sqlite, openSqlite } from '../db/open.ts';
+import { type Sqlite, openSqlite } from '../storage/sqlite/open.ts';
 import { Tradebook } from '../tradebook.ts';
 
 /** The database the command line works on: TRADEBOOK_DB, as for the server. */

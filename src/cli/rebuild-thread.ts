@@ -1,5 +1,5 @@
 import { type ResourceLimits, Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { openSqlite } from '../db/open.ts';
+import { openSqlite } from '../storage/sqlite/open.ts';
 import { type RebuildProgress, rebuild } from '../projections/rebuild.ts';
 
 /**

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { lastSeq } from '../events/store.ts';
-import { resolveUntil, writePointInTime } from '../projections/point-in-time.ts';
+import { resolveUntil, writePointInTime } from '../audit/point-in-time.ts';
 import { UsageError, databasePath, openForCli } from './open.ts';
 import { progressReporter } from './progress.ts';
 import { rebuildOnThread } from './rebuild-thread.ts';

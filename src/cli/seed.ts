@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type ImportRecord, importRecords } from '../commands/import.ts';
+import { type ImportRecord, importRecords } from '../use-cases/import.ts';
 import { lastSeq } from '../events/store.ts';
 import { type DemoSizes, demoCompany, demoLineCount } from '../seed/demo-company.ts';
 import { UsageError, openForCli, parseWholeNumber } from './open.ts';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { verifyChain } from '../events/verify-chain.ts';
-import { compareWithRebuild } from '../projections/compare.ts';
+import { verifyChain } from '../audit/verify-chain.ts';
+import { compareWithRebuild } from '../audit/compare.ts';
 import { openExistingReadonly } from './open.ts';
 
 export function verifyCommand(program: Command): void {

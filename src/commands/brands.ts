@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { fail, ok, type Result } from '../lib/result.ts';
 import type { CatalogueState } from './catalogue-state.ts';
 import type { Decision } from './decision.ts';
-import { type CodeOverrides, recordId, requiredText, text } from './input.ts';
+import { type CodeOverrides, recordId, requiredText, text } from '../lib/validation.ts';
 
 export const brandCodes: CodeOverrides = { name: 'ERROR_BRAND_NAME', id: 'ERROR_BRAND_ID' };
 

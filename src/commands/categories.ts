@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type DomainError, fail, ok, type Result } from '../lib/result.ts';
 import type { CatalogueState } from './catalogue-state.ts';
 import type { Decision } from './decision.ts';
-import { type CodeOverrides, recordId, requiredText, wholeNumber } from './input.ts';
+import { type CodeOverrides, recordId, requiredText, wholeNumber } from '../lib/validation.ts';
 
 export const categoryCodes: CodeOverrides = { name: 'ERROR_CATEGORY_NAME', id: 'ERROR_CATEGORY_ID', parent: 'ERROR_CATEGORY_ID' };
 

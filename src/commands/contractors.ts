@@ -3,7 +3,7 @@ import type { ContractorFields, ContractorRecord } from '../events/contractors.t
 import type { NewEvent } from '../events/store.ts';
 import { type DomainError, fail, ok, type Result } from '../lib/result.ts';
 import { changedFields, type Decision } from './decision.ts';
-import { type CodeOverrides, recordId, requiredText, text } from './input.ts';
+import { type CodeOverrides, recordId, requiredText, text } from '../lib/validation.ts';
 
 /** What the contractor commands need to know to decide. */
 export interface ContractorState {
@@ -16,12 +16,6 @@ export const CONTRACTOR_TYPES = ['ЮЛ', 'ИП', 'ФЛ'] as const;
 
 /** Both phones are ERROR_PHONE, as the spec names it. */
 export const contractorCodes: CodeOverrides = { phone1: 'ERROR_PHONE', phone2: 'ERROR_PHONE' };
-
-/** The digits a phone is compared by: `+7 (916) 123-45-67` = `89161234567` = `79161234567`. */
-export function phoneDigits(phone: string): string {
-  const digits = phone.replace(/\D/g, '');
-  return digits.length === 11 && digits.startsWith('8') ? `7${digits.slice(1)}` : digits;
-}
 
 const phone = () => requiredText(64).refine((s) => /^\d{10,15}$/.test(s.replace(/\D/g, '')), 'must hold 10 to 15 digits');
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

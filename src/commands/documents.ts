@@ -6,7 +6,7 @@ import { canonicalJson } from '../lib/canonical-json.ts';
 import { isCalendarDate, parseMoscow } from '../lib/clock.ts';
 import { type DomainError, fail, ok, type Result } from '../lib/result.ts';
 import { changedFields, type Decision } from './decision.ts';
-import { money, quantity, recordId, requiredText, text, wholeNumber } from './input.ts';
+import { money, quantity, recordId, requiredText, text, wholeNumber } from '../lib/validation.ts';
 
 /** A document as the deciders see it: its fields, whether it is posted, what it was made from. */
 export interface DocumentState {

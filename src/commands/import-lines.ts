@@ -6,7 +6,7 @@ import type { CommandState } from './command-state.ts';
 import { ImportContractorInput, contractorCodes, decideImportContractor } from './contractors.ts';
 import type { Decide } from './decision.ts';
 import { ImportLineDocumentInput, ImportMoneyDocumentInput, documentDecider } from './documents.ts';
-import type { CodeOverrides } from './input.ts';
+import type { CodeOverrides } from '../lib/validation.ts';
 import { ImportProductInput, decideImportProduct } from './products.ts';
 
 /** How one kind of import line is validated and decided. */

@@ -4,7 +4,7 @@ import { fromKopecks } from '../lib/money.ts';
 import { type DomainError, fail, ok, type Result } from '../lib/result.ts';
 import type { CatalogueState } from './catalogue-state.ts';
 import { changedFields, type Decision } from './decision.ts';
-import { money, quantity, recordId, requiredText, text, wholeNumber } from './input.ts';
+import { money, quantity, recordId, requiredText, text, wholeNumber } from '../lib/validation.ts';
 
 export const VAT_RATES = [0, 5, 7, 10, 20, 22] as const;
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { EventsTable } from '../db/schema.ts';
+import type { EventsTable } from '../storage/sqlite/schema.ts';
 
 export const GENESIS_HASH = '0'.repeat(64);
 

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
-import { DatabaseBusyError } from '../db/busy.ts';
-import { NotDurableError } from '../db/group-commit.ts';
+import { DatabaseBusyError } from '../storage/sqlite/busy.ts';
+import { NotDurableError } from '../storage/sqlite/group-commit.ts';
 import type { Tradebook } from '../tradebook.ts';
 import { requireApiKey } from './auth.ts';
 import { requestBody } from './node-request.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type CodeOverrides, issuesToErrors } from '../commands/input.ts';
+import { type CodeOverrides, issuesToErrors } from '../lib/validation.ts';
 import { type DomainError } from '../lib/result.ts';
 
 /** Query-string integers: decimal digits only (no sign, fraction or exponent), within 0..2^53−1 and the given range. */

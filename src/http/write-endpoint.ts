@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
-import { decideBatch } from '../commands/batch.ts';
+import { decideBatch } from '../use-cases/decide-batch.ts';
 import type { Decide } from '../commands/decision.ts';
-import { type CodeOverrides, parseRecord } from '../commands/input.ts';
+import { type CodeOverrides, parseRecord } from '../lib/validation.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';
 import { formatMoscow } from '../lib/clock.ts';
 import { type DomainError, errorCodeFor, fail, ok, type Result } from '../lib/result.ts';

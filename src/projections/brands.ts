@@ -1,4 +1,4 @@
-import type { Sqlite } from '../db/open.ts';
+import type { Sqlite } from '../storage/sqlite/open.ts';
 import type { StoredEvent } from '../events/store.ts';
 import type { Projector, TableNames } from './projector.ts';
 

@@ -1,4 +1,4 @@
-import type { Sqlite } from '../db/open.ts';
+import type { Sqlite } from '../storage/sqlite/open.ts';
 
 /** A page of records whose JSON a read table keeps ready: the whole list's size, the page's, and their JSON joined by commas as UTF-8. */
 export interface JoinedPage {

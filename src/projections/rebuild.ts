@@ -1,4 +1,4 @@
-import type { Sqlite } from '../db/open.ts';
+import type { Sqlite } from '../storage/sqlite/open.ts';
 import { type StoredEvent, lastSeq, replayEvents } from '../events/store.ts';
 import { type TableNames, servedNames } from './projector.ts';
 import { Projections, createProjectionTables, createReadIndexes, projectors, readCheckpoints, setCheckpoints } from './registry.ts';

@@ -1,13 +1,13 @@
 import type { Statement } from 'better-sqlite3';
-import type { Sqlite } from '../db/open.ts';
+import type { Sqlite } from '../storage/sqlite/open.ts';
 import type { StoredEvent } from '../events/store.ts';
 import { brandsProjector } from './brands.ts';
 import { categoriesProjector } from './categories.ts';
-import { contractorsProjector } from './contractors.ts';
-import { documentMonthsProjector } from './document-months.ts';
-import { documentsProjector } from './documents.ts';
+import { contractorsProjector } from './contractors/projector.ts';
+import { documentMonthsProjector } from './documents/months.ts';
+import { documentsProjector } from './documents/projector.ts';
 import { type EventHandler, type Projector, type TableNames, servedNames } from './projector.ts';
-import { productsProjector } from './products.ts';
+import { productsProjector } from './products/projector.ts';
 
 /** Every read model, in the order events are applied to them (products render brand and group names, documents their contractor). */
 export const projectors: Projector[] = [brandsProjector, categoriesProjector, productsProjector, contractorsProjector, documentsProjector, documentMonthsProjector];

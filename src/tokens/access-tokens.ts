@@ -1,5 +1,5 @@
 import { nanoid } from 'nanoid';
-import type { Sqlite } from '../db/open.ts';
+import type { Sqlite } from '../storage/sqlite/open.ts';
 import type { Clock } from '../lib/clock.ts';
 
 export const TOKEN_LIFE_MS = 60_000;

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { customAlphabet } from 'nanoid';
-import type { Sqlite } from '../db/open.ts';
+import type { Sqlite } from '../storage/sqlite/open.ts';
 import type { Clock } from '../lib/clock.ts';
 
 export type KeyScope = 'api' | 'audit';

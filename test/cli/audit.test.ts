@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, test, vi } from 'vitest';
-import { importLines } from '../../src/commands/import.ts';
+import { importLines } from '../../src/use-cases/import.ts';
 import { type EventFilter, queryEvents } from '../../src/events/store.ts';
 import { manualClock, testService } from '../helpers.ts';
 import { runCli } from '../server-process.ts';

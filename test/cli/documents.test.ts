@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { openSqlite } from '../../src/db/open.ts';
+import { openSqlite } from '../../src/storage/sqlite/open.ts';
 import { rebuild } from '../../src/projections/rebuild.ts';
 import { Tradebook } from '../../src/tradebook.ts';
 import { expectRebuildEqualsLive, line, money, romashka, sale } from '../documents-fixtures.ts';

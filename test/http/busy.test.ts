@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
-import { openSqlite } from '../../src/db/open.ts';
-import { DatabaseBusyError, retryWhileBusy } from '../../src/db/busy.ts';
+import { openSqlite } from '../../src/storage/sqlite/open.ts';
+import { DatabaseBusyError, retryWhileBusy } from '../../src/storage/sqlite/busy.ts';
 import { testService } from '../helpers.ts';
 
 test('while another connection holds the write lock, a write waits without blocking reads, then lands', async () => {

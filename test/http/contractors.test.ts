@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { phoneDigits } from '../../src/commands/contractors.ts';
+import { phoneDigits } from '../../src/lib/phone.ts';
 import { testService } from '../helpers.ts';
 
 const romashka = { type: 'ЮЛ', name: 'ООО Ромашка', contactPerson: 'Иванов Иван', phone1: '+7 (916) 123-45-67', inn: '7701234567', kpp: '770101001' };
@@ -159,7 +159,7 @@ describe('add-contractor and edit-contractor', () => {
 describe('GET /api/contractors', () => {
   test('pages in id order, including ids imported below the highest one', async () => {
     const { api, tb } = await withContractors(Array.from({ length: 5 }, (_, i) => ({ ...petrov, name: `ИП ${i + 1}` })));
-    const { importLines } = await import('../../src/commands/import.ts');
+    const { importLines } = await import('../../src/use-cases/import.ts');
     async function* lines() {
       yield JSON.stringify({ type: 'contractor', data: { id: 100, ...romashka } });
       yield JSON.stringify({ type: 'contractor', data: { id: 50, ...romashka } });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { importLines } from '../../src/commands/import.ts';
+import { importLines } from '../../src/use-cases/import.ts';
 import { MAX_BODY_BYTES } from '../../src/http/app.ts';
 import { testService } from '../helpers.ts';
 

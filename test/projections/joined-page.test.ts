@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { expect, test } from 'vitest';
-import { openSqlite } from '../../src/db/open.ts';
+import { openSqlite } from '../../src/storage/sqlite/open.ts';
 import { joinedPageQuery } from '../../src/projections/joined-page.ts';
 import { tempDir } from '../helpers.ts';
 

@@ -4,7 +4,7 @@ import { ok } from '../../src/lib/result.ts';
 import { rebuild } from '../../src/projections/rebuild.ts';
 import { Projections, createProjectionTables, projectors } from '../../src/projections/registry.ts';
 import { readEvents, toStoredEvent } from '../../src/events/store.ts';
-import { openSqlite } from '../../src/db/open.ts';
+import { openSqlite } from '../../src/storage/sqlite/open.ts';
 import { Tradebook } from '../../src/tradebook.ts';
 import { expectRebuildEqualsLive, importRecords, line, money, romashka, sale } from '../documents-fixtures.ts';
 import { tempDir, testService } from '../helpers.ts';

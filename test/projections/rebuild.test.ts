@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import { type StoredEvent, readEvents, toStoredEvent } from '../../src/events/store.ts';
-import { openSqlite } from '../../src/db/open.ts';
+import { openSqlite } from '../../src/storage/sqlite/open.ts';
 import { rebuild } from '../../src/projections/rebuild.ts';
 import { Projections, createProjectionTables, projectors } from '../../src/projections/registry.ts';
-import { importLines } from '../../src/commands/import.ts';
+import { importLines } from '../../src/use-cases/import.ts';
 import { testService, tempDir } from '../helpers.ts';
 import { dumpReadTables } from '../read-tables.ts';
 import path from 'node:path';

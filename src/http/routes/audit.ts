@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { z } from 'zod';
-import { streamHistory } from '../../events/history.ts';
-import { logEntry } from '../../events/log-view.ts';
+import { streamHistory } from '../../audit/history.ts';
+import { logEntry } from '../../audit/log-view.ts';
 import { queryEvents } from '../../events/store.ts';
 import type { Tradebook } from '../../tradebook.ts';
 import type { AppEnv } from '../env.ts';

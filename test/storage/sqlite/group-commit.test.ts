@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { expect, test } from 'vitest';
-import { GroupCommit, NotDurableError } from '../../src/db/group-commit.ts';
-import { openSqlite } from '../../src/db/open.ts';
-import { failFsyncs, holdFsyncs, tempDir, until } from '../helpers.ts';
+import { GroupCommit, NotDurableError } from '../../../src/storage/sqlite/group-commit.ts';
+import { openSqlite } from '../../../src/storage/sqlite/open.ts';
+import { failFsyncs, holdFsyncs, tempDir, until } from '../../helpers.ts';
 
 function database() {
   const file = `${tempDir()}/group.db`;

@@ -1,6 +1,6 @@
-import type { Sqlite } from '../db/open.ts';
+import type { Sqlite } from '../storage/sqlite/open.ts';
 import { formatMoscow } from '../lib/clock.ts';
-import { type EventMeta, readStream, toStoredEvent } from './store.ts';
+import { type EventMeta, readStream, toStoredEvent } from '../events/store.ts';
 
 /** One event of a record's history, told for people: when (Moscow time), who, and what changed. */
 export interface HistoryEntry {

@@ -1,7 +1,7 @@
-import type { Sqlite } from '../db/open.ts';
-import type { DocumentType } from '../events/documents.ts';
-import type { StoredEvent } from '../events/store.ts';
-import type { Projector, TableNames } from './projector.ts';
+import type { Sqlite } from '../../storage/sqlite/open.ts';
+import type { DocumentType } from '../../events/documents.ts';
+import type { StoredEvent } from '../../events/store.ts';
+import type { Projector, TableNames } from '../projector.ts';
 
 /**
  * Each document's dense rank in id order among its type's documents of the same calendar month (`YYYY-MM` of

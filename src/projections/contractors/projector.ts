@@ -1,10 +1,10 @@
-import { phoneDigits } from '../commands/contractors.ts';
-import type { Sqlite } from '../db/open.ts';
-import type { ContractorRecord } from '../events/contractors.ts';
-import type { StoredEvent } from '../events/store.ts';
-import { fromKopecks } from '../lib/money.ts';
-import { joinedPageQuery } from './joined-page.ts';
-import { type FlushBudget, type Projector, type TableNames, drain } from './projector.ts';
+import { phoneDigits } from '../../lib/phone.ts';
+import type { Sqlite } from '../../storage/sqlite/open.ts';
+import type { ContractorRecord } from '../../events/contractors.ts';
+import type { StoredEvent } from '../../events/store.ts';
+import { fromKopecks } from '../../lib/money.ts';
+import { joinedPageQuery } from '../joined-page.ts';
+import { type FlushBudget, type Projector, type TableNames, drain } from '../projector.ts';
 
 /**
  * Contractors with their response JSON kept ready. `position` is the 1-based rank in id order (a page at any

@@ -1,12 +1,12 @@
-import type { Sqlite } from '../db/open.ts';
-import type { ContractorRecord } from '../events/contractors.ts';
-import { type DocumentFields, type DocumentRef, type DocumentType, isLineDocument } from '../events/documents.ts';
-import type { StoredEvent } from '../events/store.ts';
-import { daysInMonth } from '../lib/clock.ts';
-import { bindContractorRefresh } from './contractors.ts';
-import { type ShownContractor, lineDocumentView, moneyDocumentView, shownContractor, treeNodeHead, treeNodeJson } from './document-views.ts';
-import { type JoinedPage, joinedPageQuery } from './joined-page.ts';
-import { type FlushBudget, type Projector, type TableNames, drain } from './projector.ts';
+import type { Sqlite } from '../../storage/sqlite/open.ts';
+import type { ContractorRecord } from '../../events/contractors.ts';
+import { type DocumentFields, type DocumentRef, type DocumentType, isLineDocument } from '../../events/documents.ts';
+import type { StoredEvent } from '../../events/store.ts';
+import { daysInMonth } from '../../lib/clock.ts';
+import { bindContractorRefresh } from '../contractors/projector.ts';
+import { type ShownContractor, lineDocumentView, moneyDocumentView, shownContractor, treeNodeHead, treeNodeJson } from './views.ts';
+import { type JoinedPage, joinedPageQuery } from '../joined-page.ts';
+import { type FlushBudget, type Projector, type TableNames, drain } from '../projector.ts';
 
 /** A document's own state as its events left it; the derived figures live in their own columns. */
 export interface DocumentRecord {

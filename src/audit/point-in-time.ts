@@ -1,9 +1,9 @@
 import fs from 'node:fs';
-import { kyselyOf, migrate } from '../db/migrate.ts';
-import { type Sqlite, openSqlite } from '../db/open.ts';
+import { kyselyOf, migrate } from '../storage/sqlite/migrate.ts';
+import { type Sqlite, openSqlite } from '../storage/sqlite/open.ts';
 import { type EventRow, lastSeq, readEvents } from '../events/store.ts';
 import { parseMoscow } from '../lib/clock.ts';
-import { type BuildOptions, buildProjections } from './rebuild.ts';
+import { type BuildOptions, buildProjections } from '../projections/rebuild.ts';
 
 /**
  * The seq a `--until` names: a seq itself, or a Moscow time `YYYY-MM-DD HH:MM:SS` meaning the longest prefix of

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type Sqlite, openSqlite } from '../db/open.ts';
-import { servedNames } from './projector.ts';
-import { buildProjections } from './rebuild.ts';
-import { projectors, readCheckpoints } from './registry.ts';
+import { type Sqlite, openSqlite } from '../storage/sqlite/open.ts';
+import { servedNames } from '../projections/projector.ts';
+import { buildProjections } from '../projections/rebuild.ts';
+import { projectors, readCheckpoints } from '../projections/registry.ts';
 
 export interface ProjectionCheck {
   ok: boolean;

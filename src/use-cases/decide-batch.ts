@@ -1,6 +1,6 @@
 import type { EventMeta, EventStore } from '../events/store.ts';
 import { type DomainError, fail, ok, type Result } from '../lib/result.ts';
-import type { Decide } from './decision.ts';
+import type { Decide } from '../commands/decision.ts';
 
 /**
  * Decides every record in order, each against the state the earlier ones left (so a batch may add a group

@@ -1,6 +1,6 @@
-import type { Sqlite } from '../db/open.ts';
-import { GENESIS_HASH, chainHash } from './hash.ts';
-import { readEvents } from './store.ts';
+import type { Sqlite } from '../storage/sqlite/open.ts';
+import { GENESIS_HASH, chainHash } from '../events/hash.ts';
+import { readEvents } from '../events/store.ts';
 
 export type ChainCheck =
   | { ok: true; events: number }

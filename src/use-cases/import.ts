@@ -1,6 +1,6 @@
 import type { Tradebook } from '../tradebook.ts';
-import { importLineKinds } from './import-lines.ts';
-import { parseRecord } from './input.ts';
+import { importLineKinds } from '../commands/import-lines.ts';
+import { parseRecord } from '../lib/validation.ts';
 import { type DomainError, errorCodeFor, fail, ok, type Result } from '../lib/result.ts';
 
 export interface ImportReport {

@@ -1,5 +1,5 @@
-import type { ProductRecord } from '../events/catalogue.ts';
-import { fromKopecks } from '../lib/money.ts';
+import type { ProductRecord } from '../../events/catalogue.ts';
+import { fromKopecks } from '../../lib/money.ts';
 
 /** Category id 0 marks a service rather than a stocked product. */
 export const SERVICE_CATEGORY = { id: 0, name: 'Услуга' };

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { expect, test } from 'vitest';
-import { BACKSTOP_PAGES, Checkpointer } from '../../src/db/checkpointer.ts';
-import { openSqlite } from '../../src/db/open.ts';
-import { tempDir, until } from '../helpers.ts';
+import { BACKSTOP_PAGES, Checkpointer } from '../../../src/storage/sqlite/checkpointer.ts';
+import { openSqlite } from '../../../src/storage/sqlite/open.ts';
+import { tempDir, until } from '../../helpers.ts';
 
 test('the worker copies committed WAL pages into the database file while the writer only appends to the WAL', async () => {
   const file = `${tempDir()}/c.db`;

@@ -1,7 +1,7 @@
-import type { ContractorRecord } from '../events/contractors.ts';
-import type { DocumentFields, DocumentType } from '../events/documents.ts';
-import { formatMoscow } from '../lib/clock.ts';
-import { fromKopecks } from '../lib/money.ts';
+import type { ContractorRecord } from '../../events/contractors.ts';
+import type { DocumentFields, DocumentType } from '../../events/documents.ts';
+import { formatMoscow } from '../../lib/clock.ts';
+import { fromKopecks } from '../../lib/money.ts';
 
 /** How documents are shown: display names, the list JSON of each kind, the dependency tree's nodes. */
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
 import type { ProductRecord } from '../../src/events/catalogue.ts';
-import { productFullJson, productListView, productOnlyFields } from '../../src/projections/render.ts';
+import { productFullJson, productListView, productOnlyFields } from '../../src/projections/products/views.ts';
 
 const text = fc.string({ unit: fc.constantFrom('a', 'я', '"', '\\', '\n', '}', ',', '😀') });
 const num = fc.option(fc.integer({ min: -1e9, max: 1e9 }));

@@ -1,9 +1,9 @@
-import type { Sqlite } from '../db/open.ts';
-import type { ProductRecord } from '../events/catalogue.ts';
-import type { StoredEvent } from '../events/store.ts';
-import { joinedPageQuery } from './joined-page.ts';
-import { type FlushBudget, type Projector, type TableNames, drain } from './projector.ts';
-import { type Named, SERVICE_CATEGORY, productFullJson, productListView } from './render.ts';
+import type { Sqlite } from '../../storage/sqlite/open.ts';
+import type { ProductRecord } from '../../events/catalogue.ts';
+import type { StoredEvent } from '../../events/store.ts';
+import { joinedPageQuery } from '../joined-page.ts';
+import { type FlushBudget, type Projector, type TableNames, drain } from '../projector.ts';
+import { type Named, SERVICE_CATEGORY, productFullJson, productListView } from './views.ts';
 
 /**
  * Products with their response JSON kept ready (list and single read), so a page is a concatenation

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { toKopecks } from '../lib/money.ts';
-import { type DomainError, errorCodeFor } from '../lib/result.ts';
+import { toKopecks } from './money.ts';
+import { type DomainError, errorCodeFor } from './result.ts';
 
 /** Building blocks of the write records' schemas, and the mapping of their issues to the spec's error names. */
 

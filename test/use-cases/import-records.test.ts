@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type LineFailure, importLines, importRecords } from '../../src/commands/import.ts';
+import { type LineFailure, importLines, importRecords } from '../../src/use-cases/import.ts';
 import { demoCompany } from '../../src/seed/demo-company.ts';
 import { type TestService, manualClock, testService } from '../helpers.ts';
 import { dumpReadTables } from '../read-tables.ts';

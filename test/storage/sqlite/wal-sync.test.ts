@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
-import { openSqlite } from '../../src/db/open.ts';
-import { WalSync } from '../../src/db/wal-sync.ts';
-import { tempDir } from '../helpers.ts';
+import { openSqlite } from '../../../src/storage/sqlite/open.ts';
+import { WalSync } from '../../../src/storage/sqlite/wal-sync.ts';
+import { tempDir } from '../../helpers.ts';
 
 test('callers asking while an fsync runs share the next one, which starts after it', async () => {
   const file = `${tempDir()}/wal.db`;

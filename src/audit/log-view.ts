@@ -1,4 +1,4 @@
-import type { EventRow } from './store.ts';
+import type { EventRow } from '../events/store.ts';
 
 /**
  * An event as auditors read it (CLI NDJSON and GET /api/events): every stored column, data exactly as the log

@@ -8,7 +8,7 @@ import { progressReporter } from './progress.ts';
 const DEFAULT_SIZES: DemoSizes = { products: 200, contractors: 50, documents: 500 };
 const SEED = 20_261_122;
 /** The seed is the only writer of a new database: bigger transactions than an import's spare commits. */
-const SEED_RECORDS_PER_COMMIT = 5000;
+const SEED_RECORDS_PER_GROUP = 5000;
 
 export function seedCommand(program: Command): void {
   program
@@ -46,7 +46,7 @@ export function seedCommand(program: Command): void {
           ({ line, errors }) => {
             for (const e of errors) process.stderr.write(`record ${line}: ${e.code}${e.field ? ` (${e.field})` : ''}: ${e.message}\n`);
           },
-          SEED_RECORDS_PER_COMMIT,
+          SEED_RECORDS_PER_GROUP,
         );
         progress.stop();
         process.stdout.write(`seeded ${report.applied} records (${report.events} events) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);

@@ -15,8 +15,12 @@ export interface LineFailure {
   errors: DomainError[];
 }
 
-/** Lines committed together: each line still stands alone (its own savepoint), but the fsync is shared. */
-const LINES_PER_COMMIT = 500;
+/**
+ * Lines a group: each line stands alone (its own savepoint) in one transaction of the writer the server
+ * writes through, so they share one commit and one fsync, and the write lock is held for one group at a time.
+ */
+const LINES_PER_GROUP = 200;
+
 
 /** What `JSON.parse` failed on: a line that is not JSON. */
 const NOT_JSON = Symbol('not JSON');
@@ -27,14 +31,15 @@ export interface ImportRecord {
   value: unknown;
 }
 
-function decideRecord(tb: Tradebook, value: unknown, line: number): Result<number> {
+/** A line's work for the writer: validated first, then decided and appended in the writer's transaction. */
+function decideRecord(tb: Tradebook, value: unknown, line: number): Promise<Result<number>> | Result<number> {
   if (value === NOT_JSON) return fail({ code: 'ERROR_LINE', message: 'the line is not valid JSON' });
   const { type, data } = (value ?? {}) as { type?: unknown; data?: unknown };
   const kind = typeof type === 'string' ? importLineKinds[type] : undefined;
   if (!kind) return fail({ code: 'ERROR_TYPE', field: 'type', message: `unknown line type ${JSON.stringify(type)}` });
   const record = parseRecord(kind.schema, data, kind.codes, errorCodeFor('data'));
   if (!record.ok) return record;
-  return tb.write(() => {
+  return tb.submit(() => {
     const decision = kind.decide(record.value as never, tb.state);
     if (!decision.ok) return decision;
     tb.store.append(decision.value.events, { source: 'import', importLine: line });
@@ -68,38 +73,42 @@ export async function importLines(tb: Tradebook, lines: AsyncIterable<string>, o
 /**
  * Applies import records that are already values (the seed generates them: no JSON text round trip), exactly
  * as `importLines` applies lines: the same schemas, deciders and event store, each record standing alone.
- * `linesPerCommit` records share a transaction (and its fsync).
+ * `linesPerGroup` records share a transaction of the writer (and its fsync); between groups the import
+ * leaves the write lock free for a moment, so writers of other processes are not starved.
  */
 export async function importRecords(
   tb: Tradebook,
   records: AsyncIterable<ImportRecord> | Iterable<ImportRecord>,
   onFailure: (failure: LineFailure) => void,
-  linesPerCommit = LINES_PER_COMMIT,
+  linesPerGroup = LINES_PER_GROUP,
 ): Promise<ImportReport> {
   const report: ImportReport = { lines: 0, applied: 0, failed: 0, events: 0 };
   let group: ImportRecord[] = [];
-  const flush = () => {
-    tb.db
-      .transaction(() => {
-        for (const { value, line } of group) {
-          const outcome = decideRecord(tb, value, line);
-          if (outcome.ok) {
-            report.applied++;
-            report.events += outcome.value;
-          } else {
-            report.failed++;
-            onFailure({ line, errors: outcome.errors });
-          }
-        }
-      })
-      .immediate();
+  const flush = async () => {
+    // Submitted in one turn of the event loop: the writer commits them as one group.
+    const settled = await Promise.allSettled(group.map(({ value, line }) => decideRecord(tb, value, line)));
+    settled.forEach((settledLine, i) => {
+      // A line that threw is a fault, not a refusal: the lines of its group are counted, then it stops the import.
+      if (settledLine.status === 'rejected') return;
+      const outcome = settledLine.value;
+      if (outcome.ok) {
+        report.applied++;
+        report.events += outcome.value;
+      } else {
+        report.failed++;
+        onFailure({ line: group[i].line, errors: outcome.errors });
+      }
+    });
     group = [];
+    const fault = settled.find((line) => line.status === 'rejected');
+    if (fault) throw fault.reason;
+    await tb.commits.giveTurn();
   };
   for await (const record of records) {
     report.lines++;
     group.push(record);
-    if (group.length >= linesPerCommit) flush();
+    if (group.length >= linesPerGroup) await flush();
   }
-  if (group.length > 0) flush();
+  if (group.length > 0) await flush();
   return report;
 }

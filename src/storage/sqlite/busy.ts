@@ -16,10 +16,13 @@ export function isBusy(error: unknown): boolean {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The longest pause between two tries: another process leaving the lock free for longer is sure to be noticed. */
+export const MAX_BUSY_PAUSE_MS = 20;
+
 /** Runs `attempt` (a whole transaction) again after short, growing pauses while the database is locked. */
 export async function retryWhileBusy<T>(attempt: () => T, budgetMs = BUSY_BUDGET_MS): Promise<T> {
   const deadline = Date.now() + budgetMs;
-  for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
+  for (let pause = 2; ; pause = Math.min(pause * 2, MAX_BUSY_PAUSE_MS)) {
     try {
       return attempt();
     } catch (error) {

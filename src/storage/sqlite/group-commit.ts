@@ -1,4 +1,4 @@
-import { retryWhileBusy } from './busy.ts';
+import { MAX_BUSY_PAUSE_MS, retryWhileBusy } from './busy.ts';
 import type { Sqlite } from './open.ts';
 import { WalSync } from './wal-sync.ts';
 
@@ -105,6 +105,15 @@ export class GroupCommit {
       this.durable().then(settle, (error: unknown) => jobs.forEach((job) => job.reject(new NotDurableError(error))));
     }
     this.draining = false;
+  }
+
+  /**
+   * Leaves the write lock free long enough for another process's waiting writer to take it (its retries pause
+   * at most `MAX_BUSY_PAUSE_MS`). A long run of groups (an import) calls this between them, so a server
+   * writing to the same database takes turns with it instead of racing it for the lock.
+   */
+  giveTurn(): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, MAX_BUSY_PAUSE_MS + 5));
   }
 
   /** Resolves once every write committed so far is on disk (a replayed answer waits for this). */

@@ -30,7 +30,7 @@ export interface ImportRecord {
 function decideRecord(tb: Tradebook, value: unknown, line: number): Result<number> {
   if (value === NOT_JSON) return fail({ code: 'ERROR_LINE', message: 'the line is not valid JSON' });
   const { type, data } = (value ?? {}) as { type?: unknown; data?: unknown };
-  const kind = typeof type === 'string' ? importLineKinds[type] : undefined;
+  const kind = typeof type === 'string' ? importLineKinds.get(type) : undefined;
   if (!kind) return fail({ code: 'ERROR_TYPE', field: 'type', message: `unknown line type ${JSON.stringify(type)}` });
   const record = parseRecord(kind.schema, data, kind.codes, errorCodeFor('data'));
   if (!record.ok) return record;
@@ -40,6 +40,20 @@ function decideRecord(tb: Tradebook, value: unknown, line: number): Result<numbe
     tb.store.append(decision.value.events, { source: 'import', importLine: line });
     return ok(decision.value.events.length);
   });
+}
+
+/**
+ * `decideRecord`, with an exception (a bug in a decider or projector) confined to its line: the line's savepoint
+ * is already rolled back, so the line fails alone and the rest of its commit group still commits. Only when
+ * SQLite itself ended the group's transaction is there nothing left to commit into, and the error goes on.
+ */
+function decideLine(tb: Tradebook, value: unknown, line: number): Result<number> {
+  try {
+    return decideRecord(tb, value, line);
+  } catch (error) {
+    if (!tb.db.inTransaction) throw error;
+    return fail({ code: 'ERROR_INTERNAL', message: `the line could not be applied: ${error instanceof Error ? error.message : String(error)}` });
+  }
 }
 
 /**
@@ -82,7 +96,7 @@ export async function importRecords(
     tb.db
       .transaction(() => {
         for (const { value, line } of group) {
-          const outcome = decideRecord(tb, value, line);
+          const outcome = decideLine(tb, value, line);
           if (outcome.ok) {
             report.applied++;
             report.events += outcome.value;

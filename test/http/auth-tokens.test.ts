@@ -87,6 +87,15 @@ describe('access tokens', () => {
     expect([...readEvents(tb.db)]).toHaveLength(1);
   });
 
+  test('a body that differs only by a "__proto__" key is another body: refused on a spent token', async () => {
+    const { api } = await testService();
+    const token = await api.token('/api/add-product-brand');
+    expect((await api.post('/api/add-product-brand', brandBody('A'), token)).status).toBe(200);
+    const other = await api.request('POST', '/api/add-product-brand', { raw: '{"brand":[{"name":"A"}],"__proto__":{"x":1}}', headers: { 'X-Access-Token': token } });
+    expect(other.status).toBe(401);
+    expect(codes(other.body)).toEqual(['ERROR_ACCESS_TOKEN']);
+  });
+
   test('a replay arriving at the same moment as the first POST applies once', async () => {
     const { api, tb } = await testService();
     const token = await api.token('/api/add-product-brand');

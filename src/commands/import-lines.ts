@@ -22,13 +22,17 @@ const kind = <S extends z.ZodType>(schema: S, codes: CodeOverrides, decide: Deci
   decide: decide as Decide<never, CommandState, unknown>,
 });
 
-/** Every `type` an import line may have (decisions.md section 6). */
-export const importLineKinds: Record<string, ImportLineKind> = {
-  product: kind(ImportProductInput, {}, decideImportProduct),
-  product_category: kind(ImportCategoryInput, categoryCodes, decideImportCategory),
-  product_brand: kind(ImportBrandInput, brandCodes, decideImportBrand),
-  contractor: kind(ImportContractorInput, contractorCodes, decideImportContractor),
-  ...Object.fromEntries(
-    DOCUMENT_TYPES.map((type) => [type, kind(isLineDocument(type) ? ImportLineDocumentInput : ImportMoneyDocumentInput, {}, documentDecider(type))]),
-  ),
-};
+/**
+ * Every `type` an import line may have (decisions.md section 6). A Map, because the type comes from the line:
+ * an object would also answer `constructor`, `__proto__` or `toString` with what it inherits.
+ */
+export const importLineKinds: ReadonlyMap<string, ImportLineKind> = new Map<string, ImportLineKind>([
+  ['product', kind(ImportProductInput, {}, decideImportProduct)],
+  ['product_category', kind(ImportCategoryInput, categoryCodes, decideImportCategory)],
+  ['product_brand', kind(ImportBrandInput, brandCodes, decideImportBrand)],
+  ['contractor', kind(ImportContractorInput, contractorCodes, decideImportContractor)],
+  ...DOCUMENT_TYPES.map((type): [string, ImportLineKind] => [
+    type,
+    kind(isLineDocument(type) ? ImportLineDocumentInput : ImportMoneyDocumentInput, {}, documentDecider(type)),
+  ]),
+]);

@@ -5,9 +5,12 @@ import { GENESIS_HASH, chainHash, type HashedColumns } from './hash.ts';
 import { type DomainEvent, definitionByType } from './registry.ts';
 import { upcast } from './upcasters.ts';
 
-/** Who and what caused an event; keys appear only by id, never the key itself. */
+/** Who and what caused an event; keys appear only by id and access tokens only by hash, never themselves. */
 export interface EventMeta {
   keyId?: number;
+  /** SHA-256 (hex) of the access token the write was made with, as `access_tokens` keeps it. */
+  tokenHash?: string;
+  /** The access token itself: only in events logged before tokens were hashed (rows are never rewritten). */
   token?: string;
   source?: string;
   importLine?: number;

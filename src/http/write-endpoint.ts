@@ -12,6 +12,7 @@ import type { AppEnv } from './env.ts';
 import { parseJsonBody } from './json-body.ts';
 import { sendErrors, sendJson } from './respond.ts';
 import { requestHeader } from './node-request.ts';
+import { hashSecret } from '../tokens/api-keys.ts';
 
 /** One two-step write path of the spec: GET issues a token, POST applies a batch of records with it. */
 export interface WriteEndpoint<S extends z.ZodType = z.ZodType, R = unknown> {
@@ -101,7 +102,7 @@ export function mountWrite(app: Hono<AppEnv>, tb: Tradebook, endpoint: WriteEndp
       if (now.status === 'refused') return fail(TOKEN_REFUSED);
       if (now.status === 'replay') return ok(now.response);
       // Records that parsed are still decided when others did not, so one answer lists every problem.
-      const applied = decideBatch(batch.value.records, endpoint.decide, tb.state, tb.store, { keyId, token }, batch.value.errors);
+      const applied = decideBatch(batch.value.records, endpoint.decide, tb.state, tb.store, { keyId, tokenHash: hashSecret(token) }, batch.value.errors);
       if (!applied.ok) return applied;
       const response = JSON.stringify({ data: applied.value });
       tb.tokens.spend(token, bodyHash, response);

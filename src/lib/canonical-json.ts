@@ -15,7 +15,10 @@ export function canonicalValue(value: unknown): unknown {
   const sorted: Record<string, unknown> = {};
   for (const key of Object.keys(value).sort()) {
     const item = (value as Record<string, unknown>)[key];
-    if (item !== undefined && typeof item !== 'function' && typeof item !== 'symbol') sorted[key] = canonicalValue(item);
+    if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
+    // A `__proto__` key (JSON.parse makes it an own property) would set the prototype instead of a property.
+    if (key === '__proto__') Object.defineProperty(sorted, key, { value: canonicalValue(item), enumerable: true, writable: true, configurable: true });
+    else sorted[key] = canonicalValue(item);
   }
   return sorted;
 }

@@ -52,7 +52,8 @@ export function issuesToErrors(issues: z.core.$ZodIssue[], overrides: CodeOverri
     seen.add(field);
     const missing = issue.code === 'invalid_type' && issue.message.endsWith('received undefined');
     errors.push({
-      code: overrides[field] ?? errorCodeFor(field),
+      // Own keys only: a field named `constructor` or `toString` is not an override inherited from Object.
+      code: Object.hasOwn(overrides, field) ? overrides[field] : errorCodeFor(field),
       message: missing ? `${field} is required` : `${field}: ${issue.message}`,
       field,
       ...(index === undefined ? {} : { index }),

@@ -1,6 +1,7 @@
 import { nanoid } from 'nanoid';
 import type { Sqlite } from '../storage/sqlite/open.ts';
 import type { Clock } from '../lib/clock.ts';
+import { hashSecret } from './api-keys.ts';
 
 export const TOKEN_LIFE_MS = 60_000;
 
@@ -21,6 +22,8 @@ interface TokenRow {
  * One-minute write tokens, bound to the key that asked and to the write path. They live in the database,
  * so a restarted server or a second process honours them. A token is spent by the first POST that passes
  * validation; its answer is kept so the same body sent again gets the same answer and applies nothing.
+ * A token is a credential for its minute: the table holds only its SHA-256 hash, and every method takes the
+ * token itself and hashes it.
  */
 export class AccessTokens {
   private readonly insert;
@@ -33,14 +36,14 @@ export class AccessTokens {
     db: Sqlite,
     private readonly clock: Clock,
   ) {
-    this.insert = db.prepare('INSERT INTO access_tokens (token, key_id, path, expires_at) VALUES (?, ?, ?, ?)');
+    this.insert = db.prepare('INSERT INTO access_tokens (token_hash, key_id, path, expires_at) VALUES (?, ?, ?, ?)');
     this.sweep = db.prepare('DELETE FROM access_tokens WHERE expires_at < ?');
-    this.get = db.prepare('SELECT key_id, path, expires_at, body_hash, response FROM access_tokens WHERE token = ?');
-    this.spendStmt = db.prepare('UPDATE access_tokens SET body_hash = ?, response = ? WHERE token = ? AND body_hash IS NULL');
+    this.get = db.prepare('SELECT key_id, path, expires_at, body_hash, response FROM access_tokens WHERE token_hash = ?');
+    this.spendStmt = db.prepare('UPDATE access_tokens SET body_hash = ?, response = ? WHERE token_hash = ? AND body_hash IS NULL');
     // Expired tokens can never be honoured again: sweeping them as new ones are issued bounds the table.
-    this.store = db.transaction((token: string, keyId: number, path: string, now: number, expiresAt: number) => {
+    this.store = db.transaction((tokenHash: string, keyId: number, path: string, now: number, expiresAt: number) => {
       this.sweep.run(now);
-      this.insert.run(token, keyId, path, expiresAt);
+      this.insert.run(tokenHash, keyId, path, expiresAt);
     });
   }
 
@@ -52,13 +55,13 @@ export class AccessTokens {
     const now = this.clock();
     const token = nanoid(32);
     const expiresAt = now + TOKEN_LIFE_MS;
-    this.store(token, keyId, path, now, expiresAt);
+    this.store(hashSecret(token), keyId, path, now, expiresAt);
     return { token, expiresAt };
   }
 
   /** What a POST with this token and body may do. Call again inside the write transaction before spending. */
   check(token: string, keyId: number, path: string, bodyHash: string): TokenCheck {
-    const row = this.get.get(token) as TokenRow | undefined;
+    const row = this.get.get(hashSecret(token)) as TokenRow | undefined;
     if (!row || row.key_id !== keyId || row.path !== path || row.expires_at <= this.clock()) return { status: 'refused' };
     if (row.body_hash === null) return { status: 'fresh' };
     return row.body_hash === bodyHash ? { status: 'replay', response: row.response! } : { status: 'refused' };
@@ -66,6 +69,6 @@ export class AccessTokens {
 
   /** Marks the token spent with the answer given; false when another request spent it first. */
   spend(token: string, bodyHash: string, response: string): boolean {
-    return this.spendStmt.run(bodyHash, response, token).changes === 1;
+    return this.spendStmt.run(bodyHash, response, hashSecret(token)).changes === 1;
   }
 }

@@ -16,8 +16,9 @@ export interface ApiKeyInfo {
 
 const newSecret = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 40);
 
-export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+/** SHA-256 (hex) of a key or an access token: the only form in which either is stored or logged. */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
 }
 
 /** API keys, stored only as SHA-256 hashes; the key itself is shown once, when created. */
@@ -39,7 +40,7 @@ export class ApiKeys {
       .get(
         options.name ?? 'key',
         options.scope ?? 'api',
-        hashKey(key),
+        hashSecret(key),
         new Date(this.clock()).toISOString(),
         options.expiresAt == null ? null : new Date(options.expiresAt).toISOString(),
       ) as number;
@@ -48,7 +49,7 @@ export class ApiKeys {
 
   /** Registers a key given from outside (TRADEBOOK_API_KEY); registering it again changes nothing. */
   register(key: string, name: string): number {
-    const existing = this.byHash.get(hashKey(key)) as { id: number } | undefined;
+    const existing = this.byHash.get(hashSecret(key)) as { id: number } | undefined;
     return existing?.id ?? this.create({ key, name }).id;
   }
 
@@ -73,7 +74,7 @@ export class ApiKeys {
 
   /** The key's id and scope when it is known, not revoked and not expired; read fresh on every request. */
   authenticate(key: string): { id: number; scope: KeyScope } | undefined {
-    const hash = hashKey(key);
+    const hash = hashSecret(key);
     const row = this.byHash.get(hash) as
       | { id: number; scope: KeyScope; key_hash: string; expires_at: string | null; revoked_at: string | null }
       | undefined;

@@ -35,15 +35,22 @@ export interface ImportRecord {
 function decideRecord(tb: Tradebook, value: unknown, line: number): Promise<Result<number>> | Result<number> {
   if (value === NOT_JSON) return fail({ code: 'ERROR_LINE', message: 'the line is not valid JSON' });
   const { type, data } = (value ?? {}) as { type?: unknown; data?: unknown };
-  const kind = typeof type === 'string' ? importLineKinds[type] : undefined;
+  const kind = typeof type === 'string' ? importLineKinds.get(type) : undefined;
   if (!kind) return fail({ code: 'ERROR_TYPE', field: 'type', message: `unknown line type ${JSON.stringify(type)}` });
   const record = parseRecord(kind.schema, data, kind.codes, errorCodeFor('data'));
   if (!record.ok) return record;
   return tb.submit(() => {
-    const decision = kind.decide(record.value as never, tb.state);
-    if (!decision.ok) return decision;
-    tb.store.append(decision.value.events, { source: 'import', importLine: line });
-    return ok(decision.value.events.length);
+    try {
+      const decision = kind.decide(record.value as never, tb.state);
+      if (!decision.ok) return decision;
+      tb.store.append(decision.value.events, { source: 'import', importLine: line });
+      return ok(decision.value.events.length);
+    } catch (error) {
+      // A bug in a decider or projector fails its line alone (the failure undoes the line's savepoint), so the
+      // rest of the group still commits. When SQLite itself ended the group's transaction, the error goes on.
+      if (!tb.db.inTransaction) throw error;
+      return fail({ code: 'ERROR_INTERNAL', message: `the line could not be applied: ${error instanceof Error ? error.message : String(error)}` });
+    }
   });
 }
 
@@ -88,7 +95,7 @@ export async function importRecords(
     // Submitted in one turn of the event loop: the writer commits them as one group.
     const settled = await Promise.allSettled(group.map(({ value, line }) => decideRecord(tb, value, line)));
     settled.forEach((settledLine, i) => {
-      // A line that threw is a fault, not a refusal: the lines of its group are counted, then it stops the import.
+      // A line rejected is a fault of the whole group (the storage): the lines are counted, then it stops the import.
       if (settledLine.status === 'rejected') return;
       const outcome = settledLine.value;
       if (outcome.ok) {

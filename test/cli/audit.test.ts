@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { describe, expect, test, vi } from 'vitest';
 import { importLines } from '../../src/use-cases/import.ts';
@@ -38,6 +39,18 @@ describe('tradebook events', () => {
     expect(events[0]).toMatchObject({ stream: 'product-1', streamVersion: 1, type: 'ProductAdded', recordedAt: '2026-11-22T09:00:00.000Z' });
     expect(events[0].hash).toMatch(/^[0-9a-f]{64}$/);
     expect(events[4]).toMatchObject({ type: 'BrandAdded', meta: { source: 'import', importLine: 1 } });
+  });
+
+  test("an API write's events carry the access token's SHA-256, never the token", async () => {
+    const { file, api } = await serviceWithHistory();
+    const token = await api.token('/api/add-product-brand');
+    expect((await api.post('/api/add-product-brand', { brand: [{ name: 'Марка' }] }, token)).status).toBe(200);
+    const run = await runCli(file, ['events']);
+    expect(run.status).toBe(0);
+    expect(run.stdout).not.toContain(token);
+    const events = lines(run.stdout);
+    expect(events[5]).toMatchObject({ type: 'BrandAdded', meta: { keyId: 1, tokenHash: createHash('sha256').update(token).digest('hex') } });
+    for (const e of events) expect(Object.keys(e.meta)).not.toContain('token');
   });
 
   test('queryEvents: --after, --stream, --type and --since are SQL conditions that combine', async () => {

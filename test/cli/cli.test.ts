@@ -61,6 +61,18 @@ describe('tradebook import, events and rebuild', () => {
     expect((await cli(db, ['events', '--stream', 'product-40'])).stdout.trim().split('\n')).toHaveLength(1);
   });
 
+  test('a line whose type names an Object property is ERROR_TYPE on its line, without a crash; the other lines go in', async () => {
+    const db = path.join(tempDir(), 't.db');
+    const inherited = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];
+    const input = [{ type: 'product_brand', data: { name: 'A' } }, ...inherited.map((type) => ({ type, data: {} })), { type: 'product_brand', data: { name: 'B' } }];
+    const run = await cli(db, ['import', '-'], input.map((l) => JSON.stringify(l)).join('\n'));
+    expect(run.status).toBe(1);
+    expect(run.stdout.trim()).toBe('7 lines: 2 applied, 5 failed, 2 events appended');
+    expect(run.stderr.trim().split('\n')).toEqual(inherited.map((type, i) => `line ${i + 2}: ERROR_TYPE (type): unknown line type "${type}"`));
+    const events = (await cli(db, ['events'])).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(events.map((e) => [e.type, e.data.name])).toEqual([['BrandAdded', 'A'], ['BrandAdded', 'B']]);
+  });
+
   test('rebuild drops and rebuilds every read table to the same rows', async () => {
     const dir = tempDir();
     const db = path.join(dir, 't.db');

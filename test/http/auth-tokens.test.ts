@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { readEvents } from '../../src/events/store.ts';
 import { ApiClient, manualClock, testService } from '../helpers.ts';
@@ -85,6 +86,42 @@ describe('access tokens', () => {
     const other = await api.post('/api/add-product-brand', brandBody('B'), token);
     expect([other.status, codes(other.body)]).toEqual([401, ['ERROR_ACCESS_TOKEN']]);
     expect([...readEvents(tb.db)]).toHaveLength(1);
+  });
+
+  test('a token is kept and logged only as its SHA-256: not in access_tokens, not in any event meta an auditor reads; replay works as before', async () => {
+    const { api, app, tb } = await testService();
+    const auditor = new ApiClient(app, tb.keys.create({ name: 'auditor', scope: 'audit' }).key);
+    const token = await api.token('/api/add-product-brand');
+    const hash = createHash('sha256').update(token).digest('hex');
+    const stored = () => JSON.stringify(tb.db.prepare('SELECT * FROM access_tokens').all());
+    expect(stored()).not.toContain(token);
+    expect(stored()).toContain(hash);
+
+    const first = await api.post('/api/add-product-brand', { brand: [{ name: 'A' }, { name: 'B' }] }, token);
+    expect(first.status).toBe(200);
+    expect(stored()).not.toContain(token);
+    const log = await auditor.get('/api/events');
+    expect(log.body.data.map((e: { meta: unknown }) => e.meta)).toEqual([
+      { keyId: 1, tokenHash: hash },
+      { keyId: 1, tokenHash: hash },
+    ]);
+    expect(log.text).not.toContain(token);
+    expect(JSON.stringify(tb.db.prepare('SELECT * FROM events').all())).not.toContain(token);
+
+    const again = await api.post('/api/add-product-brand', { brand: [{ name: 'A' }, { name: 'B' }] }, token);
+    expect([again.status, again.text]).toEqual([200, first.text]);
+    const other = await api.post('/api/add-product-brand', brandBody('C'), token);
+    expect([other.status, codes(other.body)]).toEqual([401, ['ERROR_ACCESS_TOKEN']]);
+    expect([...readEvents(tb.db)]).toHaveLength(2);
+  });
+
+  test('a body that differs only by a "__proto__" key is another body: refused on a spent token', async () => {
+    const { api } = await testService();
+    const token = await api.token('/api/add-product-brand');
+    expect((await api.post('/api/add-product-brand', brandBody('A'), token)).status).toBe(200);
+    const other = await api.request('POST', '/api/add-product-brand', { raw: '{"brand":[{"name":"A"}],"__proto__":{"x":1}}', headers: { 'X-Access-Token': token } });
+    expect(other.status).toBe(401);
+    expect(codes(other.body)).toEqual(['ERROR_ACCESS_TOKEN']);
   });
 
   test('a replay arriving at the same moment as the first POST applies once', async () => {

@@ -79,6 +79,13 @@ test('the canonical value is what parsing the canonical JSON gives back, key ord
   );
 });
 
+test('a __proto__ key is kept as a key like any other, not taken as the prototype', () => {
+  const value = JSON.parse('{"b":1,"__proto__":{"x":1}}');
+  expect(canonicalJson(value)).toBe('{"__proto__":{"x":1},"b":1}');
+  expect(canonicalJson(value)).not.toBe(canonicalJson({ b: 1 }));
+  expect(Object.getPrototypeOf(canonicalValue(value))).toBe(Object.prototype);
+});
+
 test('error names follow the field name', () => {
   expect(errorCodeFor('salePrice')).toBe('ERROR_SALE_PRICE');
   expect(errorCodeFor('categoryId')).toBe('ERROR_CATEGORY_ID');

@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { Readable } from 'node:stream';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type LineFailure, importLines, importRecords } from '../../src/use-cases/import.ts';
 import { demoCompany } from '../../src/seed/demo-company.ts';
 import { type TestService, manualClock, testService } from '../helpers.ts';
@@ -48,5 +49,43 @@ describe('importRecords (values without the JSON text round trip)', () => {
       [3, 'ERROR_INN'],
     ]);
     expect(s.tb.db.prepare('SELECT type FROM events ORDER BY seq').pluck().all()).toEqual(['BrandAdded', 'BrandAdded']);
+  });
+});
+
+describe('import line types that are names of Object properties', () => {
+  const inherited = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];
+
+  it('are unknown types (ERROR_TYPE on their line); the valid lines of the same commit group all go in', async () => {
+    const s = await service();
+    const lines = [
+      JSON.stringify({ type: 'product_brand', data: { name: 'A' } }),
+      ...inherited.flatMap((type, i) => [JSON.stringify({ type, data: {} }), JSON.stringify({ type: 'product_brand', data: { name: `B${i}` } })]),
+    ];
+    const failures: LineFailure[] = [];
+    const report = await importLines(s.tb, Readable.from(lines), (f) => failures.push(f));
+    expect(report).toEqual({ lines: 11, applied: 6, failed: 5, events: 6 });
+    expect(failures.map((f) => [f.line, f.errors.map((e) => [e.code, e.field])])).toEqual(inherited.map((_, i) => [2 * i + 2, [['ERROR_TYPE', 'type']]]));
+    expect(s.tb.brands.allJson().map((b) => JSON.parse(b).name)).toEqual(['A', 'B0', 'B1', 'B2', 'B3', 'B4']);
+  });
+
+  it('an exception while one line is applied fails that line alone; the rest of its group commits', async () => {
+    const s = await service();
+    const append = s.tb.store.append.bind(s.tb.store);
+    let calls = 0;
+    const spy = vi.spyOn(s.tb.store, 'append').mockImplementation((events, meta) => {
+      if (++calls === 2) throw new TypeError('a bug in a decider');
+      return append(events, meta);
+    });
+    const failures: LineFailure[] = [];
+    const report = await importRecords(
+      s.tb,
+      ['Заря', 'Сломанный', 'Восток'].map((name, i) => ({ line: i + 1, value: { type: 'product_brand', data: { name } } })),
+      (f) => failures.push(f),
+    );
+    spy.mockRestore();
+    expect(report).toEqual({ lines: 3, applied: 2, failed: 1, events: 2 });
+    expect(failures.map((f) => [f.line, f.errors[0].code])).toEqual([[2, 'ERROR_INTERNAL']]);
+    expect(failures[0].errors[0].message).toContain('a bug in a decider');
+    expect(s.tb.brands.allJson().map((b) => JSON.parse(b).name)).toEqual(['Заря', 'Восток']);
   });
 });

@@ -2,6 +2,7 @@ import type { Kysely, Migration } from 'kysely';
 import { kysely } from './kysely.ts';
 import * as foundation from './migrations/2026-11-22-01-foundation.ts';
 import * as pointInTime from './migrations/2026-11-23-01-point-in-time.ts';
+import * as accessTokenHashes from './migrations/2026-11-23-02-access-token-hashes.ts';
 import type { Sqlite } from './open.ts';
 import type { DB } from './schema.ts';
 
@@ -9,6 +10,7 @@ import type { DB } from './schema.ts';
 const migrations: Record<string, Migration> = {
   '2026-11-22-01-foundation': foundation,
   '2026-11-23-01-point-in-time': pointInTime,
+  '2026-11-23-02-access-token-hashes': accessTokenHashes,
 };
 
 export function kyselyOf(sqlite: Sqlite): Kysely<DB> {

@@ -24,7 +24,8 @@ export interface ApiKeysTable {
 }
 
 export interface AccessTokensTable {
-  token: string;
+  /** SHA-256 (hex) of the token; the token itself is never stored. */
+  token_hash: string;
   key_id: number;
   path: string;
   expires_at: number;

@@ -1,9 +1,15 @@
-import { serve } from '@hono/node-server';
-import type { Server } from 'node:http';
 import { Checkpointer } from './storage/sqlite/checkpointer.ts';
 import { createApp } from './http/app.ts';
+import { listen, readServerSettings } from './http/node-server.ts';
 import { log } from './lib/log.ts';
 import { Tradebook } from './tradebook.ts';
+
+// Checked before the database is opened: a wrong setting changes nothing on disk.
+const settings = readServerSettings(process.env);
+if (!settings.ok) {
+  process.stderr.write(`${settings.problem}\n`);
+  process.exit(2);
+}
 
 const file = process.env.TRADEBOOK_DB || 'data/tradebook.db';
 const port = Number(process.env.PORT || 3000);
@@ -26,15 +32,9 @@ tb.db.pragma('busy_timeout = 20');
 // Commits only append to the WAL and fsync it; copying it into the database file happens on another thread.
 const checkpointer = Checkpointer.start(tb.db, 200, (message) => log(`background checkpoint failed: ${message}`));
 
-// Slow or stalled clients are cut off instead of holding a connection forever: the headers must arrive
-// within headersTimeout, the whole request within requestTimeout. Node enforces both only when it checks
-// its connections, every 30 s by default, so the check runs every second.
-const headersTimeout = Number(process.env.TRADEBOOK_HEADERS_TIMEOUT_MS || 10_000);
-const requestTimeout = Number(process.env.TRADEBOOK_REQUEST_TIMEOUT_MS || 30_000);
-const server = serve(
-  { fetch: createApp(tb).fetch, port, serverOptions: { headersTimeout, requestTimeout, connectionsCheckingInterval: 1000 } },
-  (info) => log(`tradebook listening on port ${info.port}, database ${file}`),
-) as Server;
+// Slow or stalled clients are cut off (408) instead of holding a connection forever, and connections are
+// capped in all and per client address (503).
+const server = listen(createApp(tb).fetch, port, settings.settings, (listening) => log(`tradebook listening on port ${listening}, database ${file}`));
 
 function shutdown(signal: string) {
   log(`${signal}: finishing requests in flight, then closing`);

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
 import path from 'node:path';
 
 /** The real server as a child process (`node bin/server.mjs`) on a free port, for fault and limit tests. */
@@ -49,6 +50,17 @@ export function startServer(file: string, key: string, env: Record<string, strin
     child.stdout!.on('data', onData);
     exited.then((code) => reject(new Error(`server exited (${code}) before listening:\n${output}`)));
   });
+}
+
+/** A raw connection (from `localAddress`, any loopback address): what the server sent, and when it closed the connection. */
+export function rawConnection(port: number, localAddress?: string) {
+  const socket = net.connect({ port, host: '127.0.0.1', localAddress });
+  const started = Date.now();
+  let received = '';
+  socket.on('data', (chunk) => (received += chunk));
+  socket.on('error', () => {}); // the server may reset a connection it cuts off
+  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now() - started)));
+  return { socket, received: () => received, closed };
 }
 
 /** Runs the command line as a process on the given database; resolves with its exit code and output. */

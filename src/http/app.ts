@@ -2,11 +2,12 @@ import { Hono } from 'hono';
 import { DatabaseBusyError } from '../storage/sqlite/busy.ts';
 import { NotDurableError } from '../storage/sqlite/group-commit.ts';
 import type { Tradebook } from '../tradebook.ts';
+import { AbortedRequests } from './aborts.ts';
 import { requireApiKey } from './auth.ts';
-import { requestBody } from './node-request.ts';
+import { ClientClosedError, declaredTooLarge, sendBodyTooLarge } from './node-request.ts';
 import type { AppEnv } from './env.ts';
 import { type ReadEndpoint, openApiDocument } from './openapi.ts';
-import { sendError, sendErrors, sendJson } from './respond.ts';
+import { sendError, sendJson } from './respond.ts';
 import { auditReads, auditRoutes } from './routes/audit.ts';
 import { brandReads, brandRoutes, brandWrites } from './routes/brands.ts';
 import { categoryReads, categoryRoutes, categoryWrites } from './routes/categories.ts';
@@ -15,7 +16,7 @@ import { documentReads, documentRoutes } from './routes/documents.ts';
 import { productReads, productRoutes, productWrites } from './routes/products.ts';
 import { type WriteEndpoint, mountWrite } from './write-endpoint.ts';
 
-export const MAX_BODY_BYTES = 1024 * 1024;
+export { MAX_BODY_BYTES } from './node-request.ts';
 
 const reads: ReadEndpoint[] = [...productReads, ...categoryReads, ...brandReads, ...contractorReads, ...documentReads, ...auditReads];
 const writes: WriteEndpoint[] = [...productWrites, ...categoryWrites, ...brandWrites, ...contractorWrites];
@@ -27,17 +28,14 @@ export function createApp(tb: Tradebook): Hono<AppEnv> {
 
   app.get('/api/openapi.json', (c) => sendJson(c, openapi));
 
-  // Only POSTs carry bodies here. Each is read whole, at most MAX_BODY_BYTES, before anything else looks at it.
+  // The key is checked before anything else, from the headers alone: no byte of a body is read for a request
+  // without a valid key. Its 401 closes the connection, so the server stops receiving that body.
+  app.use('/api/*', requireApiKey(tb.keys));
+  // Only POSTs carry bodies here; each handler reads its own, once it knows it needs it.
   app.on('POST', '/api/*', async (c, next) => {
-    const body = await requestBody(c, MAX_BODY_BYTES);
-    if (body === undefined) {
-      // The rest of the body is never read: the connection closes after this answer.
-      return sendErrors(c, 413, [{ code: 'ERROR_BODY_TOO_LARGE', message: `the body is larger than ${MAX_BODY_BYTES} bytes` }], { Connection: 'close' });
-    }
-    c.set('body', body);
+    if (declaredTooLarge(c)) return sendBodyTooLarge(c);
     await next();
   });
-  app.use('/api/*', requireApiKey(tb.keys));
 
   app.route('/', productRoutes(tb));
   app.route('/', categoryRoutes(tb));
@@ -52,7 +50,13 @@ export function createApp(tb: Tradebook): Hono<AppEnv> {
     app.all(path, (c) => sendError(c, 405, 'ERROR_METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on ${path}`));
   }
   app.notFound((c) => sendError(c, 404, 'ERROR_NOT_FOUND', `no such path: ${c.req.path}`));
+  const aborted = new AbortedRequests();
   app.onError((error, c) => {
+    if (error instanceof ClientClosedError) {
+      // Nobody is left to answer; a stack trace per abort would let any client flood the log.
+      aborted.record(c.req.method, c.req.path);
+      return sendError(c, 400, 'ERROR_BAD_REQUEST', error.message);
+    }
     if (error instanceof DatabaseBusyError) return sendError(c, 503, 'ERROR_BUSY', `${error.message}; nothing was applied, try again`);
     console.error(error);
     if (error instanceof NotDurableError) return sendError(c, 500, 'ERROR_INTERNAL', `${error.message}; read it back before sending it again`);

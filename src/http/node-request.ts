@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { getQueryParam } from 'hono/utils/url';
+import { sendError } from './respond.ts';
 
 /**
  * Headers, query string and body, read from Node's own request when @hono/node-server serves the app. Asking
@@ -30,54 +31,87 @@ export function requestQuery(c: Context): Record<string, string> {
   return getQueryParam(`http://host${incoming.url ?? '/'}`) as Record<string, string>;
 }
 
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** The connection closed before the request's body ended: the client went away or was cut off by a timeout. */
+export class ClientClosedError extends Error {
+  constructor() {
+    super('the connection closed before the body ended');
+  }
+}
+
+/** A declared Content-Length over MAX_BODY_BYTES: refused before any of the body is read. */
+export function declaredTooLarge(c: Context): boolean {
+  return Number(requestHeader(c, 'content-length')) > MAX_BODY_BYTES;
+}
+
+export function sendBodyTooLarge(c: Context): Response {
+  // The rest of the body is never read: the connection closes after this answer.
+  return sendError(c, 413, 'ERROR_BODY_TOO_LARGE', `the body is larger than ${MAX_BODY_BYTES} bytes`, { Connection: 'close' });
+}
+
+/** The whole body, or the 413 to send as soon as it is longer than MAX_BODY_BYTES. */
+export async function requestBody(c: Context): Promise<Uint8Array | Response> {
+  return (await readBody(c, true)) ?? sendBodyTooLarge(c);
+}
+
 /**
- * The whole body, or undefined as soon as it is longer than `maxBytes` (a declared Content-Length says so
- * before anything is read; a chunked body is read no further than that). Node's request is then paused, not
- * destroyed, so the 413 can still be answered on its socket.
+ * Reads the body to its end and drops it: undefined, or the 413 to send once it is over MAX_BODY_BYTES. For a
+ * request refused on its headers alone: nothing of the body is kept or parsed, yet the answer comes in the same
+ * order as for any other request (a body over the limit is 413, a stalled one 408).
  */
-export function requestBody(c: Context, maxBytes: number): Promise<Uint8Array | undefined> {
-  if (Number(requestHeader(c, 'content-length')) > maxBytes) return Promise.resolve(undefined);
+export async function discardBody(c: Context): Promise<Response | undefined> {
+  return (await readBody(c, false)) === undefined ? sendBodyTooLarge(c) : undefined;
+}
+
+/**
+ * Reads the body, keeping it or only counting it, and resolves with undefined as soon as it is longer than
+ * MAX_BODY_BYTES. Node's request is then paused, not destroyed, so the 413 can still be answered on its socket.
+ */
+function readBody(c: Context, keep: boolean): Promise<Uint8Array | undefined> {
+  if (declaredTooLarge(c)) return Promise.resolve(undefined);
   const incoming = nodeRequest(c);
-  if (incoming === undefined) return fetchBody(c.req.raw.body, maxBytes);
+  if (incoming === undefined) return fetchBody(c.req.raw.body, keep);
+  if (incoming.destroyed) return Promise.reject(new ClientClosedError());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const done = () => incoming.off('data', onData).off('end', onEnd).off('error', reject).off('close', onClose);
+    const done = () => incoming.off('data', onData).off('end', onEnd).off('error', onClose).off('close', onClose);
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > maxBytes) {
+      if (size > MAX_BODY_BYTES) {
         done();
         incoming.pause();
         resolve(undefined);
-      } else {
+      } else if (keep) {
         chunks.push(chunk);
       }
     };
     const onEnd = () => {
       done();
-      resolve(Buffer.concat(chunks, size));
+      resolve(Buffer.concat(chunks));
     };
     const onClose = () => {
       done();
-      reject(new Error('the client closed the connection before the body ended'));
+      reject(new ClientClosedError());
     };
-    incoming.on('data', onData).on('end', onEnd).on('error', reject).on('close', onClose);
+    incoming.on('data', onData).on('end', onEnd).on('error', onClose).on('close', onClose);
   });
 }
 
-async function fetchBody(stream: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array | undefined> {
+async function fetchBody(stream: ReadableStream<Uint8Array> | null, keep: boolean): Promise<Uint8Array | undefined> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   if (stream === null) return new Uint8Array(0);
   const reader = stream.getReader();
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) return Buffer.concat(chunks, size);
+    if (done) return Buffer.concat(chunks);
     size += value.byteLength;
-    if (size > maxBytes) {
+    if (size > MAX_BODY_BYTES) {
       await reader.cancel();
       return undefined;
     }
-    chunks.push(value);
+    if (keep) chunks.push(value);
   }
 }

@@ -10,13 +10,17 @@ export function sendJson(c: Context, json: string, status: ContentfulStatusCode 
   return c.body(json, status, { 'Content-Type': JSON_TYPE, ...headers });
 }
 
-/** Every error response: `{"errors":[{code, message, index?, field?}]}`. */
-export function sendErrors(c: Context, status: ContentfulStatusCode, errors: DomainError[], headers?: Record<string, string>): Response {
-  return sendJson(c, JSON.stringify({ errors: errors.map(({ code, message, index, field }) => ({ code, message, index, field })) }), status, headers);
+/** The body of every error response: `{"errors":[{code, message, index?, field?}]}`. */
+export function errorsJson(errors: DomainError[]): string {
+  return JSON.stringify({ errors: errors.map(({ code, message, index, field }) => ({ code, message, index, field })) });
 }
 
-export function sendError(c: Context, status: ContentfulStatusCode, code: string, message: string): Response {
-  return sendErrors(c, status, [{ code, message }]);
+export function sendErrors(c: Context, status: ContentfulStatusCode, errors: DomainError[], headers?: Record<string, string>): Response {
+  return sendJson(c, errorsJson(errors), status, headers);
+}
+
+export function sendError(c: Context, status: ContentfulStatusCode, code: string, message: string, headers?: Record<string, string>): Response {
+  return sendErrors(c, status, [{ code, message }], headers);
 }
 
 const PAGE_END = Buffer.from(']}');

@@ -11,7 +11,7 @@ import type { Tradebook } from '../tradebook.ts';
 import type { AppEnv } from './env.ts';
 import { parseJsonBody } from './json-body.ts';
 import { sendErrors, sendJson } from './respond.ts';
-import { requestHeader } from './node-request.ts';
+import { discardBody, requestBody, requestHeader } from './node-request.ts';
 import { hashSecret } from '../tokens/api-keys.ts';
 
 /** One two-step write path of the spec: GET issues a token, POST applies a batch of records with it. */
@@ -71,6 +71,8 @@ function parseBatch(endpoint: WriteEndpoint, body: unknown): Result<ParsedBatch>
 
 export function mountWrite(app: Hono<AppEnv>, tb: Tradebook, endpoint: WriteEndpoint): void {
   app.get(endpoint.path, async (c) => {
+    // hono answers HEAD with the GET handler; issuing a token is a side effect HEAD must not have.
+    if (c.req.method === 'HEAD') return sendErrors(c, 405, [{ code: 'ERROR_METHOD_NOT_ALLOWED', message: `HEAD is not allowed on ${endpoint.path}` }], { Allow: 'GET, POST' });
     if (tb.pointInTime !== undefined) return sendErrors(c, 403, [readOnly(tb.pointInTime)]);
     const { token, expiresAt } = await tb.commits.run(() => tb.tokens.issue(c.get('key').id, tokenPath(endpoint.path)));
     return sendJson(c, JSON.stringify({ data: { access_token: token, expired: formatMoscow(expiresAt) } }));
@@ -81,7 +83,12 @@ export function mountWrite(app: Hono<AppEnv>, tb: Tradebook, endpoint: WriteEndp
     const keyId = c.get('key').id;
     const path = tokenPath(endpoint.path);
     const token = requestHeader(c, 'x-access-token') ?? '';
-    const json = parseJsonBody(c.get('body'));
+    // A token that cannot be honoured whatever the body is refused from its header: the body is neither kept,
+    // parsed nor hashed (only the replay of a spent token depends on it).
+    if (!tb.tokens.usable(token, keyId, path)) return (await discardBody(c)) ?? sendErrors(c, 401, [TOKEN_REFUSED]);
+    const body = await requestBody(c);
+    if (body instanceof Response) return body;
+    const json = parseJsonBody(body);
     const bodyHash = json.ok ? createHash('sha256').update(canonicalJson(json.value)).digest('hex') : '';
 
     const early = tb.tokens.check(token, keyId, path, bodyHash);

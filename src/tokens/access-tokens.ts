@@ -59,12 +59,25 @@ export class AccessTokens {
     return { token, expiresAt };
   }
 
+  /**
+   * Whether a POST with this token may be honoured at all, whatever its body: the token is known, alive and
+   * this key's for this path (fresh or spent). What the header alone decides, before the body is read.
+   */
+  usable(token: string, keyId: number, path: string): boolean {
+    return this.usableRow(token, keyId, path) !== undefined;
+  }
+
   /** What a POST with this token and body may do. Call again inside the write transaction before spending. */
   check(token: string, keyId: number, path: string, bodyHash: string): TokenCheck {
-    const row = this.get.get(hashSecret(token)) as TokenRow | undefined;
-    if (!row || row.key_id !== keyId || row.path !== path || row.expires_at <= this.clock()) return { status: 'refused' };
+    const row = this.usableRow(token, keyId, path);
+    if (!row) return { status: 'refused' };
     if (row.body_hash === null) return { status: 'fresh' };
     return row.body_hash === bodyHash ? { status: 'replay', response: row.response! } : { status: 'refused' };
+  }
+
+  private usableRow(token: string, keyId: number, path: string): TokenRow | undefined {
+    const row = this.get.get(hashSecret(token)) as TokenRow | undefined;
+    return row && row.key_id === keyId && row.path === path && row.expires_at > this.clock() ? row : undefined;
   }
 
   /** Marks the token spent with the answer given; false when another request spent it first. */

@@ -1,0 +1,136 @@
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import type { DomainError } from '../lib/result.ts';
+import { JSON_TYPE, errorsJson } from './respond.ts';
+
+/** The server's settings from the environment: positive whole numbers, checked before anything starts. */
+export interface ServerSettings {
+  /** The headers must arrive within this, the whole request within `requestTimeoutMs`; else 408. */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  /** Connections open at once, in all and from one client address; one more is answered 503. */
+  maxConnections: number;
+  maxConnectionsPerClient: number;
+}
+
+const SETTINGS: Record<keyof ServerSettings, [variable: string, fallback: number]> = {
+  headersTimeoutMs: ['TRADEBOOK_HEADERS_TIMEOUT_MS', 10_000],
+  requestTimeoutMs: ['TRADEBOOK_REQUEST_TIMEOUT_MS', 30_000],
+  maxConnections: ['TRADEBOOK_MAX_CONNECTIONS', 2048],
+  maxConnectionsPerClient: ['TRADEBOOK_MAX_CONNECTIONS_PER_CLIENT', 512],
+};
+
+/** The settings, or the one line saying which is wrong. An empty variable counts as unset. */
+export function readServerSettings(env: NodeJS.ProcessEnv): { ok: true; settings: ServerSettings } | { ok: false; problem: string } {
+  const settings = {} as ServerSettings;
+  for (const [name, [variable, fallback]] of Object.entries(SETTINGS) as [keyof ServerSettings, [string, number]][]) {
+    const text = env[variable] || String(fallback);
+    if (!/^[1-9]\d{0,9}$/.test(text)) return { ok: false, problem: `${variable} must be a whole number from 1, got ${JSON.stringify(text)}` };
+    settings[name] = Number(text);
+  }
+  if (settings.headersTimeoutMs > settings.requestTimeoutMs) {
+    return { ok: false, problem: `TRADEBOOK_HEADERS_TIMEOUT_MS (${settings.headersTimeoutMs}) must not exceed TRADEBOOK_REQUEST_TIMEOUT_MS (${settings.requestTimeoutMs})` };
+  }
+  return { ok: true, settings };
+}
+
+/** A whole HTTP/1.1 error answer in the API's error form, written straight to a socket; the connection closes after it. */
+function rawErrorAnswer(status: number, error: DomainError): string {
+  const body = errorsJson([error]);
+  return `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
+
+/** Node's parser and timeouts refuse these before the app sees a request; they are answered in the same form as the app's errors. */
+function clientErrorAnswer(error: NodeJS.ErrnoException, settings: ServerSettings): string {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return rawErrorAnswer(431, { code: 'ERROR_HEADERS_TOO_LARGE', message: `the request's headers are larger than ${http.maxHeaderSize} bytes` });
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return rawErrorAnswer(408, {
+        code: 'ERROR_TIMEOUT',
+        message: `the headers must arrive within ${settings.headersTimeoutMs} ms and the whole request within ${settings.requestTimeoutMs} ms`,
+      });
+    default:
+      return rawErrorAnswer(400, { code: 'ERROR_BAD_REQUEST', message: `the request is not well-formed HTTP/1.1 (${error.code ?? 'unreadable'})` });
+  }
+}
+
+/**
+ * Counts connections in all and per client address. One over either cap is answered 503 and closed; it never
+ * reaches the HTTP parser. Node's own connection handling is the server's `connection` listener, so it is
+ * called only for the connections admitted.
+ */
+function capConnections(server: http.Server, settings: ServerSettings): void {
+  const [serveConnection] = server.listeners('connection') as ((socket: Socket) => void)[];
+  server.removeListener('connection', serveConnection);
+  let open = 0;
+  const byClient = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const client = socket.remoteAddress;
+    if (client === undefined) return socket.destroy(); // already gone
+    const fromClient = byClient.get(client) ?? 0;
+    if (open >= settings.maxConnections || fromClient >= settings.maxConnectionsPerClient) {
+      const limit = open >= settings.maxConnections ? `${settings.maxConnections} in all` : `${settings.maxConnectionsPerClient} from one address`;
+      return refuse(socket, rawErrorAnswer(503, { code: 'ERROR_TOO_MANY_CONNECTIONS', message: `too many connections open (at most ${limit}); try again later` }));
+    }
+    open += 1;
+    byClient.set(client, fromClient + 1);
+    socket.once('close', () => {
+      open -= 1;
+      const left = byClient.get(client)! - 1;
+      if (left === 0) byClient.delete(client);
+      else byClient.set(client, left);
+    });
+    serveConnection.call(server, socket);
+  });
+}
+
+/**
+ * Answers and closes a connection the server will not serve. What the client sends meanwhile is read and
+ * dropped, so closing does not reset the connection before the client has read the answer; a client that
+ * never closes its side is cut off after a second.
+ */
+function refuse(socket: Socket, answer: string): void {
+  socket.on('error', () => {});
+  socket.resume();
+  socket.end(answer);
+  setTimeout(() => socket.destroy(), 1000).unref();
+}
+
+/**
+ * The HTTP server of the app: Node's, with hono's adapter as its request listener, the connection caps, and
+ * every answer Node would give by itself (malformed requests, oversized headers, timeouts) in the API's
+ * error form. The server is returned listening on `port`.
+ */
+export function listen(fetch: Parameters<typeof getRequestListener>[0], port: number, settings: ServerSettings, onListening: (port: number) => void): http.Server {
+  // HTTP/1.0 needs no Host, and the app reads only the path: a request without one gets this name.
+  const serveRequest = getRequestListener(fetch, { hostname: 'localhost' });
+  const server = http.createServer(
+    {
+      headersTimeout: settings.headersTimeoutMs,
+      requestTimeout: settings.requestTimeoutMs,
+      // Node enforces both timeouts only when it checks its connections, every 30 s by default.
+      connectionsCheckingInterval: 1000,
+      // An HTTP/1.1 request without Host is refused below, in the error form (Node's own 400 has no body).
+      requireHostHeader: false,
+    },
+    (req: IncomingMessage, res: ServerResponse) => {
+      if (req.headers.host === undefined && req.httpVersion !== '1.0') {
+        const body = errorsJson([{ code: 'ERROR_BAD_REQUEST', message: 'an HTTP/1.1 request must have a Host header' }]);
+        res.writeHead(400, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(body), Connection: 'close' }).end(body);
+        return;
+      }
+      void serveRequest(req, res);
+    },
+  );
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    // As Node does: an answer only when none of the request's own answer has been written yet.
+    const inFlight = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+    if (error.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) socket.write(clientErrorAnswer(error, settings));
+    socket.destroy();
+  });
+  capConnections(server, settings);
+  server.listen(port, () => onListening((server.address() as { port: number }).port));
+  return server;
+}

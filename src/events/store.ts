@@ -4,6 +4,7 @@ import type { Clock } from '../lib/clock.ts';
 import { GENESIS_HASH, chainHash, type HashedColumns } from './hash.ts';
 import { type DomainEvent, definitionByType } from './registry.ts';
 import { upcast } from './upcasters.ts';
+import { placeholders, statementsByCount, valueList } from '../storage/sqlite/statements.ts';
 
 /** Who and what caused an event; keys appear only by id and access tokens only by hash, never themselves. */
 export interface EventMeta {
@@ -43,19 +44,21 @@ export type AppendListener = (events: StoredEvent[]) => void;
 export class EventStore {
   private readonly insert;
   private readonly head;
-  private readonly streamVersion;
+  private readonly streamVersions;
   private readonly listeners: AppendListener[] = [];
 
   constructor(
     private readonly db: Sqlite,
     private readonly clock: Clock,
   ) {
-    this.insert = db.prepare(
-      `INSERT INTO events (seq, stream, stream_version, type, schema_version, data, meta, recorded_at, hash)
-       VALUES (@seq, @stream, @stream_version, @type, @schema_version, @data, @meta, @recorded_at, @hash)`,
-    );
+    // A batch's rows go in with one statement, its streams' versions come back with one.
+    this.insert = statementsByCount(db, (n) => `INSERT INTO events (${EVENT_COLUMNS.join(', ')}) VALUES ${placeholders(n, EVENT_COLUMNS.length)}`);
     this.head = db.prepare('SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1');
-    this.streamVersion = db.prepare('SELECT max(stream_version) FROM events WHERE stream = ?').pluck();
+    this.streamVersions = statementsByCount(
+      db,
+      (n) => `SELECT stream, max(stream_version) FROM events WHERE stream IN (${valueList(n)}) GROUP BY stream`,
+      (statement) => statement.raw(),
+    );
   }
 
   onAppend(listener: AppendListener): void {
@@ -73,14 +76,15 @@ export class EventStore {
     // gives back), so the read tables written now and those a rebuild writes are equal byte for byte.
     const storedMeta = canonicalValue(meta) as EventMeta;
     const metaJson = JSON.stringify(storedMeta);
-    const versions = new Map<string, number>();
+    const versions = this.versionsOf(events);
     const stored: StoredEvent[] = [];
+    const values: unknown[] = [];
     for (const event of events) {
       const definition = definitionByType.get(event.type);
       if (!definition) throw new Error(`unknown event type ${event.type}`);
       // A malformed event is a bug in a command: refuse it before it reaches the log.
       const data = canonicalValue(definition.schema.parse(event.data));
-      const current = versions.get(event.stream) ?? ((this.streamVersion.get(event.stream) as number | null) ?? 0);
+      const current = versions.get(event.stream) ?? 0;
       checkExpected(event, current);
       const row: HashedColumns = {
         seq: ++seq,
@@ -93,7 +97,7 @@ export class EventStore {
         recorded_at: recordedAt,
       };
       previous = chainHash(previous, row);
-      this.insert.run({ ...row, hash: previous });
+      values.push(row.seq, row.stream, row.stream_version, row.type, row.schema_version, row.data, row.meta, row.recorded_at, previous);
       versions.set(event.stream, current + 1);
       stored.push({
         type: event.type,
@@ -106,10 +110,30 @@ export class EventStore {
         recordedAt,
       } as StoredEvent);
     }
+    for (let start = 0; start < stored.length; start += ROWS_PER_INSERT) {
+      const rows = Math.min(ROWS_PER_INSERT, stored.length - start);
+      this.insert(rows).run(values.slice(start * EVENT_COLUMNS.length, (start + rows) * EVENT_COLUMNS.length));
+    }
     for (const listener of this.listeners) listener(stored);
     return stored;
   }
+
+  /** The current version of every stream the events go to (0 for a new one). */
+  private versionsOf(events: NewEvent[]): Map<string, number> {
+    const streams = [...new Set(events.map((e) => e.stream))];
+    const versions = new Map<string, number>();
+    for (let start = 0; start < streams.length; start += ROWS_PER_INSERT) {
+      const chunk = streams.slice(start, start + ROWS_PER_INSERT);
+      for (const [stream, version] of this.streamVersions(chunk.length).all(chunk) as [string, number][]) versions.set(stream, version);
+    }
+    return versions;
+  }
 }
+
+const EVENT_COLUMNS = ['seq', 'stream', 'stream_version', 'type', 'schema_version', 'data', 'meta', 'recorded_at', 'hash'];
+
+/** Rows a statement: far below SQLite's limit of bound parameters, and few distinct statements to prepare. */
+const ROWS_PER_INSERT = 100;
 
 function checkExpected(event: NewEvent, current: number): void {
   const expected = event.expectedVersion;

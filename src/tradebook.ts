@@ -1,4 +1,3 @@
-import type { CommandState } from './commands/command-state.ts';
 import { GroupCommit } from './storage/sqlite/group-commit.ts';
 import { kyselyOf, migrate } from './storage/sqlite/migrate.ts';
 import { type Sqlite, openSqlite } from './storage/sqlite/open.ts';
@@ -9,10 +8,12 @@ import { brandQueries } from './projections/brands.ts';
 import { categoryQueries } from './projections/categories.ts';
 import { contractorQueries } from './projections/contractors/projector.ts';
 import { documentQueries } from './projections/documents/projector.ts';
+import { bulkReads } from './projections/bulk-reads.ts';
 import { productQueries } from './projections/products/projector.ts';
 import { pointInTimeOf } from './audit/point-in-time.ts';
 import { ensureProjections } from './projections/rebuild.ts';
 import { Projections } from './projections/registry.ts';
+import type { StateSource } from './use-cases/batch-state.ts';
 import { readModelState } from './use-cases/read-model-state.ts';
 import { AccessTokens } from './tokens/access-tokens.ts';
 import { ApiKeys } from './tokens/api-keys.ts';
@@ -46,7 +47,7 @@ function failureOf(error: unknown): Result<never> {
 export class Tradebook {
   readonly store: EventStore;
   readonly projections: Projections;
-  readonly state: CommandState;
+  readonly state: StateSource;
   readonly keys: ApiKeys;
   readonly tokens: AccessTokens;
   readonly products;
@@ -76,7 +77,7 @@ export class Tradebook {
     this.contractors = contractorQueries(db);
     this.documents = documentQueries(db);
     // Commands decide on the same prepared queries the endpoints read with.
-    this.state = readModelState(this);
+    this.state = { ...readModelState(this), ...bulkReads(db) };
     this.pointInTime = pointInTimeOf(db);
     this.commits = new GroupCommit(db, () => this.projections.saveCheckpoint());
     this.writeTransaction = db.transaction((work: () => Result<unknown>) => {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
 import { decideBatch } from '../use-cases/decide-batch.ts';
+import type { CommandState } from '../commands/command-state.ts';
 import type { Decide } from '../commands/decision.ts';
 import { type CodeOverrides, parseRecord } from '../lib/validation.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';
@@ -24,7 +25,7 @@ export interface WriteEndpoint<S extends z.ZodType = z.ZodType, R = unknown> {
   record: S;
   /** Error names that do not follow the field-name rule (`name` → ERROR_BRAND_NAME). */
   codes: CodeOverrides;
-  decide: Decide<z.output<S>, Tradebook['state'], R>;
+  decide: Decide<z.output<S>, CommandState, R>;
 }
 
 export function writeEndpoint<S extends z.ZodType, R>(endpoint: WriteEndpoint<S, R>): WriteEndpoint {

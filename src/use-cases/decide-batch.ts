@@ -1,21 +1,30 @@
-import type { EventMeta, EventStore } from '../events/store.ts';
-import { type DomainError, fail, ok, type Result } from '../lib/result.ts';
+import type { CommandState } from '../commands/command-state.ts';
 import type { Decide } from '../commands/decision.ts';
+import type { EventMeta, EventStore, NewEvent } from '../events/store.ts';
+import { type DomainError, fail, ok, type Result } from '../lib/result.ts';
+import { BatchState, type StateSource } from './batch-state.ts';
 
 /**
  * Decides every record in order, each against the state the earlier ones left (so a batch may add a group
- * and then a subgroup of it), appending each record's events as it goes. Every problem is collected with
- * its record's index; `known` are problems found before (records that did not parse are `undefined` in `inputs`
- * and skipped). Must run inside a transaction that the caller rolls back when the result is a failure.
+ * and then a subgroup of it), then appends the whole batch's events at once. The records the batch asks for
+ * are read up front in a few queries (`BatchState`). Every problem is collected with its record's index;
+ * `known` are problems found before (records that did not parse are `undefined` in `inputs` and skipped).
+ * Must run inside a transaction that the caller rolls back when the result is a failure.
  */
-export function decideBatch<I, S, R>(
+export function decideBatch<I, R>(
   inputs: (I | undefined)[],
-  decide: Decide<I, S, R>,
-  state: S,
+  decide: Decide<I, CommandState, R>,
+  source: StateSource,
   store: EventStore,
   meta: EventMeta,
   known: DomainError[] = [],
 ): Result<R[]> {
+  const state = new BatchState(source);
+  state.prefetch(inputs, (input) => {
+    const decision = decide(input, state);
+    return decision.ok ? decision.value.events : undefined;
+  });
+  const events: NewEvent[] = [];
   const results: R[] = [];
   const errors: DomainError[] = [...known];
   inputs.forEach((input, index) => {
@@ -25,8 +34,11 @@ export function decideBatch<I, S, R>(
       errors.push(...decision.errors.map((e) => ({ ...e, index })));
       return;
     }
-    store.append(decision.value.events, meta);
+    state.evolve(decision.value.events);
+    events.push(...decision.value.events);
     results.push(decision.value.result);
   });
-  return errors.length > 0 ? fail(...errors.sort((a, b) => (a.index ?? 0) - (b.index ?? 0))) : ok(results);
+  if (errors.length > 0) return fail(...errors.sort((a, b) => (a.index ?? 0) - (b.index ?? 0)));
+  store.append(events, meta);
+  return ok(results);
 }

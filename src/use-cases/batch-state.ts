@@ -1,0 +1,290 @@
+import type { CommandState } from '../commands/command-state.ts';
+import type { DocumentState } from '../commands/documents.ts';
+import type { ProductRecord } from '../events/catalogue.ts';
+import type { ContractorRecord } from '../events/contractors.ts';
+import type { DocumentType } from '../events/documents.ts';
+import type { NewEvent } from '../events/store.ts';
+
+type Category = NonNullable<ReturnType<CommandState['category']>>;
+type Brand = NonNullable<ReturnType<CommandState['brand']>>;
+
+/** Reads of many keys in one query each: what a batch's records ask for is fetched before they are decided. */
+export interface BulkReads {
+  products(ids: number[]): Map<number, ProductRecord>;
+  productIdsBySku(skus: string[]): Map<string, number>;
+  contractors(ids: number[]): Map<number, ContractorRecord>;
+  existingContractorStatuses(names: string[]): Set<string>;
+}
+
+/** The read-model state a batch is decided against, and its bulk reads. */
+export type StateSource = CommandState & BulkReads;
+
+/** A key's answer, read once from the source and kept for the batch. */
+class Memo<K, V> {
+  private readonly known = new Map<K, V>();
+  /** Keys asked while probing that are not known yet. */
+  readonly wanted = new Set<K>();
+
+  constructor(private readonly read: (key: K) => V) {}
+
+  get(key: K, probing: boolean): V | undefined {
+    if (this.known.has(key)) return this.known.get(key);
+    if (probing) {
+      this.wanted.add(key);
+      return undefined;
+    }
+    const value = this.read(key);
+    this.known.set(key, value);
+    return value;
+  }
+
+  /** Loads the wanted keys with one bulk read; a key the read does not return has `absent` as its answer. */
+  load(bulk: (keys: K[]) => Map<K, V>, absent: V): void {
+    if (this.wanted.size === 0) return;
+    const keys = [...this.wanted];
+    const found = bulk(keys);
+    for (const key of keys) this.known.set(key, found.has(key) ? found.get(key)! : absent);
+    this.wanted.clear();
+  }
+
+  /** Reads the wanted keys one by one (kinds without a bulk read: a batch seldom asks many). */
+  loadEach(): void {
+    for (const key of this.wanted) this.get(key, false);
+    this.wanted.clear();
+  }
+}
+
+/** What the batch's own decisions changed, laid over the source: each record is decided after the earlier ones. */
+class Overlay {
+  products = new Map<number, ProductRecord>();
+  skus = new Map<string, number | undefined>();
+  maxProductId = 0;
+  categories = new Map<number, Category>();
+  siblingNames = new Map<string, number | undefined>();
+  maxCategoryId = 0;
+  brands = new Map<number, Brand>();
+  brandNames = new Map<string, number | undefined>();
+  maxBrandId = 0;
+  contractors = new Map<number, ContractorRecord>();
+  statuses = new Set<string>();
+  maxContractorId = 0;
+  documents = new Map<string, DocumentState>();
+}
+
+const siblingKey = (parent: number, name: string) => `${parent}\u0000${name}`;
+const documentKey = (type: DocumentType, id: number) => `${type}-${id}`;
+
+/**
+ * The state a batch is decided on, batch-level: the records its commands ask for are read up front, a few
+ * queries for the whole batch (`prefetch`), and the batch's own decisions are laid over them as they are made
+ * (`evolve`), so a batch may add a group and then its subgroup, or two products with the next ids. Whatever the
+ * prefetch did not foresee is read when asked: the answers are always the read tables' plus the batch's own.
+ */
+export class BatchState implements CommandState {
+  private overlay = new Overlay();
+  private probing = false;
+  private readonly products: Memo<number, ProductRecord | undefined>;
+  private readonly skus: Memo<string, number | undefined>;
+  private readonly categories: Memo<number, Category | undefined>;
+  private readonly siblingNames: Memo<string, number | undefined>;
+  private readonly brands: Memo<number, Brand | undefined>;
+  private readonly brandNames: Memo<string, number | undefined>;
+  private readonly contractors: Memo<number, ContractorRecord | undefined>;
+  private readonly statuses: Memo<string, boolean>;
+  private readonly documents: Memo<string, DocumentState | undefined>;
+  private readonly maxIds = new Map<string, number>();
+
+  constructor(private readonly source: StateSource) {
+    this.products = new Memo((id) => source.product(id));
+    this.skus = new Memo((sku) => source.productIdBySku(sku));
+    this.categories = new Memo((id) => source.category(id));
+    this.siblingNames = new Memo((key) => {
+      const [parent, name] = key.split('\u0000');
+      return source.categoryIdBySiblingName(Number(parent), name);
+    });
+    this.brands = new Memo((id) => source.brand(id));
+    this.brandNames = new Memo((name) => source.brandIdByName(name));
+    this.contractors = new Memo((id) => source.contractor(id));
+    this.statuses = new Memo((name) => source.contractorStatusExists(name));
+    this.documents = new Memo((key) => {
+      const at = key.lastIndexOf('-');
+      return source.document(key.slice(0, at) as DocumentType, Number(key.slice(at + 1)));
+    });
+  }
+
+  /**
+   * Decides the batch once per round against what is known so far, only to learn which records its commands
+   * ask for, and reads them in bulk; again until a round asks for nothing new (each round follows one step of
+   * a chain: a sku's id, then that product). Decisions are pure, so these rounds change nothing. A decider may
+   * throw on a state that is only partly known (an id found, its record not yet): that record is asked again
+   * next round, and the real decision, on the whole state, comes after.
+   */
+  prefetch<I>(inputs: (I | undefined)[], decide: (input: I) => NewEvent[] | undefined, maxRounds = 4): void {
+    for (let round = 0; round < maxRounds; round++) {
+      this.probing = true;
+      for (const input of inputs) {
+        if (input === undefined) continue;
+        try {
+          const events = decide(input);
+          if (events !== undefined) this.evolve(events);
+        } catch {
+          // partly known state: see above
+        }
+      }
+      this.probing = false;
+      this.overlay = new Overlay();
+      const memos = [this.products, this.skus, this.categories, this.siblingNames, this.brands, this.brandNames, this.contractors, this.statuses, this.documents];
+      if (memos.every((memo) => memo.wanted.size === 0)) return;
+      this.products.load((ids) => this.source.products(ids), undefined);
+      this.skus.load((skus) => this.source.productIdsBySku(skus), undefined);
+      this.contractors.load((ids) => this.source.contractors(ids), undefined);
+      this.statuses.load((names) => new Map([...this.source.existingContractorStatuses(names)].map((name) => [name, true])), false);
+      for (const memo of [this.categories, this.siblingNames, this.brands, this.brandNames, this.documents]) memo.loadEach();
+    }
+  }
+
+  /** Lays a decision's events over the state, so the next record of the batch is decided after it. */
+  evolve(events: NewEvent[]): void {
+    const o = this.overlay;
+    for (const event of events) {
+      switch (event.type) {
+        case 'ProductAdded':
+          o.products.set(event.data.id, event.data);
+          o.skus.set(event.data.sku, event.data.id);
+          o.maxProductId = Math.max(o.maxProductId, event.data.id);
+          break;
+        case 'ProductEdited':
+        case 'ProductPricesUpdated': {
+          const current = this.product(event.data.id);
+          if (current === undefined) break; // only while probing, where a lookup may not be known yet
+          const changes = event.data.changes as Partial<ProductRecord>;
+          if (changes.sku !== undefined && changes.sku !== current.sku) {
+            o.skus.set(current.sku, undefined);
+            o.skus.set(changes.sku, current.id);
+          }
+          o.products.set(current.id, { ...current, ...changes });
+          break;
+        }
+        case 'CategoryAdded':
+          o.categories.set(event.data.id, event.data);
+          o.siblingNames.set(siblingKey(event.data.parent, event.data.name), event.data.id);
+          o.maxCategoryId = Math.max(o.maxCategoryId, event.data.id);
+          break;
+        case 'CategoryEdited': {
+          const current = this.category(event.data.id);
+          if (current === undefined) break;
+          const next = { id: current.id, name: event.data.name ?? current.name, parent: event.data.parent ?? current.parent };
+          o.siblingNames.set(siblingKey(current.parent, current.name), undefined);
+          o.siblingNames.set(siblingKey(next.parent, next.name), next.id);
+          o.categories.set(next.id, next);
+          break;
+        }
+        case 'BrandAdded':
+          o.brands.set(event.data.id, event.data);
+          o.brandNames.set(event.data.name, event.data.id);
+          o.maxBrandId = Math.max(o.maxBrandId, event.data.id);
+          break;
+        case 'BrandEdited': {
+          const current = this.brand(event.data.id);
+          if (current === undefined) break;
+          const next = { id: current.id, name: event.data.name ?? current.name, logo: event.data.logo === undefined ? current.logo : event.data.logo };
+          o.brandNames.set(current.name, undefined);
+          o.brandNames.set(next.name, next.id);
+          o.brands.set(next.id, next);
+          break;
+        }
+        case 'ContractorAdded':
+          o.contractors.set(event.data.id, event.data);
+          o.maxContractorId = Math.max(o.maxContractorId, event.data.id);
+          break;
+        case 'ContractorEdited': {
+          const current = this.contractor(event.data.id);
+          if (current !== undefined) o.contractors.set(current.id, { ...current, ...event.data.changes });
+          break;
+        }
+        case 'ContractorStatusCreated':
+          o.statuses.add(event.data.name);
+          break;
+        case 'DocumentRecorded':
+          o.documents.set(documentKey(event.data.docType, event.data.id), { fields: event.data.fields, status: event.data.status, basedOn: event.data.basedOn });
+          break;
+        case 'DocumentRevised':
+        case 'DocumentPosted':
+        case 'DocumentUnposted':
+        case 'DocumentLinked': {
+          const key = documentKey(event.data.docType, event.data.id);
+          const current = this.document(event.data.docType, event.data.id);
+          if (current === undefined) break;
+          const next = { ...current };
+          if (event.type === 'DocumentRevised') next.fields = { ...current.fields, ...event.data.changes };
+          if (event.type === 'DocumentPosted') next.status = 1;
+          if (event.type === 'DocumentUnposted') next.status = 0;
+          if (event.type === 'DocumentLinked') next.basedOn = event.data.basedOn;
+          o.documents.set(key, next);
+          break;
+        }
+      }
+    }
+  }
+
+  product(id: number): ProductRecord | undefined {
+    return this.overlay.products.get(id) ?? this.products.get(id, this.probing);
+  }
+
+  productIdBySku(sku: string): number | undefined {
+    return this.overlay.skus.has(sku) ? this.overlay.skus.get(sku) : this.skus.get(sku, this.probing);
+  }
+
+  nextProductId(): number {
+    return Math.max(this.maxId('products', () => this.source.nextProductId() - 1), this.overlay.maxProductId) + 1;
+  }
+
+  category(id: number): Category | undefined {
+    return this.overlay.categories.get(id) ?? this.categories.get(id, this.probing);
+  }
+
+  categoryIdBySiblingName(parent: number, name: string): number | undefined {
+    const key = siblingKey(parent, name);
+    return this.overlay.siblingNames.has(key) ? this.overlay.siblingNames.get(key) : this.siblingNames.get(key, this.probing);
+  }
+
+  nextCategoryId(): number {
+    return Math.max(this.maxId('categories', () => this.source.nextCategoryId() - 1), this.overlay.maxCategoryId) + 1;
+  }
+
+  brand(id: number): Brand | undefined {
+    return this.overlay.brands.get(id) ?? this.brands.get(id, this.probing);
+  }
+
+  brandIdByName(name: string): number | undefined {
+    return this.overlay.brandNames.has(name) ? this.overlay.brandNames.get(name) : this.brandNames.get(name, this.probing);
+  }
+
+  nextBrandId(): number {
+    return Math.max(this.maxId('brands', () => this.source.nextBrandId() - 1), this.overlay.maxBrandId) + 1;
+  }
+
+  contractor(id: number): ContractorRecord | undefined {
+    return this.overlay.contractors.get(id) ?? this.contractors.get(id, this.probing);
+  }
+
+  nextContractorId(): number {
+    return Math.max(this.maxId('contractors', () => this.source.nextContractorId() - 1), this.overlay.maxContractorId) + 1;
+  }
+
+  contractorStatusExists(name: string): boolean {
+    return this.overlay.statuses.has(name) || (this.statuses.get(name, this.probing) ?? false);
+  }
+
+  document(type: DocumentType, id: number): DocumentState | undefined {
+    const key = documentKey(type, id);
+    return this.overlay.documents.get(key) ?? this.documents.get(key, this.probing);
+  }
+
+  /** The highest id of a read table, read once a batch (probing too: it is one cheap query either way). */
+  private maxId(table: string, read: () => number): number {
+    let max = this.maxIds.get(table);
+    if (max === undefined) this.maxIds.set(table, (max = read()));
+    return max;
+  }
+}

@@ -75,8 +75,6 @@ export interface ExpectedError {
 }
 
 export interface Outcome<R> {
-  /** The decision, whatever it is, for the rare assertion the three below do not express. */
-  readonly result: Result<Decision<R>>;
   /** Exactly these events, in this order, each a valid event of the catalogue. */
   thenEvents(expected: NewEvent[]): { andResult(expected: R): void };
   /** Accepted, and not a single event appended. */
@@ -111,10 +109,9 @@ export function given(records: Given = {}) {
       };
       const andResult = (decision: Decision<R>) => ({ andResult: (expected: R) => expect(decision.result).toEqual(expected) });
       return {
-        result,
         thenEvents(expected) {
           const decision = accepted();
-          expect(decision.events).toEqual(expected);
+          expect(decision.events).toStrictEqual(expected);
           expectCatalogueEvents(decision.events);
           return andResult(decision);
         },

@@ -22,6 +22,8 @@ export interface OpenTradebookOptions {
   clock?: Clock;
   /** Called with the names of projections rebuilt at open because their version changed. */
   onRebuilt?: (names: string[]) => void;
+  /** Called with every statement the database executes. */
+  trace?: (sql: string) => void;
 }
 
 class Rollback extends Error {
@@ -59,8 +61,6 @@ export class Tradebook {
   readonly documents;
   /** The server's writes: concurrent requests share one commit (one fsync). */
   readonly commits: GroupCommit;
-  /** `write`'s transaction, made once (better-sqlite3 builds a transaction function's wrappers on every call). */
-  private readonly writeTransaction;
 
   private constructor(
     readonly db: Sqlite,
@@ -69,7 +69,8 @@ export class Tradebook {
     this.store = new EventStore(db, clock);
     this.projections = new Projections(db);
     this.store.onAppend((events) => this.projections.apply(events));
-    this.keys = new ApiKeys(db, clock);
+    this.commits = new GroupCommit(db, () => this.projections.saveCheckpoint());
+    this.keys = new ApiKeys(db, clock, (work) => this.commits.durably(work));
     this.tokens = new AccessTokens(db, clock);
     this.products = productQueries(db);
     this.categories = categoryQueries(db);
@@ -79,17 +80,11 @@ export class Tradebook {
     // Commands decide on the same prepared queries the endpoints read with.
     this.state = { ...readModelState(this), ...bulkReads(db) };
     this.pointInTime = pointInTimeOf(db);
-    this.commits = new GroupCommit(db, () => this.projections.saveCheckpoint());
-    this.writeTransaction = db.transaction((work: () => Result<unknown>) => {
-      const result = decided(work);
-      this.projections.saveCheckpoint();
-      return result;
-    });
   }
 
   /** Opens (and creates when missing) the database, migrates it and makes the read tables current. */
   static async open(file: string, options: OpenTradebookOptions = {}): Promise<Tradebook> {
-    const db = openSqlite(file);
+    const db = openSqlite(file, { trace: options.trace });
     await migrate(kyselyOf(db));
     const rebuilt = ensureProjections(db);
     if (rebuilt.length > 0) options.onRebuilt?.(rebuilt);
@@ -97,13 +92,17 @@ export class Tradebook {
   }
 
   /**
-   * Runs `work` in one IMMEDIATE transaction (it holds the write lock from the start, so concurrent writers
-   * queue instead of failing half-way). A failure result rolls everything back; success commits, and with
-   * synchronous=FULL the commit is on disk before this returns.
+   * Runs `work` in one IMMEDIATE transaction of its own (it holds the write lock from the start, so concurrent
+   * writers queue instead of failing half-way), for synchronous callers: tools and tests. A failure result rolls
+   * everything back; success commits, and the commit is on disk before this returns.
    */
   write<T>(work: () => Result<T>): Result<T> {
     try {
-      return this.writeTransaction.immediate(work) as Result<T>;
+      return this.commits.durably(() => {
+        const result = decided(work);
+        this.projections.saveCheckpoint();
+        return result;
+      });
     } catch (error) {
       return failureOf(error);
     }

@@ -80,9 +80,9 @@ export interface TestService {
 }
 
 /** A tradebook on a fresh database file, with one API key and a client holding it; closed after the test. */
-export async function testService(options: { clock?: Clock; file?: string } = {}): Promise<TestService> {
+export async function testService(options: { clock?: Clock; file?: string; trace?: (sql: string) => void } = {}): Promise<TestService> {
   const file = options.file ?? path.join(tempDir(), 'tradebook.db');
-  const tb = await Tradebook.open(file, { clock: options.clock });
+  const tb = await Tradebook.open(file, { clock: options.clock, trace: options.trace });
   cleanups.push(() => tb.close());
   const { key } = tb.keys.create({ name: 'test' });
   const app = createApp(tb);

@@ -25,25 +25,30 @@ export function hashSecret(secret: string): string {
 export class ApiKeys {
   private readonly byHash;
 
+  /** `durably` commits a change of the keys on its own and returns once it is on disk. */
   constructor(
     private readonly db: Sqlite,
     private readonly clock: Clock,
+    private readonly durably: <T>(work: () => T) => T,
   ) {
     this.byHash = db.prepare('SELECT id, scope, key_hash, expires_at, revoked_at FROM api_keys WHERE key_hash = ?');
   }
 
   create(options: { name?: string; scope?: KeyScope; expiresAt?: number | null; key?: string }): { id: number; key: string } {
     const key = options.key ?? `tb_${newSecret()}`;
-    const id = this.db
-      .prepare('INSERT INTO api_keys (name, scope, key_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?) RETURNING id')
-      .pluck()
-      .get(
-        options.name ?? 'key',
-        options.scope ?? 'api',
-        hashSecret(key),
-        new Date(this.clock()).toISOString(),
-        options.expiresAt == null ? null : new Date(options.expiresAt).toISOString(),
-      ) as number;
+    const id = this.durably(
+      () =>
+        this.db
+          .prepare('INSERT INTO api_keys (name, scope, key_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?) RETURNING id')
+          .pluck()
+          .get(
+            options.name ?? 'key',
+            options.scope ?? 'api',
+            hashSecret(key),
+            new Date(this.clock()).toISOString(),
+            options.expiresAt == null ? null : new Date(options.expiresAt).toISOString(),
+          ) as number,
+    );
     return { id, key };
   }
 
@@ -65,7 +70,7 @@ export class ApiKeys {
 
   revoke(id: number): boolean {
     const now = new Date(this.clock()).toISOString();
-    return this.db.prepare('UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?').run(now, id).changes === 1;
+    return this.durably(() => this.db.prepare('UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?').run(now, id).changes === 1);
   }
 
   nameOf(id: number): string | undefined {

@@ -1,6 +1,7 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { expect, test } from 'vitest';
+import { expect, test, vi } from 'vitest';
 import { formatMoscow } from '../../src/lib/clock.ts';
 import { ApiClient, manualClock, tempDir, testService } from '../helpers.ts';
 import { HttpClient, runCli, startServer } from '../server-process.ts';
@@ -75,4 +76,22 @@ test('a key is refused from the first request after its expiry, and its access t
     expect([res.status, res.body.errors[0].code]).toEqual([401, 'ERROR_USER_ACCESS']);
   }
   expect(tb.db.prepare('SELECT count(*) FROM events').pluck().get()).toBe(0);
+});
+
+test('a key created or revoked is on disk when the command returns: the WAL holding it is fsynced first', async () => {
+  const { tb, file } = await testService();
+  const synced: string[] = [];
+  const real = fs.fsyncSync;
+  const spy = vi.spyOn(fs, 'fsyncSync').mockImplementation((fd) => {
+    synced.push(fs.readlinkSync(`/proc/self/fd/${fd}`));
+    real(fd);
+  });
+  try {
+    const { id } = tb.keys.create({ name: 'durable' });
+    expect(synced).toEqual([`${fs.realpathSync(file)}-wal`]);
+    tb.keys.revoke(id);
+    expect(synced).toHaveLength(2);
+  } finally {
+    spy.mockRestore();
+  }
 });

@@ -19,9 +19,10 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /**
  * Group commit: the writes that arrive while a commit is on its way to disk share the next one, and nobody
- * waits for the disk on the event loop's thread. On a WAL database each group commits at synchronous=NORMAL
- * (its pages reach the WAL, no fsync) and its writes are settled once `WalSync` has fsynced the WAL on the
- * thread pool; meanwhile requests are served and the next group commits. (At synchronous=FULL better-sqlite3
+ * waits for the disk on the event loop's thread. On a WAL database the connection commits at synchronous=NORMAL
+ * (a commit's pages reach the WAL, no fsync): a group's writes are settled once `WalSync` has fsynced the WAL on
+ * the thread pool, meanwhile requests are served and the next group commits; a transaction made outside the
+ * groups (`durably`) fsyncs the WAL on the spot. (At synchronous=FULL better-sqlite3
  * would wait for every commit's fsync on the event loop: measured, a third of a write's time.) A database
  * that is not in WAL mode commits at its own setting and settles at once.
  *
@@ -43,14 +44,12 @@ export class GroupCommit {
   commits = 0;
   /** Undefined when the database is not in WAL mode. */
   private readonly wal: WalSync | undefined;
-  /** The connection's own synchronous level, restored after each group. */
-  private readonly synchronous: number;
   /**
    * One transaction over the group's pieces and one savepoint around each, made once: better-sqlite3 builds a
    * transaction function's wrappers on every `db.transaction` call (measured: ~5 % of a one-record write).
    */
   private readonly group;
-  private readonly savepoint;
+  private readonly unit;
 
   /** `beforeCommit` runs in each group's transaction after its pieces (the projection checkpoints: once a group). */
   constructor(
@@ -59,13 +58,15 @@ export class GroupCommit {
   ) {
     const walMode = db.pragma('journal_mode', { simple: true }) === 'wal';
     this.wal = walMode ? new WalSync(db.name) : undefined;
-    this.synchronous = Number(db.pragma('synchronous', { simple: true }));
-    // Nested in the group's transaction, better-sqlite3 makes this a savepoint, undone when `work` throws.
-    this.savepoint = db.transaction((work: () => unknown) => work());
+    // Every commit on this connection is made durable by an fsync of the WAL: see the class comment.
+    if (walMode) db.pragma('synchronous = NORMAL');
+    // Nested in the group's transaction, better-sqlite3 makes this a savepoint, undone when `work` throws;
+    // called alone (`durably`), a transaction of its own.
+    this.unit = db.transaction((work: () => unknown) => work());
     this.group = db.transaction((jobs: Job[]) => {
       const outcomes = jobs.map((job): Outcome => {
         try {
-          return { ok: true, value: this.savepoint(job.work) };
+          return { ok: true, value: this.unit(job.work) };
         } catch (error) {
           // Some errors (disk full, I/O) make SQLite roll back the whole transaction: nothing of the group stands.
           if (!db.inTransaction) throw error;
@@ -95,7 +96,7 @@ export class GroupCommit {
       this.queue = [];
       let outcomes: Outcome[];
       try {
-        outcomes = await retryWhileBusy(() => this.commit(jobs));
+        outcomes = await retryWhileBusy(() => this.commitGroup(jobs));
       } catch (error) {
         for (const job of jobs) job.reject(error);
         continue;
@@ -116,6 +117,17 @@ export class GroupCommit {
     return new Promise((resolve) => setTimeout(resolve, MAX_BUSY_PAUSE_MS + 5));
   }
 
+  /**
+   * Runs `work` in an IMMEDIATE transaction of its own, outside the groups, and returns once it is on disk: for
+   * synchronous callers (a key created or revoked, tools and tests). It waits for another process's lock inside
+   * SQLite, blocking the thread.
+   */
+  durably<T>(work: () => T): T {
+    const result = this.unit.immediate(work) as T;
+    this.wal?.syncNow();
+    return result;
+  }
+
   /** Resolves once every write committed so far is on disk (a replayed answer waits for this). */
   durable(): Promise<void> {
     return this.wal ? this.wal.sync() : Promise.resolve();
@@ -123,18 +135,6 @@ export class GroupCommit {
 
   close(): void {
     this.wal?.close();
-  }
-
-  private commit(jobs: Job[]): Outcome[] {
-    if (!this.wal) return this.commitGroup(jobs);
-    // Not prepared statements: SQLite applies this pragma when it compiles it, so a prepared one takes effect
-    // only when it happens to be re-compiled.
-    this.db.pragma('synchronous = NORMAL');
-    try {
-      return this.commitGroup(jobs);
-    } finally {
-      this.db.pragma(`synchronous = ${this.synchronous}`);
-    }
   }
 
   private commitGroup(jobs: Job[]): Outcome[] {

@@ -8,6 +8,8 @@ export interface OpenOptions {
   readonly?: boolean;
   /** A throw-away database (a rebuild's): no journal, no fsync. */
   scratch?: boolean;
+  /** Called with the text of every statement the connection executes (tests count a request's statements). */
+  trace?: (sql: string) => void;
 }
 
 /**
@@ -17,7 +19,8 @@ export interface OpenOptions {
  */
 export function openSqlite(file: string, options: OpenOptions = {}): Sqlite {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const db = new Database(file, { readonly: options.readonly ?? false });
+  const { trace } = options;
+  const db = new Database(file, { readonly: options.readonly ?? false, verbose: trace && ((sql) => trace(String(sql))) });
   db.pragma('busy_timeout = 10000');
   if (options.scratch) {
     db.pragma('journal_mode = OFF');

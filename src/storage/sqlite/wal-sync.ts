@@ -54,17 +54,45 @@ export class WalSync {
     return run;
   }
 
+  /**
+   * fsyncs the WAL on this thread, at once: for the rare transaction committed outside the group commit (a key
+   * created or revoked), which has nothing else to do meanwhile.
+   */
+  syncNow(): void {
+    if (this.fd === undefined) {
+      const dir = fs.openSync(this.directory(), 'r');
+      try {
+        fs.fsyncSync(dir);
+      } catch {
+        // as in fsyncWal
+      } finally {
+        fs.closeSync(dir);
+      }
+      this.fd = this.openWal();
+    }
+    this.syncs++;
+    fs.fsyncSync(this.fd);
+  }
+
   private async fsyncWal(): Promise<void> {
     if (this.fd === undefined) {
       // The WAL's directory entry too, once: SQLite syncs the directory of a new WAL at its first sync, which
       // at synchronous=NORMAL would wait for a checkpoint. Like SQLite, a file system that cannot fsync a
       // directory is not an error.
-      const dir = fs.openSync(path.dirname(path.resolve(this.databaseFile)), 'r');
+      const dir = fs.openSync(this.directory(), 'r');
       await fsync(dir).catch(() => {});
       fs.closeSync(dir);
-      this.fd = fs.openSync(`${this.databaseFile}-wal`, 'r');
+      this.fd ??= this.openWal();
     }
     this.syncs++;
     await fsync(this.fd);
+  }
+
+  private directory(): string {
+    return path.dirname(path.resolve(this.databaseFile));
+  }
+
+  private openWal(): number {
+    return fs.openSync(`${this.databaseFile}-wal`, 'r');
   }
 }

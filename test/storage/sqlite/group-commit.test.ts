@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { expect, test } from 'vitest';
+import { expect, test, vi } from 'vitest';
 import { GroupCommit, NotDurableError } from '../../../src/storage/sqlite/group-commit.ts';
 import { openSqlite } from '../../../src/storage/sqlite/open.ts';
 import { failFsyncs, holdFsyncs, tempDir, until } from '../../helpers.ts';
@@ -58,7 +58,7 @@ test('when the transaction itself is lost (SQLite rolled it back), every write o
   expect(notes()).toEqual(['later']);
 });
 
-test('a write settles only once the WAL holding its commit is fsynced, while it is already committed; the connection stays at synchronous=FULL', async () => {
+test('a write settles only once the WAL holding its commit is fsynced, while it is already committed', async () => {
   const { db, insert, file } = database();
   const group = new GroupCommit(db);
   const held = holdFsyncs();
@@ -72,17 +72,34 @@ test('a write settles only once the WAL holding its commit is fsynced, while it 
       const { fd, release } = held.waiting.shift()!;
       fsynced.push(fs.readlinkSync(`/proc/self/fd/${fd}`));
       expect(settled).toBe(false);
-      // Committed (another connection reads it) and the connection back at FULL for every other commit.
+      // Committed: another connection reads it.
       const other = openSqlite(file);
       expect(other.prepare('SELECT count(*) FROM notes').pluck().get()).toBe(1);
       other.close();
-      expect(db.pragma('synchronous', { simple: true })).toBe(2);
       release();
     }
     await written;
     expect(fsynced.at(-1)).toBe(`${fs.realpathSync(file)}-wal`);
   } finally {
     held.restore();
+  }
+});
+
+test('a transaction made outside the groups returns only once the WAL holding it is fsynced', () => {
+  const { db, insert, file, notes } = database();
+  const group = new GroupCommit(db);
+  const synced: string[] = [];
+  const real = fs.fsyncSync;
+  const spy = vi.spyOn(fs, 'fsyncSync').mockImplementation((fd) => {
+    // What is on disk when the WAL is fsynced: the commit is in it already.
+    synced.push(`${fs.readlinkSync(`/proc/self/fd/${fd}`)} holding ${notes().length}`);
+    real(fd);
+  });
+  try {
+    group.durably(() => insert.run('direct'));
+    expect(synced.at(-1)).toBe(`${fs.realpathSync(file)}-wal holding 1`);
+  } finally {
+    spy.mockRestore();
   }
 });
 

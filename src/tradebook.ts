@@ -2,6 +2,7 @@ import type { CommandState } from './commands/command-state.ts';
 import { GroupCommit } from './db/group-commit.ts';
 import { kyselyOf, migrate } from './db/migrate.ts';
 import { type Sqlite, openSqlite } from './db/open.ts';
+import { FaultLog } from './db/storage-fault.ts';
 import { EventStore } from './events/store.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { type Result } from './lib/result.ts';
@@ -21,6 +22,8 @@ export interface OpenTradebookOptions {
   clock?: Clock;
   /** Called with the names of projections rebuilt at open because their version changed. */
   onRebuilt?: (names: string[]) => void;
+  /** Told once when the server's writes start failing for a storage fault (disk full, read-only), once when they succeed again. */
+  onStorageFault?: (line: string) => void;
 }
 
 class Rollback extends Error {
@@ -64,6 +67,7 @@ export class Tradebook {
   private constructor(
     readonly db: Sqlite,
     readonly clock: Clock,
+    onStorageFault?: (line: string) => void,
   ) {
     this.store = new EventStore(db, clock);
     this.projections = new Projections(db);
@@ -78,7 +82,7 @@ export class Tradebook {
     // Commands decide on the same prepared queries the endpoints read with.
     this.state = readModelState(this);
     this.pointInTime = pointInTimeOf(db);
-    this.commits = new GroupCommit(db, () => this.projections.saveCheckpoint());
+    this.commits = new GroupCommit(db, () => this.projections.saveCheckpoint(), onStorageFault && new FaultLog('writes', onStorageFault));
     this.writeTransaction = db.transaction((work: () => Result<unknown>) => {
       const result = decided(work);
       this.projections.saveCheckpoint();
@@ -89,10 +93,16 @@ export class Tradebook {
   /** Opens (and creates when missing) the database, migrates it and makes the read tables current. */
   static async open(file: string, options: OpenTradebookOptions = {}): Promise<Tradebook> {
     const db = openSqlite(file);
-    await migrate(kyselyOf(db));
-    const rebuilt = ensureProjections(db);
+    let rebuilt: string[];
+    try {
+      await migrate(kyselyOf(db));
+      rebuilt = ensureProjections(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
     if (rebuilt.length > 0) options.onRebuilt?.(rebuilt);
-    return new Tradebook(db, options.clock ?? systemClock);
+    return new Tradebook(db, options.clock ?? systemClock, options.onStorageFault);
   }
 
   /**

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Sqlite, openSqlite } from '../db/open.ts';
+import { storageFaultOf } from '../db/storage-fault.ts';
 import { servedNames } from './projector.ts';
 import { buildProjections } from './rebuild.ts';
 import { projectors, readCheckpoints } from './registry.ts';
@@ -53,6 +54,9 @@ function rebuildOrExplain(scratch: Sqlite, db: Sqlite): number | string {
     // Compared row by row: the read indexes would never be used.
     return buildProjections(scratch, db, {}, { names: servedNames, readIndexes: false });
   } catch (error) {
+    // A full or failing disk says nothing about the log: the check could not be made.
+    const fault = storageFaultOf(error);
+    if (fault) throw fault;
     return `the log does not replay: ${error instanceof Error ? error.message : String(error)}`;
   }
 }

@@ -18,7 +18,7 @@ export function verifyCommand(program: Command): void {
         // A full or failing disk (the rebuild's scratch database is written beside the file) is no finding either way.
         const fault = storageFaultOf(error);
         if (!fault) throw error;
-        process.stdout.write(`verify: COULD NOT CHECK: ${fault.message}; nothing was found to differ, run it again once that is fixed\n`);
+        process.stdout.write(`verify: COULD NOT CHECK: ${fault.message}; the read tables were not compared, run it again once that is fixed\n`);
         process.exitCode = 2;
         return;
       } finally {

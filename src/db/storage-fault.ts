@@ -8,7 +8,7 @@ export type StorageFaultKind = 'full' | 'read-only' | 'io';
 
 const WHY: Record<StorageFaultKind, string> = {
   full: 'the disk holding the database is full',
-  'read-only': 'the database cannot be written (a read-only file, folder or file system)',
+  'read-only': 'the database cannot be written: its file, folder or file system is read-only',
   io: 'the disk holding the database reported an error',
 };
 

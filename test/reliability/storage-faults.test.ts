@@ -42,7 +42,7 @@ function truncateWal(file: string): void {
 const eventCount = (file: string) => {
   const db = new Database(file, { readonly: true });
   try {
-    return db.prepare('SELECT count(*) FROM events').pluck().get();
+    return db.prepare('SELECT count(*) FROM events').pluck().get() as number;
   } finally {
     db.close();
   }

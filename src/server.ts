@@ -1,4 +1,5 @@
 import { Checkpointer } from './storage/sqlite/checkpointer.ts';
+import { FaultLog, storageFaultOf } from './storage/sqlite/storage-fault.ts';
 import { createApp } from './http/app.ts';
 import { listen, readServerSettings } from './http/node-server.ts';
 import { log } from './lib/log.ts';
@@ -14,23 +15,38 @@ if (!settings.ok) {
 const file = process.env.TRADEBOOK_DB || 'data/tradebook.db';
 const port = Number(process.env.PORT || 3000);
 
-const tb = await Tradebook.open(file, { onRebuilt: (names) => log(`rebuilt projections whose version changed: ${names.join(', ')}`) });
+/** A database the server cannot write (read-only, no space, no folder) is refused before listening: one line, exit code 2. */
+function refuse(error: unknown): never {
+  const fault = storageFaultOf(error);
+  if (!fault) throw error;
+  process.stderr.write(`tradebook: cannot serve ${file}: ${fault.message}\n`);
+  process.exit(2);
+}
 
-const givenKey = process.env.TRADEBOOK_API_KEY;
-if (givenKey) {
-  const id = tb.keys.register(givenKey, 'TRADEBOOK_API_KEY');
-  log(`API key from TRADEBOOK_API_KEY registered as key ${id}`);
-} else if (tb.keys.count() === 0) {
-  const { id, key } = tb.keys.create({ name: 'first' });
-  // Shown this once; only its hash is stored.
-  log(`no API key existed, created key ${id}; keep it, it is not shown again:\n${key}`);
+const tb = await Tradebook.open(file, {
+  onRebuilt: (names) => log(`rebuilt projections whose version changed: ${names.join(', ')}`),
+  onStorageFault: log,
+}).catch(refuse);
+
+try {
+  const givenKey = process.env.TRADEBOOK_API_KEY;
+  if (givenKey) {
+    const id = tb.keys.register(givenKey, 'TRADEBOOK_API_KEY');
+    log(`API key from TRADEBOOK_API_KEY registered as key ${id}`);
+  } else if (tb.keys.count() === 0) {
+    const { id, key } = tb.keys.create({ name: 'first' });
+    // Shown this once; only its hash is stored.
+    log(`no API key existed, created key ${id}; keep it, it is not shown again:\n${key}`);
+  }
+} catch (error) {
+  refuse(error);
 }
 
 // Another process (import, seed, a second server) may hold the write lock. The server waits for it only
 // briefly inside SQLite; its writes retry asynchronously (retryWhileBusy), so reads keep being answered.
 tb.db.pragma('busy_timeout = 20');
 // Commits only append to the WAL and fsync it; copying it into the database file happens on another thread.
-const checkpointer = Checkpointer.start(tb.db, 200, (message) => log(`background checkpoint failed: ${message}`));
+const checkpointer = Checkpointer.start(tb.db, 200, new FaultLog('background checkpoints', log));
 
 // Slow or stalled clients are cut off (408) instead of holding a connection forever, and connections are
 // capped in all and per client address (503).

@@ -1,6 +1,7 @@
 import { GroupCommit } from './storage/sqlite/group-commit.ts';
 import { kyselyOf, migrate } from './storage/sqlite/migrate.ts';
 import { type Sqlite, openSqlite } from './storage/sqlite/open.ts';
+import { FaultLog } from './storage/sqlite/storage-fault.ts';
 import { EventStore } from './events/store.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { type Result } from './lib/result.ts';
@@ -24,6 +25,8 @@ export interface OpenTradebookOptions {
   onRebuilt?: (names: string[]) => void;
   /** Called with every statement the database executes. */
   trace?: (sql: string) => void;
+  /** Told once when the server's writes start failing for a storage fault (disk full, read-only), once when they succeed again. */
+  onStorageFault?: (line: string) => void;
 }
 
 class Rollback extends Error {
@@ -65,11 +68,12 @@ export class Tradebook {
   private constructor(
     readonly db: Sqlite,
     readonly clock: Clock,
+    onStorageFault?: (line: string) => void,
   ) {
     this.store = new EventStore(db, clock);
     this.projections = new Projections(db);
     this.store.onAppend((events) => this.projections.apply(events));
-    this.commits = new GroupCommit(db, () => this.projections.saveCheckpoint());
+    this.commits = new GroupCommit(db, () => this.projections.saveCheckpoint(), onStorageFault && new FaultLog('writes', onStorageFault));
     this.keys = new ApiKeys(db, clock, (work) => this.commits.durably(work));
     this.tokens = new AccessTokens(db, clock);
     this.products = productQueries(db);
@@ -85,10 +89,16 @@ export class Tradebook {
   /** Opens (and creates when missing) the database, migrates it and makes the read tables current. */
   static async open(file: string, options: OpenTradebookOptions = {}): Promise<Tradebook> {
     const db = openSqlite(file, { trace: options.trace });
-    await migrate(kyselyOf(db));
-    const rebuilt = ensureProjections(db);
+    let rebuilt: string[];
+    try {
+      await migrate(kyselyOf(db));
+      rebuilt = ensureProjections(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
     if (rebuilt.length > 0) options.onRebuilt?.(rebuilt);
-    return new Tradebook(db, options.clock ?? systemClock);
+    return new Tradebook(db, options.clock ?? systemClock, options.onStorageFault);
   }
 
   /**

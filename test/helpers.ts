@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,6 +37,52 @@ export function tempDir(): string {
   return dir;
 }
 
+/** A small file system of its own (a tmpfs, mounted as root) that tests fill up or make read-only. */
+export interface SmallDisk {
+  dir: string;
+  /** Writes a filler file until the file system is full. */
+  fill(): void;
+  /** Removes the filler. */
+  free(): void;
+  remount(mode: 'ro' | 'rw'): void;
+}
+
+/**
+ * A SmallDisk, unmounted after the test; undefined (said on stderr) where mounting is not permitted, and the
+ * caller's mount-based part is skipped.
+ */
+export function smallDisk(size = '4m'): SmallDisk | undefined {
+  const dir = path.join(tempDir(), 'disk');
+  fs.mkdirSync(dir);
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'pipe' });
+  } catch (error) {
+    process.stderr.write(`mounting a tmpfs is not permitted here (${String((error as Error).message).split('\n')[0]}): the mount-based part is skipped\n`);
+    return undefined;
+  }
+  // Registered after tempDir's removal, so it runs before it.
+  cleanups.push(() => execFileSync('umount', ['-l', dir], { stdio: 'pipe' }));
+  const filler = path.join(dir, 'filler');
+  return {
+    dir,
+    fill() {
+      const fd = fs.openSync(filler, 'a');
+      try {
+        for (const size of [1 << 16, 4096, 512]) {
+          try {
+            for (;;) fs.writeSync(fd, Buffer.alloc(size));
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+          }
+        }
+      } finally {
+        fs.closeSync(fd);
+      }
+    },
+    free: () => fs.rmSync(filler, { force: true }),
+    remount: (mode) => execFileSync('mount', ['-o', `remount,${mode}`, dir], { stdio: 'pipe' }),
+  };
+}
 
 /** Talks to the app the way a client does: JSON in, JSON out, the key on every request. */
 export class ApiClient {
@@ -80,9 +127,9 @@ export interface TestService {
 }
 
 /** A tradebook on a fresh database file, with one API key and a client holding it; closed after the test. */
-export async function testService(options: { clock?: Clock; file?: string; trace?: (sql: string) => void } = {}): Promise<TestService> {
+export async function testService(options: { clock?: Clock; file?: string; trace?: (sql: string) => void; onStorageFault?: (line: string) => void } = {}): Promise<TestService> {
   const file = options.file ?? path.join(tempDir(), 'tradebook.db');
-  const tb = await Tradebook.open(file, { clock: options.clock, trace: options.trace });
+  const tb = await Tradebook.open(file, { clock: options.clock, trace: options.trace, onStorageFault: options.onStorageFault });
   cleanups.push(() => tb.close());
   const { key } = tb.keys.create({ name: 'test' });
   const app = createApp(tb);

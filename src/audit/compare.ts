@@ -5,6 +5,7 @@ import { type Sqlite, openSqlite } from '../storage/sqlite/open.ts';
 import { servedNames } from '../projections/projector.ts';
 import { buildProjections } from '../projections/rebuild.ts';
 import { projectors, readCheckpoints } from '../projections/registry.ts';
+import { storageFaultOf } from '../storage/sqlite/storage-fault.ts';
 
 export interface ProjectionCheck {
   ok: boolean;
@@ -53,6 +54,9 @@ function rebuildOrExplain(scratch: Sqlite, db: Sqlite): number | string {
     // Compared row by row: the read indexes would never be used.
     return buildProjections(scratch, db, {}, { names: servedNames, readIndexes: false });
   } catch (error) {
+    // A full or failing disk says nothing about the log: the check could not be made.
+    const fault = storageFaultOf(error);
+    if (fault) throw fault;
     return `the log does not replay: ${error instanceof Error ? error.message : String(error)}`;
   }
 }

@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { storageFaultOf } from '../db/storage-fault.ts';
 import { eventsCommand } from './events.ts';
 import { historyCommand } from './history.ts';
 import { importCommand } from './import.ts';
@@ -24,8 +25,10 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = error.exitCode;
       return;
     }
-    if (error instanceof UsageError) {
-      process.stderr.write(`tradebook: ${error.message}\n`);
+    // A usage problem or a storage fault (disk full, read-only) is one line, not a stack trace.
+    const known = error instanceof UsageError ? error : storageFaultOf(error);
+    if (known) {
+      process.stderr.write(`tradebook: ${known.message}\n`);
       process.exitCode = 2;
       return;
     }

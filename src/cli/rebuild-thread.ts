@@ -30,11 +30,12 @@ function runThread(file: string, onProgress: (progress: RebuildProgress) => void
     const worker = new Worker(new URL(import.meta.url), { workerData: { rebuild: file }, resourceLimits });
     let result: { events: number } | undefined;
     let failure: unknown;
-    worker.on('message', (message: { progress?: RebuildProgress; done?: { events: number }; failed?: string }) => {
+    worker.on('message', (message: { progress?: RebuildProgress; done?: { events: number }; failed?: string; code?: string }) => {
       if (message.progress) onProgress(message.progress);
       if (message.done) result = message.done;
-      // Sent as text: an error crossing threads keeps none of its message but its own fields.
-      if (message.failed) reject(new Error(message.failed));
+      // Sent as text: an error crossing threads keeps none of its message but its own fields. Its code says
+      // whether it was a storage fault.
+      if (message.failed) reject(Object.assign(new Error(message.failed), { code: message.code }));
     });
     worker.on('error', (error) => (failure = error));
     worker.on('exit', (code) => (result ? resolve(result) : reject(failure ?? new Error(`the rebuild thread stopped with code ${code}`))));
@@ -47,7 +48,8 @@ if (!isMainThread && workerData?.rebuild !== undefined) {
     const done = rebuild(db, { onProgress: (progress) => parentPort!.postMessage({ progress }) });
     parentPort!.postMessage({ done });
   } catch (error) {
-    parentPort!.postMessage({ failed: error instanceof Error ? `${error.message} (${(error as { code?: string }).code ?? error.name})` : String(error) });
+    const code = (error as { code?: string } | null)?.code;
+    parentPort!.postMessage({ failed: error instanceof Error ? `${error.message} (${code ?? error.name})` : String(error), code });
   } finally {
     db.close();
   }

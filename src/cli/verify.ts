@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { verifyChain } from '../audit/verify-chain.ts';
 import { compareWithRebuild } from '../audit/compare.ts';
+import { storageFaultOf } from '../storage/sqlite/storage-fault.ts';
 import { openExistingReadonly } from './open.ts';
 
 export function verifyCommand(program: Command): void {
@@ -10,9 +11,20 @@ export function verifyCommand(program: Command): void {
     .action(() => {
       // Opened as it is, without the migrations or catch-up an ordinary open runs: verify must see what is there.
       const db = openExistingReadonly();
-      const chain = verifyChain(db);
-      const projections = compareWithRebuild(db);
-      db.close();
+      let checked;
+      try {
+        checked = { chain: verifyChain(db), projections: compareWithRebuild(db) };
+      } catch (error) {
+        // A full or failing disk (the rebuild's scratch database is written beside the file) is no finding either way.
+        const fault = storageFaultOf(error);
+        if (!fault) throw error;
+        process.stdout.write(`verify: COULD NOT CHECK: ${fault.message}; the read tables were not compared, run it again once that is fixed\n`);
+        process.exitCode = 2;
+        return;
+      } finally {
+        db.close();
+      }
+      const { chain, projections } = checked;
       for (const difference of projections.differences) process.stderr.write(`${difference}\n`);
       const chainPart = chain.ok ? `hash chain of ${chain.events} events intact` : `hash chain broken at seq ${chain.seq} (${chain.stream}): ${chain.problem}`;
       const tablesPart = projections.ok

@@ -1,12 +1,13 @@
 import { Hono } from 'hono';
 import { DatabaseBusyError } from '../storage/sqlite/busy.ts';
 import { NotDurableError } from '../storage/sqlite/group-commit.ts';
+import { storageFaultOf } from '../storage/sqlite/storage-fault.ts';
 import type { Tradebook } from '../tradebook.ts';
 import { AbortedRequests } from './aborts.ts';
 import { requireApiKey } from './auth.ts';
 import { ClientClosedError, declaredTooLarge, sendBodyTooLarge } from './node-request.ts';
 import type { AppEnv } from './env.ts';
-import { type ReadEndpoint, openApiDocument } from './openapi.ts';
+import { type ReadEndpoint, STORAGE_ERRORS, openApiDocument } from './openapi.ts';
 import { sendError, sendJson } from './respond.ts';
 import { auditReads, auditRoutes } from './routes/audit.ts';
 import { brandReads, brandRoutes, brandWrites } from './routes/brands.ts';
@@ -58,6 +59,9 @@ export function createApp(tb: Tradebook): Hono<AppEnv> {
       return sendError(c, 400, 'ERROR_BAD_REQUEST', error.message);
     }
     if (error instanceof DatabaseBusyError) return sendError(c, 503, 'ERROR_BUSY', `${error.message}; nothing was applied, try again`);
+    // The disk's state, not a bug; the server logs it once, when it starts.
+    const fault = storageFaultOf(error);
+    if (fault) return sendError(c, 503, STORAGE_ERRORS[fault.kind], `${fault.message}; nothing was applied`);
     console.error(error);
     if (error instanceof NotDurableError) return sendError(c, 500, 'ERROR_INTERNAL', `${error.message}; read it back before sending it again`);
     return sendError(c, 500, 'ERROR_INTERNAL', 'internal error; nothing was applied');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { StorageFaultKind } from '../db/storage-fault.ts';
 import { errorCodeFor } from '../lib/result.ts';
 import type { WriteEndpoint } from './write-endpoint.ts';
 
@@ -63,11 +64,22 @@ const errorCodes = (fields: string[], overrides: Record<string, string>, extra: 
 const jsonContent = (schema: unknown) => ({ 'application/json': { schema } });
 
 /** Every write path of a point-in-time copy (`rebuild --until … --into …`) answers this. */
-/** Every write waits up to 10 s for another process's write lock, then answers this. */
-const busyResponse = { description: 'Another process held the write lock too long; nothing was applied (ERROR_BUSY)', content: jsonContent(errorBody) };
+/** A storage fault's name in an answer (503, nothing applied). */
+export const STORAGE_ERRORS: Record<StorageFaultKind, string> = {
+  full: 'ERROR_STORAGE_FULL',
+  'read-only': 'ERROR_STORAGE_READ_ONLY',
+  io: 'ERROR_STORAGE_IO',
+};
+
+/** Every write waits up to 10 s for another process's write lock, then answers this; a storage fault answers it at once. */
+const busyResponse = {
+  description:
+    'Nothing was applied: another process held the write lock too long (ERROR_BUSY), or the disk is full (ERROR_STORAGE_FULL), the database cannot be written (ERROR_STORAGE_READ_ONLY) or the disk reported an error (ERROR_STORAGE_IO)',
+  content: jsonContent(errorBody),
+};
 
 /** What every step of a write may answer besides its own errors. */
-const WRITE_CODES = ['ERROR_READ_ONLY', 'ERROR_BUSY'];
+const WRITE_CODES = ['ERROR_READ_ONLY', 'ERROR_BUSY', ...Object.values(STORAGE_ERRORS)];
 
 const readOnlyResponse = { description: 'The database is a point-in-time copy and accepts no writes (ERROR_READ_ONLY)', content: jsonContent(errorBody) };
 

@@ -86,7 +86,11 @@ export function rebuild(db: Sqlite, options: Omit<BuildOptions, 'until'> = {}): 
     swapIn(db, built);
     return { events: built };
   } catch (error) {
-    dropBuildTables(db);
+    // On a full disk the drop may fail too: the error that stopped the build is the one to report, and the
+    // next rebuild drops the leftovers.
+    try {
+      dropBuildTables(db);
+    } catch {}
     throw error;
   }
 }

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Sqlite } from './open.ts';
+import type { FaultLog } from './storage-fault.ts';
 
 /**
  * WAL checkpoints on a thread of their own. SQLite checkpoints inside the commit that pushes the WAL past
@@ -15,7 +16,8 @@ import type { Sqlite } from './open.ts';
 export const BACKSTOP_PAGES = 10_000;
 
 // The worker's code: plain CommonJS, so it runs the same from the sources and from the bundle. A PASSIVE
-// checkpoint with nothing new in the WAL returns at once, without an fsync.
+// checkpoint with nothing new in the WAL returns at once, without an fsync. A failure is posted when it differs
+// from the last one, and the first success after it, so a fault that lasts is one message, not one each interval.
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
@@ -23,11 +25,16 @@ const db = new Database(workerData.file);
 db.pragma('busy_timeout = 1000');
 db.pragma('synchronous = FULL');
 const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+let failing;
 const timer = setInterval(() => {
   try {
     checkpoint.all();
+    if (failing !== undefined) parentPort.postMessage({ ok: true });
+    failing = undefined;
   } catch (error) {
-    parentPort.postMessage(String(error && error.message));
+    const failure = { code: error && error.code, message: String(error && error.message) };
+    if (failing !== failure.code + failure.message) parentPort.postMessage({ failure });
+    failing = failure.code + failure.message;
   }
 }, workerData.intervalMs);
 parentPort.on('message', () => { clearInterval(timer); db.close(); parentPort.close(); });
@@ -37,14 +44,16 @@ export class Checkpointer {
   private constructor(private readonly worker: Worker) {}
 
   /** Starts checkpointing `db`'s file in the background and raises its connection's auto-checkpoint to the backstop. */
-  static start(db: Sqlite, intervalMs = 200, onError: (message: string) => void = () => {}): Checkpointer {
+  static start(db: Sqlite, intervalMs = 200, faults?: FaultLog): Checkpointer {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     const worker = new Worker(WORKER, {
       eval: true,
       workerData: { file: db.name, driver, intervalMs },
     });
-    worker.on('message', onError);
-    worker.on('error', (error) => onError(error.message));
+    worker.on('message', (message: { ok?: true; failure?: { code?: string; message: string } }) =>
+      message.failure ? faults?.failed(message.failure) : faults?.succeeded(),
+    );
+    worker.on('error', (error) => faults?.failed(error));
     // Never what keeps the process alive.
     worker.unref();
     db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);

@@ -1,5 +1,6 @@
 import { MAX_BUSY_PAUSE_MS, retryWhileBusy } from './busy.ts';
 import type { Sqlite } from './open.ts';
+import { type FaultLog, storageFaultOf } from './storage-fault.ts';
 import { WalSync } from './wal-sync.ts';
 
 interface Job {
@@ -51,10 +52,14 @@ export class GroupCommit {
   private readonly group;
   private readonly unit;
 
-  /** `beforeCommit` runs in each group's transaction after its pieces (the projection checkpoints: once a group). */
+  /**
+   * `beforeCommit` runs in each group's transaction after its pieces (the projection checkpoints: once a group);
+   * `faults` hears when commits start failing for a storage fault and when they succeed again.
+   */
   constructor(
     private readonly db: Sqlite,
     beforeCommit: () => void = () => {},
+    private readonly faults?: FaultLog,
   ) {
     const walMode = db.pragma('journal_mode', { simple: true }) === 'wal';
     this.wal = walMode ? new WalSync(db.name) : undefined;
@@ -69,7 +74,8 @@ export class GroupCommit {
           return { ok: true, value: this.unit(job.work) };
         } catch (error) {
           // Some errors (disk full, I/O) make SQLite roll back the whole transaction: nothing of the group stands.
-          if (!db.inTransaction) throw error;
+          // A storage fault that left it open would fail the commit too: the group is given up at once.
+          if (!db.inTransaction || storageFaultOf(error)) throw error;
           return { ok: false, error };
         }
       });
@@ -98,9 +104,13 @@ export class GroupCommit {
       try {
         outcomes = await retryWhileBusy(() => this.commitGroup(jobs));
       } catch (error) {
-        for (const job of jobs) job.reject(error);
+        const fault = storageFaultOf(error);
+        // Only storage faults: a busy database or a bug is not the disk's state.
+        if (fault) this.faults?.failed(fault);
+        for (const job of jobs) job.reject(fault ?? error);
         continue;
       }
+      this.faults?.succeeded();
       const settle = () => outcomes.forEach((outcome, i) => (outcome.ok ? jobs[i].resolve(outcome.value) : jobs[i].reject(outcome.error)));
       // Committed but perhaps not on disk: an fsync that fails leaves the outcome unknown, never acknowledged.
       this.durable().then(settle, (error: unknown) => jobs.forEach((job) => job.reject(new NotDurableError(error))));

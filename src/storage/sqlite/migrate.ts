@@ -4,6 +4,7 @@ import * as foundation from './migrations/2026-11-22-01-foundation.ts';
 import * as pointInTime from './migrations/2026-11-23-01-point-in-time.ts';
 import * as accessTokenHashes from './migrations/2026-11-23-02-access-token-hashes.ts';
 import type { Sqlite } from './open.ts';
+import { storageFaultOf } from './storage-fault.ts';
 import type { DB } from './schema.ts';
 
 /** Every migration, by name; names sort by date, which is the order they run in. */
@@ -23,6 +24,7 @@ export async function migrate(db: Kysely<DB>): Promise<void> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new Error(`migration ${failed} failed: ${String(error)}`);
+    // A full or read-only disk is named as such, not as a broken migration.
+    throw storageFaultOf(error) ?? new Error(`migration ${failed} failed: ${String(error)}`);
   }
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { StorageFault, storageFaultOf } from './storage-fault.ts';
 
 export type Sqlite = Database.Database;
 
@@ -18,7 +19,7 @@ export interface OpenOptions {
  * process (import, seed, another server) waits its turn instead of failing.
  */
 export function openSqlite(file: string, options: OpenOptions = {}): Sqlite {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  if (file !== ':memory:' && !options.readonly) ensureWritable(file);
   const { trace } = options;
   const db = new Database(file, { readonly: options.readonly ?? false, verbose: trace && ((sql) => trace(String(sql))) });
   db.pragma('busy_timeout = 10000');
@@ -31,4 +32,25 @@ export function openSqlite(file: string, options: OpenOptions = {}): Sqlite {
   }
   db.pragma('foreign_keys = ON');
   return db;
+}
+
+/**
+ * Refuses a file this process cannot write (a read-only file, folder or file system) or whose folder cannot be
+ * created. SQLite would open such a file read-only without a word, and only its first write would fail.
+ */
+function ensureWritable(file: string): void {
+  const folder = path.dirname(path.resolve(file));
+  try {
+    fs.mkdirSync(folder, { recursive: true });
+  } catch (error) {
+    throw storageFaultOf(error) ?? new StorageFault('io', `cannot create the folder ${folder}: ${(error as Error).message}`, { cause: error });
+  }
+  // The folder too: SQLite creates the write-ahead log and its index beside the file.
+  for (const target of fs.existsSync(file) ? [file, folder] : [folder]) {
+    try {
+      fs.accessSync(target, fs.constants.W_OK);
+    } catch (error) {
+      throw new StorageFault('read-only', `${(error as NodeJS.ErrnoException).code ?? 'error'}: ${target} is not writable`, { cause: error });
+    }
+  }
 }

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { storageFaultOf } from '../db/storage-fault.ts';
+import { storageFaultOf } from '../storage/sqlite/storage-fault.ts';
 import { eventsCommand } from './events.ts';
 import { historyCommand } from './history.ts';
 import { importCommand } from './import.ts';

@@ -42,9 +42,7 @@ try {
   refuse(error);
 }
 
-// Another process (import, seed, a second server) may hold the write lock. The server waits for it only
-// briefly inside SQLite; its writes retry asynchronously (retryWhileBusy), so reads keep being answered.
-tb.db.pragma('busy_timeout = 20');
+tb.commits.waitForLocksAsynchronously();
 // Commits only append to the WAL and fsync it; copying it into the database file happens on another thread.
 const checkpointer = Checkpointer.start(tb.db, 200, new FaultLog('background checkpoints', log));
 

@@ -5,6 +5,7 @@ import { type Sqlite, openSqlite } from '../storage/sqlite/open.ts';
 import { servedNames } from '../projections/projector.ts';
 import { buildProjections } from '../projections/rebuild.ts';
 import { projectors, readCheckpoints } from '../projections/registry.ts';
+import { tableExists, withAttached } from '../storage/sqlite/maintenance.ts';
 import { storageFaultOf } from '../storage/sqlite/storage-fault.ts';
 
 export interface ProjectionCheck {
@@ -25,8 +26,7 @@ export function compareWithRebuild(db: Sqlite): ProjectionCheck {
   const differences: string[] = [];
   const tables = projectors.flatMap((p) => p.tables);
   try {
-    db.prepare('ATTACH DATABASE ? AS rebuilt').run(scratch.name);
-    try {
+    withAttached(db, scratch.name, 'rebuilt', () => {
       db.exec('BEGIN');
       try {
         const built = rebuildOrExplain(scratch, db);
@@ -39,9 +39,7 @@ export function compareWithRebuild(db: Sqlite): ProjectionCheck {
       } finally {
         db.exec('COMMIT');
       }
-    } finally {
-      db.exec('DETACH DATABASE rebuilt');
-    }
+    });
   } finally {
     removeScratch(scratch);
   }
@@ -74,8 +72,7 @@ function checkpointDifferences(db: Sqlite, builtSeq: number): string[] {
 }
 
 function tableDifferences(db: Sqlite, table: string): string[] {
-  const exists = db.prepare("SELECT count(*) FROM main.sqlite_master WHERE type = 'table' AND name = ?").pluck().get(table) as number;
-  if (exists === 0) return [`table ${table} is missing`];
+  if (!tableExists(db, table)) return [`table ${table} is missing`];
   const onlyIn = (a: string, b: string) => db.prepare(`SELECT * FROM ${a}."${table}" EXCEPT SELECT * FROM ${b}."${table}"`);
   const count = (a: string, b: string) => db.prepare(`SELECT count(*) FROM (SELECT * FROM ${a}."${table}" EXCEPT SELECT * FROM ${b}."${table}")`).pluck().get() as number;
   const live = count('main', 'rebuilt');

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { kyselyOf, migrate } from '../storage/sqlite/migrate.ts';
+import { refuseNewEvents } from '../storage/sqlite/maintenance.ts';
 import { type Sqlite, openSqlite } from '../storage/sqlite/open.ts';
 import { type EventRow, lastSeq, readEvents } from '../events/store.ts';
 import { parseMoscow } from '../lib/clock.ts';
@@ -41,7 +42,7 @@ export async function writePointInTime(source: Sqlite, until: number, file: stri
     copyRows(target, source, until);
     const built = buildProjections(target, target, { until, onProgress: options.onProgress });
     target.prepare('INSERT INTO point_in_time (until_seq, source, created_at) VALUES (?, ?, ?)').run(until, source.name, new Date().toISOString());
-    target.exec(`CREATE TRIGGER events_point_in_time BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'this database is a point-in-time copy: it is read-only'); END`);
+    refuseNewEvents(target, 'this database is a point-in-time copy: it is read-only');
     target.close();
     fs.renameSync(partial, file);
     return { events: built };

@@ -1,3 +1,4 @@
+import { indexesOf, tablesNamedWith, withBuildSettings } from '../storage/sqlite/maintenance.ts';
 import type { Sqlite } from '../storage/sqlite/open.ts';
 import { type StoredEvent, lastSeq, replayEvents } from '../events/store.ts';
 import { type TableNames, servedNames } from './projector.ts';
@@ -70,8 +71,6 @@ export function buildProjections(target: Sqlite, source: Sqlite, options: BuildO
 /** A rebuild writes its tables and indexes beside the served ones, under this prefix, until the swap renames them. */
 const BUILD_PREFIX = 'rebuilding_';
 const buildNames: TableNames = (name) => BUILD_PREFIX + name;
-/** Pages (4 KB) written between a build's checkpoints. */
-const BUILD_CHECKPOINT = 20_000;
 
 /**
  * Drops every read table and rebuilds it from the log. The new tables are built in the same database under
@@ -96,27 +95,8 @@ export function rebuild(db: Sqlite, options: Omit<BuildOptions, 'until'> = {}): 
 }
 
 function dropBuildTables(db: Sqlite): void {
-  const tables = db.prepare(`SELECT name FROM main.sqlite_master WHERE type = 'table' AND substr(name, 1, ${BUILD_PREFIX.length}) = ?`).pluck().all(BUILD_PREFIX) as string[];
+  const tables = tablesNamedWith(db, BUILD_PREFIX);
   if (tables.length > 0) db.transaction(() => tables.forEach((table) => db.exec(`DROP TABLE main."${table}"`))).immediate();
-}
-
-/**
- * Runs the build without an fsync per commit (synchronous=NORMAL: until the swap, nothing refers to the tables it
- * writes; checkpoints still fsync, so what other connections committed stays durable, which OFF would not
- * promise) and checkpoints every BUILD_CHECKPOINT pages: every 1,000 made the replay ~10 s slower on the seeded
- * log, and none left the whole build in the log file for the swap to fsync and copy. The swap's commit is fsynced.
- */
-function withBuildSettings<T>(db: Sqlite, build: () => T): T {
-  const synchronous = db.pragma('synchronous', { simple: true });
-  const autocheckpoint = db.pragma('wal_autocheckpoint', { simple: true });
-  db.pragma('synchronous = NORMAL');
-  db.pragma(`wal_autocheckpoint = ${BUILD_CHECKPOINT}`);
-  try {
-    return build();
-  } finally {
-    db.pragma(`synchronous = ${synchronous}`);
-    db.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
-  }
 }
 
 /**
@@ -124,13 +104,13 @@ function withBuildSettings<T>(db: Sqlite, build: () => T): T {
  * under their served names (an index keeps its name when its table is renamed, and queries name some of them).
  */
 function swapIn(db: Sqlite, builtSeq: number): void {
-  const indexesOf = db.prepare(`SELECT name FROM main.sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`).pluck();
+  const indexes = indexesOf(db);
   db.transaction(() => {
     for (const p of projectors) {
       for (const table of p.tables) {
         db.exec(`DROP TABLE IF EXISTS main."${table}"`);
         db.exec(`ALTER TABLE main."${buildNames(table)}" RENAME TO "${table}"`);
-        for (const index of indexesOf.all(table) as string[]) db.exec(`DROP INDEX main."${index}"`);
+        for (const index of indexes(table)) db.exec(`DROP INDEX main."${index}"`);
       }
       for (const statement of p.schema(servedNames)) if (statement.startsWith('CREATE INDEX')) db.exec(statement);
     }

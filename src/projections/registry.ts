@@ -1,4 +1,4 @@
-import type { Statement } from 'better-sqlite3';
+import type { Statement } from '../storage/sqlite/open.ts';
 import type { Sqlite } from '../storage/sqlite/open.ts';
 import type { StoredEvent } from '../events/store.ts';
 import { brandsProjector } from './brands.ts';

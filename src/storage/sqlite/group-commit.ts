@@ -119,6 +119,16 @@ export class GroupCommit {
   }
 
   /**
+   * From now on the connection waits for another process's write lock (an import, a seed, a second server) only
+   * briefly inside SQLite, and the groups retry asynchronously (`retryWhileBusy`): a server's thread never blocks
+   * on the lock, so reads keep being answered. (`durably` then waits briefly too: for a server, keys are written
+   * at start, before this.)
+   */
+  waitForLocksAsynchronously(): void {
+    this.db.pragma('busy_timeout = 20');
+  }
+
+  /**
    * Leaves the write lock free long enough for another process's waiting writer to take it (its retries pause
    * at most `MAX_BUSY_PAUSE_MS`). A long run of groups (an import) calls this between them, so a server
    * writing to the same database takes turns with it instead of racing it for the lock.

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { StorageFault, storageFaultOf } from './storage-fault.ts';
 
 export type Sqlite = Database.Database;
+export type Statement = Database.Statement;
 
 export interface OpenOptions {
   readonly?: boolean;

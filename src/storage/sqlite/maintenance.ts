@@ -1,0 +1,58 @@
+import type { Sqlite } from './open.ts';
+
+/**
+ * The SQLite side of maintaining the read tables: what the schema holds, the settings of a bulk build, a scratch
+ * database attached for a comparison, the guard of a read-only copy. Used by rebuild, verify and point in time.
+ */
+/** Pages (4 KB) written between a build's checkpoints. */
+const BUILD_CHECKPOINT = 20_000;
+
+/** The tables whose names start with `prefix` (a rebuild's, left by one that was interrupted). */
+export function tablesNamedWith(db: Sqlite, prefix: string): string[] {
+  return db.prepare(`SELECT name FROM main.sqlite_master WHERE type = 'table' AND substr(name, 1, ${prefix.length}) = ?`).pluck().all(prefix) as string[];
+}
+
+/** The names of a table's explicit indexes (SQLite's own, for a primary key or UNIQUE, are left out). */
+export function indexesOf(db: Sqlite): (table: string) => string[] {
+  const statement = db.prepare(`SELECT name FROM main.sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`).pluck();
+  return (table) => statement.all(table) as string[];
+}
+
+/** Whether the main database has a table of that name. */
+export function tableExists(db: Sqlite, table: string): boolean {
+  return db.prepare("SELECT count(*) FROM main.sqlite_master WHERE type = 'table' AND name = ?").pluck().get(table) !== 0;
+}
+
+/**
+ * Runs a bulk build without an fsync per commit (synchronous=NORMAL: until the swap, nothing refers to the tables
+ * it writes; checkpoints still fsync, so what other connections committed stays durable, which OFF would not
+ * promise) and checkpoints every BUILD_CHECKPOINT pages: every 1,000 made the replay ~10 s slower on the seeded
+ * log, and none left the whole build in the log file for the swap to fsync and copy. The swap's commit is fsynced.
+ */
+export function withBuildSettings<T>(db: Sqlite, build: () => T): T {
+  const synchronous = db.pragma('synchronous', { simple: true });
+  const autocheckpoint = db.pragma('wal_autocheckpoint', { simple: true });
+  db.pragma('synchronous = NORMAL');
+  db.pragma(`wal_autocheckpoint = ${BUILD_CHECKPOINT}`);
+  try {
+    return build();
+  } finally {
+    db.pragma(`synchronous = ${synchronous}`);
+    db.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
+  }
+}
+
+/** Runs `work` with the database `file` attached to `db` as schema `alias`, detached afterwards whatever happens. */
+export function withAttached<T>(db: Sqlite, file: string, alias: string, work: () => T): T {
+  db.prepare(`ATTACH DATABASE ? AS ${alias}`).run(file);
+  try {
+    return work();
+  } finally {
+    db.exec(`DETACH DATABASE ${alias}`);
+  }
+}
+
+/** From now on every new event is refused with `message` (a point-in-time copy only ever holds its prefix). */
+export function refuseNewEvents(db: Sqlite, message: string): void {
+  db.exec(`CREATE TRIGGER events_point_in_time BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, '${message.replaceAll("'", "''")}'); END`);
+}

@@ -17,6 +17,11 @@ export const servedNames: TableNames = (name) => name;
 export interface Projector {
   name: string;
   version: number;
+  /**
+   * The read models whose tables this one reads or rewrites, expecting them to hold what the event being
+   * applied changed: each event is applied to them first, and their deferred work is flushed first.
+   */
+  after: readonly string[];
   tables: string[];
   /** The statements creating its tables and the indexes it reads through itself, every name mapped by `names`. */
   schema(names: TableNames): string[];

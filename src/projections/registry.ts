@@ -3,14 +3,22 @@ import type { Sqlite } from '../storage/sqlite/open.ts';
 import type { StoredEvent } from '../events/store.ts';
 import { brandsProjector } from './brands.ts';
 import { categoriesProjector } from './categories.ts';
+import { inDependencyOrder } from './dependency-order.ts';
 import { contractorsProjector } from './contractors/projector.ts';
 import { documentMonthsProjector } from './documents/months.ts';
 import { documentsProjector } from './documents/projector.ts';
 import { type EventHandler, type Projector, type TableNames, servedNames } from './projector.ts';
 import { productsProjector } from './products/projector.ts';
 
-/** Every read model, in the order events are applied to them (products render brand and group names, documents their contractor). */
-export const projectors: Projector[] = [brandsProjector, categoriesProjector, productsProjector, contractorsProjector, documentsProjector, documentMonthsProjector];
+/** Every read model, in the order events are applied to them: each after the ones it declares (`after`). */
+export const projectors: Projector[] = inDependencyOrder([
+  brandsProjector,
+  categoriesProjector,
+  productsProjector,
+  contractorsProjector,
+  documentsProjector,
+  documentMonthsProjector,
+]);
 
 /**
  * The projectors bound to one connection. `apply` runs inside the appending transaction and moves every

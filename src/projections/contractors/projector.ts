@@ -15,6 +15,9 @@ import { type FlushBudget, type Projector, type TableNames, drain } from '../pro
 export const contractorsProjector: Projector = {
   name: 'contractors',
   version: 1,
+  // A contractor added after documents of its id sums them from `document_records`, but no event changes both
+  // (documents, which rewrite contractors' balances, come after it).
+  after: [],
   tables: ['contractors', 'contractor_phones', 'contractor_statuses'],
   schema: (n) => [
     `CREATE TABLE ${n('contractors')} (

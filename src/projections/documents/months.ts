@@ -13,6 +13,8 @@ import type { Projector, TableNames } from '../projector.ts';
 export const documentMonthsProjector: Projector = {
   name: 'document_months',
   version: 2,
+  // Reads the key of the document the same event records.
+  after: ['documents'],
   tables: ['document_months'],
   schema: (n) => [
     `CREATE TABLE ${n('document_months')} (
@@ -25,7 +27,7 @@ export const documentMonthsProjector: Projector = {
   // The rank index is read by the projector itself (the month's last rank), so it is in the schema.
   readIndexes: () => [],
   bind(db: Sqlite, n: TableNames) {
-    // The documents projector runs first (registry order): the document's record, and so its key, exist.
+    // The documents projector runs first (`after`): the document's record, and so its key, exist.
     const keyOf = db.prepare(`SELECT key FROM ${n('document_records')} WHERE type = ? AND id = ?`).pluck();
     const monthOf = db.prepare(`SELECT month FROM ${n('document_months')} WHERE type = ? AND id = ?`).pluck();
     const last = db.prepare(`SELECT id, rank FROM ${n('document_months')} WHERE type = ? AND month = ? ORDER BY rank DESC LIMIT 1`);

@@ -35,6 +35,8 @@ const COMPONENT_FIELDS = ['sum', 'created', 'register'];
 export const documentsProjector: Projector = {
   name: 'documents',
   version: 2,
+  // Reads a contractor's record (its bonus programme, what a document shows of it) and rewrites its balances.
+  after: ['contractors'],
   tables: ['documents', 'document_records', 'document_links'],
   schema: (n) => [
     `CREATE TABLE ${n('document_records')} (

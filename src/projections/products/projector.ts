@@ -13,6 +13,8 @@ import { type Named, SERVICE_CATEGORY, productFullJson, productListView } from '
 export const productsProjector: Projector = {
   name: 'products',
   version: 1,
+  // Its views show the brand's and the group's names.
+  after: ['brands', 'categories'],
   tables: ['products'],
   schema: (n) => [
     `CREATE TABLE ${n('products')} (

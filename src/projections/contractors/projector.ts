@@ -3,6 +3,7 @@ import type { Sqlite } from '../../storage/sqlite/open.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
 import type { StoredEvent } from '../../events/store.ts';
 import { fromKopecks } from '../../lib/money.ts';
+import { denseRank } from '../dense-rank.ts';
 import { joinedPageQuery } from '../joined-page.ts';
 import { type FlushBudget, type Projector, type TableNames, drain } from '../projector.ts';
 
@@ -38,10 +39,7 @@ export const contractorsProjector: Projector = {
   ],
   bind(db: Sqlite, n: TableNames) {
     const record = db.prepare(`SELECT record FROM ${n('contractors')} WHERE id = ?`).pluck();
-    // Positions are ranks in id order, so the highest id holds the highest position: one primary-key seek.
-    const last = db.prepare(`SELECT id, position FROM ${n('contractors')} ORDER BY id DESC LIMIT 1`);
-    const rankOf = db.prepare(`SELECT count(*) + 1 FROM ${n('contractors')} WHERE id < ?`).pluck();
-    const shiftAfter = db.prepare(`UPDATE ${n('contractors')} SET position = position + 1 WHERE id > ?`);
+    const positions = denseRank(db, { table: n('contractors'), rank: 'position' });
     const insert = db.prepare(
       `INSERT INTO ${n('contractors')} (id, position, inn, record, balance, bonus_balance, json)
        VALUES (@id, @position, @inn, @record, @balance, @bonusBalance, @json)`,
@@ -67,17 +65,8 @@ export const contractorsProjector: Projector = {
       toRefresh.add(c.id);
     };
     const add = (c: ContractorRecord) => {
-      const highest = last.get() as { id: number; position: number } | undefined;
-      // Ids mostly arrive in order: one above the highest cannot exist yet, so only others are looked up.
-      if (highest !== undefined && c.id <= highest.id && record.get(c.id) !== undefined) return save(c); // applying the same event twice changes nothing
-      let position: number;
-      if (highest === undefined || c.id > highest.id) {
-        position = (highest?.position ?? 0) + 1;
-      } else {
-        // An imported id below the highest one: later contractors move one place down.
-        position = rankOf.get(c.id) as number;
-        shiftAfter.run(c.id);
-      }
+      const { existing, rank: position } = positions.place([], c.id, () => record.get(c.id));
+      if (existing !== undefined) return save(c); // applying the same event twice changes nothing
       // Rendered as it is inserted (one row write, not an insert and an update); documents recorded for it
       // later refresh it at their flush.
       const figures = figuresOf(c.id);

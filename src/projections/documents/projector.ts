@@ -5,6 +5,7 @@ import type { StoredEvent } from '../../events/store.ts';
 import { daysInMonth } from '../../lib/clock.ts';
 import { bindContractorRefresh } from '../contractors/projector.ts';
 import { type ShownContractor, lineDocumentView, moneyDocumentView, shownContractor, treeNodeHead, treeNodeJson } from './views.ts';
+import { denseRank } from '../dense-rank.ts';
 import { type JoinedPage, joinedPageQuery } from '../joined-page.ts';
 import { type FlushBudget, type Projector, type TableNames, drain } from '../projector.ts';
 
@@ -81,11 +82,8 @@ export const documentsProjector: Projector = {
     const row = db.prepare(`SELECT ${columns} WHERE type = ? AND id = ?`);
     const rowByKey = db.prepare(`SELECT ${columns} WHERE key = ?`);
     const served = db.prepare(`SELECT paid, list_json AS json FROM ${n('documents')} WHERE key = ?`);
-    // Positions are ranks in id order, so the highest id holds the highest position: one seek on (type, id).
-    const last = db.prepare(`SELECT id, position FROM ${n('document_records')} WHERE type = ? ORDER BY id DESC LIMIT 1`);
-    const rankOf = db.prepare(`SELECT count(*) + 1 FROM ${n('document_records')} WHERE type = ? AND id < ?`).pluck();
-    const shiftRecords = db.prepare(`UPDATE ${n('document_records')} SET position = position + 1 WHERE type = ? AND id > ?`);
-    const shiftServed = db.prepare(`UPDATE ${n('documents')} SET position = position + 1 WHERE type = ? AND id > ?`);
+    // The served rows keep the records' positions.
+    const positions = denseRank(db, { table: n('document_records'), rank: 'position', partition: ['type'], copies: [n('documents')] });
     const insert = db.prepare(
       `INSERT INTO ${n('document_records')} (type, id, position, status, contractor_id, sum, bonus_percent, bonus_accrual, record)
        VALUES (@type, @id, @position, @status, @contractorId, @sum, @bonusPercent, @accrual, @record)`,
@@ -243,9 +241,7 @@ export const documentsProjector: Projector = {
 
     /** Applies a change to one document and marks everything derived from it for the flush. */
     const change = (type: DocumentType, id: number, next: (current: DocumentRecord | undefined) => DocumentRecord, wholeComponent: boolean) => {
-      const highest = last.get(type) as { id: number; position: number } | undefined;
-      // Ids mostly arrive in order: one above the highest cannot exist yet, so only others are looked up.
-      const current = highest !== undefined && id <= highest.id ? load(type, id) : undefined;
+      const { existing: current, rank: position } = positions.place([type], id, () => load(type, id));
       const before = current ? (JSON.parse(current.record) as DocumentRecord) : undefined;
       let key = current?.key;
       const doc = next(before);
@@ -257,15 +253,6 @@ export const documentsProjector: Projector = {
         // A sale earns bonus at the percent of the contractor's programme as it is when the sale is recorded.
         const bonus = type === 'sale' ? contractor(doc.fields.contractorId)?.bonus : undefined;
         const bonusPercent = bonus?.status === 1 ? (bonus.percent ?? 0) : null;
-        let position: number;
-        if (highest === undefined || id > highest.id) {
-          position = (highest?.position ?? 0) + 1;
-        } else {
-          // An imported id below the highest one: later documents move one place down, served rows too.
-          position = rankOf.get(type, id) as number;
-          shiftRecords.run(type, id);
-          shiftServed.run(type, id);
-        }
         key = insert.run({ ...columns, type, id, position, bonusPercent, accrual: accrual(bonusPercent) }).lastInsertRowid as number;
       }
       if (!before || JSON.stringify(before.basedOn) !== JSON.stringify(doc.basedOn)) {

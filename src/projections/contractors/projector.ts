@@ -2,10 +2,9 @@ import { phoneDigits } from '../../lib/phone.ts';
 import type { Sqlite } from '../../storage/sqlite/open.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
 import type { StoredEvent } from '../../events/store.ts';
-import { fromKopecks } from '../../lib/money.ts';
 import { denseRank } from '../dense-rank.ts';
-import { joinedPageQuery } from '../joined-page.ts';
 import { type FlushBudget, type Projector, type TableNames, drain } from '../projector.ts';
+import { contractorView } from './views.ts';
 
 /**
  * Contractors with their response JSON kept ready. `position` is the 1-based rank in id order (a page at any
@@ -126,58 +125,5 @@ export function bindContractorRefresh(db: Sqlite, n: TableNames): (id: number) =
     if (json === undefined) return;
     const figures = figuresOf(id);
     update.run({ id, ...figures, json: contractorJson(JSON.parse(json), figures) });
-  };
-}
-
-/** The contractor as the API shows it, keys in the spec's order at every depth (stored records have sorted keys). */
-export function contractorView(c: ContractorRecord, balance: number, bonusBalance: number) {
-  return {
-    id: c.id,
-    type: c.type,
-    name: c.name,
-    contactPerson: c.contactPerson,
-    inn: c.inn,
-    kpp: c.kpp,
-    status: c.status,
-    discount: c.discount,
-    legalAddress: c.legalAddress,
-    actualAddress: c.actualAddress,
-    phone1: c.phone1,
-    phone2: c.phone2,
-    email: c.email,
-    staff: c.staff && { id: c.staff.id, name: c.staff.name },
-    balance: fromKopecks(balance),
-    bonus: { status: c.bonus.status, percent: c.bonus.percent, usePercent: c.bonus.usePercent, code: c.bonus.code, balance: fromKopecks(bonusBalance) },
-    giftCards: c.giftCards.map((g) => ({ code: g.code, price: g.price })),
-    banks: c.banks.map((b) => ({ bik: b.bik, bank: b.bank, korNumber: b.korNumber, rasNumber: b.rasNumber })),
-  };
-}
-
-export function contractorQueries(db: Sqlite) {
-  // Positions are dense 1..n, so the highest one is the count, read from the index in O(log n).
-  const page = joinedPageQuery(
-    db,
-    'SELECT json FROM contractors WHERE position > @offset ORDER BY position LIMIT @limit',
-    'SELECT coalesce(max(position), 0) FROM contractors',
-  );
-  const jsonById = db.prepare('SELECT json FROM contractors WHERE id = ?').pluck();
-  const idByInn = db.prepare('SELECT id FROM contractors WHERE inn = ? ORDER BY id LIMIT 1').pluck();
-  const idByPhone = db.prepare('SELECT contractor_id FROM contractor_phones WHERE digits = ? ORDER BY contractor_id LIMIT 1').pluck();
-  const recordById = db.prepare('SELECT record FROM contractors WHERE id = ?').pluck();
-  const maxId = db.prepare('SELECT coalesce(max(id), 0) FROM contractors').pluck();
-  const status = db.prepare('SELECT 1 FROM contractor_statuses WHERE name = ?').pluck();
-  return {
-    page: (offset: number, limit: number) => page({ offset, limit }),
-    jsonById: (id: number) => jsonById.get(id) as string | undefined,
-    /** The lowest id among the contractors with this inn. */
-    idByInn: (inn: string) => idByInn.get(inn) as number | undefined,
-    /** The lowest id among the contractors with this phone as phone1 or phone2, digits compared. */
-    idByPhone: (phone: string) => idByPhone.get(phoneDigits(phone)) as number | undefined,
-    byId(id: number): ContractorRecord | undefined {
-      const json = recordById.get(id) as string | undefined;
-      return json === undefined ? undefined : JSON.parse(json);
-    },
-    maxId: () => maxId.get() as number,
-    statusExists: (name: string) => status.get(name) !== undefined,
   };
 }

@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { Sqlite } from '../storage/sqlite/open.ts';
 
 /** A partition's row with the highest id, and its rank. */
@@ -36,11 +37,12 @@ export type Placement<T> = { existing: T; rank?: undefined } | { existing: undef
 export function denseRank(db: Sqlite, options: DenseRankOptions) {
   const { table, rank, partition = [], highestBy = 'id', copies = [] } = options;
   const where = (...more: string[]) => [...partition.map((column) => `${column} = ?`), ...more].join(' AND ');
-  const last = db.prepare(`SELECT id, ${rank} AS rank FROM ${table} ${partition.length > 0 ? `WHERE ${where()} ` : ''}ORDER BY ${highestBy} DESC LIMIT 1`);
+  const last = db.prepare(`SELECT id, ${rank === 'rank' ? rank : `${rank} AS rank`} FROM ${table} ${partition.length > 0 ? `WHERE ${where()} ` : ''}ORDER BY ${highestBy} DESC LIMIT 1`);
   const lowerCount = db.prepare(`SELECT count(*) + 1 FROM ${table} WHERE ${where('id < ?')}`).pluck();
   const shift = (by: string) => [table, ...copies].map((t) => db.prepare(`UPDATE ${t} SET ${rank} = ${rank} ${by} WHERE ${where('id > ?')}`));
   const moveDown = shift('+ 1');
-  const moveUp = shift('- 1');
+  // Prepared on first use: only a partition a row can leave (a document's month) has gaps to close.
+  let moveUp: Statement[] | undefined;
 
   /** The partition's row with the highest id, if any. */
   const highest = (key: Partition) => last.get(...key) as Highest | undefined;
@@ -64,7 +66,7 @@ export function denseRank(db: Sqlite, options: DenseRankOptions) {
 
   /** After the row of `id` left the partition: the later rows move up one place. */
   const closeGap = (key: Partition, id: number) => {
-    for (const statement of moveUp) statement.run(...key, id);
+    for (const statement of (moveUp ??= shift('- 1'))) statement.run(...key, id);
   };
 
   return { place, closeGap };

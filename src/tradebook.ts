@@ -1,6 +1,7 @@
 import type { CommandState } from './commands/command-state.ts';
 import { GroupCommit } from './storage/sqlite/group-commit.ts';
 import { kyselyOf, migrate } from './storage/sqlite/migrate.ts';
+import { sqliteDialect } from './storage/sqlite/dialect.ts';
 import { type Sqlite, openSqlite } from './storage/sqlite/open.ts';
 import { EventStore } from './events/store.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
@@ -70,11 +71,11 @@ export class Tradebook {
     this.store.onAppend((events) => this.projections.apply(events));
     this.keys = new ApiKeys(db, clock);
     this.tokens = new AccessTokens(db, clock);
-    this.products = productQueries(db);
+    this.products = productQueries(db, sqliteDialect);
     this.categories = categoryQueries(db);
     this.brands = brandQueries(db);
-    this.contractors = contractorQueries(db);
-    this.documents = documentQueries(db);
+    this.contractors = contractorQueries(db, sqliteDialect);
+    this.documents = documentQueries(db, sqliteDialect);
     // Commands decide on the same prepared queries the endpoints read with.
     this.state = readModelState(this);
     this.pointInTime = pointInTimeOf(db);

@@ -1,3 +1,4 @@
+import type { ReadModelDialect } from '../storage/dialect.ts';
 import type { Sqlite } from '../storage/sqlite/open.ts';
 import type { StoredEvent } from '../events/store.ts';
 
@@ -24,7 +25,7 @@ export interface Projector {
   after: readonly string[];
   tables: string[];
   /** The statements creating its tables and the indexes it reads through itself, every name mapped by `names`. */
-  schema(names: TableNames): string[];
+  schema(names: TableNames, dialect: ReadModelDialect): string[];
   /** Indexes only the reads (the API, the commands) use: a rebuild creates them after its bulk load. */
   readIndexes(names: TableNames): string[];
   /** Prepares the statements once for a connection and returns the event handler. Must be idempotent per event. */

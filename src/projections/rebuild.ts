@@ -1,3 +1,4 @@
+import { sqliteDialect } from '../storage/sqlite/dialect.ts';
 import type { Sqlite } from '../storage/sqlite/open.ts';
 import { type StoredEvent, lastSeq, replayEvents } from '../events/store.ts';
 import { type TableNames, servedNames } from './projector.ts';
@@ -128,7 +129,7 @@ function swapIn(db: Sqlite, builtSeq: number): void {
         db.exec(`ALTER TABLE main."${buildNames(table)}" RENAME TO "${table}"`);
         for (const index of indexesOf.all(table) as string[]) db.exec(`DROP INDEX main."${index}"`);
       }
-      for (const statement of p.schema(servedNames)) if (statement.startsWith('CREATE INDEX')) db.exec(statement);
+      for (const statement of p.schema(servedNames, sqliteDialect)) if (statement.startsWith('CREATE INDEX')) db.exec(statement);
     }
     createReadIndexes(db, projectors);
     db.exec(`DROP TABLE main."${buildNames('projection_checkpoints')}"`);

@@ -1,4 +1,5 @@
 import type { Statement } from 'better-sqlite3';
+import { sqliteDialect } from '../storage/sqlite/dialect.ts';
 import type { Sqlite } from '../storage/sqlite/open.ts';
 import type { StoredEvent } from '../events/store.ts';
 import { brandsProjector } from './brands.ts';
@@ -99,7 +100,7 @@ export function createProjectionTables(db: Sqlite, list: Projector[], lastSeq: n
   for (const p of list) {
     // Qualified: with a scratch database attached, an unqualified name could drop the scratch copy.
     for (const table of p.tables) db.exec(`DROP TABLE IF EXISTS main."${names(table)}"`);
-    for (const statement of p.schema(names)) db.exec(statement);
+    for (const statement of p.schema(names, sqliteDialect)) db.exec(statement);
   }
   if (readIndexes) createReadIndexes(db, list, names);
   setCheckpoints(db, list, lastSeq, names);

@@ -19,7 +19,7 @@ export const contractorsProjector: Projector = {
   // (documents, which rewrite contractors' balances, come after it).
   after: [],
   tables: ['contractors', 'contractor_phones', 'contractor_statuses'],
-  schema: (n) => [
+  schema: (n, dialect) => [
     `CREATE TABLE ${n('contractors')} (
        id INTEGER PRIMARY KEY,
        position INTEGER NOT NULL,
@@ -28,7 +28,7 @@ export const contractorsProjector: Projector = {
        balance INTEGER NOT NULL,
        bonus_balance INTEGER NOT NULL,
        json TEXT NOT NULL)`,
-    `CREATE TABLE ${n('contractor_phones')} (digits TEXT NOT NULL, contractor_id INTEGER NOT NULL, PRIMARY KEY (digits, contractor_id)) WITHOUT ROWID`,
+    `CREATE TABLE ${n('contractor_phones')} (digits TEXT NOT NULL, contractor_id INTEGER NOT NULL, PRIMARY KEY (digits, contractor_id))${dialect.clusteredTableSuffix}`,
     `CREATE INDEX ${n('contractor_phones_contractor')} ON ${n('contractor_phones')} (contractor_id)`,
     `CREATE TABLE ${n('contractor_statuses')} (name TEXT PRIMARY KEY)`,
   ],
@@ -45,8 +45,8 @@ export const contractorsProjector: Projector = {
     );
     const update = db.prepare(`UPDATE ${n('contractors')} SET inn = @inn, record = @record WHERE id = @id`);
     const dropPhones = db.prepare(`DELETE FROM ${n('contractor_phones')} WHERE contractor_id = ?`);
-    const addPhone = db.prepare(`INSERT OR IGNORE INTO ${n('contractor_phones')} (digits, contractor_id) VALUES (?, ?)`);
-    const addStatus = db.prepare(`INSERT OR IGNORE INTO ${n('contractor_statuses')} (name) VALUES (?)`);
+    const addPhone = db.prepare(`INSERT INTO ${n('contractor_phones')} (digits, contractor_id) VALUES (?, ?) ON CONFLICT DO NOTHING`);
+    const addStatus = db.prepare(`INSERT INTO ${n('contractor_statuses')} (name) VALUES (?) ON CONFLICT DO NOTHING`);
     const figuresOf = bindContractorFigures(db, n);
     const refresh = bindContractorRefresh(db, n);
     // Edits are rendered at the flush, once per contractor however many touched it (see the documents projector).

@@ -1,13 +1,15 @@
 import { phoneDigits } from '../../lib/phone.ts';
+import type { ReadModelDialect } from '../../storage/dialect.ts';
 import type { Sqlite } from '../../storage/sqlite/open.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
 import { joinedPageQuery } from '../joined-page.ts';
 
 /** The contractors' reads: pages, one contractor's JSON or record, and the lookups commands decide by. */
-export function contractorQueries(db: Sqlite) {
+export function contractorQueries(db: Sqlite, dialect: ReadModelDialect) {
   // Positions are dense 1..n, so the highest one is the count, read from the index in O(log n).
   const page = joinedPageQuery(
     db,
+    dialect,
     'SELECT json FROM contractors WHERE position > @offset ORDER BY position LIMIT @limit',
     'SELECT coalesce(max(position), 0) FROM contractors',
   );

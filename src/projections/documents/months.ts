@@ -17,10 +17,10 @@ export const documentMonthsProjector: Projector = {
   // Reads the key of the document the same event records.
   after: ['documents'],
   tables: ['document_months'],
-  schema: (n) => [
+  schema: (n, dialect) => [
     `CREATE TABLE ${n('document_months')} (
        type TEXT NOT NULL, id INTEGER NOT NULL, key INTEGER NOT NULL, month TEXT NOT NULL, rank INTEGER NOT NULL,
-       PRIMARY KEY (type, id)) WITHOUT ROWID`,
+       PRIMARY KEY (type, id))${dialect.clusteredTableSuffix}`,
     // Covering for a page: the key of each rank is read from the index, not from the table (30 of a 50-row
     // page's 90 µs went to those lookups).
     `CREATE INDEX ${n('document_months_rank')} ON ${n('document_months')} (type, month, rank, key)`,

@@ -31,7 +31,7 @@ export const documentsProjector: Projector = {
   // Reads a contractor's record (its bonus programme, what a document shows of it) and rewrites its balances.
   after: ['contractors'],
   tables: ['documents', 'document_records', 'document_links'],
-  schema: (n) => [
+  schema: (n, dialect) => [
     `CREATE TABLE ${n('document_records')} (
        key INTEGER PRIMARY KEY,
        type TEXT NOT NULL,
@@ -58,7 +58,7 @@ export const documentsProjector: Projector = {
        list_json TEXT NOT NULL)`,
     `CREATE TABLE ${n('document_links')} (
        child_type TEXT NOT NULL, child_id INTEGER NOT NULL, parent_type TEXT NOT NULL, parent_id INTEGER NOT NULL,
-       PRIMARY KEY (child_type, child_id, parent_type, parent_id)) WITHOUT ROWID`,
+       PRIMARY KEY (child_type, child_id, parent_type, parent_id))${dialect.clusteredTableSuffix}`,
     `CREATE INDEX ${n('document_links_parent')} ON ${n('document_links')} (parent_type, parent_id)`,
   ],
   readIndexes: (n) => [

@@ -1,3 +1,4 @@
+import type { ReadModelDialect } from '../../storage/dialect.ts';
 import type { Sqlite } from '../../storage/sqlite/open.ts';
 import type { DocumentType } from '../../events/documents.ts';
 import { daysInMonth } from '../../lib/clock.ts';
@@ -23,10 +24,11 @@ export interface DocumentFilter {
  * filters select the page's keys in id order from a covering index (type, status, id) / (type, month, id,
  * status) / (type, date, status, id) — OFFSET skips index entries, never rows — and fetch just those rows.
  */
-export function documentQueries(db: Sqlite) {
+export function documentQueries(db: Sqlite, dialect: ReadModelDialect) {
   // Positions are dense 1..n within a type, so the highest one is the count: one seek on (type, position).
   const byPosition = joinedPageQuery(
     db,
+    dialect,
     'SELECT list_json AS json FROM documents WHERE type = @type AND position > @offset ORDER BY position LIMIT @limit',
     'SELECT coalesce((SELECT position FROM documents WHERE type = @type ORDER BY position DESC LIMIT 1), 0)',
   );
@@ -35,17 +37,19 @@ export function documentQueries(db: Sqlite) {
   const keyed = (index: string, where: string) =>
     joinedPageQuery(
       db,
-      `SELECT d.list_json AS json FROM (SELECT key FROM documents INDEXED BY ${index} WHERE ${where} ORDER BY id LIMIT @limit OFFSET @offset) AS p
+      dialect,
+      `SELECT d.list_json AS json FROM (SELECT key FROM ${dialect.indexHint('documents', index)} WHERE ${where} ORDER BY id LIMIT @limit OFFSET @offset) AS p
        JOIN documents d ON d.key = p.key`,
-      `SELECT count(*) FROM documents INDEXED BY ${index} WHERE ${where}`,
+      `SELECT count(*) FROM ${dialect.indexHint('documents', index)} WHERE ${where}`,
     );
   const byStatus = keyed('documents_status', 'type = @type AND status = @status');
-  // `INDEXED BY` pins the covering indexes so the planner never picks a scan of the whole type in id order.
+  // The index hint pins the covering indexes so the planner never picks a scan of the whole type in id order.
   const dated = keyed('documents_date', 'type = @type AND date BETWEEN @from AND @to');
   const datedStatus = keyed('documents_date', 'type = @type AND date BETWEEN @from AND @to AND status = @status');
   const monthStatus = keyed('documents_month', 'type = @type AND month = @month AND status = @status');
   const month = joinedPageQuery(
     db,
+    dialect,
     `SELECT d.list_json AS json FROM document_months m JOIN documents d ON d.key = m.key
      WHERE m.type = @type AND m.month = @month AND m.rank > @offset ORDER BY m.rank LIMIT @limit`,
     'SELECT coalesce((SELECT rank FROM document_months WHERE type = @type AND month = @month ORDER BY rank DESC LIMIT 1), 0)',

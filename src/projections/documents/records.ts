@@ -49,7 +49,7 @@ export function bindDocumentRecords(db: Sqlite, n: TableNames, contractor: (id: 
      WHERE key = @key`,
   );
   const dropLinks = db.prepare(`DELETE FROM ${n('document_links')} WHERE child_type = ? AND child_id = ?`);
-  const addLink = db.prepare(`INSERT OR IGNORE INTO ${n('document_links')} (child_type, child_id, parent_type, parent_id) VALUES (?, ?, ?, ?)`);
+  const addLink = db.prepare(`INSERT INTO ${n('document_links')} (child_type, child_id, parent_type, parent_id) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`);
   const ofContractor = db.prepare(`SELECT key FROM ${n('document_records')} WHERE contractor_id = ?`).pluck();
 
   const load = (type: DocumentType, id: number) => row.get(type, id) as DocumentRow | undefined;

@@ -1,12 +1,14 @@
+import type { ReadModelDialect } from '../../storage/dialect.ts';
 import type { Sqlite } from '../../storage/sqlite/open.ts';
 import type { ProductRecord } from '../../events/catalogue.ts';
 import { joinedPageQuery } from '../joined-page.ts';
 
 /** The products' reads: pages, one product's JSON or record, and the lookups commands decide by. */
-export function productQueries(db: Sqlite) {
+export function productQueries(db: Sqlite, dialect: ReadModelDialect) {
   // Positions are dense 1..n, so the highest one is the count, read from the index in O(log n).
   const page = joinedPageQuery(
     db,
+    dialect,
     'SELECT list_json AS json FROM products WHERE position > @offset ORDER BY position LIMIT @limit',
     'SELECT coalesce(max(position), 0) FROM products',
   );

@@ -71,5 +71,3 @@ export function denseRank(db: Sqlite, options: DenseRankOptions) {
 
   return { place, closeGap };
 }
-
-export type DenseRank = ReturnType<typeof denseRank>;

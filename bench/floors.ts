@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { projectors } from '../src/projections/registry.ts';
+import { sqliteDialect } from '../src/storage/sqlite/dialect.ts';
 import type { BareRecord, BareWrites } from './ceilings.ts';
 
 /**
@@ -76,7 +77,7 @@ export function rebuildFloor(file: string): RebuildFloor {
     const readSeconds = (performance.now() - started) / 1000;
     started = performance.now();
     db.transaction(() => {
-      for (const p of projectors) for (const statement of p.schema(floorName)) db.exec(statement);
+      for (const p of projectors) for (const statement of p.schema(floorName, sqliteDialect)) db.exec(statement);
     })();
     for (const table of tables) db.transaction(() => db.exec(`INSERT INTO ${floorName(table)} SELECT * FROM ${table}`))();
     db.pragma('wal_checkpoint(PASSIVE)');

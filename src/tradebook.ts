@@ -1,5 +1,6 @@
 import { GroupCommit } from './storage/sqlite/group-commit.ts';
 import { kyselyOf, migrate } from './storage/sqlite/migrate.ts';
+import { sqliteDialect } from './storage/sqlite/dialect.ts';
 import { type Sqlite, openSqlite } from './storage/sqlite/open.ts';
 import { FaultLog } from './storage/sqlite/storage-fault.ts';
 import { EventStore } from './events/store.ts';
@@ -7,10 +8,10 @@ import { type Clock, systemClock } from './lib/clock.ts';
 import { type Result } from './lib/result.ts';
 import { brandQueries } from './projections/brands.ts';
 import { categoryQueries } from './projections/categories.ts';
-import { contractorQueries } from './projections/contractors/projector.ts';
-import { documentQueries } from './projections/documents/projector.ts';
+import { contractorQueries } from './projections/contractors/queries.ts';
+import { documentQueries } from './projections/documents/queries.ts';
+import { productQueries } from './projections/products/queries.ts';
 import { bulkReads } from './projections/bulk-reads.ts';
-import { productQueries } from './projections/products/projector.ts';
 import { pointInTimeOf } from './audit/point-in-time.ts';
 import { ensureProjections } from './projections/rebuild.ts';
 import { Projections } from './projections/registry.ts';
@@ -76,11 +77,11 @@ export class Tradebook {
     this.commits = new GroupCommit(db, () => this.projections.saveCheckpoint(), onStorageFault && new FaultLog('writes', onStorageFault));
     this.keys = new ApiKeys(db, clock, (work) => this.commits.durably(work));
     this.tokens = new AccessTokens(db, clock);
-    this.products = productQueries(db);
+    this.products = productQueries(db, sqliteDialect);
     this.categories = categoryQueries(db);
     this.brands = brandQueries(db);
-    this.contractors = contractorQueries(db);
-    this.documents = documentQueries(db);
+    this.contractors = contractorQueries(db, sqliteDialect);
+    this.documents = documentQueries(db, sqliteDialect);
     // Commands decide on the same prepared queries the endpoints read with.
     this.state = { ...readModelState(this), ...bulkReads(db) };
     this.pointInTime = pointInTimeOf(db);

@@ -12,6 +12,7 @@ export interface BrandRow {
 export const brandsProjector: Projector = {
   name: 'brands',
   version: 1,
+  after: [],
   tables: ['product_brands'],
   schema: (n) => [
     `CREATE TABLE ${n('product_brands')} (id INTEGER PRIMARY KEY, name TEXT NOT NULL, logo TEXT, json TEXT NOT NULL)`,

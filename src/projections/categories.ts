@@ -12,6 +12,7 @@ export interface CategoryRow {
 export const categoriesProjector: Projector = {
   name: 'categories',
   version: 1,
+  after: [],
   tables: ['product_categories'],
   schema: (n) => [
     `CREATE TABLE ${n('product_categories')} (id INTEGER PRIMARY KEY, name TEXT NOT NULL, parent INTEGER NOT NULL)`,

@@ -1,3 +1,4 @@
+import type { ReadModelDialect } from '../storage/dialect.ts';
 import type { Sqlite } from '../storage/sqlite/open.ts';
 import type { StoredEvent } from '../events/store.ts';
 
@@ -17,9 +18,14 @@ export const servedNames: TableNames = (name) => name;
 export interface Projector {
   name: string;
   version: number;
+  /**
+   * The read models whose tables this one reads or rewrites, expecting them to hold what the event being
+   * applied changed: each event is applied to them first, and their deferred work is flushed first.
+   */
+  after: readonly string[];
   tables: string[];
   /** The statements creating its tables and the indexes it reads through itself, every name mapped by `names`. */
-  schema(names: TableNames): string[];
+  schema(names: TableNames, dialect: ReadModelDialect): string[];
   /** Indexes only the reads (the API, the commands) use: a rebuild creates them after its bulk load. */
   readIndexes(names: TableNames): string[];
   /** Prepares the statements once for a connection and returns the event handler. Must be idempotent per event. */

@@ -1,4 +1,5 @@
 import { indexesOf, tablesNamedWith, withBuildSettings } from '../storage/sqlite/maintenance.ts';
+import { sqliteDialect } from '../storage/sqlite/dialect.ts';
 import type { Sqlite } from '../storage/sqlite/open.ts';
 import { type StoredEvent, lastSeq, replayEvents } from '../events/store.ts';
 import { type TableNames, servedNames } from './projector.ts';
@@ -112,7 +113,7 @@ function swapIn(db: Sqlite, builtSeq: number): void {
         db.exec(`ALTER TABLE main."${buildNames(table)}" RENAME TO "${table}"`);
         for (const index of indexes(table)) db.exec(`DROP INDEX main."${index}"`);
       }
-      for (const statement of p.schema(servedNames)) if (statement.startsWith('CREATE INDEX')) db.exec(statement);
+      for (const statement of p.schema(servedNames, sqliteDialect)) if (statement.startsWith('CREATE INDEX')) db.exec(statement);
     }
     createReadIndexes(db, projectors);
     db.exec(`DROP TABLE main."${buildNames('projection_checkpoints')}"`);

@@ -1,16 +1,25 @@
 import type { Statement } from '../storage/sqlite/open.ts';
+import { sqliteDialect } from '../storage/sqlite/dialect.ts';
 import type { Sqlite } from '../storage/sqlite/open.ts';
 import type { StoredEvent } from '../events/store.ts';
 import { brandsProjector } from './brands.ts';
 import { categoriesProjector } from './categories.ts';
+import { inDependencyOrder } from './dependency-order.ts';
 import { contractorsProjector } from './contractors/projector.ts';
 import { documentMonthsProjector } from './documents/months.ts';
 import { documentsProjector } from './documents/projector.ts';
 import { type EventHandler, type Projector, type TableNames, servedNames } from './projector.ts';
 import { productsProjector } from './products/projector.ts';
 
-/** Every read model, in the order events are applied to them (products render brand and group names, documents their contractor). */
-export const projectors: Projector[] = [brandsProjector, categoriesProjector, productsProjector, contractorsProjector, documentsProjector, documentMonthsProjector];
+/** Every read model, in the order events are applied to them: each after the ones it declares (`after`). */
+export const projectors: Projector[] = inDependencyOrder([
+  brandsProjector,
+  categoriesProjector,
+  productsProjector,
+  contractorsProjector,
+  documentsProjector,
+  documentMonthsProjector,
+]);
 
 /**
  * The projectors bound to one connection. `apply` runs inside the appending transaction and moves every
@@ -91,7 +100,7 @@ export function createProjectionTables(db: Sqlite, list: Projector[], lastSeq: n
   for (const p of list) {
     // Qualified: with a scratch database attached, an unqualified name could drop the scratch copy.
     for (const table of p.tables) db.exec(`DROP TABLE IF EXISTS main."${names(table)}"`);
-    for (const statement of p.schema(names)) db.exec(statement);
+    for (const statement of p.schema(names, sqliteDialect)) db.exec(statement);
   }
   if (readIndexes) createReadIndexes(db, list, names);
   setCheckpoints(db, list, lastSeq, names);

@@ -1,9 +1,9 @@
 import type { CommandState } from '../commands/command-state.ts';
 import type { brandQueries } from '../projections/brands.ts';
 import type { categoryQueries } from '../projections/categories.ts';
-import type { contractorQueries } from '../projections/contractors/projector.ts';
-import type { documentQueries } from '../projections/documents/projector.ts';
-import type { productQueries } from '../projections/products/projector.ts';
+import type { contractorQueries } from '../projections/contractors/queries.ts';
+import type { documentQueries } from '../projections/documents/queries.ts';
+import type { productQueries } from '../projections/products/queries.ts';
 
 /** The read queries of every read model, prepared once per connection. */
 export interface ReadQueries {

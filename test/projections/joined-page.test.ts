@@ -2,6 +2,7 @@ import path from 'node:path';
 import { expect, test } from 'vitest';
 import { openSqlite } from '../../src/storage/sqlite/open.ts';
 import { joinedPageQuery } from '../../src/projections/joined-page.ts';
+import { sqliteDialect } from '../../src/storage/sqlite/dialect.ts';
 import { tempDir } from '../helpers.ts';
 
 test('the count and the page come from one snapshot, even when another connection commits between them', () => {
@@ -13,7 +14,7 @@ test('the count and the page come from one snapshot, even when another connectio
   // Called by the count query: another process appends a record while this request is between its two reads.
   const appendElsewhere = other.prepare('INSERT INTO records (position, json) VALUES ((SELECT max(position) + 1 FROM records), \'{"n":2}\')');
   db.function('append_elsewhere', () => appendElsewhere.run().changes);
-  const page = joinedPageQuery(db, 'SELECT json FROM records WHERE position > @offset ORDER BY position LIMIT @limit', 'SELECT max(position) * append_elsewhere() FROM records');
+  const page = joinedPageQuery(db, sqliteDialect, 'SELECT json FROM records WHERE position > @offset ORDER BY position LIMIT @limit', 'SELECT max(position) * append_elsewhere() FROM records');
 
   const first = page({ offset: 0, limit: 10 });
   expect({ allCount: first.allCount, count: first.count, json: first.json.toString() }).toEqual({ allCount: 1, count: 1, json: '{"n":1}' });

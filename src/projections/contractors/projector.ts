@@ -2,9 +2,9 @@ import { phoneDigits } from '../../lib/phone.ts';
 import type { Sqlite } from '../../storage/sqlite/open.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
 import type { StoredEvent } from '../../events/store.ts';
-import { fromKopecks } from '../../lib/money.ts';
-import { joinedPageQuery } from '../joined-page.ts';
+import { denseRank } from '../dense-rank.ts';
 import { type FlushBudget, type Projector, type TableNames, drain } from '../projector.ts';
+import { contractorView } from './views.ts';
 
 /**
  * Contractors with their response JSON kept ready. `position` is the 1-based rank in id order (a page at any
@@ -15,8 +15,11 @@ import { type FlushBudget, type Projector, type TableNames, drain } from '../pro
 export const contractorsProjector: Projector = {
   name: 'contractors',
   version: 1,
+  // A contractor added after documents of its id sums them from `document_records`, but no event changes both
+  // (documents, which rewrite contractors' balances, come after it).
+  after: [],
   tables: ['contractors', 'contractor_phones', 'contractor_statuses'],
-  schema: (n) => [
+  schema: (n, dialect) => [
     `CREATE TABLE ${n('contractors')} (
        id INTEGER PRIMARY KEY,
        position INTEGER NOT NULL,
@@ -25,7 +28,7 @@ export const contractorsProjector: Projector = {
        balance INTEGER NOT NULL,
        bonus_balance INTEGER NOT NULL,
        json TEXT NOT NULL)`,
-    `CREATE TABLE ${n('contractor_phones')} (digits TEXT NOT NULL, contractor_id INTEGER NOT NULL, PRIMARY KEY (digits, contractor_id)) WITHOUT ROWID`,
+    `CREATE TABLE ${n('contractor_phones')} (digits TEXT NOT NULL, contractor_id INTEGER NOT NULL, PRIMARY KEY (digits, contractor_id))${dialect.clusteredTableSuffix}`,
     `CREATE INDEX ${n('contractor_phones_contractor')} ON ${n('contractor_phones')} (contractor_id)`,
     `CREATE TABLE ${n('contractor_statuses')} (name TEXT PRIMARY KEY)`,
   ],
@@ -35,18 +38,15 @@ export const contractorsProjector: Projector = {
   ],
   bind(db: Sqlite, n: TableNames) {
     const record = db.prepare(`SELECT record FROM ${n('contractors')} WHERE id = ?`).pluck();
-    // Positions are ranks in id order, so the highest id holds the highest position: one primary-key seek.
-    const last = db.prepare(`SELECT id, position FROM ${n('contractors')} ORDER BY id DESC LIMIT 1`);
-    const rankOf = db.prepare(`SELECT count(*) + 1 FROM ${n('contractors')} WHERE id < ?`).pluck();
-    const shiftAfter = db.prepare(`UPDATE ${n('contractors')} SET position = position + 1 WHERE id > ?`);
+    const positions = denseRank(db, { table: n('contractors'), rank: 'position' });
     const insert = db.prepare(
       `INSERT INTO ${n('contractors')} (id, position, inn, record, balance, bonus_balance, json)
        VALUES (@id, @position, @inn, @record, @balance, @bonusBalance, @json)`,
     );
     const update = db.prepare(`UPDATE ${n('contractors')} SET inn = @inn, record = @record WHERE id = @id`);
     const dropPhones = db.prepare(`DELETE FROM ${n('contractor_phones')} WHERE contractor_id = ?`);
-    const addPhone = db.prepare(`INSERT OR IGNORE INTO ${n('contractor_phones')} (digits, contractor_id) VALUES (?, ?)`);
-    const addStatus = db.prepare(`INSERT OR IGNORE INTO ${n('contractor_statuses')} (name) VALUES (?)`);
+    const addPhone = db.prepare(`INSERT INTO ${n('contractor_phones')} (digits, contractor_id) VALUES (?, ?) ON CONFLICT DO NOTHING`);
+    const addStatus = db.prepare(`INSERT INTO ${n('contractor_statuses')} (name) VALUES (?) ON CONFLICT DO NOTHING`);
     const figuresOf = bindContractorFigures(db, n);
     const refresh = bindContractorRefresh(db, n);
     // Edits are rendered at the flush, once per contractor however many touched it (see the documents projector).
@@ -64,17 +64,8 @@ export const contractorsProjector: Projector = {
       toRefresh.add(c.id);
     };
     const add = (c: ContractorRecord) => {
-      const highest = last.get() as { id: number; position: number } | undefined;
-      // Ids mostly arrive in order: one above the highest cannot exist yet, so only others are looked up.
-      if (highest !== undefined && c.id <= highest.id && record.get(c.id) !== undefined) return save(c); // applying the same event twice changes nothing
-      let position: number;
-      if (highest === undefined || c.id > highest.id) {
-        position = (highest?.position ?? 0) + 1;
-      } else {
-        // An imported id below the highest one: later contractors move one place down.
-        position = rankOf.get(c.id) as number;
-        shiftAfter.run(c.id);
-      }
+      const { existing, rank: position } = positions.place([], c.id, () => record.get(c.id));
+      if (existing !== undefined) return save(c); // applying the same event twice changes nothing
       // Rendered as it is inserted (one row write, not an insert and an update); documents recorded for it
       // later refresh it at their flush.
       const figures = figuresOf(c.id);
@@ -134,58 +125,5 @@ export function bindContractorRefresh(db: Sqlite, n: TableNames): (id: number) =
     if (json === undefined) return;
     const figures = figuresOf(id);
     update.run({ id, ...figures, json: contractorJson(JSON.parse(json), figures) });
-  };
-}
-
-/** The contractor as the API shows it, keys in the spec's order at every depth (stored records have sorted keys). */
-export function contractorView(c: ContractorRecord, balance: number, bonusBalance: number) {
-  return {
-    id: c.id,
-    type: c.type,
-    name: c.name,
-    contactPerson: c.contactPerson,
-    inn: c.inn,
-    kpp: c.kpp,
-    status: c.status,
-    discount: c.discount,
-    legalAddress: c.legalAddress,
-    actualAddress: c.actualAddress,
-    phone1: c.phone1,
-    phone2: c.phone2,
-    email: c.email,
-    staff: c.staff && { id: c.staff.id, name: c.staff.name },
-    balance: fromKopecks(balance),
-    bonus: { status: c.bonus.status, percent: c.bonus.percent, usePercent: c.bonus.usePercent, code: c.bonus.code, balance: fromKopecks(bonusBalance) },
-    giftCards: c.giftCards.map((g) => ({ code: g.code, price: g.price })),
-    banks: c.banks.map((b) => ({ bik: b.bik, bank: b.bank, korNumber: b.korNumber, rasNumber: b.rasNumber })),
-  };
-}
-
-export function contractorQueries(db: Sqlite) {
-  // Positions are dense 1..n, so the highest one is the count, read from the index in O(log n).
-  const page = joinedPageQuery(
-    db,
-    'SELECT json FROM contractors WHERE position > @offset ORDER BY position LIMIT @limit',
-    'SELECT coalesce(max(position), 0) FROM contractors',
-  );
-  const jsonById = db.prepare('SELECT json FROM contractors WHERE id = ?').pluck();
-  const idByInn = db.prepare('SELECT id FROM contractors WHERE inn = ? ORDER BY id LIMIT 1').pluck();
-  const idByPhone = db.prepare('SELECT contractor_id FROM contractor_phones WHERE digits = ? ORDER BY contractor_id LIMIT 1').pluck();
-  const recordById = db.prepare('SELECT record FROM contractors WHERE id = ?').pluck();
-  const maxId = db.prepare('SELECT coalesce(max(id), 0) FROM contractors').pluck();
-  const status = db.prepare('SELECT 1 FROM contractor_statuses WHERE name = ?').pluck();
-  return {
-    page: (offset: number, limit: number) => page({ offset, limit }),
-    jsonById: (id: number) => jsonById.get(id) as string | undefined,
-    /** The lowest id among the contractors with this inn. */
-    idByInn: (inn: string) => idByInn.get(inn) as number | undefined,
-    /** The lowest id among the contractors with this phone as phone1 or phone2, digits compared. */
-    idByPhone: (phone: string) => idByPhone.get(phoneDigits(phone)) as number | undefined,
-    byId(id: number): ContractorRecord | undefined {
-      const json = recordById.get(id) as string | undefined;
-      return json === undefined ? undefined : JSON.parse(json);
-    },
-    maxId: () => maxId.get() as number,
-    statusExists: (name: string) => status.get(name) !== undefined,
   };
 }

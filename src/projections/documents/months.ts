@@ -1,6 +1,7 @@
 import type { Sqlite } from '../../storage/sqlite/open.ts';
 import type { DocumentType } from '../../events/documents.ts';
 import type { StoredEvent } from '../../events/store.ts';
+import { denseRank } from '../dense-rank.ts';
 import type { Projector, TableNames } from '../projector.ts';
 
 /**
@@ -13,11 +14,13 @@ import type { Projector, TableNames } from '../projector.ts';
 export const documentMonthsProjector: Projector = {
   name: 'document_months',
   version: 2,
+  // Reads the key of the document the same event records.
+  after: ['documents'],
   tables: ['document_months'],
-  schema: (n) => [
+  schema: (n, dialect) => [
     `CREATE TABLE ${n('document_months')} (
        type TEXT NOT NULL, id INTEGER NOT NULL, key INTEGER NOT NULL, month TEXT NOT NULL, rank INTEGER NOT NULL,
-       PRIMARY KEY (type, id)) WITHOUT ROWID`,
+       PRIMARY KEY (type, id))${dialect.clusteredTableSuffix}`,
     // Covering for a page: the key of each rank is read from the index, not from the table (30 of a 50-row
     // page's 90 µs went to those lookups).
     `CREATE INDEX ${n('document_months_rank')} ON ${n('document_months')} (type, month, rank, key)`,
@@ -25,12 +28,11 @@ export const documentMonthsProjector: Projector = {
   // The rank index is read by the projector itself (the month's last rank), so it is in the schema.
   readIndexes: () => [],
   bind(db: Sqlite, n: TableNames) {
-    // The documents projector runs first (registry order): the document's record, and so its key, exist.
+    // The documents projector runs first (`after`): the document's record, and so its key, exist.
     const keyOf = db.prepare(`SELECT key FROM ${n('document_records')} WHERE type = ? AND id = ?`).pluck();
     const monthOf = db.prepare(`SELECT month FROM ${n('document_months')} WHERE type = ? AND id = ?`).pluck();
-    const last = db.prepare(`SELECT id, rank FROM ${n('document_months')} WHERE type = ? AND month = ? ORDER BY rank DESC LIMIT 1`);
-    const rankOf = db.prepare(`SELECT count(*) + 1 FROM ${n('document_months')} WHERE type = ? AND month = ? AND id < ?`).pluck();
-    const shift = db.prepare(`UPDATE ${n('document_months')} SET rank = rank + ? WHERE type = ? AND month = ? AND id > ?`);
+    // The rank index finds a month's last document; the key (type, id) does not lead with the month.
+    const ranks = denseRank(db, { table: n('document_months'), rank: 'rank', partition: ['type', 'month'], highestBy: 'rank' });
     const insert = db.prepare(`INSERT INTO ${n('document_months')} (type, id, key, month, rank) VALUES (?, ?, ?, ?, ?)`);
     const remove = db.prepare(`DELETE FROM ${n('document_months')} WHERE type = ? AND id = ?`);
 
@@ -40,17 +42,10 @@ export const documentMonthsProjector: Projector = {
       if (current === month) return; // applying the same event twice changes nothing
       if (current !== undefined) {
         remove.run(type, id);
-        shift.run(-1, type, current, id);
+        ranks.closeGap([type, current], id);
       }
-      const top = last.get(type, month) as { id: number; rank: number } | undefined;
-      let rank: number;
-      if (top === undefined || id > top.id) {
-        rank = (top?.rank ?? 0) + 1;
-      } else {
-        // A document dated into a month that already holds higher ids: those move one place down.
-        rank = rankOf.get(type, month, id) as number;
-        shift.run(1, type, month, id);
-      }
+      // Not in this month yet: a document dated into a month that already holds higher ids moves those down.
+      const { rank } = ranks.place([type, month], id, () => undefined);
       insert.run(type, id, keyOf.get(type, id), month, rank);
     };
 

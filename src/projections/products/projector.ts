@@ -1,7 +1,7 @@
 import type { Sqlite } from '../../storage/sqlite/open.ts';
 import type { ProductRecord } from '../../events/catalogue.ts';
 import type { StoredEvent } from '../../events/store.ts';
-import { joinedPageQuery } from '../joined-page.ts';
+import { denseRank } from '../dense-rank.ts';
 import { type FlushBudget, type Projector, type TableNames, drain } from '../projector.ts';
 import { type Named, SERVICE_CATEGORY, productFullJson, productListView } from './views.ts';
 
@@ -13,6 +13,8 @@ import { type Named, SERVICE_CATEGORY, productFullJson, productListView } from '
 export const productsProjector: Projector = {
   name: 'products',
   version: 1,
+  // Its views show the brand's and the group's names.
+  after: ['brands', 'categories'],
   tables: ['products'],
   schema: (n) => [
     `CREATE TABLE ${n('products')} (
@@ -32,12 +34,9 @@ export const productsProjector: Projector = {
   bind(db: Sqlite, n: TableNames) {
     const recordOf = db.prepare(`SELECT record FROM ${n('products')} WHERE id = ?`).pluck();
     const byId = (id: number) => JSON.parse(recordOf.get(id) as string) as ProductRecord;
-    // Positions are ranks in id order, so the highest id holds the highest position: one primary-key seek.
-    const last = db.prepare(`SELECT id, position FROM ${n('products')} ORDER BY id DESC LIMIT 1`);
     const brandName = db.prepare(`SELECT name FROM ${n('product_brands')} WHERE id = ?`).pluck();
     const categoryName = db.prepare(`SELECT name FROM ${n('product_categories')} WHERE id = ?`).pluck();
-    const rankOf = db.prepare(`SELECT count(*) + 1 FROM ${n('products')} WHERE id < ?`).pluck();
-    const shiftAfter = db.prepare(`UPDATE ${n('products')} SET position = position + 1 WHERE id > ?`);
+    const positions = denseRank(db, { table: n('products'), rank: 'position' });
     const insert = db.prepare(
       `INSERT INTO ${n('products')} (id, sku, position, category_id, brand_id, record, list_json, full_json)
        VALUES (@id, @sku, @position, @categoryId, @brandId, @record, @list, @full)`,
@@ -77,20 +76,10 @@ export const productsProjector: Projector = {
     };
     const save = (p: ProductRecord) => update.run(render(p));
     const add = (p: ProductRecord) => {
-      const highest = last.get() as { id: number; position: number } | undefined;
-      const maxId = highest?.id ?? 0;
-      // Ids mostly arrive in order: one above the highest cannot exist yet, so only others are looked up.
-      if (p.id <= maxId && exists.get(p.id) !== undefined) {
+      const { existing, rank: position } = positions.place([], p.id, () => exists.get(p.id));
+      if (existing !== undefined) {
         unwritten.delete(p.id);
         return save(p); // applying the same event twice changes nothing
-      }
-      let position: number;
-      if (p.id > maxId) {
-        position = (highest?.position ?? 0) + 1;
-      } else {
-        // An imported id below the highest one: later products move one place down.
-        position = rankOf.get(p.id) as number;
-        shiftAfter.run(p.id);
       }
       // The row exists now (positions and lookups need it); its views are rendered at the flush.
       insert.run({ id: p.id, sku: p.sku, categoryId: p.categoryId, brandId: p.brandId, record: JSON.stringify(p), list: '', full: '', position });
@@ -143,28 +132,3 @@ export const productsProjector: Projector = {
     return Object.assign(handle, { flush, discard });
   },
 };
-
-export function productQueries(db: Sqlite) {
-  // Positions are dense 1..n, so the highest one is the count, read from the index in O(log n).
-  const page = joinedPageQuery(
-    db,
-    'SELECT list_json AS json FROM products WHERE position > @offset ORDER BY position LIMIT @limit',
-    'SELECT coalesce(max(position), 0) FROM products',
-  );
-  const fullById = db.prepare('SELECT full_json FROM products WHERE id = ?').pluck();
-  const fullBySku = db.prepare('SELECT full_json FROM products WHERE sku = ?').pluck();
-  const recordById = db.prepare('SELECT record FROM products WHERE id = ?').pluck();
-  const idBySku = db.prepare('SELECT id FROM products WHERE sku = ?').pluck();
-  const maxId = db.prepare('SELECT coalesce(max(id), 0) FROM products').pluck();
-  return {
-    page: (offset: number, limit: number) => page({ offset, limit }),
-    fullJsonById: (id: number) => fullById.get(id) as string | undefined,
-    fullJsonBySku: (sku: string) => fullBySku.get(sku) as string | undefined,
-    byId(id: number): ProductRecord | undefined {
-      const json = recordById.get(id) as string | undefined;
-      return json === undefined ? undefined : JSON.parse(json);
-    },
-    idBySku: (sku: string) => idBySku.get(sku) as number | undefined,
-    maxId: () => maxId.get() as number,
-  };
-}

@@ -1,0 +1,72 @@
+import type { Sqlite, Statement } from '../storage/sqlite/open.ts';
+
+/** A partition's row with the highest id, and its rank. */
+interface Highest {
+  id: number;
+  rank: number;
+}
+
+export interface DenseRankOptions {
+  /** The table holding the rows (an `id` column and the rank column). */
+  table: string;
+  /** The rank column: 1, 2, 3, … in id order within a partition. */
+  rank: string;
+  /** Columns whose values split the table into independently ranked partitions (none: the whole table is one). */
+  partition?: readonly string[];
+  /**
+   * The column an index finds a partition's highest row by: `id` where (partition…, id) is a key, the rank
+   * column where only an index on (partition…, rank) exists. Either finds the same row: ranks follow ids.
+   */
+  highestBy?: 'id' | 'rank';
+  /** Tables keeping the same ranks for the same rows (a served copy): they are shifted alike. */
+  copies?: readonly string[];
+}
+
+/** Values of the partition columns, in their order. */
+export type Partition = readonly unknown[];
+
+/** Where an id goes: the existing row, or the rank a new row takes (its room already made). */
+export type Placement<T> = { existing: T; rank?: undefined } | { existing: undefined; rank: number };
+
+/**
+ * Keeps a rank column a dense rank in id order, so a page at any offset is an index range scan and a count is
+ * the highest rank. Ids mostly arrive in order: a new highest id takes the next rank with one seek; an id below
+ * the highest (an import) takes the count of lower ids plus one, and the later rows move one place down.
+ */
+export function denseRank(db: Sqlite, options: DenseRankOptions) {
+  const { table, rank, partition = [], highestBy = 'id', copies = [] } = options;
+  const where = (...more: string[]) => [...partition.map((column) => `${column} = ?`), ...more].join(' AND ');
+  const last = db.prepare(`SELECT id, ${rank === 'rank' ? rank : `${rank} AS rank`} FROM ${table} ${partition.length > 0 ? `WHERE ${where()} ` : ''}ORDER BY ${highestBy} DESC LIMIT 1`);
+  const lowerCount = db.prepare(`SELECT count(*) + 1 FROM ${table} WHERE ${where('id < ?')}`).pluck();
+  const shift = (by: string) => [table, ...copies].map((t) => db.prepare(`UPDATE ${t} SET ${rank} = ${rank} ${by} WHERE ${where('id > ?')}`));
+  const moveDown = shift('+ 1');
+  // Prepared on first use: only a partition a row can leave (a document's month) has gaps to close.
+  let moveUp: Statement[] | undefined;
+
+  /** The partition's row with the highest id, if any. */
+  const highest = (key: Partition) => last.get(...key) as Highest | undefined;
+
+  /**
+   * Places `id` in its partition. `find` looks for its row, only when the id is not above the highest (one above
+   * cannot exist yet): a row found keeps its rank (applying an event twice changes nothing). Otherwise the rank
+   * a new row takes, with the later rows already moved down to make room; the caller inserts the row.
+   */
+  function place<T>(key: Partition, id: number, find: () => T | undefined): Placement<T> {
+    const top = highest(key);
+    if (top !== undefined && id <= top.id) {
+      const existing = find();
+      if (existing !== undefined) return { existing };
+    }
+    if (top === undefined || id > top.id) return { existing: undefined, rank: (top?.rank ?? 0) + 1 };
+    const rankOfId = lowerCount.get(...key, id) as number;
+    for (const statement of moveDown) statement.run(...key, id);
+    return { existing: undefined, rank: rankOfId };
+  }
+
+  /** After the row of `id` left the partition: the later rows move up one place. */
+  const closeGap = (key: Partition, id: number) => {
+    for (const statement of (moveUp ??= shift('- 1'))) statement.run(...key, id);
+  };
+
+  return { place, closeGap };
+}

@@ -1,0 +1,74 @@
+import type { ReadModelDialect } from '../../storage/dialect.ts';
+import type { Sqlite } from '../../storage/sqlite/open.ts';
+import type { DocumentType } from '../../events/documents.ts';
+import { daysInMonth } from '../../lib/clock.ts';
+import { type JoinedPage, joinedPageQuery } from '../joined-page.ts';
+import type { DocumentRecord } from './records.ts';
+
+/** `YYYY-MM` when the range is exactly the first to the last day of one month. */
+function wholeMonth(from: string | undefined, to: string | undefined): string | undefined {
+  if (from === undefined || to === undefined || !from.endsWith('-01') || from.slice(0, 7) !== to.slice(0, 7)) return undefined;
+  const lastDay = daysInMonth(Number(from.slice(0, 4)), Number(from.slice(5, 7)));
+  return to === `${from.slice(0, 8)}${String(lastDay).padStart(2, '0')}` ? from.slice(0, 7) : undefined;
+}
+
+export interface DocumentFilter {
+  dateFrom?: string;
+  dateTo?: string;
+  status?: number;
+}
+
+/**
+ * The document lists, sorted by id. Unfiltered pages go by `position`, one whole month by its rank within the
+ * month (`months.ts`): both are index range scans at any offset, and their counts one seek. Other
+ * filters select the page's keys in id order from a covering index (type, status, id) / (type, month, id,
+ * status) / (type, date, status, id) — OFFSET skips index entries, never rows — and fetch just those rows.
+ */
+export function documentQueries(db: Sqlite, dialect: ReadModelDialect) {
+  // Positions are dense 1..n within a type, so the highest one is the count: one seek on (type, position).
+  const byPosition = joinedPageQuery(
+    db,
+    dialect,
+    'SELECT list_json AS json FROM documents WHERE type = @type AND position > @offset ORDER BY position LIMIT @limit',
+    'SELECT coalesce((SELECT position FROM documents WHERE type = @type ORDER BY position DESC LIMIT 1), 0)',
+  );
+  // The keys come from a co-routine in id order and each joins its row by rowid, so the page keeps that order
+  // without sorting the wide rows (a `key IN (…) ORDER BY id` sorted 50 list JSONs: twice the cost).
+  const keyed = (index: string, where: string) =>
+    joinedPageQuery(
+      db,
+      dialect,
+      `SELECT d.list_json AS json FROM (SELECT key FROM ${dialect.indexHint('documents', index)} WHERE ${where} ORDER BY id LIMIT @limit OFFSET @offset) AS p
+       JOIN documents d ON d.key = p.key`,
+      `SELECT count(*) FROM ${dialect.indexHint('documents', index)} WHERE ${where}`,
+    );
+  const byStatus = keyed('documents_status', 'type = @type AND status = @status');
+  // The index hint pins the covering indexes so the planner never picks a scan of the whole type in id order.
+  const dated = keyed('documents_date', 'type = @type AND date BETWEEN @from AND @to');
+  const datedStatus = keyed('documents_date', 'type = @type AND date BETWEEN @from AND @to AND status = @status');
+  const monthStatus = keyed('documents_month', 'type = @type AND month = @month AND status = @status');
+  const month = joinedPageQuery(
+    db,
+    dialect,
+    `SELECT d.list_json AS json FROM document_months m JOIN documents d ON d.key = m.key
+     WHERE m.type = @type AND m.month = @month AND m.rank > @offset ORDER BY m.rank LIMIT @limit`,
+    'SELECT coalesce((SELECT rank FROM document_months WHERE type = @type AND month = @month ORDER BY rank DESC LIMIT 1), 0)',
+  );
+  const recordOf = db.prepare('SELECT record FROM document_records WHERE type = ? AND id = ?').pluck();
+
+  return {
+    page(type: DocumentType, filter: DocumentFilter, offset: number, limit: number): JoinedPage {
+      const { dateFrom, dateTo, status } = filter;
+      const paging = { type, limit, offset };
+      if (dateFrom === undefined && dateTo === undefined) return status === undefined ? byPosition(paging) : byStatus({ ...paging, status });
+      const whole = wholeMonth(dateFrom, dateTo);
+      if (whole !== undefined) return status === undefined ? month({ ...paging, month: whole }) : monthStatus({ ...paging, month: whole, status });
+      const range = { ...paging, from: dateFrom ?? '0000-01-01', to: dateTo ?? '9999-12-31' };
+      return status === undefined ? dated(range) : datedStatus({ ...range, status });
+    },
+    byId(type: DocumentType, id: number): DocumentRecord | undefined {
+      const json = recordOf.get(type, id) as string | undefined;
+      return json === undefined ? undefined : JSON.parse(json);
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import type { Sqlite } from '../../storage/sqlite/open.ts';
+import type { ContractorRecord } from '../../events/contractors.ts';
+import { isLineDocument } from '../../events/documents.ts';
+import type { TableNames } from '../projector.ts';
+import type { DocumentRecord, DocumentRow } from './records.ts';
+import { type ShownContractor, lineDocumentView, moneyDocumentView, shownContractor } from './views.ts';
+
+/**
+ * The rows the document lists serve (`documents`): each document's list JSON rendered with its contractor as it
+ * is now, its `paid` and its tree, and the columns pages filter on.
+ */
+
+/** Contractors kept shown during a flush (~150 bytes each): a rebuild's flush reads each once, and memory stays bounded. */
+const OWNERS_KEPT = 20_000;
+
+export function bindServedDocuments(db: Sqlite, n: TableNames, contractor: (id: number) => ContractorRecord | undefined) {
+  const served = db.prepare(`SELECT paid, list_json AS json FROM ${n('documents')} WHERE key = ?`);
+  const save = db.prepare(
+    `INSERT INTO ${n('documents')} (key, type, id, position, date, month, status, paid, list_json)
+     VALUES (@key, @type, @id, @position, @date, substr(@date, 1, 7), @status, @paid, @json)
+     ON CONFLICT (key) DO UPDATE SET position = excluded.position, date = excluded.date, month = excluded.month, status = excluded.status,
+       paid = excluded.paid, list_json = excluded.list_json`,
+  );
+
+  /** What documents show of the contractors read during one flush, at most OWNERS_KEPT at a time. */
+  const owners = new Map<number, ShownContractor | undefined>();
+  const owner = (id: number) => {
+    if (!owners.has(id)) {
+      if (owners.size >= OWNERS_KEPT) owners.clear();
+      const found = contractor(id);
+      owners.set(id, found && shownContractor(found));
+    }
+    return owners.get(id);
+  };
+
+  /** Writes the document's served row with the paid and tree given. */
+  const render = ({ key, type, id, position }: DocumentRow, doc: DocumentRecord, paid: number, tree: string) => {
+    const view = isLineDocument(type)
+      ? lineDocumentView(id, type, doc.status, doc.fields, owner(doc.fields.contractorId), paid, null)
+      : moneyDocumentView(id, type, doc.status, doc.fields, owner(doc.fields.contractorId), null);
+    // The tree is kept as JSON text already; it is the view's last key, so it is spliced in as text.
+    const json = JSON.stringify(view).slice(0, -'null}'.length) + tree + '}';
+    save.run({ key, type, id, position, date: doc.fields.date, status: doc.status, paid, json });
+  };
+
+  return {
+    render,
+    /**
+     * Re-renders one document's list JSON with the paid and tree it is served with (a change that moves neither).
+     * The tree is the list JSON's last key, and no tree node holds a key named "tree".
+     */
+    rerender(row: DocumentRow): void {
+      const { paid, json } = served.get(row.key) as { paid: number; json: string };
+      render(row, JSON.parse(row.record), paid, json.slice(json.lastIndexOf(',"tree":') + ',"tree":'.length, -1));
+    },
+    /** Forgets the contractors read (at the end of a flush, so none is shown as it was before an edit). */
+    forgetContractors: () => owners.clear(),
+  };
+}

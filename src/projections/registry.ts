@@ -1,6 +1,5 @@
-import type { Statement } from '../storage/sqlite/open.ts';
 import { sqliteDialect } from '../storage/sqlite/dialect.ts';
-import type { Sqlite } from '../storage/sqlite/open.ts';
+import type { Sqlite, Statement } from '../storage/sqlite/open.ts';
 import type { StoredEvent } from '../events/store.ts';
 import { brandsProjector } from './brands.ts';
 import { categoriesProjector } from './categories.ts';

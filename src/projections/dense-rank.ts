@@ -68,5 +68,5 @@ export function denseRank(db: Sqlite, options: DenseRankOptions) {
     for (const statement of (moveUp ??= shift('- 1'))) statement.run(...key, id);
   };
 
-  return { place, closeGap };
+  return { place, closeGap, highest };
 }

@@ -37,9 +37,12 @@ export interface Projector {
  * once however many events touched it) until its `flush`, which `Projections` calls before the transaction
  * commits: after every appended record, and at the end of a rebuild, in steps of a few thousand items, each its
  * own transaction. `flush` does at most `budget.left` items (counting them off) and tells whether none is left.
- * `discard` forgets deferred work when applying failed (its transaction is rolled back).
+ * `persist` writes rows the handler keeps back to write many at once (a batch of adds in one statement); it writes
+ * them itself before handling any event it does not keep back, so other projectors find them, and `Projections`
+ * calls it at the end of every apply and replayed chunk. `discard` forgets deferred work and rows kept back when
+ * applying failed (its transaction is rolled back).
  */
-export type EventHandler = ((event: StoredEvent) => void) & { flush?: (budget: FlushBudget) => boolean; discard?: () => void };
+export type EventHandler = ((event: StoredEvent) => void) & { persist?: () => void; flush?: (budget: FlushBudget) => boolean; discard?: () => void };
 
 export interface FlushBudget {
   left: number;

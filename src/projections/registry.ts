@@ -50,6 +50,7 @@ export class Projections {
     if (events.length === 0) return;
     try {
       for (const event of events) this.handle(event);
+      this.persist();
       this.flush();
     } catch (error) {
       for (const handle of this.handlers) handle.discard?.();
@@ -76,7 +77,13 @@ export class Projections {
       this.handle(event);
       last = event.seq;
     }
+    this.persist();
     if (last !== undefined) this.checkpoint.run(last, last);
+  }
+
+  /** Writes the rows the handlers keep back. */
+  private persist(): void {
+    for (const handle of this.handlers) handle.persist?.();
   }
 
   private handle(event: StoredEvent): void {

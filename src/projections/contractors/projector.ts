@@ -3,6 +3,7 @@ import type { Sqlite } from '../../storage/sqlite/open.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
 import type { StoredEvent } from '../../events/store.ts';
 import { denseRank } from '../dense-rank.ts';
+import { placeholders, statementsByCount, valueList } from '../../storage/sqlite/statements.ts';
 import { type FlushBudget, type Projector, type TableNames, drain } from '../projector.ts';
 import { contractorView } from './views.ts';
 
@@ -39,38 +40,81 @@ export const contractorsProjector: Projector = {
   bind(db: Sqlite, n: TableNames) {
     const record = db.prepare(`SELECT record FROM ${n('contractors')} WHERE id = ?`).pluck();
     const positions = denseRank(db, { table: n('contractors'), rank: 'position' });
-    const insert = db.prepare(
-      `INSERT INTO ${n('contractors')} (id, position, inn, record, balance, bonus_balance, json)
-       VALUES (@id, @position, @inn, @record, @balance, @bonusBalance, @json)`,
+    const insert = statementsByCount(
+      db,
+      (rows) => `INSERT INTO ${n('contractors')} (id, position, inn, record, balance, bonus_balance, json) VALUES ${placeholders(rows, 7)}`,
     );
     const update = db.prepare(`UPDATE ${n('contractors')} SET inn = @inn, record = @record WHERE id = @id`);
     const dropPhones = db.prepare(`DELETE FROM ${n('contractor_phones')} WHERE contractor_id = ?`);
-    const addPhone = db.prepare(`INSERT INTO ${n('contractor_phones')} (digits, contractor_id) VALUES (?, ?) ON CONFLICT DO NOTHING`);
-    const addStatus = db.prepare(`INSERT INTO ${n('contractor_statuses')} (name) VALUES (?) ON CONFLICT DO NOTHING`);
+    const addPhones = statementsByCount(db, (rows) => `INSERT INTO ${n('contractor_phones')} (digits, contractor_id) VALUES ${placeholders(rows, 2)} ON CONFLICT DO NOTHING`);
+    const addStatuses = statementsByCount(db, (rows) => `INSERT INTO ${n('contractor_statuses')} (name) VALUES ${placeholders(rows, 1)} ON CONFLICT DO NOTHING`);
     const figuresOf = bindContractorFigures(db, n);
     const refresh = bindContractorRefresh(db, n);
     // Edits are rendered at the flush, once per contractor however many touched it (see the documents projector).
     const toRefresh = new Set<number>();
     const flush = (budget: FlushBudget) => drain(toRefresh, budget, refresh);
-    const discard = () => toRefresh.clear();
 
-    const addPhones = (c: ContractorRecord) => {
-      for (const phone of [c.phone1, c.phone2]) if (phone !== null) addPhone.run(phoneDigits(phone), c.id);
+    // New contractors above the highest id, and new statuses, wait here and go in a few statements together
+    // (a batch of a hundred adds is one insert); they are written before any other event is handled, so
+    // whatever reads these tables next (documents read a sale's contractor) finds them.
+    const adding = new Map<number, { contractor: ContractorRecord; position: number }>();
+    const statuses = new Set<string>();
+    let top: { id: number; rank: number } | undefined;
+    const persist = () => {
+      if (adding.size > 0) {
+        const rows = [...adding.values()];
+        const figures = figuresOf(rows.map((row) => row.contractor.id));
+        inChunks(rows, (chunk) =>
+          insert(chunk.length).run(
+            chunk.flatMap(({ contractor: c, position }) => {
+              const f = figures.get(c.id) ?? NO_FIGURES;
+              return [c.id, position, c.inn, JSON.stringify(c), f.balance, f.bonusBalance, contractorJson(c, f)];
+            }),
+          ),
+        );
+        writePhones(rows.map((row) => row.contractor));
+        adding.clear();
+      }
+      top = undefined;
+      if (statuses.size > 0) inChunks([...statuses], (chunk) => addStatuses(chunk.length).run(chunk));
+      statuses.clear();
+    };
+    const discard = () => {
+      toRefresh.clear();
+      adding.clear();
+      statuses.clear();
+      top = undefined;
+    };
+
+    const writePhones = (contractors: ContractorRecord[]) => {
+      const rows = contractors.flatMap((c) => [c.phone1, c.phone2].flatMap((phone) => (phone === null ? [] : [[phoneDigits(phone), c.id]])));
+      inChunks(rows, (chunk) => addPhones(chunk.length).run(chunk.flat()));
     };
     const save = (c: ContractorRecord) => {
       update.run({ id: c.id, inn: c.inn, record: JSON.stringify(c) });
       dropPhones.run(c.id);
-      addPhones(c);
+      writePhones([c]);
       toRefresh.add(c.id);
     };
     const add = (c: ContractorRecord) => {
+      top ??= positions.highest([]) ?? { id: 0, rank: 0 };
+      if (c.id > top.id) {
+        top = { id: c.id, rank: top.rank + 1 };
+        adding.set(c.id, { contractor: c, position: top.rank });
+        return;
+      }
+      // An id at or below the highest (an import, or the same event applied again) is placed among the rows.
+      persist();
       const { existing, rank: position } = positions.place([], c.id, () => record.get(c.id));
       if (existing !== undefined) return save(c); // applying the same event twice changes nothing
-      // Rendered as it is inserted (one row write, not an insert and an update); documents recorded for it
-      // later refresh it at their flush.
-      const figures = figuresOf(c.id);
-      insert.run({ id: c.id, position, inn: c.inn, record: JSON.stringify(c), ...figures, json: contractorJson(c, figures) });
-      addPhones(c);
+      const f = figuresOf([c.id]).get(c.id) ?? NO_FIGURES;
+      insert(1).run([c.id, position, c.inn, JSON.stringify(c), f.balance, f.bonusBalance, contractorJson(c, f)]);
+      writePhones([c]);
+    };
+    const edit = (id: number, changes: Partial<ContractorRecord>) => {
+      const waiting = adding.get(id);
+      if (waiting !== undefined) waiting.contractor = { ...waiting.contractor, ...changes };
+      else save({ ...(JSON.parse(record.get(id) as string) as ContractorRecord), ...changes });
     };
 
     const handle = (event: StoredEvent) => {
@@ -79,16 +123,25 @@ export const contractorsProjector: Projector = {
           add(event.data);
           break;
         case 'ContractorEdited':
-          save({ ...(JSON.parse(record.get(event.data.id) as string) as ContractorRecord), ...event.data.changes });
+          edit(event.data.id, event.data.changes);
           break;
         case 'ContractorStatusCreated':
-          addStatus.run(event.data.name);
+          statuses.add(event.data.name);
           break;
+        default:
+          persist();
       }
     };
-    return Object.assign(handle, { flush, discard });
+    return Object.assign(handle, { persist, flush, discard });
   },
 };
+
+/** Rows a multi-row statement: far below SQLite's limit of bound parameters. */
+const ROWS_PER_STATEMENT = 100;
+
+function inChunks<T>(rows: T[], write: (chunk: T[]) => void): void {
+  for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) write(rows.slice(start, start + ROWS_PER_STATEMENT));
+}
 
 /** Document types that raise / lower a contractor's balance when posted (decisions.md section 7). */
 const CREDIT_TYPES = "'cashin', 'paymentin', 'bonus', 'purchase', 'customerreturn'";
@@ -100,17 +153,30 @@ interface ContractorFigures {
   bonusBalance: number;
 }
 
+const NO_FIGURES: ContractorFigures = { balance: 0, bonusBalance: 0 };
+
 /**
- * A contractor's balance and bonus balance from its posted documents: a sum over the contractor's own documents
- * (an index range), so any revision or un-posting is reflected exactly.
+ * Contractors' balances and bonus balances from their posted documents: sums over each contractor's own
+ * documents (an index range), so any revision or un-posting is reflected exactly. A contractor without posted
+ * documents is not in the map.
  */
-function bindContractorFigures(db: Sqlite, n: TableNames): (id: number) => ContractorFigures {
-  const figures = db.prepare(
-    `SELECT coalesce(sum(CASE WHEN type IN (${CREDIT_TYPES}) THEN sum WHEN type IN (${DEBIT_TYPES}) THEN -sum ELSE 0 END), 0) AS balance,
-            coalesce(sum(CASE WHEN type = 'sale' THEN bonus_accrual WHEN type = 'bonus' THEN -sum ELSE 0 END), 0) AS bonusBalance
-     FROM ${n('document_records')} WHERE contractor_id = ? AND status = 1`,
+function bindContractorFigures(db: Sqlite, n: TableNames): (ids: number[]) => Map<number, ContractorFigures> {
+  const figures = statementsByCount(
+    db,
+    (count) =>
+      `SELECT contractor_id,
+              coalesce(sum(CASE WHEN type IN (${CREDIT_TYPES}) THEN sum WHEN type IN (${DEBIT_TYPES}) THEN -sum ELSE 0 END), 0),
+              coalesce(sum(CASE WHEN type = 'sale' THEN bonus_accrual WHEN type = 'bonus' THEN -sum ELSE 0 END), 0)
+       FROM ${n('document_records')} WHERE contractor_id IN (${valueList(count)}) AND status = 1 GROUP BY contractor_id`,
+    (statement) => statement.raw(),
   );
-  return (id) => figures.get(id) as ContractorFigures;
+  return (ids) => {
+    const found = new Map<number, ContractorFigures>();
+    inChunks(ids, (chunk) => {
+      for (const [id, balance, bonusBalance] of figures(chunk.length).all(chunk) as [number, number, number][]) found.set(id, { balance, bonusBalance });
+    });
+    return found;
+  };
 }
 
 const contractorJson = (c: ContractorRecord, f: ContractorFigures) => JSON.stringify(contractorView(c, f.balance, f.bonusBalance));
@@ -123,7 +189,7 @@ export function bindContractorRefresh(db: Sqlite, n: TableNames): (id: number) =
   return (id: number) => {
     const json = record.get(id) as string | undefined;
     if (json === undefined) return;
-    const figures = figuresOf(id);
+    const figures = figuresOf([id]).get(id) ?? NO_FIGURES;
     update.run({ id, ...figures, json: contractorJson(JSON.parse(json), figures) });
   };
 }

@@ -2,7 +2,8 @@ import type { Sqlite } from '../../storage/sqlite/open.ts';
 import type { ProductRecord } from '../../events/catalogue.ts';
 import type { StoredEvent } from '../../events/store.ts';
 import { denseRank } from '../dense-rank.ts';
-import { type FlushBudget, type Projector, type TableNames, drain } from '../projector.ts';
+import { placeholders, statementsByCount, valueList } from '../../storage/sqlite/statements.ts';
+import { type FlushBudget, type Projector, type TableNames } from '../projector.ts';
 import { type Named, SERVICE_CATEGORY, productFullJson, productListView } from './views.ts';
 
 /**
@@ -10,6 +11,17 @@ import { type Named, SERVICE_CATEGORY, productFullJson, productListView } from '
  * of stored strings. `position` is the product's 1-based rank in id order: a page at any offset is an
  * index range scan, not an O(offset) skip.
  */
+/** Products whose views a statement rewrites: far below SQLite's limit of bound parameters. */
+const VIEWS_PER_STATEMENT = 100;
+
+function* take<T>(items: Iterator<T>, count: number): Generator<T> {
+  for (let n = 0; n < count; n++) {
+    const next = items.next();
+    if (next.done) return;
+    yield next.value;
+  }
+}
+
 export const productsProjector: Projector = {
   name: 'products',
   version: 1,
@@ -45,7 +57,14 @@ export const productsProjector: Projector = {
       `UPDATE ${n('products')} SET sku = @sku, category_id = @categoryId, brand_id = @brandId, record = @record, list_json = @list, full_json = @full
        WHERE id = @id`,
     );
-    const updateViews = db.prepare(`UPDATE ${n('products')} SET record = @record, list_json = @list, full_json = @full WHERE id = @id`);
+    // Many rows' record and views at once, a statement per hundred (a batch of price updates is one).
+    const updateViews = statementsByCount(
+      db,
+      (rows) =>
+        `WITH v (id, record, list_json, full_json) AS (VALUES ${placeholders(rows, 4)})
+         UPDATE ${n('products')} SET record = v.record, list_json = v.list_json, full_json = v.full_json FROM v WHERE ${n('products')}.id = v.id`,
+    );
+    const recordsOf = statementsByCount(db, (count) => `SELECT id, record FROM ${n('products')} WHERE id IN (${valueList(count)})`, (statement) => statement.raw());
     const exists = db.prepare(`SELECT 1 FROM ${n('products')} WHERE id = ?`).pluck();
     const idsByBrand = db.prepare(`SELECT id FROM ${n('products')} WHERE brand_id = ?`).pluck();
     const idsByCategory = db.prepare(`SELECT id FROM ${n('products')} WHERE category_id = ?`).pluck();
@@ -95,8 +114,21 @@ export const productsProjector: Projector = {
       categories.set(0, SERVICE_CATEGORY);
     };
     const flush = (budget: FlushBudget) => {
-      // Prices touch no indexed column: rewriting only the record and its views spares the sku, brand and group indexes.
-      const done = drain(unwritten, budget, (id) => updateViews.run(render({ ...byId(id), ...unwritten.get(id) })));
+      // Prices touch no indexed column: rewriting only the record and its views spares the sku, brand and group
+      // indexes. A hundred products at a time: their records read with one statement, written with another.
+      while (unwritten.size > 0 && budget.left > 0) {
+        const ids = [...take(unwritten.keys(), Math.min(budget.left, VIEWS_PER_STATEMENT))];
+        const stored = new Map((recordsOf(ids.length).all(ids) as [number, string][]).map(([id, json]) => [id, JSON.parse(json) as ProductRecord]));
+        updateViews(ids.length).run(
+          ids.flatMap((id) => {
+            const { record, list, full } = render({ ...stored.get(id)!, ...unwritten.get(id) });
+            unwritten.delete(id);
+            return [id, record, list, full];
+          }),
+        );
+        budget.left -= ids.length;
+      }
+      const done = unwritten.size === 0;
       if (done) discard();
       return done;
     };

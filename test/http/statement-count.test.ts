@@ -1,0 +1,57 @@
+import { expect, test } from 'vitest';
+import { type TestService, testService } from '../helpers.ts';
+
+/**
+ * What a request costs the database, counted: batch-level writes read what a batch needs in a few queries and
+ * write its events and read rows in a few statements, however many records it holds. Transaction control
+ * (BEGIN, SAVEPOINT, RELEASE, ROLLBACK, COMMIT) is left out: it is the same for a batch of one or of a hundred.
+ */
+const TRANSACTION_CONTROL = /^\s*(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE)\b/i;
+
+async function counted(): Promise<TestService & { during(request: () => Promise<unknown>): Promise<string[]> }> {
+  let statements: string[] | undefined;
+  const service = await testService({ trace: (sql) => statements?.push(sql) });
+  return {
+    ...service,
+    async during(request) {
+      statements = [];
+      await request();
+      const seen = statements.filter((sql) => !TRANSACTION_CONTROL.test(sql));
+      statements = undefined;
+      return seen;
+    },
+  };
+}
+
+const contractor = (i: number) => ({ type: 'ФЛ', name: `Контрагент ${i}`, contactPerson: 'Иванов', phone1: `+7 916 000-${String(i).padStart(4, '0')}`, status: i % 3 === 0 ? 'VIP' : null });
+
+test('a token GET runs at most 3 statements', async () => {
+  const s = await counted();
+  const statements = await s.during(async () => expect((await s.api.get('/api/add-contractor')).status).toBe(200));
+  expect(statements.length, statements.join('\n')).toBeLessThanOrEqual(3);
+});
+
+test('add-contractor of 100 records runs at most 40 statements', async () => {
+  const s = await counted();
+  await s.api.write('/api/add-contractor', 'contractors', [contractor(0)]);
+  const token = await s.api.token('/api/add-contractor');
+  const records = Array.from({ length: 100 }, (_, i) => contractor(i + 1));
+  const statements = await s.during(async () => expect((await s.api.post('/api/add-contractor', { contractors: records }, token)).status).toBe(200));
+  expect(statements.length, statements.join('\n')).toBeLessThanOrEqual(40);
+  expect((await s.api.get('/api/contractors?limit=1&offset=100')).body.data[0].name).toBe('Контрагент 100');
+});
+
+test('update-product-prices of 100 records runs at most 40 statements', async () => {
+  const s = await counted();
+  await s.api.write('/api/add-product-brand', 'brand', [{ name: 'Бренд' }]);
+  await s.api.write('/api/add-product-category', 'category', [{ name: 'Группа' }]);
+  for (let batch = 0; batch < 10; batch++) {
+    const products = Array.from({ length: 10 }, (_, i) => ({ name: `Товар ${batch}-${i}`, sku: `S-${batch * 10 + i}`, categoryId: 1, brandId: 1, salePrice: 10 }));
+    expect((await s.api.write('/api/add-product', 'products', products)).status).toBe(200);
+  }
+  const token = await s.api.token('/api/update-product-prices');
+  const prices = Array.from({ length: 100 }, (_, i) => ({ sku: `S-${i}`, salePrice: 20 + i, minPrice: 1 }));
+  const statements = await s.during(async () => expect((await s.api.post('/api/update-product-prices', { data: prices }, token)).status).toBe(200));
+  expect(statements.length, statements.join('\n')).toBeLessThanOrEqual(40);
+  expect((await s.api.get('/api/product?sku=S-99')).body.data.salePrice).toBe(119);
+});

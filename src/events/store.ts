@@ -4,7 +4,7 @@ import type { Clock } from '../lib/clock.ts';
 import { GENESIS_HASH, chainHash, type HashedColumns } from './hash.ts';
 import { type DomainEvent, definitionByType } from './registry.ts';
 import { upcast } from './upcasters.ts';
-import { placeholders, statementsByCount, valueList } from '../storage/sqlite/statements.ts';
+import { inChunks, placeholders, statementsByCount, valueList } from '../storage/sqlite/statements.ts';
 
 /** Who and what caused an event; keys appear only by id and access tokens only by hash, never themselves. */
 export interface EventMeta {
@@ -78,7 +78,7 @@ export class EventStore {
     const metaJson = JSON.stringify(storedMeta);
     const versions = this.versionsOf(events);
     const stored: StoredEvent[] = [];
-    const values: unknown[] = [];
+    const values: unknown[][] = [];
     for (const event of events) {
       const definition = definitionByType.get(event.type);
       if (!definition) throw new Error(`unknown event type ${event.type}`);
@@ -97,7 +97,7 @@ export class EventStore {
         recorded_at: recordedAt,
       };
       previous = chainHash(previous, row);
-      values.push(row.seq, row.stream, row.stream_version, row.type, row.schema_version, row.data, row.meta, row.recorded_at, previous);
+      values.push([row.seq, row.stream, row.stream_version, row.type, row.schema_version, row.data, row.meta, row.recorded_at, previous]);
       versions.set(event.stream, current + 1);
       stored.push({
         type: event.type,
@@ -110,10 +110,7 @@ export class EventStore {
         recordedAt,
       } as StoredEvent);
     }
-    for (let start = 0; start < stored.length; start += ROWS_PER_INSERT) {
-      const rows = Math.min(ROWS_PER_INSERT, stored.length - start);
-      this.insert(rows).run(values.slice(start * EVENT_COLUMNS.length, (start + rows) * EVENT_COLUMNS.length));
-    }
+    inChunks(values, (rows) => this.insert(rows.length).run(rows.flat()));
     for (const listener of this.listeners) listener(stored);
     return stored;
   }
@@ -122,18 +119,15 @@ export class EventStore {
   private versionsOf(events: NewEvent[]): Map<string, number> {
     const streams = [...new Set(events.map((e) => e.stream))];
     const versions = new Map<string, number>();
-    for (let start = 0; start < streams.length; start += ROWS_PER_INSERT) {
-      const chunk = streams.slice(start, start + ROWS_PER_INSERT);
+    inChunks(streams, (chunk) => {
       for (const [stream, version] of this.streamVersions(chunk.length).all(chunk) as [string, number][]) versions.set(stream, version);
-    }
+    });
     return versions;
   }
 }
 
 const EVENT_COLUMNS = ['seq', 'stream', 'stream_version', 'type', 'schema_version', 'data', 'meta', 'recorded_at', 'hash'];
 
-/** Rows a statement: far below SQLite's limit of bound parameters, and few distinct statements to prepare. */
-const ROWS_PER_INSERT = 100;
 
 function checkExpected(event: NewEvent, current: number): void {
   const expected = event.expectedVersion;

@@ -1,20 +1,16 @@
 import type { ProductRecord } from '../events/catalogue.ts';
 import type { ContractorRecord } from '../events/contractors.ts';
 import type { Sqlite } from '../storage/sqlite/open.ts';
-import { statementsByCount, valueList } from '../storage/sqlite/statements.ts';
+import { inChunks, statementsByCount, valueList } from '../storage/sqlite/statements.ts';
 
-/** Keys a statement: a batch holds at most 100 records, so one statement a kind of key. */
-const KEYS_PER_READ = 100;
-
-/** `SELECT key, value … WHERE key IN (…)` over any number of keys, a statement per hundred. */
+/** `SELECT key, value … WHERE key IN (…)` over any number of keys, a statement per hundred (a batch: one). */
 function keyedRead<K, V>(db: Sqlite, sql: (list: string) => string, decode: (value: unknown) => V): (keys: K[]) => Map<K, V> {
   const statement = statementsByCount(db, (n) => sql(valueList(n)), (s) => s.raw());
   return (keys) => {
     const found = new Map<K, V>();
-    for (let start = 0; start < keys.length; start += KEYS_PER_READ) {
-      const chunk = keys.slice(start, start + KEYS_PER_READ);
+    inChunks(keys, (chunk) => {
       for (const [key, value] of statement(chunk.length).all(chunk) as [K, unknown][]) found.set(key, decode(value));
-    }
+    });
     return found;
   };
 }

@@ -3,7 +3,7 @@ import type { Sqlite } from '../../storage/sqlite/open.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
 import type { StoredEvent } from '../../events/store.ts';
 import { denseRank } from '../dense-rank.ts';
-import { placeholders, statementsByCount, valueList } from '../../storage/sqlite/statements.ts';
+import { inChunks, placeholders, statementsByCount, valueList } from '../../storage/sqlite/statements.ts';
 import { type FlushBudget, type Projector, type TableNames, drain } from '../projector.ts';
 import { contractorView } from './views.ts';
 
@@ -135,13 +135,6 @@ export const contractorsProjector: Projector = {
     return Object.assign(handle, { persist, flush, discard });
   },
 };
-
-/** Rows a multi-row statement: far below SQLite's limit of bound parameters. */
-const ROWS_PER_STATEMENT = 100;
-
-function inChunks<T>(rows: T[], write: (chunk: T[]) => void): void {
-  for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) write(rows.slice(start, start + ROWS_PER_STATEMENT));
-}
 
 /** Document types that raise / lower a contractor's balance when posted (decisions.md section 7). */
 const CREDIT_TYPES = "'cashin', 'paymentin', 'bonus', 'purchase', 'customerreturn'";

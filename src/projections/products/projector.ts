@@ -2,7 +2,7 @@ import type { Sqlite } from '../../storage/sqlite/open.ts';
 import type { ProductRecord } from '../../events/catalogue.ts';
 import type { StoredEvent } from '../../events/store.ts';
 import { denseRank } from '../dense-rank.ts';
-import { placeholders, statementsByCount, valueList } from '../../storage/sqlite/statements.ts';
+import { ROWS_PER_STATEMENT, placeholders, statementsByCount, valueList } from '../../storage/sqlite/statements.ts';
 import { type FlushBudget, type Projector, type TableNames } from '../projector.ts';
 import { type Named, SERVICE_CATEGORY, productFullJson, productListView } from './views.ts';
 
@@ -11,9 +11,6 @@ import { type Named, SERVICE_CATEGORY, productFullJson, productListView } from '
  * of stored strings. `position` is the product's 1-based rank in id order: a page at any offset is an
  * index range scan, not an O(offset) skip.
  */
-/** Products whose views a statement rewrites: far below SQLite's limit of bound parameters. */
-const VIEWS_PER_STATEMENT = 100;
-
 function* take<T>(items: Iterator<T>, count: number): Generator<T> {
   for (let n = 0; n < count; n++) {
     const next = items.next();
@@ -117,7 +114,7 @@ export const productsProjector: Projector = {
       // Prices touch no indexed column: rewriting only the record and its views spares the sku, brand and group
       // indexes. A hundred products at a time: their records read with one statement, written with another.
       while (unwritten.size > 0 && budget.left > 0) {
-        const ids = [...take(unwritten.keys(), Math.min(budget.left, VIEWS_PER_STATEMENT))];
+        const ids = [...take(unwritten.keys(), Math.min(budget.left, ROWS_PER_STATEMENT))];
         const stored = new Map((recordsOf(ids.length).all(ids) as [number, string][]).map(([id, json]) => [id, JSON.parse(json) as ProductRecord]));
         updateViews(ids.length).run(
           ids.flatMap((id) => {

@@ -23,3 +23,11 @@ export function valueList(count: number): string {
 export function placeholders(rows: number, columns: number): string {
   return Array(rows).fill(`(${valueList(columns)})`).join(', ');
 }
+
+/** Rows or keys a multi-row statement carries: far below SQLite's limit of bound parameters, few statements to prepare. */
+export const ROWS_PER_STATEMENT = 100;
+
+/** Hands `rows` to `write` a statement's worth at a time. */
+export function inChunks<T>(rows: T[], write: (chunk: T[]) => void): void {
+  for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) write(rows.slice(start, start + ROWS_PER_STATEMENT));
+}

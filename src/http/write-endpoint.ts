@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
-import { decideBatch } from '../use-cases/decide-batch.ts';
+import { TOKEN_REFUSED, type WriteOutcome, type WriteRequest, answeredBefore, applyBatch, issueToken } from '../use-cases/two-step-write.ts';
 import type { CommandState } from '../commands/command-state.ts';
 import type { Decide } from '../commands/decision.ts';
 import { type CodeOverrides, parseRecord } from '../lib/validation.ts';
@@ -10,10 +10,9 @@ import { formatMoscow } from '../lib/clock.ts';
 import { type DomainError, errorCodeFor, fail, ok, type Result } from '../lib/result.ts';
 import type { Tradebook } from '../tradebook.ts';
 import type { AppEnv } from './env.ts';
-import { parseJsonBody } from './json-body.ts';
+import { type JsonBody, parseJsonBody } from './json-body.ts';
 import { sendErrors, sendJson } from './respond.ts';
 import { discardBody, requestBody, requestHeader } from './node-request.ts';
-import { hashSecret } from '../tokens/api-keys.ts';
 
 /** One two-step write path of the spec: GET issues a token, POST applies a batch of records with it. */
 export interface WriteEndpoint<S extends z.ZodType = z.ZodType, R = unknown> {
@@ -31,8 +30,6 @@ export interface WriteEndpoint<S extends z.ZodType = z.ZodType, R = unknown> {
 export function writeEndpoint<S extends z.ZodType, R>(endpoint: WriteEndpoint<S, R>): WriteEndpoint {
   return endpoint as unknown as WriteEndpoint;
 }
-
-const TOKEN_REFUSED: DomainError = { code: 'ERROR_ACCESS_TOKEN', message: 'the access token is missing, unknown, expired, already spent on another body, or was issued for another key or path' };
 
 /** A point-in-time copy (`rebuild --until … --into …`) answers reads only. */
 function readOnly(untilSeq: number): DomainError {
@@ -70,12 +67,20 @@ function parseBatch(endpoint: WriteEndpoint, body: unknown): Result<ParsedBatch>
   return ok({ records: values, errors });
 }
 
+/** The body's records parsed and, when the body and the batch's shape allow, decided and applied. */
+function parsedAndApplied(tb: Tradebook, endpoint: WriteEndpoint, request: WriteRequest, json: JsonBody): Promise<WriteOutcome> | WriteOutcome {
+  if (!json.ok) return { status: 'invalid', errors: [{ code: errorCodeFor(endpoint.wrapper), message: json.problem }] };
+  const batch = parseBatch(endpoint, json.value);
+  if (!batch.ok) return { status: 'invalid', errors: batch.errors };
+  return applyBatch(tb, request, endpoint.decide, batch.value.records, batch.value.errors);
+}
+
 export function mountWrite(app: Hono<AppEnv>, tb: Tradebook, endpoint: WriteEndpoint): void {
   app.get(endpoint.path, async (c) => {
     // hono answers HEAD with the GET handler; issuing a token is a side effect HEAD must not have.
     if (c.req.method === 'HEAD') return sendErrors(c, 405, [{ code: 'ERROR_METHOD_NOT_ALLOWED', message: `HEAD is not allowed on ${endpoint.path}` }], { Allow: 'GET, POST' });
     if (tb.pointInTime !== undefined) return sendErrors(c, 403, [readOnly(tb.pointInTime)]);
-    const { token, expiresAt } = await tb.commits.run(() => tb.tokens.issue(c.get('key').id, tokenPath(endpoint.path)));
+    const { token, expiresAt } = await issueToken(tb, c.get('key').id, tokenPath(endpoint.path));
     return sendJson(c, JSON.stringify({ data: { access_token: token, expired: formatMoscow(expiresAt) } }));
   });
 
@@ -92,31 +97,9 @@ export function mountWrite(app: Hono<AppEnv>, tb: Tradebook, endpoint: WriteEndp
     const json = parseJsonBody(body);
     const bodyHash = json.ok ? createHash('sha256').update(canonicalJson(json.value)).digest('hex') : '';
 
-    const early = tb.tokens.check(token, keyId, path, bodyHash);
-    if (early.status === 'refused') return sendErrors(c, 401, [TOKEN_REFUSED]);
-    if (early.status === 'replay') {
-      // The first answer may still be on its way to disk: the same answer again waits for the same durability.
-      await tb.commits.durable();
-      return sendJson(c, early.response);
-    }
-
-    if (!json.ok) return sendErrors(c, 400, [{ code: errorCodeFor(endpoint.wrapper), message: json.problem }]);
-    const batch = parseBatch(endpoint, json.value);
-    if (!batch.ok) return sendErrors(c, 400, batch.errors);
-
-    const outcome = await tb.submit(() => {
-      // Checked again under the write lock: another request or process may have spent the token meanwhile.
-      const now = tb.tokens.check(token, keyId, path, bodyHash);
-      if (now.status === 'refused') return fail(TOKEN_REFUSED);
-      if (now.status === 'replay') return ok(now.response);
-      // Records that parsed are still decided when others did not, so one answer lists every problem.
-      const applied = decideBatch(batch.value.records, endpoint.decide, tb.state, tb.store, { keyId, tokenHash: hashSecret(token) }, batch.value.errors);
-      if (!applied.ok) return applied;
-      const response = JSON.stringify({ data: applied.value });
-      tb.tokens.spend(token, bodyHash, response);
-      return ok(response);
-    });
-    if (outcome.ok) return sendJson(c, outcome.value);
-    return sendErrors(c, outcome.errors[0] === TOKEN_REFUSED ? 401 : 400, outcome.errors);
+    const request = { keyId, path, token, bodyHash };
+    const outcome = (await answeredBefore(tb, request)) ?? (await parsedAndApplied(tb, endpoint, request, json));
+    if (outcome.status === 'answered') return sendJson(c, outcome.response);
+    return outcome.status === 'refused' ? sendErrors(c, 401, [TOKEN_REFUSED]) : sendErrors(c, 400, outcome.errors);
   });
 }

@@ -1,0 +1,62 @@
+import type { CommandState } from '../commands/command-state.ts';
+import type { Decide } from '../commands/decision.ts';
+import { type DomainError, fail, ok } from '../lib/result.ts';
+import { hashSecret } from '../tokens/api-keys.ts';
+import type { Tradebook } from '../tradebook.ts';
+import { decideBatch } from './decide-batch.ts';
+
+/** Who writes, through which path, with which token and body (the body's hash decides a replay). */
+export interface WriteRequest {
+  keyId: number;
+  path: string;
+  token: string;
+  bodyHash: string;
+}
+
+/** What a POST with a token comes to: refused (401), a replayed or fresh answer, or the batch's problems (400). */
+export type WriteOutcome = { status: 'refused' } | { status: 'answered'; response: string } | { status: 'invalid'; errors: DomainError[] };
+
+/** A token for the key and write path, issued through the writer: it shares the commit and fsync of the writes around it. */
+export function issueToken(tb: Tradebook, keyId: number, path: string): Promise<{ token: string; expiresAt: number }> {
+  return tb.commits.run(() => tb.tokens.issue(keyId, path));
+}
+
+/**
+ * What a token and body may still do before the batch is parsed: refused, or a replay answered with the first
+ * answer (once that is on disk), or nothing yet (`undefined`: a fresh token).
+ */
+export async function answeredBefore(tb: Tradebook, request: WriteRequest): Promise<WriteOutcome | undefined> {
+  const check = tb.tokens.check(request.token, request.keyId, request.path, request.bodyHash);
+  if (check.status === 'refused') return { status: 'refused' };
+  if (check.status === 'fresh') return undefined;
+  // The first answer may still be on its way to disk: the same answer again waits for the same durability.
+  await tb.commits.durable();
+  return { status: 'answered', response: check.response };
+}
+
+/** The token cannot be honoured (the HTTP answer is 401 with this error). */
+export const TOKEN_REFUSED: DomainError = {
+  code: 'ERROR_ACCESS_TOKEN',
+  message: 'the access token is missing, unknown, expired, already spent on another body, or was issued for another key or path',
+};
+
+/**
+ * Applies a parsed batch with a token, all or nothing, in the writer's next group: the token is checked again
+ * under the write lock (another request or process may have spent it meanwhile), the records are decided
+ * batch-level, and the token is spent with the answer. Records that did not parse are `undefined` beside their
+ * `known` problems: the others are still decided, so one answer lists every problem.
+ */
+export async function applyBatch<I, R>(tb: Tradebook, request: WriteRequest, decide: Decide<I, CommandState, R>, records: (I | undefined)[], known: DomainError[]): Promise<WriteOutcome> {
+  const outcome = await tb.submit(() => {
+    const now = tb.tokens.check(request.token, request.keyId, request.path, request.bodyHash);
+    if (now.status === 'refused') return fail(TOKEN_REFUSED);
+    if (now.status === 'replay') return ok(now.response);
+    const applied = decideBatch(records, decide, tb.state, tb.store, { keyId: request.keyId, tokenHash: hashSecret(request.token) }, known);
+    if (!applied.ok) return applied;
+    const response = JSON.stringify({ data: applied.value });
+    tb.tokens.spend(request.token, request.bodyHash, response);
+    return ok(response);
+  });
+  if (outcome.ok) return { status: 'answered', response: outcome.value };
+  return outcome.errors[0] === TOKEN_REFUSED ? { status: 'refused' } : { status: 'invalid', errors: outcome.errors };
+}

@@ -13,6 +13,7 @@ import { documentQueries } from './projections/documents/queries.ts';
 import { productQueries } from './projections/products/queries.ts';
 import { bulkReads } from './projections/bulk-reads.ts';
 import { pointInTimeOf } from './audit/point-in-time.ts';
+import { auditReads } from './audit/reads.ts';
 import { ensureProjections } from './projections/rebuild.ts';
 import { Projections } from './projections/registry.ts';
 import type { StateSource } from './use-cases/batch-state.ts';
@@ -63,6 +64,8 @@ export class Tradebook {
   readonly pointInTime: number | undefined;
   readonly contractors;
   readonly documents;
+  /** The log and records' histories, as the audit endpoints read them. */
+  readonly audit;
   /** The server's writes: concurrent requests share one commit (one fsync). */
   readonly commits: GroupCommit;
 
@@ -81,6 +84,7 @@ export class Tradebook {
     this.categories = categoryQueries(db);
     this.brands = brandQueries(db);
     this.contractors = contractorQueries(db, sqliteDialect);
+    this.audit = auditReads(db);
     this.documents = documentQueries(db, sqliteDialect);
     // Commands decide on the same prepared queries the endpoints read with.
     this.state = { ...readModelState(this), ...bulkReads(db) };

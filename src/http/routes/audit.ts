@@ -1,9 +1,7 @@
 import { Hono } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { z } from 'zod';
-import { streamHistory } from '../../audit/history.ts';
 import { logEntry } from '../../audit/log-view.ts';
-import { queryEvents } from '../../events/store.ts';
 import type { Tradebook } from '../../tradebook.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';
@@ -38,14 +36,10 @@ export function auditRoutes(tb: Tradebook): Hono<AppEnv> {
     const query = parseQuery(eventsQuery, requestQuery(c));
     if (!query.ok) return sendErrors(c, 400, query.errors);
     const { after, limit } = query.value;
-    const data: string[] = [];
+    const rows = tb.audit.eventsAfter(after, limit);
+    const data = rows.map((row) => JSON.stringify(logEntry(row)));
     // `next` is the `after` of the following page; the page is the last one when `count` < `limit`.
-    let next = after;
-    for (const row of queryEvents(tb.db, { after }, limit)) {
-      data.push(JSON.stringify(logEntry(row)));
-      next = row.seq;
-      if (data.length === limit) break;
-    }
+    const next = rows.at(-1)?.seq ?? after;
     return sendJson(c, `{"meta":{"after":${after},"limit":${limit},"count":${data.length},"next":${next}},"data":[${data.join(',')}]}`);
   });
 
@@ -53,7 +47,7 @@ export function auditRoutes(tb: Tradebook): Hono<AppEnv> {
     const query = parseQuery(historyQuery, requestQuery(c));
     if (!query.ok) return sendErrors(c, 400, query.errors);
     const { stream } = query.value;
-    const history = streamHistory(tb.db, stream);
+    const history = tb.audit.history(stream);
     if (history.length === 0) return sendError(c, 404, 'ERROR_STREAM', `no events in stream ${stream}`);
     return sendJson(c, JSON.stringify({ meta: { stream, count: history.length }, data: history }));
   });

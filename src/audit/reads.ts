@@ -1,0 +1,19 @@
+import { type EventRow, queryEvents } from '../events/store.ts';
+import type { Sqlite } from '../storage/sqlite/open.ts';
+import { streamHistory } from './history.ts';
+
+/** What the audit endpoints read, bound to one connection: the log as stored, a page at a time, and one record's history. */
+export function auditReads(db: Sqlite) {
+  return {
+    /** Up to `limit` events after `after`, in seq order. */
+    eventsAfter(after: number, limit: number): EventRow[] {
+      const rows: EventRow[] = [];
+      for (const row of queryEvents(db, { after }, limit)) {
+        rows.push(row);
+        if (rows.length === limit) break;
+      }
+      return rows;
+    },
+    history: (stream: string) => streamHistory(db, stream),
+  };
+}

@@ -1,5 +1,6 @@
 import { Checkpointer } from './storage/sqlite/checkpointer.ts';
-import { FaultLog, storageFaultOf } from './storage/sqlite/storage-fault.ts';
+import { FaultLog } from './storage/errors.ts';
+import { storageFaultOf } from './storage/sqlite/storage-fault.ts';
 import { createApp } from './http/app.ts';
 import { listen, readServerSettings } from './http/node-server.ts';
 import { log } from './lib/log.ts';

@@ -2,7 +2,8 @@ import { GroupCommit } from './storage/sqlite/group-commit.ts';
 import { kyselyOf, migrate } from './storage/sqlite/migrate.ts';
 import { sqliteDialect } from './storage/sqlite/dialect.ts';
 import { type Sqlite, openSqlite } from './storage/sqlite/open.ts';
-import { FaultLog } from './storage/sqlite/storage-fault.ts';
+import { FaultLog } from './storage/errors.ts';
+import { storageFaultOf } from './storage/sqlite/storage-fault.ts';
 import { EventStore } from './events/store.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { type Result } from './lib/result.ts';
@@ -64,6 +65,8 @@ export class Tradebook {
   readonly pointInTime: number | undefined;
   readonly contractors;
   readonly documents;
+  /** Names an error of this engine's storage (disk full, read-only, failing) as a `StorageFault`; undefined for any other. */
+  readonly storageFaultOf = storageFaultOf;
   /** The log and records' histories, as the audit endpoints read them. */
   readonly audit;
   /** The server's writes: concurrent requests share one commit (one fsync). */

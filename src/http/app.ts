@@ -1,7 +1,5 @@
 import { Hono } from 'hono';
-import { DatabaseBusyError } from '../storage/sqlite/busy.ts';
-import { NotDurableError } from '../storage/sqlite/group-commit.ts';
-import { storageFaultOf } from '../storage/sqlite/storage-fault.ts';
+import { NotDurableError, StorageBusyError } from '../storage/errors.ts';
 import type { Tradebook } from '../tradebook.ts';
 import { AbortedRequests } from './aborts.ts';
 import { requireApiKey } from './auth.ts';
@@ -58,9 +56,9 @@ export function createApp(tb: Tradebook): Hono<AppEnv> {
       aborted.record(c.req.method, c.req.path);
       return sendError(c, 400, 'ERROR_BAD_REQUEST', error.message);
     }
-    if (error instanceof DatabaseBusyError) return sendError(c, 503, 'ERROR_BUSY', `${error.message}; nothing was applied, try again`);
+    if (error instanceof StorageBusyError) return sendError(c, 503, 'ERROR_BUSY', `${error.message}; nothing was applied, try again`);
     // The disk's state, not a bug; the server logs it once, when it starts.
-    const fault = storageFaultOf(error);
+    const fault = tb.storageFaultOf(error);
     if (fault) return sendError(c, 503, STORAGE_ERRORS[fault.kind], `${fault.message}; nothing was applied`);
     console.error(error);
     if (error instanceof NotDurableError) return sendError(c, 500, 'ERROR_INTERNAL', `${error.message}; read it back before sending it again`);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { StorageFaultKind } from '../storage/sqlite/storage-fault.ts';
+import type { StorageFaultKind } from '../storage/errors.ts';
 import { errorCodeFor } from '../lib/result.ts';
 import type { WriteEndpoint } from './write-endpoint.ts';
 

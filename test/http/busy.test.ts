@@ -1,6 +1,7 @@
 import { expect, test } from 'vitest';
 import { openSqlite } from '../../src/storage/sqlite/open.ts';
-import { DatabaseBusyError, retryWhileBusy } from '../../src/storage/sqlite/busy.ts';
+import { StorageBusyError } from '../../src/storage/errors.ts';
+import { retryWhileBusy } from '../../src/storage/sqlite/busy.ts';
 import { testService } from '../helpers.ts';
 
 test('while another connection holds the write lock, a write waits without blocking reads, then lands', async () => {
@@ -19,7 +20,7 @@ test('while another connection holds the write lock, a write waits without block
   expect((await api.get('/api/product-brands')).body.meta.allCount).toBe(1);
 });
 
-test('a lock held past the budget gives up with DatabaseBusyError (answered 503 ERROR_BUSY) and applies nothing', async () => {
+test('a lock held past the budget gives up with StorageBusyError (answered 503 ERROR_BUSY) and applies nothing', async () => {
   const { tb, file } = await testService();
   tb.db.pragma('busy_timeout = 0');
   const other = openSqlite(file);
@@ -33,7 +34,7 @@ test('a lock held past the budget gives up with DatabaseBusyError (answered 503 
 test('a write that gave up waiting is answered 503 ERROR_BUSY, as the OpenAPI document says', async () => {
   const { api, tb, app } = await testService();
   tb.tokens.issue = () => {
-    throw new DatabaseBusyError('the database stayed locked for 10000 ms');
+    throw new StorageBusyError('the database stayed locked for 10000 ms');
   };
   const res = await api.get('/api/add-product');
   expect([res.status, res.body.errors[0].code]).toEqual([503, 'ERROR_BUSY']);

@@ -1,3 +1,5 @@
+import { StorageBusyError } from '../errors.ts';
+
 /**
  * Waiting for another process's write lock without blocking the event loop. better-sqlite3 is synchronous:
  * with a long busy_timeout, a request that waits for `tradebook import` to commit would freeze every other
@@ -7,7 +9,6 @@
 
 export const BUSY_BUDGET_MS = 10_000;
 
-export class DatabaseBusyError extends Error {}
 
 export function isBusy(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
@@ -27,7 +28,7 @@ export async function retryWhileBusy<T>(attempt: () => T, budgetMs = BUSY_BUDGET
       return attempt();
     } catch (error) {
       if (!isBusy(error)) throw error;
-      if (Date.now() + pause > deadline) throw new DatabaseBusyError(`the database stayed locked for ${budgetMs} ms`);
+      if (Date.now() + pause > deadline) throw new StorageBusyError(`the database stayed locked for ${budgetMs} ms`);
     }
     await sleep(pause);
   }

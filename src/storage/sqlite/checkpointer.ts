@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Sqlite } from './open.ts';
-import type { FaultLog } from './storage-fault.ts';
+import type { FaultLog } from '../errors.ts';
+import { storageFaultOf } from './storage-fault.ts';
 
 /**
  * WAL checkpoints on a thread of their own. SQLite checkpoints inside the commit that pushes the WAL past
@@ -51,9 +52,9 @@ export class Checkpointer {
       workerData: { file: db.name, driver, intervalMs },
     });
     worker.on('message', (message: { ok?: true; failure?: { code?: string; message: string } }) =>
-      message.failure ? faults?.failed(message.failure) : faults?.succeeded(),
+      message.failure ? faults?.failed(storageFaultOf(message.failure) ?? message.failure) : faults?.succeeded(),
     );
-    worker.on('error', (error) => faults?.failed(error));
+    worker.on('error', (error) => faults?.failed(storageFaultOf(error) ?? error));
     // Never what keeps the process alive.
     worker.unref();
     db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);

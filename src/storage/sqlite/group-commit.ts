@@ -1,6 +1,7 @@
+import { type FaultLog, NotDurableError } from '../errors.ts';
 import { MAX_BUSY_PAUSE_MS, retryWhileBusy } from './busy.ts';
 import type { Sqlite } from './open.ts';
-import { type FaultLog, storageFaultOf } from './storage-fault.ts';
+import { storageFaultOf } from './storage-fault.ts';
 import { WalSync } from './wal-sync.ts';
 
 interface Job {
@@ -9,12 +10,6 @@ interface Job {
   reject: (error: unknown) => void;
 }
 
-/** The group committed, but its fsync failed: whether its writes survive a crash is unknown. */
-export class NotDurableError extends Error {
-  constructor(cause: unknown) {
-    super(`the write was committed but the disk did not confirm it (${(cause as Error)?.message ?? String(cause)})`, { cause });
-  }
-}
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { StorageFault, storageFaultOf } from './storage-fault.ts';
+import { StorageFault } from '../errors.ts';
+import { storageFaultOf } from './storage-fault.ts';
 
 export type Sqlite = Database.Database;
 export type Statement = Database.Statement;

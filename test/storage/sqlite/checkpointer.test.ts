@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { expect, test } from 'vitest';
 import { BACKSTOP_PAGES, Checkpointer } from '../../../src/storage/sqlite/checkpointer.ts';
 import { openSqlite } from '../../../src/storage/sqlite/open.ts';
-import { FaultLog } from '../../../src/storage/sqlite/storage-fault.ts';
+import { FaultLog } from '../../../src/storage/errors.ts';
 import { smallDisk, tempDir, until } from '../../helpers.ts';
 
 test('the worker copies committed WAL pages into the database file while the writer only appends to the WAL', async () => {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { expect, test, vi } from 'vitest';
-import { GroupCommit, NotDurableError } from '../../../src/storage/sqlite/group-commit.ts';
+import { NotDurableError } from '../../../src/storage/errors.ts';
+import { GroupCommit } from '../../../src/storage/sqlite/group-commit.ts';
 import { openSqlite } from '../../../src/storage/sqlite/open.ts';
 import { failFsyncs, holdFsyncs, tempDir, until } from '../../helpers.ts';
 

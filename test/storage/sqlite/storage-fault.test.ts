@@ -4,7 +4,8 @@ import Database from 'better-sqlite3';
 import { expect, test, vi } from 'vitest';
 import { main } from '../../../src/cli/main.ts';
 import { openSqlite } from '../../../src/storage/sqlite/open.ts';
-import { FaultLog, StorageFault, storageFaultOf } from '../../../src/storage/sqlite/storage-fault.ts';
+import { FaultLog, StorageFault } from '../../../src/storage/errors.ts';
+import { storageFaultOf } from '../../../src/storage/sqlite/storage-fault.ts';
 import { compareWithRebuild } from '../../../src/audit/compare.ts';
 import { rebuild } from '../../../src/projections/rebuild.ts';
 import { Projections } from '../../../src/projections/registry.ts';
@@ -28,9 +29,10 @@ test('a FaultLog reports a lasting fault once, a change of fault once more, and 
   const lines: string[] = [];
   const faults = new FaultLog('writes', (line) => lines.push(line));
   faults.succeeded();
-  for (let i = 0; i < 5; i++) faults.failed(diskFull());
-  faults.failed(Object.assign(new Error('attempt to write a readonly database'), { code: 'SQLITE_READONLY' }));
-  faults.failed(Object.assign(new Error('attempt to write a readonly database'), { code: 'SQLITE_READONLY' }));
+  // The engine names its errors (storageFaultOf); the log only counts them.
+  for (let i = 0; i < 5; i++) faults.failed(storageFaultOf(diskFull()));
+  faults.failed(storageFaultOf(Object.assign(new Error('attempt to write a readonly database'), { code: 'SQLITE_READONLY' })));
+  faults.failed(storageFaultOf(Object.assign(new Error('attempt to write a readonly database'), { code: 'SQLITE_READONLY' })));
   faults.succeeded();
   faults.succeeded();
   expect(lines).toEqual([

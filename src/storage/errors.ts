@@ -1,0 +1,64 @@
+/**
+ * What can become of a write for reasons of the storage, not of the request, as every engine names it: the
+ * write lock stayed taken, the commit was not confirmed by the disk, the disk is full, read-only or failing.
+ * Each engine turns its own errors into these (SQLite's: `sqlite/storage-fault.ts`); everything above sees
+ * only these.
+ */
+
+/** Another process held the write lock past the budget: nothing was applied. */
+export class StorageBusyError extends Error {}
+
+/** The group committed, but the disk did not confirm it: whether its writes survive a crash is unknown. */
+export class NotDurableError extends Error {
+  constructor(cause: unknown) {
+    super(`the write was committed but the disk did not confirm it (${(cause as Error)?.message ?? String(cause)})`, { cause });
+  }
+}
+
+export type StorageFaultKind = 'full' | 'read-only' | 'io';
+
+const WHY: Record<StorageFaultKind, string> = {
+  full: 'the disk holding the database is full',
+  'read-only': 'the database cannot be written: its file, folder or file system is read-only',
+  io: 'the disk holding the database reported an error',
+};
+
+export class StorageFault extends Error {
+  constructor(
+    readonly kind: StorageFaultKind,
+    detail: string,
+    options?: ErrorOptions,
+  ) {
+    super(`${WHY[kind]} (${detail})`, options);
+  }
+}
+
+/**
+ * Reports a failure once when it starts (and again only when it changes), and once when the work succeeds again:
+ * a fault met on every attempt (each write, each background checkpoint) is not logged each time. Storage faults
+ * count as one while their kind stays the same; other errors while their message does.
+ */
+export class FaultLog {
+  private current: string | undefined;
+
+  constructor(
+    /** What fails, for the log line: `writes`, `background checkpoints`. */
+    private readonly what: string,
+    private readonly report: (line: string) => void,
+  ) {}
+
+  failed(error: unknown): void {
+    const fault = error instanceof StorageFault ? error : undefined;
+    const message = fault?.message ?? String((error as Error | undefined)?.message ?? error);
+    const key = fault?.kind ?? message;
+    if (this.current === key) return;
+    this.current = key;
+    this.report(`${fault ? 'storage fault: ' : ''}${this.what} fail: ${message}`);
+  }
+
+  succeeded(): void {
+    if (this.current === undefined) return;
+    this.current = undefined;
+    this.report(`${this.what} succeed again`);
+  }
+}

@@ -18,7 +18,13 @@ export function changedFields<T extends object>(current: T, next: Partial<T>): P
   const changes: Partial<T> = {};
   for (const key of Object.keys(next) as (keyof T)[]) {
     const value = next[key];
-    if (value !== undefined && canonicalJson(value) !== canonicalJson(current[key])) changes[key] = value;
+    if (value !== undefined && !sameValue(value, current[key])) changes[key] = value;
   }
   return changes;
+}
+
+/** Equal as stored: plain values directly (the common case: prices, names), objects and arrays in canonical form. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === null || typeof a !== 'object' || b === null || typeof b !== 'object') return a === b;
+  return canonicalJson(a) === canonicalJson(b);
 }

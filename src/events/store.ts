@@ -4,7 +4,7 @@ import type { Clock } from '../lib/clock.ts';
 import { GENESIS_HASH, chainHash, type HashedColumns } from './hash.ts';
 import { type DomainEvent, definitionByType } from './registry.ts';
 import { upcast } from './upcasters.ts';
-import { inChunks, placeholders, statementsByCount, valueList } from '../storage/sqlite/statements.ts';
+import { inChunks, placeholders, statementsByCount } from '../storage/sqlite/statements.ts';
 
 /** Who and what caused an event; keys appear only by id and access tokens only by hash, never themselves. */
 export interface EventMeta {
@@ -54,9 +54,12 @@ export class EventStore {
     // A batch's rows go in with one statement, its streams' versions come back with one.
     this.insert = statementsByCount(db, (n) => `INSERT INTO events (${EVENT_COLUMNS.join(', ')}) VALUES ${placeholders(n, EVENT_COLUMNS.length)}`);
     this.head = db.prepare('SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1');
+    // One seek a stream for its highest version: a GROUP BY over the same streams would read every event of each.
     this.streamVersions = statementsByCount(
       db,
-      (n) => `SELECT stream, max(stream_version) FROM events WHERE stream IN (${valueList(n)}) GROUP BY stream`,
+      (n) =>
+        `WITH wanted (stream) AS (VALUES ${placeholders(n, 1)})
+         SELECT stream, (SELECT max(stream_version) FROM events WHERE events.stream = wanted.stream) FROM wanted`,
       (statement) => statement.raw(),
     );
   }
@@ -120,7 +123,7 @@ export class EventStore {
     const streams = [...new Set(events.map((e) => e.stream))];
     const versions = new Map<string, number>();
     inChunks(streams, (chunk) => {
-      for (const [stream, version] of this.streamVersions(chunk.length).all(chunk) as [string, number][]) versions.set(stream, version);
+      for (const [stream, version] of this.streamVersions(chunk.length).all(chunk) as [string, number | null][]) if (version !== null) versions.set(stream, version);
     });
     return versions;
   }

@@ -76,9 +76,9 @@ const documentKey = (type: DocumentType, id: number) => `${type}-${id}`;
 
 /**
  * The state a batch is decided on, batch-level: the records its commands ask for are read up front, a few
- * queries for the whole batch (`prefetch`), and the batch's own decisions are laid over them as they are made
+ * queries for the whole batch (`decideAhead`), and the batch's own decisions are laid over them as they are made
  * (`evolve`), so a batch may add a group and then its subgroup, or two products with the next ids. Whatever the
- * prefetch did not foresee is read when asked: the answers are always the read tables' plus the batch's own.
+ * reading ahead did not foresee is read when asked: the answers are always the read tables' plus the batch's own.
  */
 export class BatchState implements CommandState {
   private overlay = new Overlay();
@@ -113,34 +113,41 @@ export class BatchState implements CommandState {
   }
 
   /**
-   * Decides the batch once per round against what is known so far, only to learn which records its commands
-   * ask for, and reads them in bulk; again until a round asks for nothing new (each round follows one step of
-   * a chain: a sku's id, then that product). Decisions are pure, so these rounds change nothing. A decider may
-   * throw on a state that is only partly known (an id found, its record not yet): that record is asked again
-   * next round, and the real decision, on the whole state, comes after.
+   * Decides the batch once per round against what is known so far, to learn which records its commands ask
+   * for, and reads those in bulk; again until a round asks for nothing new (each round follows one step of a
+   * chain: a sku's id, then that product). That last round had every answer, so its decisions are the batch's
+   * and are returned. Decisions are pure, so the rounds before it change nothing. A decider may throw on a
+   * state that is only partly known (an id found, its record not yet): its record is asked for again next
+   * round. Returns undefined when the rounds run out, or when a decider threw on a state fully known (the
+   * caller decides again, reading what is still missing one by one, and the error surfaces there).
    */
-  prefetch<I>(inputs: (I | undefined)[], decide: (input: I) => NewEvent[] | undefined, maxRounds = 4): void {
+  decideAhead<I, D>(inputs: (I | undefined)[], decide: (input: I) => D, eventsOf: (decision: D) => NewEvent[] | undefined, maxRounds = 4): (D | undefined)[] | undefined {
     for (let round = 0; round < maxRounds; round++) {
       this.probing = true;
-      for (const input of inputs) {
-        if (input === undefined) continue;
+      let threw = false;
+      const decisions = inputs.map((input) => {
+        if (input === undefined) return undefined;
         try {
-          const events = decide(input);
+          const decision = decide(input);
+          const events = eventsOf(decision);
           if (events !== undefined) this.evolve(events);
+          return decision;
         } catch {
-          // partly known state: see above
+          threw = true; // partly known state: see above
+          return undefined;
         }
-      }
+      });
       this.probing = false;
       this.overlay = new Overlay();
       const memos = [this.products, this.skus, this.categories, this.siblingNames, this.brands, this.brandNames, this.contractors, this.statuses, this.documents];
-      if (memos.every((memo) => memo.wanted.size === 0)) return;
+      if (memos.every((memo) => memo.wanted.size === 0)) return threw ? undefined : decisions;
       this.products.load((ids) => this.source.products(ids), undefined);
       this.skus.load((skus) => this.source.productIdsBySku(skus), undefined);
       this.contractors.load((ids) => this.source.contractors(ids), undefined);
       this.statuses.load((names) => new Map([...this.source.existingContractorStatuses(names)].map((name) => [name, true])), false);
       for (const memo of [this.categories, this.siblingNames, this.brands, this.brandNames, this.documents]) memo.loadEach();
     }
+    return undefined;
   }
 
   /** Lays a decision's events over the state, so the next record of the batch is decided after it. */

@@ -6,11 +6,7 @@ import { ROWS_PER_STATEMENT, placeholders, statementsByCount, valueList } from '
 import { type FlushBudget, type Projector, type TableNames } from '../projector.ts';
 import { type Named, SERVICE_CATEGORY, productFullJson, productListView } from './views.ts';
 
-/**
- * Products with their response JSON kept ready (list and single read), so a page is a concatenation
- * of stored strings. `position` is the product's 1-based rank in id order: a page at any offset is an
- * index range scan, not an O(offset) skip.
- */
+/** The first `count` items (fewer when there are fewer). */
 function* take<T>(items: Iterator<T>, count: number): Generator<T> {
   for (let n = 0; n < count; n++) {
     const next = items.next();
@@ -19,6 +15,11 @@ function* take<T>(items: Iterator<T>, count: number): Generator<T> {
   }
 }
 
+/**
+ * Products with their response JSON kept ready (list and single read), so a page is a concatenation
+ * of stored strings. `position` is the product's 1-based rank in id order: a page at any offset is an
+ * index range scan, not an O(offset) skip.
+ */
 export const productsProjector: Projector = {
   name: 'products',
   version: 1,

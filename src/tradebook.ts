@@ -15,6 +15,7 @@ import { productQueries } from './projections/products/queries.ts';
 import { bulkReads } from './projections/bulk-reads.ts';
 import { pointInTimeOf } from './audit/point-in-time.ts';
 import { auditReads } from './audit/reads.ts';
+import { asyncReads } from './storage/async-reads.ts';
 import { ensureProjections } from './projections/rebuild.ts';
 import { Projections } from './projections/registry.ts';
 import type { StateSource } from './use-cases/batch-state.ts';
@@ -74,6 +75,7 @@ export class Tradebook {
 
   private constructor(
     readonly db: Sqlite,
+    private readonly reader: Sqlite,
     readonly clock: Clock,
     onStorageFault?: (line: string) => void,
   ) {
@@ -83,14 +85,23 @@ export class Tradebook {
     this.commits = new GroupCommit(db, () => this.projections.saveCheckpoint(), onStorageFault && new FaultLog('writes', onStorageFault));
     this.keys = new ApiKeys(db, clock, (work) => this.commits.durably(work));
     this.tokens = new AccessTokens(db, clock);
-    this.products = productQueries(db, sqliteDialect);
-    this.categories = categoryQueries(db);
-    this.brands = brandQueries(db);
-    this.contractors = contractorQueries(db, sqliteDialect);
-    this.audit = auditReads(db);
-    this.documents = documentQueries(db, sqliteDialect);
-    // Commands decide on the same prepared queries the endpoints read with.
-    this.state = { ...readModelState(this), ...bulkReads(db) };
+    // The endpoints read on a connection of their own, so a read never sees another request's uncommitted work.
+    this.products = asyncReads(productQueries(reader, sqliteDialect));
+    this.categories = asyncReads(categoryQueries(reader));
+    this.brands = asyncReads(brandQueries(reader));
+    this.contractors = asyncReads(contractorQueries(reader, sqliteDialect));
+    this.documents = asyncReads(documentQueries(reader, sqliteDialect));
+    this.audit = asyncReads(auditReads(reader));
+    // Commands decide inside the write transaction, on the writer's connection: an import line sees the lines
+    // before it in the same group.
+    const writerQueries = {
+      products: productQueries(db, sqliteDialect),
+      categories: categoryQueries(db),
+      brands: brandQueries(db),
+      contractors: contractorQueries(db, sqliteDialect),
+      documents: documentQueries(db, sqliteDialect),
+    };
+    this.state = { ...readModelState(writerQueries), ...bulkReads(db) };
     this.pointInTime = pointInTimeOf(db);
   }
 
@@ -106,7 +117,8 @@ export class Tradebook {
       throw error;
     }
     if (rebuilt.length > 0) options.onRebuilt?.(rebuilt);
-    return new Tradebook(db, options.clock ?? systemClock, options.onStorageFault);
+    const reader = openSqlite(file, { readonly: true, trace: options.trace });
+    return new Tradebook(db, reader, options.clock ?? systemClock, options.onStorageFault);
   }
 
   /**
@@ -137,6 +149,7 @@ export class Tradebook {
 
   close(): void {
     this.commits.close();
+    if (this.reader.open) this.reader.close();
     if (this.db.open) this.db.close();
   }
 }

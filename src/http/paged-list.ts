@@ -6,7 +6,7 @@ import { requestQuery } from './node-request.ts';
 
 /** A read model paged by its dense `position`: the count and any page are O(log n). */
 export interface PositionPaged {
-  page(offset: number, limit: number): JoinedPage;
+  page(offset: number, limit: number): Promise<JoinedPage>;
 }
 
 /** The query of the catalogue and contractor lists: `limit` 1..100 (default 100), `offset` from 0. */
@@ -14,10 +14,10 @@ export const listQuery = pagingQuery(100);
 
 /** The handler of a paged list: parse `limit`/`offset` (ERROR_LIMIT / ERROR_OFFSET), answer the page envelope. */
 export function pagedList(source: PositionPaged) {
-  return (c: Context) => {
+  return async (c: Context) => {
     const query = parseQuery(listQuery, requestQuery(c));
     if (!query.ok) return sendErrors(c, 400, query.errors);
     const { limit, offset } = query.value;
-    return sendPage(c, limit, offset, source.page(offset, limit));
+    return sendPage(c, limit, offset, await source.page(offset, limit));
   };
 }

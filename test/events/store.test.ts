@@ -40,7 +40,7 @@ describe('the event store', () => {
       ConcurrencyError,
     );
     expect([...readEvents(tb.db)]).toHaveLength(1);
-    expect(tb.brands.byId(2)).toBeUndefined();
+    expect(await tb.brands.byId(2)).toBeUndefined();
   });
 
   test('refuses an event whose data does not match its schema', async () => {

@@ -182,8 +182,8 @@ describe('import of documents', () => {
     expect(report.failures).toEqual([]);
     expect(report.applied).toBe(17);
     // + purchase, customerreturn, cashin, paymentin, bonus; − sale, supplierreturn, cashout, paymentout.
-    expect(tb.contractors.byId(7)).toBeDefined();
-    expect(JSON.parse(tb.contractors.jsonById(7)!).balance).toBe(10);
+    expect(await tb.contractors.byId(7)).toBeDefined();
+    expect(JSON.parse((await tb.contractors.jsonById(7))!).balance).toBe(10);
   });
 });
 

@@ -68,7 +68,7 @@ describe('rebuild beside the served tables', () => {
     });
     expect(seen).toEqual(before.products);
     expect(buildTables(reader)).toEqual([]);
-    expect(tb.brands.allJson()).toEqual(['{"id":1,"name":"Бренд","logo":null}', '{"id":2,"name":"Новый","logo":null}']);
+    expect(await tb.brands.allJson()).toEqual(['{"id":1,"name":"Бренд","logo":null}', '{"id":2,"name":"Новый","logo":null}']);
     expect(((await api.get('/api/products')).body.data as { sku: string }[]).map((p) => p.sku)).toEqual(['K', 'S']);
     // What the swap applied equals a rebuild of the whole log.
     expectRebuildEqualsLive(tb, rebuild);

@@ -160,7 +160,7 @@ describe('projection versions', () => {
     const reopened = await Tradebook.open(file, { onRebuilt: (names) => rebuilt.push(names) });
     expect(rebuilt).toEqual([['brands']]);
     expect(readCheckpoints(reopened.db).get('brands')).toEqual({ name: 'brands', version: codeVersion + 1, last_seq: 1 });
-    expect(reopened.brands.allJson()).toEqual(['{"id":1,"name":"Ферма","logo":null}']);
+    expect(await reopened.brands.allJson()).toEqual(['{"id":1,"name":"Ферма","logo":null}']);
     reopened.close();
     expect((readTables(file) as { brands: unknown }).brands).toEqual(before.brands);
 

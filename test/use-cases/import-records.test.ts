@@ -65,7 +65,7 @@ describe('import line types that are names of Object properties', () => {
     const report = await importLines(s.tb, Readable.from(lines), (f) => failures.push(f));
     expect(report).toEqual({ lines: 11, applied: 6, failed: 5, events: 6 });
     expect(failures.map((f) => [f.line, f.errors.map((e) => [e.code, e.field])])).toEqual(inherited.map((_, i) => [2 * i + 2, [['ERROR_TYPE', 'type']]]));
-    expect(s.tb.brands.allJson().map((b) => JSON.parse(b).name)).toEqual(['A', 'B0', 'B1', 'B2', 'B3', 'B4']);
+    expect((await s.tb.brands.allJson()).map((b) => JSON.parse(b).name)).toEqual(['A', 'B0', 'B1', 'B2', 'B3', 'B4']);
   });
 
   it('an exception while one line is applied fails that line alone; the rest of its group commits', async () => {
@@ -86,6 +86,6 @@ describe('import line types that are names of Object properties', () => {
     expect(report).toEqual({ lines: 3, applied: 2, failed: 1, events: 2 });
     expect(failures.map((f) => [f.line, f.errors[0].code])).toEqual([[2, 'ERROR_INTERNAL']]);
     expect(failures[0].errors[0].message).toContain('a bug in a decider');
-    expect(s.tb.brands.allJson().map((b) => JSON.parse(b).name)).toEqual(['Заря', 'Восток']);
+    expect((await s.tb.brands.allJson()).map((b) => JSON.parse(b).name)).toEqual(['Заря', 'Восток']);
   });
 });

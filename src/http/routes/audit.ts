@@ -32,22 +32,22 @@ export function auditRoutes(tb: Tradebook): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
   for (const { path } of auditReads) app.use(path, requireAuditScope);
 
-  app.get('/api/events', (c) => {
+  app.get('/api/events', async (c) => {
     const query = parseQuery(eventsQuery, requestQuery(c));
     if (!query.ok) return sendErrors(c, 400, query.errors);
     const { after, limit } = query.value;
-    const rows = tb.audit.eventsAfter(after, limit);
+    const rows = await tb.audit.eventsAfter(after, limit);
     const data = rows.map((row) => JSON.stringify(logEntry(row)));
     // `next` is the `after` of the following page; the page is the last one when `count` < `limit`.
     const next = rows.at(-1)?.seq ?? after;
     return sendJson(c, `{"meta":{"after":${after},"limit":${limit},"count":${data.length},"next":${next}},"data":[${data.join(',')}]}`);
   });
 
-  app.get('/api/history', (c) => {
+  app.get('/api/history', async (c) => {
     const query = parseQuery(historyQuery, requestQuery(c));
     if (!query.ok) return sendErrors(c, 400, query.errors);
     const { stream } = query.value;
-    const history = tb.audit.history(stream);
+    const history = await tb.audit.history(stream);
     if (history.length === 0) return sendError(c, 404, 'ERROR_STREAM', `no events in stream ${stream}`);
     return sendJson(c, JSON.stringify({ meta: { stream, count: history.length }, data: history }));
   });

@@ -15,8 +15,8 @@ export const brandWrites: WriteEndpoint[] = [
 
 export function brandRoutes(tb: Tradebook): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
-  app.get('/api/product-brands', (c) => {
-    const brands = tb.brands.allJson();
+  app.get('/api/product-brands', async (c) => {
+    const brands = await tb.brands.allJson();
     return sendJson(c, `{"meta":{"allCount":${brands.length}},"data":[${brands.join(',')}]}`);
   });
   return app;

@@ -15,8 +15,8 @@ export const categoryWrites: WriteEndpoint[] = [
 
 export function categoryRoutes(tb: Tradebook): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
-  app.get('/api/product-categories', (c) => {
-    const tree = tb.categories.tree();
+  app.get('/api/product-categories', async (c) => {
+    const tree = await tb.categories.tree();
     return sendJson(c, JSON.stringify({ meta: { allCount: tree.length }, data: tree }));
   });
   return app;

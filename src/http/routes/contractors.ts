@@ -31,9 +31,12 @@ export const contractorWrites: WriteEndpoint[] = [
 const given = (v: unknown) => v !== undefined && v !== null && v !== '';
 
 /** `find` answers the contractor's ready JSON, or undefined when none matches. */
-type Lookup = { ok: true; key: 'id' | 'inn' | 'phone'; find: (tb: Tradebook) => string | undefined } | { ok: false; code: string; message: string };
+type Lookup = { ok: true; key: 'id' | 'inn' | 'phone'; find: (tb: Tradebook) => Promise<string | undefined> } | { ok: false; code: string; message: string };
 
-const jsonOf = (tb: Tradebook, id: number | undefined) => (id === undefined ? undefined : tb.contractors.jsonById(id));
+const jsonOf = async (tb: Tradebook, id: Promise<number | undefined>) => {
+  const found = await id;
+  return found === undefined ? undefined : tb.contractors.jsonById(found);
+};
 
 /** Picks the key the lookup goes by (decisions.md section 3) and checks it. */
 function lookupOf(body: Record<string, unknown>, query: Record<string, string>): Lookup {
@@ -73,7 +76,7 @@ export function contractorRoutes(tb: Tradebook): Hono<AppEnv> {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) return sendError(c, 400, 'ERROR_ID', 'the body must be a JSON object');
     const lookup = lookupOf(body as Record<string, unknown>, requestQuery(c));
     if (!lookup.ok) return sendError(c, 400, lookup.code, lookup.message);
-    const json = lookup.find(tb);
+    const json = await lookup.find(tb);
     if (json === undefined) return sendError(c, 404, `ERROR_${lookup.key.toUpperCase()}`, `no contractor with this ${lookup.key}`);
     return sendJson(c, `{"data":${json}}`);
   });

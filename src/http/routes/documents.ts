@@ -34,11 +34,11 @@ export const documentReads: ReadEndpoint[] = documentLists.map(({ path, summary 
 export function documentRoutes(tb: Tradebook): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
   for (const { path, type } of documentLists) {
-    app.get(path, (c) => {
+    app.get(path, async (c) => {
       const query = parseQuery(documentListQuery, requestQuery(c), documentListCodes);
       if (!query.ok) return sendErrors(c, 400, query.errors);
       const { limit, offset, ...filter } = query.value;
-      return sendPage(c, limit, offset, tb.documents.page(type, filter, offset, limit));
+      return sendPage(c, limit, offset, await tb.documents.page(type, filter, offset, limit));
     });
   }
   return app;

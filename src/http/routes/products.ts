@@ -43,14 +43,14 @@ export function productRoutes(tb: Tradebook): Hono<AppEnv> {
 
   app.get('/api/products', pagedList(tb.products));
 
-  app.get('/api/product', (c) => {
+  app.get('/api/product', async (c) => {
     const raw = requestQuery(c);
     // `id` wins over `sku`; with neither, the spec's answer is ERROR_ID.
     if (raw.id === undefined && (raw.sku === undefined || raw.sku === '')) return sendError(c, 400, 'ERROR_ID', 'give id or sku');
     const query = parseQuery(productQuery, raw);
     if (!query.ok) return sendErrors(c, 400, query.errors);
     const { id, sku } = query.value;
-    const json = id !== undefined ? tb.products.fullJsonById(id) : tb.products.fullJsonBySku(sku!);
+    const json = await (id !== undefined ? tb.products.fullJsonById(id) : tb.products.fullJsonBySku(sku!));
     if (json === undefined) return id !== undefined ? sendError(c, 404, 'ERROR_ID', `no product ${id}`) : sendError(c, 404, 'ERROR_SKU', `no product has sku ${sku}`);
     return sendJson(c, `{"data":${json}}`);
   });

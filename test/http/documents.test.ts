@@ -129,10 +129,10 @@ describe('import of documents', () => {
     const { tb } = await testService();
     const first = await importRecords(tb, records);
     expect(first.events).toBeGreaterThan(0);
-    const before = eventCount(tb);
+    const before = await eventCount(tb);
     const again = await importRecords(tb, records);
     expect(again).toMatchObject({ applied: 3, failed: 0, events: 0 });
-    expect(eventCount(tb)).toBe(before);
+    expect(await eventCount(tb)).toBe(before);
   });
 
   test('bad lines are reported with their line number while the others go in', async () => {

@@ -48,7 +48,7 @@ describe('importRecords (values without the JSON text round trip)', () => {
       [2, 'ERROR_TYPE'],
       [3, 'ERROR_INN'],
     ]);
-    expect(s.tb.db.prepare('SELECT type FROM events ORDER BY seq').pluck().all()).toEqual(['BrandAdded', 'BrandAdded']);
+    expect((await s.tb.audit.eventsAfter(0, 100)).map((e) => e.type)).toEqual(['BrandAdded', 'BrandAdded']);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { Tradebook } from '../tradebook.ts';
+import type { WriteContext } from './write-context.ts';
 import { importLineKinds } from '../commands/import-lines.ts';
 import { parseRecord } from '../lib/validation.ts';
 import { type DomainError, errorCodeFor, fail, ok, type Result } from '../lib/result.ts';
@@ -32,7 +32,7 @@ export interface ImportRecord {
 }
 
 /** A line's work for the writer: validated first, then decided and appended in the writer's transaction. */
-function decideRecord(tb: Tradebook, value: unknown, line: number): Promise<Result<number>> | Result<number> {
+function decideRecord(tb: WriteContext, value: unknown, line: number): Promise<Result<number>> | Result<number> {
   if (value === NOT_JSON) return fail({ code: 'ERROR_LINE', message: 'the line is not valid JSON' });
   const { type, data } = (value ?? {}) as { type?: unknown; data?: unknown };
   const kind = typeof type === 'string' ? importLineKinds.get(type) : undefined;
@@ -58,7 +58,7 @@ function decideRecord(tb: Tradebook, value: unknown, line: number): Promise<Resu
  * Applies an NDJSON import line by line. A bad line is reported through `onFailure` and the others go on;
  * a line that changes nothing appends nothing, so importing the same file twice adds no event.
  */
-export async function importLines(tb: Tradebook, lines: AsyncIterable<string>, onFailure: (failure: LineFailure) => void): Promise<ImportReport> {
+export async function importLines(tb: WriteContext, lines: AsyncIterable<string>, onFailure: (failure: LineFailure) => void): Promise<ImportReport> {
   let count = 0;
   async function* records(): AsyncGenerator<ImportRecord> {
     for await (const text of lines) {
@@ -84,7 +84,7 @@ export async function importLines(tb: Tradebook, lines: AsyncIterable<string>, o
  * leaves the write lock free for a moment, so writers of other processes are not starved.
  */
 export async function importRecords(
-  tb: Tradebook,
+  tb: WriteContext,
   records: AsyncIterable<ImportRecord> | Iterable<ImportRecord>,
   onFailure: (failure: LineFailure) => void,
   linesPerGroup = LINES_PER_GROUP,

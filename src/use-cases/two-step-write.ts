@@ -2,7 +2,7 @@ import type { CommandState } from '../commands/command-state.ts';
 import type { Decide } from '../commands/decision.ts';
 import { type DomainError, fail, ok } from '../lib/result.ts';
 import { hashSecret } from '../tokens/api-keys.ts';
-import type { Tradebook } from '../tradebook.ts';
+import type { WriteContext } from './write-context.ts';
 import { decideBatch } from './decide-batch.ts';
 
 /** Who writes, through which path, with which token and body (the body's hash decides a replay). */
@@ -17,7 +17,7 @@ export interface WriteRequest {
 export type WriteOutcome = { status: 'refused' } | { status: 'answered'; response: string } | { status: 'invalid'; errors: DomainError[] };
 
 /** A token for the key and write path, issued through the writer: it shares the commit and fsync of the writes around it. */
-export function issueToken(tb: Tradebook, keyId: number, path: string): Promise<{ token: string; expiresAt: number }> {
+export function issueToken(tb: WriteContext, keyId: number, path: string): Promise<{ token: string; expiresAt: number }> {
   return tb.commits.run(() => tb.tokens.issue(keyId, path));
 }
 
@@ -25,7 +25,7 @@ export function issueToken(tb: Tradebook, keyId: number, path: string): Promise<
  * What a token and body may still do before the batch is parsed: refused, or a replay answered with the first
  * answer (once that is on disk), or nothing yet (`undefined`: a fresh token).
  */
-export async function answeredBefore(tb: Tradebook, request: WriteRequest): Promise<WriteOutcome | undefined> {
+export async function answeredBefore(tb: WriteContext, request: WriteRequest): Promise<WriteOutcome | undefined> {
   const check = tb.tokens.check(request.token, request.keyId, request.path, request.bodyHash);
   if (check.status === 'refused') return { status: 'refused' };
   if (check.status === 'fresh') return undefined;
@@ -46,7 +46,7 @@ export const TOKEN_REFUSED: DomainError = {
  * batch-level, and the token is spent with the answer. Records that did not parse are `undefined` beside their
  * `known` problems: the others are still decided, so one answer lists every problem.
  */
-export async function applyBatch<I, R>(tb: Tradebook, request: WriteRequest, decide: Decide<I, CommandState, R>, records: (I | undefined)[], known: DomainError[]): Promise<WriteOutcome> {
+export async function applyBatch<I, R>(tb: WriteContext, request: WriteRequest, decide: Decide<I, CommandState, R>, records: (I | undefined)[], known: DomainError[]): Promise<WriteOutcome> {
   const outcome = await tb.submit(() => {
     const now = tb.tokens.check(request.token, request.keyId, request.path, request.bodyHash);
     if (now.status === 'refused') return fail(TOKEN_REFUSED);

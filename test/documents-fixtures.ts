@@ -1,7 +1,6 @@
 import { expect } from 'vitest';
 import { type LineFailure, importLines } from '../src/use-cases/import.ts';
 import type { Sqlite } from '../src/storage/sqlite/open.ts';
-import { dumpReadTables } from './read-tables.ts';
 import type { Tradebook } from '../src/tradebook.ts';
 
 /** Imports NDJSON records (objects become lines) and returns the report with every failure. */
@@ -36,9 +35,9 @@ export const money = (type: string, id: number, status: number, sum: number, bas
 /** How many events the log holds, as an auditor reads it. */
 export const eventCount = (tb: Tradebook) => tb.audit.lastSeq();
 
-/** Every row of every read table, in a stable order. */
-export function expectRebuildEqualsLive(tb: Tradebook, rebuild: (db: Sqlite) => unknown) {
-  const live = dumpReadTables(tb.db);
+/** The read tables a rebuild leaves equal the live ones, row for row, as the audit reads dump them. */
+export async function expectRebuildEqualsLive(tb: Tradebook, rebuild: (db: Sqlite) => unknown) {
+  const live = await tb.audit.readTables();
   rebuild(tb.db);
-  expect(dumpReadTables(tb.db)).toEqual(live);
+  expect(await tb.audit.readTables()).toEqual(live);
 }

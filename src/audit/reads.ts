@@ -1,4 +1,6 @@
 import { type EventRow, lastSeq, queryEvents } from '../events/store.ts';
+import { projectors } from '../projections/registry.ts';
+import { everyRow } from '../storage/sqlite/maintenance.ts';
 import type { Sqlite } from '../storage/sqlite/open.ts';
 import { streamHistory } from './history.ts';
 
@@ -15,6 +17,10 @@ export function auditReads(db: Sqlite) {
       return rows;
     },
     history: (stream: string) => streamHistory(db, stream),
+    /** Every row of every read table in a stable order: two databases with equal dumps serve equal bytes. */
+    readTables(): Record<string, unknown[]> {
+      return Object.fromEntries(projectors.flatMap((p) => p.tables).map((table) => [table, everyRow(db, table)]));
+    },
     /** The seq of the log's last event: its length, the seqs being dense from 1 (0 for an empty log). */
     lastSeq: () => lastSeq(db),
   };

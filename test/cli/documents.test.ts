@@ -98,7 +98,7 @@ describe('tradebook seed', () => {
 
     const tb = await Tradebook.open(a);
     try {
-      expectRebuildEqualsLive(tb, rebuild);
+      await expectRebuildEqualsLive(tb, rebuild);
     } finally {
       tb.close();
     }

@@ -82,8 +82,31 @@ function capConnections(server: http.Server, settings: ServerSettings): void {
       if (left === 0) byClient.delete(client);
       else byClient.set(client, left);
     });
+    lingerBeforeClosing(socket);
     serveConnection.call(server, socket);
   });
+}
+
+/** How long a connection answered with `Connection: close` is still read before it is cut off. */
+const LINGER_MS = 500;
+
+/**
+ * After an answer that closes the connection (a 413 while the body is still coming), Node ends the socket and
+ * destroys it at once. A client still sending then gets a reset, and a reset can discard the answer before the
+ * client has read it. So the socket is ended, what the client still sends is read and dropped, and it is
+ * destroyed when the client closes its side or after LINGER_MS.
+ */
+function lingerBeforeClosing(socket: Socket): void {
+  socket.destroySoon = function destroySoonAfterLingering(this: Socket) {
+    if (this.writable) this.end();
+    this.resume();
+    const cutOff = setTimeout(() => this.destroy(), LINGER_MS);
+    cutOff.unref();
+    this.once('end', () => {
+      clearTimeout(cutOff);
+      this.destroy();
+    });
+  };
 }
 
 /**

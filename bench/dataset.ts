@@ -85,7 +85,7 @@ export async function ensureLogs(sizes: Sizes, dataset: string): Promise<[string
           const round = Math.floor(n / skus.length);
           return { sku: skus[n % skus.length], salePrice: 100_000 + round * 100 + (n % 100), purchasePrice: 50_000 + round };
         });
-        const applied = tb.write(() => decideBatch(batch, decideUpdatePrices, tb.state, tb.store, { source: 'bench' }));
+        const applied = await tb.write(() => decideBatch(batch, decideUpdatePrices, tb.state, tb.log, { source: 'bench' }));
         if (!applied.ok) throw new Error(`price updates failed: ${JSON.stringify(applied.errors.slice(0, 3))}`);
       }
       tb.db.prepare('VACUUM INTO ?').run(files[index]);

@@ -7,7 +7,7 @@ import { createApp } from '../src/http/app.ts';
 import { Tradebook } from '../src/tradebook.ts';
 
 const tb = await Tradebook.open(process.env.TRADEBOOK_DB || 'data/tradebook.db');
-const { key } = tb.keys.create({ name: 'bench' });
+const { key } = await tb.keys.create({ name: 'bench' });
 const app = createApp(tb);
 const month = { from: '2026-03-01', to: '2026-03-31' };
 
@@ -44,5 +44,5 @@ console.log(
     `SELECT list_json FROM documents WHERE key IN (SELECT key FROM documents INDEXED BY documents_date WHERE type = 'sale' AND date BETWEEN '${month.from}' AND '${month.to}' ORDER BY id LIMIT 50 OFFSET 1000) ORDER BY id`,
   ),
 );
-tb.keys.revoke(tb.keys.list().find((k) => k.name === 'bench')!.id);
+await tb.keys.revoke((await tb.keys.list()).find((k) => k.name === 'bench')!.id);
 tb.close();

@@ -32,10 +32,10 @@ const tb = await Tradebook.open(file, {
 try {
   const givenKey = process.env.TRADEBOOK_API_KEY;
   if (givenKey) {
-    const id = tb.keys.register(givenKey, 'TRADEBOOK_API_KEY');
+    const id = await tb.keys.register(givenKey, 'TRADEBOOK_API_KEY');
     log(`API key from TRADEBOOK_API_KEY registered as key ${id}`);
-  } else if (tb.keys.count() === 0) {
-    const { id, key } = tb.keys.create({ name: 'first' });
+  } else if ((await tb.keys.count()) === 0) {
+    const { id, key } = await tb.keys.create({ name: 'first' });
     // Shown this once; only its hash is stored.
     log(`no API key existed, created key ${id}; keep it, it is not shown again:\n${key}`);
   }
@@ -43,7 +43,7 @@ try {
   refuse(error);
 }
 
-tb.commits.waitForLocksAsynchronously();
+tb.writer.waitForLocksAsynchronously();
 // Commits only append to the WAL and fsync it; copying it into the database file happens on another thread.
 const checkpointer = Checkpointer.start(tb.db, 200, new FaultLog('background checkpoints', log));
 

@@ -19,6 +19,7 @@ import { asyncReads } from './storage/async-reads.ts';
 import { ensureProjections } from './projections/rebuild.ts';
 import { Projections } from './projections/registry.ts';
 import type { StateSource } from './use-cases/batch-state.ts';
+import type { WriteContext } from './use-cases/write-context.ts';
 import { readModelState } from './use-cases/read-model-state.ts';
 import { AccessTokens } from './tokens/access-tokens.ts';
 import { ApiKeys } from './tokens/api-keys.ts';
@@ -39,9 +40,9 @@ class Rollback extends Error {
   }
 }
 
-/** `work`'s result; a failure is thrown as a Rollback, so the transaction or savepoint around it is undone. */
-function decided<T>(work: () => Result<T>): Result<T> {
-  const result = work();
+/** `work`'s result; a failure is thrown as a Rollback, so the writer undoes the unit of work around it. */
+async function decided<T>(work: () => Promise<Result<T>>): Promise<Result<T>> {
+  const result = await work();
   if (!result.ok) throw new Rollback(result);
   return result;
 }
@@ -53,8 +54,9 @@ function failureOf(error: unknown): Result<never> {
 }
 
 /** One open database with everything bound to it: the log, the inline projections, the read queries, keys and tokens. */
-export class Tradebook {
-  readonly store: EventStore;
+export class Tradebook implements WriteContext {
+  /** The log: appends through the writer, and the reads rebuilds and tools make of it. */
+  readonly log: EventStore;
   readonly projections: Projections;
   readonly state: StateSource;
   readonly keys: ApiKeys;
@@ -70,8 +72,8 @@ export class Tradebook {
   readonly storageFaultOf = storageFaultOf;
   /** The log and records' histories, as the audit endpoints read them. */
   readonly audit;
-  /** The server's writes: concurrent requests share one commit (one fsync). */
-  readonly commits: GroupCommit;
+  /** The one writer: concurrent requests, imports and seeds share its commits (one fsync a group). */
+  readonly writer: GroupCommit;
 
   private constructor(
     readonly db: Sqlite,
@@ -79,11 +81,11 @@ export class Tradebook {
     readonly clock: Clock,
     onStorageFault?: (line: string) => void,
   ) {
-    this.store = new EventStore(db, clock);
+    this.log = new EventStore(db, clock);
     this.projections = new Projections(db);
-    this.store.onAppend((events) => this.projections.apply(events));
-    this.commits = new GroupCommit(db, () => this.projections.saveCheckpoint(), onStorageFault && new FaultLog('writes', onStorageFault));
-    this.keys = new ApiKeys(db, clock, (work) => this.commits.durably(work));
+    this.log.onAppend((events) => this.projections.apply(events));
+    this.writer = new GroupCommit(db, () => this.projections.saveCheckpoint(), onStorageFault && new FaultLog('writes', onStorageFault));
+    this.keys = new ApiKeys(db, clock, this.writer);
     this.tokens = new AccessTokens(db, clock);
     // The endpoints read on a connection of their own, so a read never sees another request's uncommitted work.
     this.products = asyncReads(productQueries(reader, sqliteDialect));
@@ -101,7 +103,7 @@ export class Tradebook {
       contractors: contractorQueries(db, sqliteDialect),
       documents: documentQueries(db, sqliteDialect),
     };
-    this.state = { ...readModelState(writerQueries), ...bulkReads(db) };
+    this.state = asyncReads({ ...readModelState(writerQueries), ...bulkReads(db) });
     this.pointInTime = pointInTimeOf(db);
   }
 
@@ -122,33 +124,16 @@ export class Tradebook {
   }
 
   /**
-   * Runs `work` in one IMMEDIATE transaction of its own (it holds the write lock from the start, so concurrent
-   * writers queue instead of failing half-way), for synchronous callers: tools and tests. A failure result rolls
-   * everything back; success commits, and the commit is on disk before this returns.
+   * Runs `work` as a unit of the writer's next group (its own savepoint) and settles once the group is on disk.
+   * A failure result undoes only this work; the projection checkpoints move once a group (`GroupCommit`'s
+   * `beforeCommit`).
    */
-  write<T>(work: () => Result<T>): Result<T> {
-    try {
-      return this.commits.durably(() => {
-        const result = decided(work);
-        this.projections.saveCheckpoint();
-        return result;
-      });
-    } catch (error) {
-      return failureOf(error);
-    }
-  }
-
-  /**
-   * `write` for concurrent callers (the server): `work` runs in a savepoint of the next group transaction, and
-   * the promise settles once that transaction is on disk. A failure result undoes only this work. The
-   * projection checkpoints move once a group (`GroupCommit`'s `beforeCommit`).
-   */
-  submit<T>(work: () => Result<T>): Promise<Result<T>> {
-    return this.commits.run(() => decided(work)).catch(failureOf);
+  write<T>(work: () => Promise<Result<T>>): Promise<Result<T>> {
+    return this.writer.run(() => decided(work)).catch(failureOf);
   }
 
   close(): void {
-    this.commits.close();
+    this.writer.close();
     if (this.reader.open) this.reader.close();
     if (this.db.open) this.db.close();
   }

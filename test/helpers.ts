@@ -131,7 +131,7 @@ export async function testService(options: { clock?: Clock; file?: string; trace
   const file = options.file ?? path.join(tempDir(), 'tradebook.db');
   const tb = await Tradebook.open(file, { clock: options.clock, trace: options.trace, onStorageFault: options.onStorageFault });
   cleanups.push(() => tb.close());
-  const { key } = tb.keys.create({ name: 'test' });
+  const { key } = await tb.keys.create({ name: 'test' });
   const app = createApp(tb);
   return { tb, app, api: new ApiClient(app, key), key, file };
 }

@@ -17,7 +17,7 @@ export function keysCommand(program: Command): void {
       const expiresAt = options.expires === undefined ? null : parseMoscow(options.expires);
       if (expiresAt === undefined) throw new UsageError('--expires takes "YYYY-MM-DD HH:MM:SS" (Moscow time)');
       const tb = await openForCli();
-      const { id, key } = tb.keys.create({ name: options.name, scope: options.scope as KeyScope, expiresAt });
+      const { id, key } = await tb.keys.create({ name: options.name, scope: options.scope as KeyScope, expiresAt });
       tb.close();
       process.stdout.write(`created key ${id} (${options.name}, scope ${options.scope}); it is shown only now:\n${key}\n`);
     });
@@ -28,7 +28,7 @@ export function keysCommand(program: Command): void {
     .option('--json', 'print one JSON array')
     .action(async (options: { json?: boolean }) => {
       const tb = await openForCli();
-      const list = tb.keys.list();
+      const list = await tb.keys.list();
       tb.close();
       if (options.json) {
         process.stdout.write(`${JSON.stringify(list)}\n`);
@@ -46,7 +46,7 @@ export function keysCommand(program: Command): void {
     .action(async (idText: string) => {
       const id = parseWholeNumber(idText, 'id');
       const tb = await openForCli();
-      const revoked = tb.keys.revoke(id);
+      const revoked = await tb.keys.revoke(id);
       tb.close();
       if (!revoked) throw new UsageError(`no key ${id}`);
       process.stdout.write(`revoked key ${id}\n`);

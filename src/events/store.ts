@@ -5,6 +5,7 @@ import { GENESIS_HASH, chainHash, type HashedColumns } from './hash.ts';
 import { type DomainEvent, definitionByType } from './registry.ts';
 import { upcast } from './upcasters.ts';
 import { inChunks, placeholders, statementsByCount } from '../storage/sqlite/statements.ts';
+import type { EventLog } from '../storage/port.ts';
 
 /** Who and what caused an event; keys appear only by id and access tokens only by hash, never themselves. */
 export interface EventMeta {
@@ -38,10 +39,10 @@ export class ConcurrencyError extends Error {}
 export type AppendListener = (events: StoredEvent[]) => void;
 
 /**
- * The append-only event log. `append` must run inside a write transaction; it hands the stored events to
- * its listeners (the inline projectors) within that same transaction, so events and read tables commit together.
+ * The append-only event log on SQLite. `append` must run inside a write transaction; it hands the stored events
+ * to its listeners (the inline projectors) within that same transaction, so events and read tables commit together.
  */
-export class EventStore {
+export class EventStore implements EventLog {
   private readonly insert;
   private readonly head;
   private readonly streamVersions;
@@ -68,7 +69,7 @@ export class EventStore {
     this.listeners.push(listener);
   }
 
-  append(events: NewEvent[], meta: EventMeta): StoredEvent[] {
+  async append(events: NewEvent[], meta: EventMeta): Promise<StoredEvent[]> {
     if (events.length === 0) return [];
     if (!this.db.inTransaction) throw new Error('EventStore.append must run inside a transaction');
     const head = this.head.get() as { seq: number; hash: string } | undefined;

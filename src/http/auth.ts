@@ -13,7 +13,7 @@ export function requireApiKey(keys: ApiKeys) {
     const header = requestHeader(c, 'authorization') ?? '';
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) return sendError(c, 401, 'ERROR_NO_API_KEY', 'send the API key as Authorization: Bearer <key>', CLOSE);
-    const key = keys.authenticate(match[1]);
+    const key = await keys.authenticate(match[1]);
     if (!key) return sendError(c, 401, 'ERROR_USER_ACCESS', 'the API key is unknown, revoked or expired', CLOSE);
     c.set('key', key);
     await next();

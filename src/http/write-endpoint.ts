@@ -91,7 +91,7 @@ export function mountWrite(app: Hono<AppEnv>, tb: Tradebook, endpoint: WriteEndp
     const token = requestHeader(c, 'x-access-token') ?? '';
     // A token that cannot be honoured whatever the body is refused from its header: the body is neither kept,
     // parsed nor hashed (only the replay of a spent token depends on it).
-    if (!tb.tokens.usable(token, keyId, path)) return (await discardBody(c)) ?? sendErrors(c, 401, [TOKEN_REFUSED]);
+    if (!(await tb.tokens.usable(token, keyId, path))) return (await discardBody(c)) ?? sendErrors(c, 401, [TOKEN_REFUSED]);
     const body = await requestBody(c);
     if (body instanceof Response) return body;
     const json = parseJsonBody(body);

@@ -62,3 +62,8 @@ export class FaultLog {
     this.report(`${this.what} succeed again`);
   }
 }
+
+/** Whether `error` is the storage's (a group of writes failed as a whole), not a fault of one piece of work. */
+export function isStorageError(error: unknown): boolean {
+  return error instanceof StorageBusyError || error instanceof NotDurableError || error instanceof StorageFault;
+}

@@ -47,11 +47,8 @@ export class AccessTokens {
     });
   }
 
-  /**
-   * Issues a token in a transaction of its own, or in the caller's (the server issues through its group commit,
-   * so a token shares the commit and the off-thread fsync of the writes around it).
-   */
-  issue(keyId: number, path: string): { token: string; expiresAt: number } {
+  /** Issues a token; run as a unit of the writer, it shares the commit and the fsync of the writes around it. */
+  async issue(keyId: number, path: string): Promise<{ token: string; expiresAt: number }> {
     const now = this.clock();
     const token = nanoid(32);
     const expiresAt = now + TOKEN_LIFE_MS;
@@ -63,12 +60,12 @@ export class AccessTokens {
    * Whether a POST with this token may be honoured at all, whatever its body: the token is known, alive and
    * this key's for this path (fresh or spent). What the header alone decides, before the body is read.
    */
-  usable(token: string, keyId: number, path: string): boolean {
+  async usable(token: string, keyId: number, path: string): Promise<boolean> {
     return this.usableRow(token, keyId, path) !== undefined;
   }
 
   /** What a POST with this token and body may do. Call again inside the write transaction before spending. */
-  check(token: string, keyId: number, path: string, bodyHash: string): TokenCheck {
+  async check(token: string, keyId: number, path: string, bodyHash: string): Promise<TokenCheck> {
     const row = this.usableRow(token, keyId, path);
     if (!row) return { status: 'refused' };
     if (row.body_hash === null) return { status: 'fresh' };
@@ -81,7 +78,7 @@ export class AccessTokens {
   }
 
   /** Marks the token spent with the answer given; false when another request spent it first. */
-  spend(token: string, bodyHash: string, response: string): boolean {
+  async spend(token: string, bodyHash: string, response: string): Promise<boolean> {
     return this.spendStmt.run(bodyHash, response, hashSecret(token)).changes === 1;
   }
 }

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { customAlphabet } from 'nanoid';
 import type { Sqlite } from '../storage/sqlite/open.ts';
 import type { Clock } from '../lib/clock.ts';
+import type { Writer } from '../storage/port.ts';
 
 export type KeyScope = 'api' | 'audit';
 
@@ -25,18 +26,18 @@ export function hashSecret(secret: string): string {
 export class ApiKeys {
   private readonly byHash;
 
-  /** `durably` commits a change of the keys on its own and returns once it is on disk. */
+  /** A change of the keys is made through `writer`, and settles once it is durable. */
   constructor(
     private readonly db: Sqlite,
     private readonly clock: Clock,
-    private readonly durably: <T>(work: () => T) => T,
+    private readonly writer: Writer,
   ) {
     this.byHash = db.prepare('SELECT id, scope, key_hash, expires_at, revoked_at FROM api_keys WHERE key_hash = ?');
   }
 
-  create(options: { name?: string; scope?: KeyScope; expiresAt?: number | null; key?: string }): { id: number; key: string } {
+  async create(options: { name?: string; scope?: KeyScope; expiresAt?: number | null; key?: string }): Promise<{ id: number; key: string }> {
     const key = options.key ?? `tb_${newSecret()}`;
-    const id = this.durably(
+    const id = await this.writer.run(
       () =>
         this.db
           .prepare('INSERT INTO api_keys (name, scope, key_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?) RETURNING id')
@@ -53,32 +54,32 @@ export class ApiKeys {
   }
 
   /** Registers a key given from outside (TRADEBOOK_API_KEY); registering it again changes nothing. */
-  register(key: string, name: string): number {
+  async register(key: string, name: string): Promise<number> {
     const existing = this.byHash.get(hashSecret(key)) as { id: number } | undefined;
-    return existing?.id ?? this.create({ key, name }).id;
+    return existing?.id ?? (await this.create({ key, name })).id;
   }
 
-  count(): number {
+  async count(): Promise<number> {
     return this.db.prepare('SELECT count(*) FROM api_keys').pluck().get() as number;
   }
 
-  list(): ApiKeyInfo[] {
+  async list(): Promise<ApiKeyInfo[]> {
     return this.db
       .prepare('SELECT id, name, scope, created_at AS created, expires_at AS expires, revoked_at AS revoked FROM api_keys ORDER BY id')
       .all() as ApiKeyInfo[];
   }
 
-  revoke(id: number): boolean {
+  async revoke(id: number): Promise<boolean> {
     const now = new Date(this.clock()).toISOString();
-    return this.durably(() => this.db.prepare('UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?').run(now, id).changes === 1);
+    return this.writer.run(() => this.db.prepare('UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?').run(now, id).changes === 1);
   }
 
-  nameOf(id: number): string | undefined {
+  async nameOf(id: number): Promise<string | undefined> {
     return this.db.prepare('SELECT name FROM api_keys WHERE id = ?').pluck().get(id) as string | undefined;
   }
 
   /** The key's id and scope when it is known, not revoked and not expired; read fresh on every request. */
-  authenticate(key: string): { id: number; scope: KeyScope } | undefined {
+  async authenticate(key: string): Promise<{ id: number; scope: KeyScope } | undefined> {
     const hash = hashSecret(key);
     const row = this.byHash.get(hash) as
       | { id: number; scope: KeyScope; key_hash: string; expires_at: string | null; revoked_at: string | null }

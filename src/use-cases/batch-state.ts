@@ -4,6 +4,7 @@ import type { ProductRecord } from '../events/catalogue.ts';
 import type { ContractorRecord } from '../events/contractors.ts';
 import type { DocumentType } from '../events/documents.ts';
 import type { NewEvent } from '../events/store.ts';
+import type { AsyncReads } from '../storage/async-reads.ts';
 
 type Category = NonNullable<ReturnType<CommandState['category']>>;
 type Brand = NonNullable<ReturnType<CommandState['brand']>>;
@@ -16,43 +17,43 @@ export interface BulkReads {
   existingContractorStatuses(names: string[]): Set<string>;
 }
 
-/** The read-model state a batch is decided against, and its bulk reads. */
-export type StateSource = CommandState & BulkReads;
+/** The read-model state a batch is decided against, and its bulk reads, as the storage seam answers them. */
+export type StateSource = AsyncReads<CommandState & BulkReads>;
 
-/** A key's answer, read once from the source and kept for the batch. */
+/** A kind of key's answers, fetched in bulk and kept for the batch; `absent` answers a key the fetch did not find. */
 class Memo<K, V> {
   private readonly known = new Map<K, V>();
-  /** Keys asked while probing that are not known yet. */
+  /** Keys asked that are not known yet: the next round fetches them. */
   readonly wanted = new Set<K>();
 
-  constructor(private readonly read: (key: K) => V) {}
+  constructor(
+    private readonly fetch: (keys: K[]) => Promise<Map<K, V>>,
+    private readonly absent: V,
+  ) {}
 
-  get(key: K, probing: boolean): V | undefined {
+  /** The key's answer when known; otherwise undefined, and the key is fetched next round. */
+  get(key: K): V | undefined {
     if (this.known.has(key)) return this.known.get(key);
-    if (probing) {
-      this.wanted.add(key);
-      return undefined;
-    }
-    const value = this.read(key);
-    this.known.set(key, value);
-    return value;
+    this.wanted.add(key);
+    return undefined;
   }
 
-  /** Loads the wanted keys with one bulk read; a key the read does not return has `absent` as its answer. */
-  load(bulk: (keys: K[]) => Map<K, V>, absent: V): void {
+  async load(): Promise<void> {
     if (this.wanted.size === 0) return;
     const keys = [...this.wanted];
-    const found = bulk(keys);
-    for (const key of keys) this.known.set(key, found.has(key) ? found.get(key)! : absent);
     this.wanted.clear();
-  }
-
-  /** Reads the wanted keys one by one (kinds without a bulk read: a batch seldom asks many). */
-  loadEach(): void {
-    for (const key of this.wanted) this.get(key, false);
-    this.wanted.clear();
+    const found = await this.fetch(keys);
+    for (const key of keys) this.known.set(key, found.has(key) ? found.get(key)! : this.absent);
   }
 }
+
+/** A fetch of many keys made of one read per key: for the kinds a batch seldom asks many of. */
+function oneByOne<K, V>(read: (key: K) => Promise<V>): (keys: K[]) => Promise<Map<K, V>> {
+  return async (keys) => new Map(await Promise.all(keys.map(async (key) => [key, await read(key)] as const)));
+}
+
+/** Rounds of gathering a batch may take: each follows one step of a chain (a sku's id, then that product). */
+const MAX_ROUNDS = 8;
 
 /** What the batch's own decisions changed, laid over the source: each record is decided after the earlier ones. */
 class Overlay {
@@ -76,13 +77,12 @@ const documentKey = (type: DocumentType, id: number) => `${type}-${id}`;
 
 /**
  * The state a batch is decided on, batch-level: the records its commands ask for are read up front, a few
- * queries for the whole batch (`decideAhead`), and the batch's own decisions are laid over them as they are made
- * (`evolve`), so a batch may add a group and then its subgroup, or two products with the next ids. Whatever the
- * reading ahead did not foresee is read when asked: the answers are always the read tables' plus the batch's own.
+ * queries for the whole batch (`decideAll`), and the batch's own decisions are laid over them as they are made
+ * (`evolve`), so a batch may add a group and then its subgroup, or two products with the next ids. The answers
+ * are always the read tables' plus the batch's own.
  */
 export class BatchState implements CommandState {
   private overlay = new Overlay();
-  private probing = false;
   private readonly products: Memo<number, ProductRecord | undefined>;
   private readonly skus: Memo<string, number | undefined>;
   private readonly categories: Memo<number, Category | undefined>;
@@ -92,39 +92,48 @@ export class BatchState implements CommandState {
   private readonly contractors: Memo<number, ContractorRecord | undefined>;
   private readonly statuses: Memo<string, boolean>;
   private readonly documents: Memo<string, DocumentState | undefined>;
-  private readonly maxIds = new Map<string, number>();
+  /** Each read table's highest id, by table. */
+  private readonly maxIds: Memo<'products' | 'categories' | 'brands' | 'contractors', number>;
+  private readonly memos: { readonly wanted: ReadonlySet<unknown>; load(): Promise<void> }[];
 
-  constructor(private readonly source: StateSource) {
-    this.products = new Memo((id) => source.product(id));
-    this.skus = new Memo((sku) => source.productIdBySku(sku));
-    this.categories = new Memo((id) => source.category(id));
-    this.siblingNames = new Memo((key) => {
-      const [parent, name] = key.split('\u0000');
-      return source.categoryIdBySiblingName(Number(parent), name);
-    });
-    this.brands = new Memo((id) => source.brand(id));
-    this.brandNames = new Memo((name) => source.brandIdByName(name));
-    this.contractors = new Memo((id) => source.contractor(id));
-    this.statuses = new Memo((name) => source.contractorStatusExists(name));
-    this.documents = new Memo((key) => {
-      const at = key.lastIndexOf('-');
-      return source.document(key.slice(0, at) as DocumentType, Number(key.slice(at + 1)));
-    });
+  constructor(source: StateSource) {
+    this.products = new Memo((ids) => source.products(ids), undefined);
+    this.skus = new Memo((skus) => source.productIdsBySku(skus), undefined);
+    this.categories = new Memo(oneByOne((id) => source.category(id)), undefined);
+    this.siblingNames = new Memo(
+      oneByOne((key) => {
+        const [parent, name] = key.split('\u0000');
+        return source.categoryIdBySiblingName(Number(parent), name);
+      }),
+      undefined,
+    );
+    this.brands = new Memo(oneByOne((id) => source.brand(id)), undefined);
+    this.brandNames = new Memo(oneByOne((name) => source.brandIdByName(name)), undefined);
+    this.contractors = new Memo((ids) => source.contractors(ids), undefined);
+    this.statuses = new Memo(async (names) => new Map([...(await source.existingContractorStatuses(names))].map((name) => [name, true])), false);
+    this.documents = new Memo(
+      oneByOne((key) => {
+        const at = key.lastIndexOf('-');
+        return source.document(key.slice(0, at) as DocumentType, Number(key.slice(at + 1)));
+      }),
+      undefined,
+    );
+    const nextIds = { products: source.nextProductId, categories: source.nextCategoryId, brands: source.nextBrandId, contractors: source.nextContractorId };
+    this.maxIds = new Memo(oneByOne(async (table) => (await nextIds[table]()) - 1), 0);
+    this.memos = [this.products, this.skus, this.categories, this.siblingNames, this.brands, this.brandNames, this.contractors, this.statuses, this.documents, this.maxIds];
   }
 
   /**
-   * Decides the batch once per round against what is known so far, to learn which records its commands ask
-   * for, and reads those in bulk; again until a round asks for nothing new (each round follows one step of a
-   * chain: a sku's id, then that product). That last round had every answer, so its decisions are the batch's
-   * and are returned. Decisions are pure, so the rounds before it change nothing. A decider may throw on a
-   * state that is only partly known (an id found, its record not yet): its record is asked for again next
-   * round. Returns undefined when the rounds run out, or when a decider threw on a state fully known (the
-   * caller decides again, reading what is still missing one by one, and the error surfaces there).
+   * Decides the batch, each record after the earlier ones, once per round against what is known so far, to
+   * learn which records its commands ask for, and reads those in bulk; again until a round asks for nothing new.
+   * That last round had every answer, so its decisions are the batch's. Decisions are pure, so the rounds before
+   * it change nothing. A decider may throw on a state that is only partly known (an id found, its record not
+   * yet): it is decided again next round; one that throws on a state fully known throws here.
    */
-  decideAhead<I, D>(inputs: (I | undefined)[], decide: (input: I) => D, eventsOf: (decision: D) => NewEvent[] | undefined, maxRounds = 4): (D | undefined)[] | undefined {
-    for (let round = 0; round < maxRounds; round++) {
-      this.probing = true;
-      let threw = false;
+  async decideAll<I, D>(inputs: (I | undefined)[], decide: (input: I) => D, eventsOf: (decision: D) => NewEvent[] | undefined): Promise<(D | undefined)[]> {
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      let thrown: { error: unknown } | undefined;
+      this.overlay = new Overlay();
       const decisions = inputs.map((input) => {
         if (input === undefined) return undefined;
         try {
@@ -132,22 +141,18 @@ export class BatchState implements CommandState {
           const events = eventsOf(decision);
           if (events !== undefined) this.evolve(events);
           return decision;
-        } catch {
-          threw = true; // partly known state: see above
+        } catch (error) {
+          thrown ??= { error }; // partly known state: see above
           return undefined;
         }
       });
-      this.probing = false;
-      this.overlay = new Overlay();
-      const memos = [this.products, this.skus, this.categories, this.siblingNames, this.brands, this.brandNames, this.contractors, this.statuses, this.documents];
-      if (memos.every((memo) => memo.wanted.size === 0)) return threw ? undefined : decisions;
-      this.products.load((ids) => this.source.products(ids), undefined);
-      this.skus.load((skus) => this.source.productIdsBySku(skus), undefined);
-      this.contractors.load((ids) => this.source.contractors(ids), undefined);
-      this.statuses.load((names) => new Map([...this.source.existingContractorStatuses(names)].map((name) => [name, true])), false);
-      for (const memo of [this.categories, this.siblingNames, this.brands, this.brandNames, this.documents]) memo.loadEach();
+      if (this.memos.every((memo) => memo.wanted.size === 0)) {
+        if (thrown) throw thrown.error;
+        return decisions;
+      }
+      await Promise.all(this.memos.map((memo) => memo.load()));
     }
-    return undefined;
+    throw new Error(`the state a batch is decided on was still incomplete after ${MAX_ROUNDS} rounds of reading`);
   }
 
   /** Lays a decision's events over the state, so the next record of the batch is decided after it. */
@@ -235,63 +240,56 @@ export class BatchState implements CommandState {
   }
 
   product(id: number): ProductRecord | undefined {
-    return this.overlay.products.get(id) ?? this.products.get(id, this.probing);
+    return this.overlay.products.get(id) ?? this.products.get(id);
   }
 
   productIdBySku(sku: string): number | undefined {
-    return this.overlay.skus.has(sku) ? this.overlay.skus.get(sku) : this.skus.get(sku, this.probing);
+    return this.overlay.skus.has(sku) ? this.overlay.skus.get(sku) : this.skus.get(sku);
   }
 
   nextProductId(): number {
-    return Math.max(this.maxId('products', () => this.source.nextProductId() - 1), this.overlay.maxProductId) + 1;
+    return Math.max(this.maxIds.get('products') ?? 0, this.overlay.maxProductId) + 1;
   }
 
   category(id: number): Category | undefined {
-    return this.overlay.categories.get(id) ?? this.categories.get(id, this.probing);
+    return this.overlay.categories.get(id) ?? this.categories.get(id);
   }
 
   categoryIdBySiblingName(parent: number, name: string): number | undefined {
     const key = siblingKey(parent, name);
-    return this.overlay.siblingNames.has(key) ? this.overlay.siblingNames.get(key) : this.siblingNames.get(key, this.probing);
+    return this.overlay.siblingNames.has(key) ? this.overlay.siblingNames.get(key) : this.siblingNames.get(key);
   }
 
   nextCategoryId(): number {
-    return Math.max(this.maxId('categories', () => this.source.nextCategoryId() - 1), this.overlay.maxCategoryId) + 1;
+    return Math.max(this.maxIds.get('categories') ?? 0, this.overlay.maxCategoryId) + 1;
   }
 
   brand(id: number): Brand | undefined {
-    return this.overlay.brands.get(id) ?? this.brands.get(id, this.probing);
+    return this.overlay.brands.get(id) ?? this.brands.get(id);
   }
 
   brandIdByName(name: string): number | undefined {
-    return this.overlay.brandNames.has(name) ? this.overlay.brandNames.get(name) : this.brandNames.get(name, this.probing);
+    return this.overlay.brandNames.has(name) ? this.overlay.brandNames.get(name) : this.brandNames.get(name);
   }
 
   nextBrandId(): number {
-    return Math.max(this.maxId('brands', () => this.source.nextBrandId() - 1), this.overlay.maxBrandId) + 1;
+    return Math.max(this.maxIds.get('brands') ?? 0, this.overlay.maxBrandId) + 1;
   }
 
   contractor(id: number): ContractorRecord | undefined {
-    return this.overlay.contractors.get(id) ?? this.contractors.get(id, this.probing);
+    return this.overlay.contractors.get(id) ?? this.contractors.get(id);
   }
 
   nextContractorId(): number {
-    return Math.max(this.maxId('contractors', () => this.source.nextContractorId() - 1), this.overlay.maxContractorId) + 1;
+    return Math.max(this.maxIds.get('contractors') ?? 0, this.overlay.maxContractorId) + 1;
   }
 
   contractorStatusExists(name: string): boolean {
-    return this.overlay.statuses.has(name) || (this.statuses.get(name, this.probing) ?? false);
+    return this.overlay.statuses.has(name) || (this.statuses.get(name) ?? false);
   }
 
   document(type: DocumentType, id: number): DocumentState | undefined {
     const key = documentKey(type, id);
-    return this.overlay.documents.get(key) ?? this.documents.get(key, this.probing);
-  }
-
-  /** The highest id of a read table, read once a batch (probing too: it is one cheap query either way). */
-  private maxId(table: string, read: () => number): number {
-    let max = this.maxIds.get(table);
-    if (max === undefined) this.maxIds.set(table, (max = read()));
-    return max;
+    return this.overlay.documents.get(key) ?? this.documents.get(key);
   }
 }

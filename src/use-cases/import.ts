@@ -2,6 +2,8 @@ import type { WriteContext } from './write-context.ts';
 import { importLineKinds } from '../commands/import-lines.ts';
 import { parseRecord } from '../lib/validation.ts';
 import { type DomainError, errorCodeFor, fail, ok, type Result } from '../lib/result.ts';
+import { isStorageError } from '../storage/errors.ts';
+import { decideBatch } from './decide-batch.ts';
 
 export interface ImportReport {
   lines: number;
@@ -31,27 +33,23 @@ export interface ImportRecord {
   value: unknown;
 }
 
-/** A line's work for the writer: validated first, then decided and appended in the writer's transaction. */
-function decideRecord(tb: WriteContext, value: unknown, line: number): Promise<Result<number>> | Result<number> {
+/** A line's work for the writer: validated first, then decided and appended as a unit of the writer's group. */
+async function decideRecord(tb: WriteContext, value: unknown, line: number): Promise<Result<number>> {
   if (value === NOT_JSON) return fail({ code: 'ERROR_LINE', message: 'the line is not valid JSON' });
   const { type, data } = (value ?? {}) as { type?: unknown; data?: unknown };
   const kind = typeof type === 'string' ? importLineKinds.get(type) : undefined;
   if (!kind) return fail({ code: 'ERROR_TYPE', field: 'type', message: `unknown line type ${JSON.stringify(type)}` });
   const record = parseRecord(kind.schema, data, kind.codes, errorCodeFor('data'));
   if (!record.ok) return record;
-  return tb.submit(() => {
-    try {
-      const decision = kind.decide(record.value as never, tb.state);
-      if (!decision.ok) return decision;
-      tb.store.append(decision.value.events, { source: 'import', importLine: line });
-      return ok(decision.value.events.length);
-    } catch (error) {
-      // A bug in a decider or projector fails its line alone (the failure undoes the line's savepoint), so the
-      // rest of the group still commits. When SQLite itself ended the group's transaction, the error goes on.
-      if (!tb.db.inTransaction) throw error;
-      return fail({ code: 'ERROR_INTERNAL', message: `the line could not be applied: ${error instanceof Error ? error.message : String(error)}` });
-    }
-  });
+  try {
+    const applied = await tb.write(() => decideBatch([record.value as never], kind.decide, tb.state, tb.log, { source: 'import', importLine: line }));
+    return applied.ok ? ok(applied.value.events) : applied;
+  } catch (error) {
+    // The group as a whole failed (the storage): that stops the import.
+    if (isStorageError(error)) throw error;
+    // A bug in a decider or projector: the writer undid this line alone, the rest of the group stands.
+    return fail({ code: 'ERROR_INTERNAL', message: `the line could not be applied: ${error instanceof Error ? error.message : String(error)}` });
+  }
 }
 
 /**
@@ -109,7 +107,7 @@ export async function importRecords(
     group = [];
     const fault = settled.find((line) => line.status === 'rejected');
     if (fault) throw fault.reason;
-    await tb.commits.giveTurn();
+    await tb.writer.giveTurn();
   };
   for await (const record of records) {
     report.lines++;

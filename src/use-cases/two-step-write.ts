@@ -18,7 +18,7 @@ export type WriteOutcome = { status: 'refused' } | { status: 'answered'; respons
 
 /** A token for the key and write path, issued through the writer: it shares the commit and fsync of the writes around it. */
 export function issueToken(tb: WriteContext, keyId: number, path: string): Promise<{ token: string; expiresAt: number }> {
-  return tb.commits.run(() => tb.tokens.issue(keyId, path));
+  return tb.writer.run(() => tb.tokens.issue(keyId, path));
 }
 
 /**
@@ -26,11 +26,11 @@ export function issueToken(tb: WriteContext, keyId: number, path: string): Promi
  * answer (once that is on disk), or nothing yet (`undefined`: a fresh token).
  */
 export async function answeredBefore(tb: WriteContext, request: WriteRequest): Promise<WriteOutcome | undefined> {
-  const check = tb.tokens.check(request.token, request.keyId, request.path, request.bodyHash);
+  const check = await tb.tokens.check(request.token, request.keyId, request.path, request.bodyHash);
   if (check.status === 'refused') return { status: 'refused' };
   if (check.status === 'fresh') return undefined;
   // The first answer may still be on its way to disk: the same answer again waits for the same durability.
-  await tb.commits.durable();
+  await tb.writer.durable();
   return { status: 'answered', response: check.response };
 }
 
@@ -47,14 +47,14 @@ export const TOKEN_REFUSED: DomainError = {
  * `known` problems: the others are still decided, so one answer lists every problem.
  */
 export async function applyBatch<I, R>(tb: WriteContext, request: WriteRequest, decide: Decide<I, CommandState, R>, records: (I | undefined)[], known: DomainError[]): Promise<WriteOutcome> {
-  const outcome = await tb.submit(() => {
-    const now = tb.tokens.check(request.token, request.keyId, request.path, request.bodyHash);
+  const outcome = await tb.write(async () => {
+    const now = await tb.tokens.check(request.token, request.keyId, request.path, request.bodyHash);
     if (now.status === 'refused') return fail(TOKEN_REFUSED);
     if (now.status === 'replay') return ok(now.response);
-    const applied = decideBatch(records, decide, tb.state, tb.store, { keyId: request.keyId, tokenHash: hashSecret(request.token) }, known);
+    const applied = await decideBatch(records, decide, tb.state, tb.log, { keyId: request.keyId, tokenHash: hashSecret(request.token) }, known);
     if (!applied.ok) return applied;
-    const response = JSON.stringify({ data: applied.value });
-    tb.tokens.spend(request.token, request.bodyHash, response);
+    const response = JSON.stringify({ data: applied.value.results });
+    await tb.tokens.spend(request.token, request.bodyHash, response);
     return ok(response);
   });
   if (outcome.ok) return { status: 'answered', response: outcome.value };

@@ -1,5 +1,5 @@
-import type { EventStore } from '../events/store.ts';
 import type { Result } from '../lib/result.ts';
+import type { EventLog, Writer } from '../storage/port.ts';
 import type { AccessTokens } from '../tokens/access-tokens.ts';
 import type { StateSource } from './batch-state.ts';
 
@@ -9,16 +9,10 @@ import type { StateSource } from './batch-state.ts';
  * that puts the service together.
  */
 export interface WriteContext {
+  readonly writer: Writer;
+  readonly log: EventLog;
   readonly state: StateSource;
-  readonly store: EventStore;
   readonly tokens: AccessTokens;
-  readonly commits: {
-    run<T>(work: () => T): Promise<T>;
-    durable(): Promise<void>;
-    giveTurn(): Promise<void>;
-  };
-  /** Runs `work` in a savepoint of the writer's next group; a failure result undoes only that work. */
-  submit<T>(work: () => Result<T>): Promise<Result<T>>;
-  /** Whether the writer's connection is inside a transaction (a storage fault may have ended it). */
-  readonly db: { readonly inTransaction: boolean };
+  /** Runs `work` as a unit of the writer's next group; a failure result undoes only that work. */
+  write<T>(work: () => Promise<Result<T>>): Promise<Result<T>>;
 }

@@ -28,7 +28,7 @@ const READS = [
 async function serviceWithTwoPeriods() {
   const clock = manualClock(Date.parse('2026-11-22T09:00:00Z'));
   const service = await testService({ clock });
-  const { key } = service.tb.keys.create({ name: 'auditor', scope: 'audit' });
+  const { key } = await service.tb.keys.create({ name: 'auditor', scope: 'audit' });
   const auditor = new ApiClient(service.app, key);
   expect((await service.api.write('/api/add-product-category', 'category', [{ name: 'Молочное' }])).status).toBe(200);
   expect((await service.api.write('/api/add-product-brand', 'brand', [{ name: 'Ферма' }])).status).toBe(200);

@@ -9,8 +9,8 @@ const brand = (id: number, name: string) => ({ stream: `brand-${id}`, type: 'Bra
 describe('the event store', () => {
   test('appends with a global seq, per-stream versions and a hash chain over every column', async () => {
     const { tb } = await testService();
-    tb.write(() => ok(tb.store.append([brand(1, 'A'), brand(2, 'B')], { keyId: 1 })));
-    tb.write(() => ok(tb.store.append([{ stream: 'brand-1', type: 'BrandEdited', data: { id: 1, name: 'A2' } }], { keyId: 1 })));
+    await tb.write(async () => ok(await tb.log.append([brand(1, 'A'), brand(2, 'B')], { keyId: 1 })));
+    await tb.write(async () => ok(await tb.log.append([{ stream: 'brand-1', type: 'BrandEdited', data: { id: 1, name: 'A2' } }], { keyId: 1 })));
     const rows = [...readEvents(tb.db)];
     expect(rows.map((r) => [r.seq, r.stream, r.stream_version])).toEqual([
       [1, 'brand-1', 1],
@@ -27,16 +27,16 @@ describe('the event store', () => {
 
   test('refuses an append outside a transaction', async () => {
     const { tb } = await testService();
-    expect(() => tb.store.append([brand(1, 'A')], {})).toThrow(/inside a transaction/);
+    await expect(tb.log.append([brand(1, 'A')], {})).rejects.toThrow(/inside a transaction/);
   });
 
   test('checks the expected stream version and rolls the whole append back', async () => {
     const { tb } = await testService();
-    tb.write(() => ok(tb.store.append([brand(1, 'A')], {})));
-    expect(() => tb.write(() => ok(tb.store.append([brand(2, 'B'), { ...brand(1, 'again'), expectedVersion: 'no_stream' as const }], {})))).toThrow(
+    await tb.write(async () => ok(await tb.log.append([brand(1, 'A')], {})));
+    await expect(tb.write(async () => ok(await tb.log.append([brand(2, 'B'), { ...brand(1, 'again'), expectedVersion: 'no_stream' as const }], {})))).rejects.toThrow(
       ConcurrencyError,
     );
-    expect(() => tb.write(() => ok(tb.store.append([{ stream: 'brand-1', type: 'BrandEdited', data: { id: 1, name: 'X' }, expectedVersion: 5 }], {})))).toThrow(
+    await expect(tb.write(async () => ok(await tb.log.append([{ stream: 'brand-1', type: 'BrandEdited', data: { id: 1, name: 'X' }, expectedVersion: 5 }], {})))).rejects.toThrow(
       ConcurrencyError,
     );
     expect([...readEvents(tb.db)]).toHaveLength(1);
@@ -45,13 +45,13 @@ describe('the event store', () => {
 
   test('refuses an event whose data does not match its schema', async () => {
     const { tb } = await testService();
-    expect(() => tb.write(() => ok(tb.store.append([{ stream: 'brand-1', type: 'BrandAdded', data: { id: 1 } as never }], {})))).toThrow();
+    await expect(tb.write(async () => ok(await tb.log.append([{ stream: 'brand-1', type: 'BrandAdded', data: { id: 1 } as never }], {})))).rejects.toThrow();
     expect([...readEvents(tb.db)]).toHaveLength(0);
   });
 
   test('the log refuses UPDATE and DELETE at the database level', async () => {
     const { tb } = await testService();
-    tb.write(() => ok(tb.store.append([brand(1, 'A')], {})));
+    await tb.write(async () => ok(await tb.log.append([brand(1, 'A')], {})));
     expect(() => tb.db.prepare("UPDATE events SET data = '{}' WHERE seq = 1").run()).toThrow(/append-only/);
     expect(() => tb.db.prepare('DELETE FROM events').run()).toThrow(/append-only/);
     expect(readEvents(tb.db).next().value?.data).toContain('"name":"A"');
@@ -59,7 +59,7 @@ describe('the event store', () => {
 
   test('a stream version can never repeat', async () => {
     const { tb } = await testService();
-    tb.write(() => ok(tb.store.append([brand(1, 'A')], {})));
+    await tb.write(async () => ok(await tb.log.append([brand(1, 'A')], {})));
     expect(() =>
       tb.db
         .prepare("INSERT INTO events (seq, stream, stream_version, type, schema_version, data, meta, recorded_at, hash) VALUES (9, 'brand-1', 1, 'BrandAdded', 1, '{}', '{}', '', '')")

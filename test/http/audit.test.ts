@@ -3,7 +3,7 @@ import { ApiClient, manualClock, testService } from '../helpers.ts';
 
 async function auditService() {
   const service = await testService({ clock: manualClock(Date.parse('2026-11-22T09:00:00Z')) });
-  const { key } = service.tb.keys.create({ name: 'auditor', scope: 'audit' });
+  const { key } = await service.tb.keys.create({ name: 'auditor', scope: 'audit' });
   const auditor = new ApiClient(service.app, key);
   const products = Array.from({ length: 5 }, (_, i) => ({ name: `Товар ${i + 1}`, sku: `S${i + 1}`, categoryId: 0 }));
   expect((await service.api.write('/api/add-product', 'products', products)).status).toBe(200);

@@ -20,14 +20,14 @@ describe('API keys', () => {
     const { tb, app, api } = await testService({ clock });
     expect((await new ApiClient(app, 'nope').get('/api/products')).status).toBe(401);
 
-    const revocable = tb.keys.create({ name: 'r' });
+    const revocable = await tb.keys.create({ name: 'r' });
     const client = new ApiClient(app, revocable.key);
     expect((await client.get('/api/products')).status).toBe(200);
-    tb.keys.revoke(revocable.id);
+    await tb.keys.revoke(revocable.id);
     const refused = await client.get('/api/products');
     expect([refused.status, codes(refused.body)]).toEqual([401, ['ERROR_USER_ACCESS']]);
 
-    const expiring = tb.keys.create({ name: 'e', expiresAt: clock() + 1000 });
+    const expiring = await tb.keys.create({ name: 'e', expiresAt: clock() + 1000 });
     const temp = new ApiClient(app, expiring.key);
     expect((await temp.get('/api/products')).status).toBe(200);
     clock.advance(1000);
@@ -68,7 +68,7 @@ describe('access tokens', () => {
 
   test("a token works only for its own key and path (with or without the trailing slash)", async () => {
     const { api, app, tb } = await testService();
-    const other = new ApiClient(app, tb.keys.create({ name: 'other' }).key);
+    const other = new ApiClient(app, (await tb.keys.create({ name: 'other' })).key);
     const token = await api.token('/api/add-product-brand/');
     expect((await other.post('/api/add-product-brand', brandBody('A'), token)).status).toBe(401);
     expect((await api.post('/api/edit-product-brand', { brand: [{ id: 1, name: 'x' }] }, token)).status).toBe(401);
@@ -90,7 +90,7 @@ describe('access tokens', () => {
 
   test('a token is kept and logged only as its SHA-256: not in access_tokens, not in any event meta an auditor reads; replay works as before', async () => {
     const { api, app, tb } = await testService();
-    const auditor = new ApiClient(app, tb.keys.create({ name: 'auditor', scope: 'audit' }).key);
+    const auditor = new ApiClient(app, (await tb.keys.create({ name: 'auditor', scope: 'audit' })).key);
     const token = await api.token('/api/add-product-brand');
     const hash = createHash('sha256').update(token).digest('hex');
     const stored = () => JSON.stringify(tb.db.prepare('SELECT * FROM access_tokens').all());

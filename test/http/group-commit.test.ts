@@ -8,11 +8,11 @@ test('concurrent POSTs share one commit; a batch refused in the group (decided a
   // The third repeats the first's name: it is refused when decided after it, inside the same transaction.
   const names = ['Альфа', 'Бета', 'Альфа', 'Гамма'];
   const tokens = await Promise.all(names.map(() => api.token('/api/add-product-brand')));
-  const before = tb.commits.commits;
+  const before = tb.writer.commits;
   const answers = await Promise.all(names.map((name, i) => api.post('/api/add-product-brand', { brand: [{ name }] }, tokens[i])));
   expect(answers.map((a) => a.status)).toEqual([200, 200, 400, 200]);
   expect(answers[2].body.errors[0].code).toBe('ERROR_BRAND_NAME');
-  expect(tb.commits.commits - before).toBe(1);
+  expect(tb.writer.commits - before).toBe(1);
   const listed = (await api.get('/api/product-brands')).body.data.map((b: { name: string }) => b.name);
   expect(listed.sort()).toEqual(['Альфа', 'Бета', 'Гамма']);
   expect((await tb.audit.eventsAfter(0, 100)).filter((e) => e.type === 'BrandAdded')).toHaveLength(3);

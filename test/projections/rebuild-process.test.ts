@@ -45,12 +45,12 @@ describe('tradebook rebuild', () => {
     expect((await api.write('/api/add-product', 'products', [{ name: 'Молоко', sku: 'M1', categoryId: 0 }])).status).toBe(200);
     // A log long enough that the rebuild is still running when it is killed.
     for (let batch = 0; batch < 30; batch++) {
-      tb.write(() => {
+      await tb.write(async () => {
         const events = Array.from({ length: 5000 }, (_, i) => {
           const id = batch * 5000 + i + 1;
           return { stream: `brand-${id}`, type: 'BrandAdded' as const, data: { id, name: `Бренд ${id}`, logo: null } };
         });
-        tb.store.append(events, { source: 'test' });
+        await tb.log.append(events, { source: 'test' });
         return ok(undefined);
       });
     }
@@ -94,9 +94,9 @@ test('a rebuild beside a writer that keeps taking the write lock waits its turn 
     additionalPrices: [], packs: [], additionalFields: [], files: [],
   });
   for (let batch = 0; batch < 6; batch++) {
-    tb.write(() => {
+    await tb.write(async () => {
       const events = Array.from({ length: 5000 }, (_, i) => ({ stream: `product-${batch * 5000 + i + 1}`, type: 'ProductAdded' as const, data: product(batch * 5000 + i + 1) }));
-      tb.store.append(events, { source: 'test' });
+      await tb.log.append(events, { source: 'test' });
       return ok(undefined);
     });
   }
@@ -127,8 +127,8 @@ const hasScript = spawnSync('script', ['--version']).status === 0;
 
 test.skipIf(!hasScript)('on a terminal, rebuild shows a progress bar with events/s and ETA', async () => {
   const { tb, file } = await testService();
-  tb.write(() => {
-    tb.store.append(
+  await tb.write(async () => {
+    await tb.log.append(
       Array.from({ length: 25_000 }, (_, i) => ({ stream: `brand-${i + 1}`, type: 'BrandAdded' as const, data: { id: i + 1, name: `Бренд ${i + 1}`, logo: null } })),
       { source: 'test' },
     );

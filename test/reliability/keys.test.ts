@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { expect, test, vi } from 'vitest';
+import { expect, test } from 'vitest';
 import { formatMoscow } from '../../src/lib/clock.ts';
-import { ApiClient, manualClock, tempDir, testService } from '../helpers.ts';
+import { ApiClient, holdFsyncs, manualClock, tempDir, testService, until } from '../helpers.ts';
 import { HttpClient, runCli, startServer } from '../server-process.ts';
 
 const KEY = 'tb_keys_test_key_0123456789abcdef';
@@ -66,7 +66,7 @@ test('keys revoked by the command line while the server runs, or past their expi
 test('a key is refused from the first request after its expiry, and its access tokens with it', async () => {
   const clock = manualClock();
   const { tb, api } = await testService({ clock });
-  const { key } = tb.keys.create({ name: 'expiring', expiresAt: clock() + 10_000 });
+  const { key } = await tb.keys.create({ name: 'expiring', expiresAt: clock() + 10_000 });
   const client = new ApiClient(api.app, key);
   const token = await client.token('/api/add-product-brand');
   clock.advance(9_999);
@@ -78,20 +78,25 @@ test('a key is refused from the first request after its expiry, and its access t
   expect(await tb.audit.lastSeq()).toBe(0);
 });
 
-test('a key created or revoked is on disk when the command returns: the WAL holding it is fsynced first', async () => {
+test('a key created or revoked settles only once the WAL holding it is fsynced', async () => {
   const { tb, file } = await testService();
-  const synced: string[] = [];
-  const real = fs.fsyncSync;
-  const spy = vi.spyOn(fs, 'fsyncSync').mockImplementation((fd) => {
-    synced.push(fs.readlinkSync(`/proc/self/fd/${fd}`));
-    real(fd);
-  });
+  const wal = `${fs.realpathSync(file)}-wal`;
+  const held = holdFsyncs();
   try {
-    const { id } = tb.keys.create({ name: 'durable' });
-    expect(synced).toEqual([`${fs.realpathSync(file)}-wal`]);
-    tb.keys.revoke(id);
-    expect(synced).toHaveLength(2);
+    /** Settles the change only after releasing the fsync it waits for, which must be the WAL's. */
+    async function durably<T>(change: Promise<T>): Promise<T> {
+      let settled = false;
+      void change.then(() => (settled = true));
+      await until(() => held.waiting.length > 0);
+      const pending = held.waiting.splice(0);
+      expect(pending.map((w) => fs.readlinkSync(`/proc/self/fd/${w.fd}`))).toEqual([wal]);
+      expect(settled).toBe(false);
+      pending.forEach((w) => w.release());
+      return change;
+    }
+    const { id } = await durably(tb.keys.create({ name: 'durable' }));
+    expect(await durably(tb.keys.revoke(id))).toBe(true);
   } finally {
-    spy.mockRestore();
+    held.restore();
   }
 });

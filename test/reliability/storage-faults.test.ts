@@ -52,8 +52,8 @@ const eventCount = (file: string) => {
 async function loggedDatabase(dir: string): Promise<{ file: string; holder: Database.Database }> {
   const file = path.join(dir, 'tradebook.db');
   const tb = await Tradebook.open(file);
-  tb.write(() => {
-    tb.store.append(
+  await tb.write(async () => {
+    await tb.log.append(
       [1, 2].map((id) => ({ stream: `brand-${id}`, type: 'BrandAdded' as const, data: { id, name: `Бренд ${id}`, logo: null } })),
       { source: 'test' },
     );

@@ -5,8 +5,8 @@ import { testService } from '../helpers.ts';
 test('a read never sees a write that is not committed: the endpoints read on a connection of their own', async () => {
   const { tb, api } = await testService();
   let during: Promise<string[]> | undefined;
-  tb.write(() => {
-    tb.store.append([{ stream: 'brand-1', type: 'BrandAdded', data: { id: 1, name: 'Новый', logo: null } }], { source: 'test' });
+  await tb.write(async () => {
+    await tb.log.append([{ stream: 'brand-1', type: 'BrandAdded', data: { id: 1, name: 'Новый', logo: null } }], { source: 'test' });
     // Asked while the transaction that appended the brand is still open.
     during = tb.brands.allJson();
     return ok(undefined);

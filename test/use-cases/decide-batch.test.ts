@@ -5,7 +5,8 @@ import { AddContractorInput, decideAddContractor } from '../../src/commands/cont
 import type { Decide } from '../../src/commands/decision.ts';
 import type { CommandState } from '../../src/commands/command-state.ts';
 import { AddProductInput, UpdatePricesInput, decideAddProduct, decideUpdatePrices } from '../../src/commands/products.ts';
-import type { EventMeta, EventStore, NewEvent } from '../../src/events/store.ts';
+import type { EventMeta, NewEvent } from '../../src/events/store.ts';
+import type { EventLog } from '../../src/storage/port.ts';
 import { parseRecord } from '../../src/lib/validation.ts';
 import type { StateSource } from '../../src/use-cases/batch-state.ts';
 import { decideBatch } from '../../src/use-cases/decide-batch.ts';
@@ -18,32 +19,38 @@ function countingSource(given: Given) {
   const bulk = new Map<string, number>();
   const count = (counts: Map<string, number>, name: string) => counts.set(name, (counts.get(name) ?? 0) + 1);
   const counted = Object.fromEntries(
-    Object.entries(state).map(([name, lookup]) => [name, (...args: unknown[]) => (count(single, name), (lookup as (...a: unknown[]) => unknown)(...args))]),
-  ) as unknown as CommandState;
+    Object.entries(state).map(([name, lookup]) => [name, async (...args: unknown[]) => (count(single, name), (lookup as (...a: unknown[]) => unknown)(...args))]),
+  ) as unknown as StateSource;
   const source: StateSource = {
     ...counted,
-    products: (ids) => (count(bulk, 'products'), new Map(ids.flatMap((id) => (state.product(id) ? [[id, state.product(id)!]] : [])))),
-    productIdsBySku: (skus) => (count(bulk, 'productIdsBySku'), new Map(skus.flatMap((sku) => (state.productIdBySku(sku) ? [[sku, state.productIdBySku(sku)!]] : [])))),
-    contractors: (ids) => (count(bulk, 'contractors'), new Map(ids.flatMap((id) => (state.contractor(id) ? [[id, state.contractor(id)!]] : [])))),
-    existingContractorStatuses: (names) => (count(bulk, 'existingContractorStatuses'), new Set(names.filter((n) => state.contractorStatusExists(n)))),
+    products: async (ids) => (count(bulk, 'products'), new Map(ids.flatMap((id) => (state.product(id) ? [[id, state.product(id)!]] : [])))),
+    productIdsBySku: async (skus) => (count(bulk, 'productIdsBySku'), new Map(skus.flatMap((sku) => (state.productIdBySku(sku) ? [[sku, state.productIdBySku(sku)!]] : [])))),
+    contractors: async (ids) => (count(bulk, 'contractors'), new Map(ids.flatMap((id) => (state.contractor(id) ? [[id, state.contractor(id)!]] : [])))),
+    existingContractorStatuses: async (names) => (count(bulk, 'existingContractorStatuses'), new Set(names.filter((n) => state.contractorStatusExists(n)))),
   };
   return { source, single, bulk };
 }
 
 /** Captures what the batch appends (one call per batch). */
-function capturingStore() {
+function capturingLog() {
   const appends: { events: NewEvent[]; meta: EventMeta }[] = [];
-  return { store: { append: (events: NewEvent[], meta: EventMeta) => appends.push({ events, meta }) } as unknown as EventStore, appends };
+  const log: EventLog = {
+    append: async (events, meta) => {
+      appends.push({ events, meta });
+      return [];
+    },
+  };
+  return { log, appends };
 }
 
-function decide<S extends z.ZodType, R>(schema: S, decider: Decide<z.output<S>, CommandState, R>, records: unknown[], source: StateSource) {
+async function decide<S extends z.ZodType, R>(schema: S, decider: Decide<z.output<S>, CommandState, R>, records: unknown[], source: StateSource) {
   const inputs = records.map((r) => {
     const parsed = parseRecord(schema, r, {}, 'ERROR_DATA');
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
     return parsed.value;
   });
-  const { store, appends } = capturingStore();
-  const outcome = decideBatch(inputs, decider, source, store, { keyId: 1 });
+  const { log, appends } = capturingLog();
+  const outcome = await decideBatch(inputs, decider, source, log, { keyId: 1 });
   return { outcome, appends };
 }
 
@@ -54,10 +61,10 @@ const product = (id: number, sku: string) => ({
 });
 
 describe('a batch decided batch-level', () => {
-  test('100 new contractors take the next ids in order, a new status is created once, and the events are appended in one call', () => {
+  test('100 new contractors take the next ids in order, a new status is created once, and the events are appended in one call', async () => {
     const { source, single, bulk } = countingSource({ contractors: [contractorRecord(7)], contractorStatuses: ['VIP'] });
     const records = Array.from({ length: 100 }, (_, i) => contractor(i, i % 2 === 0 ? 'VIP' : 'Новый'));
-    const { outcome, appends } = decide(AddContractorInput, decideAddContractor, records, source);
+    const { outcome, appends } = await decide(AddContractorInput, decideAddContractor, records, source);
     expect(outcome.ok).toBe(true);
     expect(appends).toHaveLength(1);
     const added = appends[0].events.filter((e) => e.type === 'ContractorAdded').map((e) => (e.data as { id: number }).id);
@@ -69,24 +76,24 @@ describe('a batch decided batch-level', () => {
     expect(bulk.get('existingContractorStatuses')).toBe(1);
   });
 
-  test('100 price updates read their skus and products in two bulk reads, none one by one', () => {
+  test('100 price updates read their skus and products in two bulk reads, none one by one', async () => {
     const products = Array.from({ length: 100 }, (_, i) => product(i + 1, `S-${i}`));
     const { source, single, bulk } = countingSource({ products });
-    const { outcome, appends } = decide(UpdatePricesInput, decideUpdatePrices, products.map((p) => ({ sku: p.sku, salePrice: 5 })), source);
+    const { outcome, appends } = await decide(UpdatePricesInput, decideUpdatePrices, products.map((p) => ({ sku: p.sku, salePrice: 5 })), source);
     expect(outcome.ok).toBe(true);
     expect(appends[0].events).toHaveLength(100);
     expect([...single.keys()]).toEqual([]);
     expect(Object.fromEntries(bulk)).toEqual({ productIdsBySku: 1, products: 1 });
   });
 
-  test("a record is decided after the batch's earlier ones: a sku taken earlier in the batch is refused, and nothing is appended", () => {
+  test("a record is decided after the batch's earlier ones: a sku taken earlier in the batch is refused, and nothing is appended", async () => {
     const { source } = countingSource({ products: [product(1, 'A')] });
     const records = [
       { name: 'Новый', sku: 'B', categoryId: 0 },
       { name: 'Занят', sku: 'A', categoryId: 0 },
       { name: 'Повтор', sku: 'B', categoryId: 0 },
     ];
-    const { outcome, appends } = decide(AddProductInput, decideAddProduct, records, source);
+    const { outcome, appends } = await decide(AddProductInput, decideAddProduct, records, source);
     expect(outcome.ok).toBe(false);
     if (outcome.ok) return;
     expect(outcome.errors.map((e) => [e.index, e.code])).toEqual([
@@ -96,14 +103,14 @@ describe('a batch decided batch-level', () => {
     expect(appends).toEqual([]);
   });
 
-  test('a group and then its subgroup in one batch', () => {
+  test('a group and then its subgroup in one batch', async () => {
     const { source } = countingSource({ categories: [{ id: 4, name: 'Чай', parent: 0 }] });
-    const { outcome, appends } = decide(AddCategoryInput, decideAddCategory, [{ name: 'Кофе' }, { name: 'Зерно', parent: 5 }, { name: 'Кофе' }], source);
+    const { outcome, appends } = await decide(AddCategoryInput, decideAddCategory, [{ name: 'Кофе' }, { name: 'Зерно', parent: 5 }, { name: 'Кофе' }], source);
     expect(outcome.ok).toBe(false);
     if (outcome.ok) return;
     // The third repeats a sibling name the first took in this batch.
     expect(outcome.errors.map((e) => [e.index, e.code])).toEqual([[2, 'ERROR_CATEGORY_NAME']]);
-    const ok = decide(AddCategoryInput, decideAddCategory, [{ name: 'Кофе' }, { name: 'Зерно', parent: 5 }], source);
+    const ok = await decide(AddCategoryInput, decideAddCategory, [{ name: 'Кофе' }, { name: 'Зерно', parent: 5 }], source);
     expect(ok.outcome.ok).toBe(true);
     expect(ok.appends[0].events.map((e) => e.data)).toEqual([
       { id: 5, name: 'Кофе', parent: 0 },

@@ -71,9 +71,9 @@ describe('import line types that are names of Object properties', () => {
 
   it('an exception while one line is applied fails that line alone; the rest of its group commits', async () => {
     const s = await service();
-    const append = s.tb.store.append.bind(s.tb.store);
+    const append = s.tb.log.append.bind(s.tb.log);
     let calls = 0;
-    const spy = vi.spyOn(s.tb.store, 'append').mockImplementation((events, meta) => {
+    const spy = vi.spyOn(s.tb.log, 'append').mockImplementation((events, meta) => {
       if (++calls === 2) throw new TypeError('a bug in a decider');
       return append(events, meta);
     });

@@ -21,11 +21,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export const MAX_BUSY_PAUSE_MS = 20;
 
 /** Runs `attempt` (a whole transaction) again after short, growing pauses while the database is locked. */
-export async function retryWhileBusy<T>(attempt: () => T, budgetMs = BUSY_BUDGET_MS): Promise<T> {
+export async function retryWhileBusy<T>(attempt: () => Promise<T> | T, budgetMs = BUSY_BUDGET_MS): Promise<T> {
   const deadline = Date.now() + budgetMs;
   for (let pause = 2; ; pause = Math.min(pause * 2, MAX_BUSY_PAUSE_MS)) {
     try {
-      return attempt();
+      return await attempt();
     } catch (error) {
       if (!isBusy(error)) throw error;
       if (Date.now() + pause > deadline) throw new StorageBusyError(`the database stayed locked for ${budgetMs} ms`);

@@ -1,4 +1,5 @@
 import { type FaultLog, NotDurableError } from '../errors.ts';
+import type { Writer } from '../port.ts';
 import { MAX_BUSY_PAUSE_MS, retryWhileBusy } from './busy.ts';
 import type { Sqlite } from './open.ts';
 import { storageFaultOf } from './storage-fault.ts';
@@ -14,38 +15,34 @@ interface Job {
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /**
- * Group commit: the writes that arrive while a commit is on its way to disk share the next one, and nobody
- * waits for the disk on the event loop's thread. On a WAL database the connection commits at synchronous=NORMAL
- * (a commit's pages reach the WAL, no fsync): a group's writes are settled once `WalSync` has fsynced the WAL on
- * the thread pool, meanwhile requests are served and the next group commits; a transaction made outside the
- * groups (`durably`) fsyncs the WAL on the spot. (At synchronous=FULL better-sqlite3
- * would wait for every commit's fsync on the event loop: measured, a third of a write's time.) A database
- * that is not in WAL mode commits at its own setting and settles at once.
+ * Group commit, the SQLite engine's `Writer`: the writes that arrive while a commit is on its way to disk share
+ * the next one, and nobody waits for the disk on the event loop's thread. On a WAL database the connection
+ * commits at synchronous=NORMAL (a commit's pages reach the WAL, no fsync): a group's writes are settled once
+ * `WalSync` has fsynced the WAL on the thread pool, meanwhile requests are served and the next group commits.
+ * (At synchronous=FULL better-sqlite3 would wait for every commit's fsync on the event loop: measured, a third of
+ * a write's time.) A database that is not in WAL mode commits at its own setting and settles at once.
  *
  * A write is visible to readers from its commit, a moment before it is durable and acknowledged. A crash in
  * that moment may lose it, and then every later write with it (WAL recovery stops at the first frame that
  * did not reach the disk), so no acknowledged write ever depends on a lost one.
  *
- * Each piece of work runs in its own savepoint inside one IMMEDIATE transaction: a piece that throws is
- * rolled back alone and rejected, the others stand. Every piece is settled only after the transaction
- * committed and reached the disk, so an acknowledged write is durable. When the transaction as a whole
- * fails (the commit itself, or an error after which SQLite rolled everything back), every piece of the
- * group is rejected and nothing of it is applied. While another process holds the write lock the group
- * waits asynchronously (`retryWhileBusy`), and work arriving meanwhile queues for the next group.
+ * Each piece of work runs in its own savepoint inside one IMMEDIATE transaction, one piece after another (a
+ * piece may await: its promise settles within the same turn on this engine, so no other code uses the
+ * connection meanwhile). A piece that throws is rolled back alone and rejected, the others stand. Every piece is
+ * settled only after the transaction committed and reached the disk, so an acknowledged write is durable. When
+ * the transaction as a whole fails (the commit itself, or an error after which SQLite rolled everything back),
+ * every piece of the group is rejected and nothing of it is applied. While another process holds the write lock
+ * the group waits asynchronously (`retryWhileBusy`), and work arriving meanwhile queues for the next group.
  */
-export class GroupCommit {
+export class GroupCommit implements Writer {
   private queue: Job[] = [];
   private draining = false;
   /** How many transactions have been committed (observability, and tests of the grouping). */
   commits = 0;
   /** Undefined when the database is not in WAL mode. */
   private readonly wal: WalSync | undefined;
-  /**
-   * One transaction over the group's pieces and one savepoint around each, made once: better-sqlite3 builds a
-   * transaction function's wrappers on every `db.transaction` call (measured: ~5 % of a one-record write).
-   */
-  private readonly group;
-  private readonly unit;
+  /** Transaction control, prepared once: a group is one transaction, each piece a savepoint in it. */
+  private readonly control;
 
   /**
    * `beforeCommit` runs in each group's transaction after its pieces (the projection checkpoints: once a group);
@@ -53,34 +50,26 @@ export class GroupCommit {
    */
   constructor(
     private readonly db: Sqlite,
-    beforeCommit: () => void = () => {},
+    private readonly beforeCommit: () => void = () => {},
     private readonly faults?: FaultLog,
   ) {
     const walMode = db.pragma('journal_mode', { simple: true }) === 'wal';
     this.wal = walMode ? new WalSync(db.name) : undefined;
     // Every commit on this connection is made durable by an fsync of the WAL: see the class comment.
     if (walMode) db.pragma('synchronous = NORMAL');
-    // Nested in the group's transaction, better-sqlite3 makes this a savepoint, undone when `work` throws;
-    // called alone (`durably`), a transaction of its own.
-    this.unit = db.transaction((work: () => unknown) => work());
-    this.group = db.transaction((jobs: Job[]) => {
-      const outcomes = jobs.map((job): Outcome => {
-        try {
-          return { ok: true, value: this.unit(job.work) };
-        } catch (error) {
-          // Some errors (disk full, I/O) make SQLite roll back the whole transaction: nothing of the group stands.
-          // A storage fault that left it open would fail the commit too: the group is given up at once.
-          if (!db.inTransaction || storageFaultOf(error)) throw error;
-          return { ok: false, error };
-        }
-      });
-      beforeCommit();
-      return outcomes;
-    });
+    const statement = (sql: string) => db.prepare(sql);
+    this.control = {
+      begin: statement('BEGIN IMMEDIATE'),
+      commit: statement('COMMIT'),
+      rollback: statement('ROLLBACK'),
+      savepoint: statement('SAVEPOINT piece'),
+      release: statement('RELEASE piece'),
+      undo: statement('ROLLBACK TO piece'),
+    };
   }
 
   /** Runs `work` in the next group transaction; settles once that transaction is durable. */
-  run<T>(work: () => T): Promise<T> {
+  run<T>(work: () => Promise<T> | T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
       if (!this.draining) {
@@ -116,8 +105,7 @@ export class GroupCommit {
   /**
    * From now on the connection waits for another process's write lock (an import, a seed, a second server) only
    * briefly inside SQLite, and the groups retry asynchronously (`retryWhileBusy`): a server's thread never blocks
-   * on the lock, so reads keep being answered. (`durably` then waits briefly too: for a server, keys are written
-   * at start, before this.)
+   * on the lock, so reads keep being answered.
    */
   waitForLocksAsynchronously(): void {
     this.db.pragma('busy_timeout = 20');
@@ -132,17 +120,6 @@ export class GroupCommit {
     return new Promise((resolve) => setTimeout(resolve, MAX_BUSY_PAUSE_MS + 5));
   }
 
-  /**
-   * Runs `work` in an IMMEDIATE transaction of its own, outside the groups, and returns once it is on disk: for
-   * synchronous callers (a key created or revoked, tools and tests). It waits for another process's lock inside
-   * SQLite, blocking the thread.
-   */
-  durably<T>(work: () => T): T {
-    const result = this.unit.immediate(work) as T;
-    this.wal?.syncNow();
-    return result;
-  }
-
   /** Resolves once every write committed so far is on disk (a replayed answer waits for this). */
   durable(): Promise<void> {
     return this.wal ? this.wal.sync() : Promise.resolve();
@@ -152,9 +129,37 @@ export class GroupCommit {
     this.wal?.close();
   }
 
-  private commitGroup(jobs: Job[]): Outcome[] {
-    const outcomes = this.group.immediate(jobs);
+  /** One attempt at the group's transaction: its pieces in order, then the commit; rolled back when it fails. */
+  private async commitGroup(jobs: Job[]): Promise<Outcome[]> {
+    const { begin, commit, rollback } = this.control;
+    begin.run();
+    const outcomes: Outcome[] = [];
+    try {
+      for (const job of jobs) outcomes.push(await this.piece(job.work));
+      this.beforeCommit();
+      commit.run();
+    } catch (error) {
+      if (this.db.inTransaction) rollback.run();
+      throw error;
+    }
     this.commits++;
     return outcomes;
+  }
+
+  private async piece(work: () => unknown): Promise<Outcome> {
+    const { savepoint, release, undo } = this.control;
+    savepoint.run();
+    try {
+      const value = await work();
+      release.run();
+      return { ok: true, value };
+    } catch (error) {
+      // Some errors (disk full, I/O) make SQLite roll back the whole transaction: nothing of the group stands.
+      // A storage fault that left it open would fail the commit too: the group is given up at once.
+      if (!this.db.inTransaction || storageFaultOf(error)) throw error;
+      undo.run();
+      release.run();
+      return { ok: false, error };
+    }
   }
 }

@@ -54,26 +54,6 @@ export class WalSync {
     return run;
   }
 
-  /**
-   * fsyncs the WAL on this thread, at once: for the rare transaction committed outside the group commit (a key
-   * created or revoked), which has nothing else to do meanwhile.
-   */
-  syncNow(): void {
-    if (this.fd === undefined) {
-      const dir = fs.openSync(this.directory(), 'r');
-      try {
-        fs.fsyncSync(dir);
-      } catch {
-        // as in fsyncWal
-      } finally {
-        fs.closeSync(dir);
-      }
-      this.fd = this.openWal();
-    }
-    this.syncs++;
-    fs.fsyncSync(this.fd);
-  }
-
   private async fsyncWal(): Promise<void> {
     if (this.fd === undefined) {
       // The WAL's directory entry too, once: SQLite syncs the directory of a new WAL at its first sync, which

@@ -86,24 +86,6 @@ test('a write settles only once the WAL holding its commit is fsynced, while it 
   }
 });
 
-test('a transaction made outside the groups returns only once the WAL holding it is fsynced', () => {
-  const { db, insert, file, notes } = database();
-  const group = new GroupCommit(db);
-  const synced: string[] = [];
-  const real = fs.fsyncSync;
-  const spy = vi.spyOn(fs, 'fsyncSync').mockImplementation((fd) => {
-    // What is on disk when the WAL is fsynced: the commit is in it already.
-    synced.push(`${fs.readlinkSync(`/proc/self/fd/${fd}`)} holding ${notes().length}`);
-    real(fd);
-  });
-  try {
-    group.durably(() => insert.run('direct'));
-    expect(synced.at(-1)).toBe(`${fs.realpathSync(file)}-wal holding 1`);
-  } finally {
-    spy.mockRestore();
-  }
-});
-
 test('a write whose WAL fsync fails is rejected, never acknowledged', async () => {
   const { db, insert } = database();
   const group = new GroupCommit(db);

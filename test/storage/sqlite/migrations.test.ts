@@ -34,9 +34,9 @@ test('access tokens stored in clear before the token-hash migration are replaced
     expect(rows.map((r) => r.token_hash).sort()).toEqual([sha256(fresh), sha256(spent)].sort());
     expect(JSON.stringify(rows)).not.toContain(fresh);
     expect(JSON.stringify(rows)).not.toContain(spent);
-    expect(tb.tokens.check(fresh, 1, '/api/add-product-brand', 'any')).toEqual({ status: 'fresh' });
-    expect(tb.tokens.check(spent, 1, '/api/add-product-brand', 'body-hash')).toEqual({ status: 'replay', response: '{"data":[{"id":1,"name":"A"}]}' });
-    expect(tb.tokens.check(spent, 1, '/api/add-product-brand', 'another-body')).toEqual({ status: 'refused' });
+    expect(await tb.tokens.check(fresh, 1, '/api/add-product-brand', 'any')).toEqual({ status: 'fresh' });
+    expect(await tb.tokens.check(spent, 1, '/api/add-product-brand', 'body-hash')).toEqual({ status: 'replay', response: '{"data":[{"id":1,"name":"A"}]}' });
+    expect(await tb.tokens.check(spent, 1, '/api/add-product-brand', 'another-body')).toEqual({ status: 'refused' });
   } finally {
     tb.close();
   }

@@ -1,4 +1,4 @@
-import { type EventRow, lastSeq, queryEvents } from '../events/store.ts';
+import { type EventFilter, type EventRow, lastSeq, queryEvents } from '../events/store.ts';
 import { projectors } from '../projections/registry.ts';
 import { everyRow } from '../storage/sqlite/maintenance.ts';
 import type { Sqlite } from '../storage/sqlite/open.ts';
@@ -7,10 +7,10 @@ import { streamHistory } from './history.ts';
 /** What auditors read, bound to one connection: the log as stored, a page at a time, its length, and one record's history. */
 export function auditReads(db: Sqlite) {
   return {
-    /** Up to `limit` events after `after`, in seq order. */
-    eventsAfter(after: number, limit: number): EventRow[] {
+    /** Up to `limit` events after `after` (and matching `filter`), in seq order. */
+    eventsAfter(after: number, limit: number, filter: Omit<EventFilter, 'after'> = {}): EventRow[] {
       const rows: EventRow[] = [];
-      for (const row of queryEvents(db, { after }, limit)) {
+      for (const row of queryEvents(db, { ...filter, after }, limit)) {
         rows.push(row);
         if (rows.length === limit) break;
       }

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { logEntry } from '../audit/log-view.ts';
-import { queryEvents } from '../events/store.ts';
 import { parseMoscow } from '../lib/clock.ts';
-import { UsageError, openExistingReadonly, parseWholeNumber } from './open.ts';
+import { UsageError, openAuditReadsForCli, parseWholeNumber } from './open.ts';
+
+const PAGE = 5000;
 
 /** Writes a line to stdout, waiting when the pipe is full so memory stays flat on any log size. */
 async function writeLine(text: string): Promise<void> {
@@ -21,9 +22,18 @@ export function eventsCommand(program: Command): void {
       const after = parseWholeNumber(options.after, '--after');
       const since = options.since === undefined ? undefined : parseMoscow(options.since);
       if (options.since !== undefined && since === undefined) throw new UsageError('--since takes "YYYY-MM-DD HH:MM:SS" (Moscow time)');
-      const db = openExistingReadonly();
-      const filter = { after, stream: options.stream, type: options.type, since: since === undefined ? undefined : new Date(since).toISOString() };
-      for (const row of queryEvents(db, filter)) await writeLine(JSON.stringify(logEntry(row)));
-      db.close();
+      const { audit, close } = openAuditReadsForCli();
+      const filter = { stream: options.stream, type: options.type, since: since === undefined ? undefined : new Date(since).toISOString() };
+      try {
+        // A page at a time, so memory stays flat on any log size.
+        for (let from = after; ; ) {
+          const page = await audit.eventsAfter(from, PAGE, filter);
+          for (const row of page) await writeLine(JSON.stringify(logEntry(row)));
+          if (page.length < PAGE) break;
+          from = page[page.length - 1].seq;
+        }
+      } finally {
+        close();
+      }
     });
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { type HistoryEntry, streamHistory } from '../audit/history.ts';
-import { UsageError, openExistingReadonly } from './open.ts';
+import type { HistoryEntry } from '../audit/history.ts';
+import { UsageError, openAuditReadsForCli } from './open.ts';
 
 /** One line an event: `2026-11-22 12:00:00  #7 v2 ProductEdited  key 1 "shop"  salePrice: 1250`. */
 function historyLine(e: HistoryEntry): string {
@@ -16,10 +16,9 @@ export function historyCommand(program: Command): void {
     .description('every event of one record in order: time (Moscow), who, what changed')
     .argument('<stream>', 'the record, e.g. product-42')
     .option('--json', 'print one JSON array')
-    .action((stream: string, options: { json?: boolean }) => {
-      const db = openExistingReadonly();
-      const history = streamHistory(db, stream);
-      db.close();
+    .action(async (stream: string, options: { json?: boolean }) => {
+      const { audit, close } = openAuditReadsForCli();
+      const history = await audit.history(stream).finally(close);
       if (history.length === 0) throw new UsageError(`no events in stream ${stream}`);
       process.stdout.write(options.json ? `${JSON.stringify(history)}\n` : history.map((e) => `${historyLine(e)}\n`).join(''));
     });

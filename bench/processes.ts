@@ -32,12 +32,13 @@ export const SERVER_SCRIPT = 'bin/server.mjs';
 
 /**
  * The Node options `npm start` runs the server with: package.json's start script must read
- * `node [options] bin/server.mjs`, so the bench serves exactly as `npm start` does.
+ * `[exec] node [options] bin/server.mjs`, so the bench serves exactly as `npm start` does.
  */
 export function npmStartNodeOptions(startScript: string): string[] {
-  const words = startScript.trim().split(/\s+/);
+  const all = startScript.trim().split(/\s+/);
+  const words = all[0] === 'exec' ? all.slice(1) : all;
   if (words[0] !== 'node' || words.at(-1) !== SERVER_SCRIPT || words.slice(1, -1).some((w) => !w.startsWith('--'))) {
-    throw new Error(`the start script is not "node [options] ${SERVER_SCRIPT}": ${startScript}`);
+    throw new Error(`the start script is not "[exec] node [options] ${SERVER_SCRIPT}": ${startScript}`);
   }
   return words.slice(1, -1);
 }
@@ -45,11 +46,19 @@ export function npmStartNodeOptions(startScript: string): string[] {
 /** The Node options of this repository's own start script. */
 export const serverNodeOptions = () => npmStartNodeOptions(JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start);
 
+/** Characters of a process's output kept for its error messages and the lines the bench looks for. */
+const OUTPUT_KEPT = 1 << 20;
+
 export function startProcess(script: string, args: string[], env: Record<string, string>, nodeOptions: string[] = []): Child {
   const child = spawn(process.execPath, [...nodeOptions, path.join(ROOT, script), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Only the output's end is kept: a server logs a line a request, millions over a bench.
   let output = '';
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
+  const keep = (d: Buffer) => {
+    output += d;
+    if (output.length > OUTPUT_KEPT) output = output.slice(-OUTPUT_KEPT / 2);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     process: child,

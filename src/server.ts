@@ -3,7 +3,7 @@ import { FaultLog } from './storage/errors.ts';
 import { storageFaultOf } from './storage/sqlite/storage-fault.ts';
 import { createApp } from './http/app.ts';
 import { listen, readServerSettings } from './http/node-server.ts';
-import { log } from './lib/log.ts';
+import { log, logger } from './lib/log.ts';
 import { Tradebook } from './tradebook.ts';
 
 // Checked before the database is opened: a wrong setting changes nothing on disk.
@@ -14,7 +14,6 @@ if (!settings.ok) {
 }
 
 const file = process.env.TRADEBOOK_DB || 'data/tradebook.db';
-const port = Number(process.env.PORT || 3000);
 
 /** A database the server cannot write (read-only, no space, no folder) is refused before listening: one line, exit code 2. */
 function refuse(error: unknown): never {
@@ -36,8 +35,9 @@ try {
     log(`API key from TRADEBOOK_API_KEY registered as key ${id}`);
   } else if ((await tb.keys.count()) === 0) {
     const { id, key } = await tb.keys.create({ name: 'first' });
-    // Shown this once; only its hash is stored.
-    log(`no API key existed, created key ${id}; keep it, it is not shown again:\n${key}`);
+    log(`no API key existed, created key ${id}; the key is on standard error, shown this once`);
+    // Shown this once, for the person starting the server, and never in the log: only its hash is stored.
+    process.stderr.write(`tradebook: created API key ${id}; keep it, it is not shown again:\n${key}\n`);
   }
 } catch (error) {
   refuse(error);
@@ -49,9 +49,25 @@ const checkpointer = Checkpointer.start(tb.db, 200, new FaultLog('background che
 
 // Slow or stalled clients are cut off (408) instead of holding a connection forever, and connections are
 // capped in all and per client address (503).
-const server = listen(createApp(tb).fetch, port, settings.settings, (listening) => log(`tradebook listening on port ${listening}, database ${file}`));
+let shuttingDown = false;
+const app = createApp(tb, {
+  accessLog: settings.settings.accessLog ? (entry) => logger.info(entry, 'request') : undefined,
+  shuttingDown: () => shuttingDown,
+});
+const server = listen(
+  app.fetch,
+  settings.settings,
+  (listening) => log(`tradebook listening on port ${listening}, database ${file}`),
+  (error) => {
+    // The port taken or the address not this machine's: the operator's to fix, said in one line.
+    process.stderr.write(`tradebook: cannot listen on ${settings.settings.host ?? 'every address'} port ${settings.settings.port}: ${error.code ?? error.message}\n`);
+    tb.close();
+    process.exit(2);
+  },
+);
 
 function shutdown(signal: string) {
+  shuttingDown = true;
   log(`${signal}: finishing requests in flight, then closing`);
   server.close(async () => {
     await checkpointer.stop();

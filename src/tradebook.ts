@@ -17,7 +17,7 @@ import { pointInTimeOf } from './audit/point-in-time.ts';
 import { auditReads } from './audit/reads.ts';
 import { asyncReads } from './storage/async-reads.ts';
 import { ensureProjections } from './projections/rebuild.ts';
-import { Projections } from './projections/registry.ts';
+import { Projections, staleProjections } from './projections/registry.ts';
 import type { StateSource } from './use-cases/batch-state.ts';
 import type { WriteContext } from './use-cases/write-context.ts';
 import { readModelState } from './use-cases/read-model-state.ts';
@@ -130,6 +130,11 @@ export class Tradebook implements WriteContext {
    */
   write<T>(work: () => Promise<Result<T>>): Promise<Result<T>> {
     return this.writer.run(() => decided(work)).catch(failureOf);
+  }
+
+  /** The read models whose tables are not current (see `staleProjections`), read on the read connection. */
+  async staleProjections(): Promise<string[]> {
+    return staleProjections(this.reader);
   }
 
   close(): void {

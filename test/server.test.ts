@@ -1,6 +1,7 @@
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { expect, test } from 'vitest';
-import { tempDir } from './helpers.ts';
+import { tempDir, until } from './helpers.ts';
 import { startServer } from './server-process.ts';
 
 test('the real server: first start prints a key once, serves reads and writes, stops on SIGTERM', async () => {
@@ -60,4 +61,26 @@ test('served by Node, headers and query strings are read as through the fetch in
   } finally {
     await server.stop();
   }
+});
+
+test('SIGTERM sent to the npm start process reaches the server, which finishes and exits', async () => {
+  const root = path.resolve(import.meta.dirname, '..');
+  const npm = spawn('npm', ['start'], {
+    cwd: root,
+    env: { ...process.env, TRADEBOOK_DB: path.join(tempDir(), 'npm.db'), TRADEBOOK_API_KEY: 'npm-start-key-123', PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  npm.stdout.on('data', (chunk) => (output += chunk));
+  npm.stderr.on('data', (chunk) => (output += chunk));
+  const closed = new Promise((resolve) => npm.once('close', resolve));
+  await until(() => /listening on port \d+/.test(output), 20_000);
+  const port = Number(/listening on port (\d+)/.exec(output)![1]);
+  expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+  npm.kill('SIGTERM');
+  // Every output pipe closes only once the server process itself is gone.
+  await closed;
+  expect(output).toContain('SIGTERM: finishing requests in flight');
+  expect(output).toContain('"msg":"closed"');
+  await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
 });

@@ -2,6 +2,8 @@ import { Hono } from 'hono';
 import { NotDurableError, StorageBusyError } from '../storage/errors.ts';
 import type { Tradebook } from '../tradebook.ts';
 import { AbortedRequests } from './aborts.ts';
+import { type AccessEntry, accessLog } from './access-log.ts';
+import { HEALTH_PATHS, healthRoutes } from './routes/health.ts';
 import { requireApiKey } from './auth.ts';
 import { ClientClosedError, declaredTooLarge, sendBodyTooLarge } from './node-request.ts';
 import type { AppEnv } from './env.ts';
@@ -20,11 +22,34 @@ export { MAX_BODY_BYTES } from './node-request.ts';
 const reads: ReadEndpoint[] = [...productReads, ...categoryReads, ...brandReads, ...contractorReads, ...documentReads, ...auditReads];
 const writes: WriteEndpoint[] = [...productWrites, ...categoryWrites, ...brandWrites, ...contractorWrites];
 
+export interface AppOptions {
+  /** Where each request's access-log entry goes (none: not logged). */
+  accessLog?: (entry: AccessEntry) => void;
+  /** Whether the server is shutting down: readiness says so, so no new traffic is sent here. */
+  shuttingDown?: () => boolean;
+}
+
+/** Seconds a client is told to wait before trying again after a 503 for a busy or faulty database. */
+const RETRY_BUSY_S = '1';
+const RETRY_STORAGE_FAULT_S = '30';
+
+/** The methods each known path answers (HEAD wherever GET is), for the `Allow` of a 405. */
+function allowedMethods(): Map<string, string> {
+  const methods = new Map<string, Set<string>>();
+  const allow = (path: string, ...names: string[]) => names.forEach((name) => methods.set(path, (methods.get(path) ?? new Set()).add(name)));
+  for (const read of reads) allow(read.path, ...(read.method === 'get' ? ['GET', 'HEAD'] : ['POST']));
+  for (const write of writes) allow(write.path, 'GET', 'POST');
+  for (const path of ['/api/openapi.json', ...HEALTH_PATHS]) allow(path, 'GET', 'HEAD');
+  return new Map([...methods].map(([path, names]) => [path, [...names].join(', ')]));
+}
+
 /** The whole HTTP interface over one open tradebook. Paths work with and without a trailing slash. */
-export function createApp(tb: Tradebook): Hono<AppEnv> {
+export function createApp(tb: Tradebook, options: AppOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
   const openapi = JSON.stringify(openApiDocument(reads, writes));
 
+  if (options.accessLog) app.use('*', accessLog(options.accessLog));
+  app.route('/', healthRoutes(tb, options.shuttingDown ?? (() => false)));
   app.get('/api/openapi.json', (c) => sendJson(c, openapi));
 
   // The key is checked before anything else, from the headers alone: no byte of a body is read for a request
@@ -45,8 +70,8 @@ export function createApp(tb: Tradebook): Hono<AppEnv> {
   for (const endpoint of writes) mountWrite(app, tb, endpoint);
 
   // A known path asked with a method it does not answer.
-  for (const path of new Set([...reads.map((r) => r.path), ...writes.map((w) => w.path), '/api/openapi.json'])) {
-    app.all(path, (c) => sendError(c, 405, 'ERROR_METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on ${path}`));
+  for (const [path, allowed] of allowedMethods()) {
+    app.all(path, (c) => sendError(c, 405, 'ERROR_METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on ${path}`, { Allow: allowed }));
   }
   app.notFound((c) => sendError(c, 404, 'ERROR_NOT_FOUND', `no such path: ${c.req.path}`));
   const aborted = new AbortedRequests();
@@ -56,10 +81,10 @@ export function createApp(tb: Tradebook): Hono<AppEnv> {
       aborted.record(c.req.method, c.req.path);
       return sendError(c, 400, 'ERROR_BAD_REQUEST', error.message);
     }
-    if (error instanceof StorageBusyError) return sendError(c, 503, 'ERROR_BUSY', `${error.message}; nothing was applied, try again`);
+    if (error instanceof StorageBusyError) return sendError(c, 503, 'ERROR_BUSY', `${error.message}; nothing was applied, try again`, { 'Retry-After': RETRY_BUSY_S });
     // The disk's state, not a bug; the server logs it once, when it starts.
     const fault = tb.storageFaultOf(error);
-    if (fault) return sendError(c, 503, STORAGE_ERRORS[fault.kind], `${fault.message}; nothing was applied`);
+    if (fault) return sendError(c, 503, STORAGE_ERRORS[fault.kind], `${fault.message}; nothing was applied`, { 'Retry-After': RETRY_STORAGE_FAULT_S });
     console.error(error);
     if (error instanceof NotDurableError) return sendError(c, 500, 'ERROR_INTERNAL', `${error.message}; read it back before sending it again`);
     return sendError(c, 500, 'ERROR_INTERNAL', 'internal error; nothing was applied');

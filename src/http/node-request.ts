@@ -45,7 +45,7 @@ export function declaredTooLarge(c: Context): boolean {
   return Number(requestHeader(c, 'content-length')) > MAX_BODY_BYTES;
 }
 
-export function sendBodyTooLarge(c: Context): Response {
+export function sendBodyTooLarge(c: Context): Response | Promise<Response> {
   // The rest of the body is never read: the connection closes after this answer.
   return sendError(c, 413, 'ERROR_BODY_TOO_LARGE', `the body is larger than ${MAX_BODY_BYTES} bytes`, { Connection: 'close' });
 }

@@ -1,11 +1,16 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { type Socket, isIP } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { DomainError } from '../lib/result.ts';
 import { JSON_TYPE, errorsJson } from './respond.ts';
 
-/** The server's settings from the environment: positive whole numbers, checked before anything starts. */
+/** The server's settings from the environment, checked before anything starts. */
 export interface ServerSettings {
+  /** The TCP port to listen on (0: any free one); `host` the address, all of the machine's when undefined. */
+  port: number;
+  host: string | undefined;
+  /** One JSON line a request on standard output. */
+  accessLog: boolean;
   /** The headers must arrive within this, the whole request within `requestTimeoutMs`; else 408. */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
@@ -14,17 +19,29 @@ export interface ServerSettings {
   maxConnectionsPerClient: number;
 }
 
-const SETTINGS: Record<keyof ServerSettings, [variable: string, fallback: number]> = {
+type Limit = 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxConnections' | 'maxConnectionsPerClient';
+
+/** The limits: whole numbers from 1. */
+const LIMITS: Record<Limit, [variable: string, fallback: number]> = {
   headersTimeoutMs: ['TRADEBOOK_HEADERS_TIMEOUT_MS', 10_000],
   requestTimeoutMs: ['TRADEBOOK_REQUEST_TIMEOUT_MS', 30_000],
   maxConnections: ['TRADEBOOK_MAX_CONNECTIONS', 2048],
   maxConnectionsPerClient: ['TRADEBOOK_MAX_CONNECTIONS_PER_CLIENT', 512],
 };
 
+/** A host name or an IP address, as `listen` takes it. */
+const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
 /** The settings, or the one line saying which is wrong. An empty variable counts as unset. */
 export function readServerSettings(env: NodeJS.ProcessEnv): { ok: true; settings: ServerSettings } | { ok: false; problem: string } {
-  const settings = {} as ServerSettings;
-  for (const [name, [variable, fallback]] of Object.entries(SETTINGS) as [keyof ServerSettings, [string, number]][]) {
+  const portText = env.PORT || '3000';
+  if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) return { ok: false, problem: `PORT must be a TCP port, 0 to 65535 (0: any free port), got ${JSON.stringify(portText)}` };
+  const host = env.TRADEBOOK_HOST || undefined;
+  if (host !== undefined && isIP(host) === 0 && !HOST.test(host)) return { ok: false, problem: `TRADEBOOK_HOST must be an IP address or a host name, got ${JSON.stringify(host)}` };
+  const accessLog = env.TRADEBOOK_ACCESS_LOG || 'on';
+  if (accessLog !== 'on' && accessLog !== 'off') return { ok: false, problem: `TRADEBOOK_ACCESS_LOG must be on or off, got ${JSON.stringify(accessLog)}` };
+  const settings = { port: Number(portText), host, accessLog: accessLog === 'on' } as ServerSettings;
+  for (const [name, [variable, fallback]] of Object.entries(LIMITS) as [Limit, [string, number]][]) {
     const text = env[variable] || String(fallback);
     if (!/^[1-9]\d{0,9}$/.test(text)) return { ok: false, problem: `${variable} must be a whole number from 1, got ${JSON.stringify(text)}` };
     settings[name] = Number(text);
@@ -38,7 +55,9 @@ export function readServerSettings(env: NodeJS.ProcessEnv): { ok: true; settings
 /** A whole HTTP/1.1 error answer in the API's error form, written straight to a socket; the connection closes after it. */
 function rawErrorAnswer(status: number, error: DomainError): string {
   const body = errorsJson([error]);
-  return `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+  // A 503 here is a full server: worth trying again in a moment.
+  const retry = status === 503 ? 'Retry-After: 1\r\n' : '';
+  return `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${retry}Connection: close\r\n\r\n${body}`;
 }
 
 /** Node's parser and timeouts refuse these before the app sees a request; they are answered in the same form as the app's errors. */
@@ -124,9 +143,15 @@ function refuse(socket: Socket, answer: string): void {
 /**
  * The HTTP server of the app: Node's, with hono's adapter as its request listener, the connection caps, and
  * every answer Node would give by itself (malformed requests, oversized headers, timeouts) in the API's
- * error form. The server is returned listening on `port`.
+ * error form. The server is returned starting to listen on the settings' port and host; `onListening` hears the
+ * port once it listens, `onListenFailed` why it could not (the port taken, the address not the machine's).
  */
-export function listen(fetch: Parameters<typeof getRequestListener>[0], port: number, settings: ServerSettings, onListening: (port: number) => void): http.Server {
+export function listen(
+  fetch: Parameters<typeof getRequestListener>[0],
+  settings: ServerSettings,
+  onListening: (port: number) => void,
+  onListenFailed: (error: NodeJS.ErrnoException) => void,
+): http.Server {
   // HTTP/1.0 needs no Host, and the app reads only the path: a request without one gets this name.
   const serveRequest = getRequestListener(fetch, { hostname: 'localhost' });
   const server = http.createServer(
@@ -154,6 +179,10 @@ export function listen(fetch: Parameters<typeof getRequestListener>[0], port: nu
     socket.destroy();
   });
   capConnections(server, settings);
-  server.listen(port, () => onListening((server.address() as { port: number }).port));
+  server.once('error', onListenFailed);
+  server.listen(settings.port, settings.host, () => {
+    server.off('error', onListenFailed);
+    onListening((server.address() as { port: number }).port);
+  });
   return server;
 }

@@ -1,13 +1,42 @@
+import { gzip } from 'node:zlib';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { requestHeader } from './node-request.ts';
 import type { DomainError } from '../lib/result.ts';
 import type { JoinedPage } from '../projections/joined-page.ts';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
+/** Bodies smaller than this go out as they are: compressing them saves less than it costs. */
+const COMPRESS_FROM_BYTES = 1024;
+
+/** Whether the request's `Accept-Encoding` takes gzip (by name or `*`, with a q-value above 0). */
+export function acceptsGzip(acceptEncoding: string | undefined): boolean {
+  if (acceptEncoding === undefined) return false;
+  return acceptEncoding.split(',').some((part) => {
+    const [coding, ...parameters] = part.trim().toLowerCase().split(';');
+    if (coding !== 'gzip' && coding !== '*') return false;
+    const q = parameters.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
+}
+
+/**
+ * Sends a JSON body, gzipped when the client asks for it and the body is large enough. gzip at its fastest
+ * level, on libuv's thread pool: a page of 100 products shrinks about sixfold for a fraction of a millisecond,
+ * and the event loop goes on serving meanwhile.
+ */
+function send(c: Context, body: string | Buffer<ArrayBuffer>, status: ContentfulStatusCode, headers: Record<string, string>): Response | Promise<Response> {
+  const plain = { 'Content-Type': JSON_TYPE, Vary: 'Accept-Encoding', ...headers };
+  if (Buffer.byteLength(body) < COMPRESS_FROM_BYTES || !acceptsGzip(requestHeader(c, 'accept-encoding'))) return c.body(body, status, plain);
+  return new Promise((resolve, reject) =>
+    gzip(body, { level: 1 }, (error, zipped) => (error ? reject(error) : resolve(c.body(zipped as Buffer<ArrayBuffer>, status, { ...plain, 'Content-Encoding': 'gzip' })))),
+  );
+}
+
 /** Sends a body that is already JSON text (read models keep records serialised). */
-export function sendJson(c: Context, json: string, status: ContentfulStatusCode = 200, headers: Record<string, string> = {}): Response {
-  return c.body(json, status, { 'Content-Type': JSON_TYPE, ...headers });
+export function sendJson(c: Context, json: string, status: ContentfulStatusCode = 200, headers: Record<string, string> = {}): Response | Promise<Response> {
+  return send(c, json, status, headers);
 }
 
 /** The body of every error response: `{"errors":[{code, message, index?, field?}]}`. */
@@ -15,18 +44,21 @@ export function errorsJson(errors: DomainError[]): string {
   return JSON.stringify({ errors: errors.map(({ code, message, index, field }) => ({ code, message, index, field })) });
 }
 
-export function sendErrors(c: Context, status: ContentfulStatusCode, errors: DomainError[], headers?: Record<string, string>): Response {
-  return sendJson(c, errorsJson(errors), status, headers);
+/** A 401 names the scheme a client authenticates with (RFC 9110): the API key as a bearer token. */
+const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="tradebook"' };
+
+export function sendErrors(c: Context, status: ContentfulStatusCode, errors: DomainError[], headers: Record<string, string> = {}): Response | Promise<Response> {
+  return sendJson(c, errorsJson(errors), status, status === 401 ? { ...CHALLENGE, ...headers } : headers);
 }
 
-export function sendError(c: Context, status: ContentfulStatusCode, code: string, message: string, headers?: Record<string, string>): Response {
+export function sendError(c: Context, status: ContentfulStatusCode, code: string, message: string, headers?: Record<string, string>): Response | Promise<Response> {
   return sendErrors(c, status, [{ code, message }], headers);
 }
 
 const PAGE_END = Buffer.from(']}');
 
 /** The paged list envelope around a page SQLite already joined: the records' bytes go out as they were stored. */
-export function sendPage(c: Context, limit: number, offset: number, page: JoinedPage): Response {
+export function sendPage(c: Context, limit: number, offset: number, page: JoinedPage): Response | Promise<Response> {
   const head = Buffer.from(`{"meta":{"allCount":${page.allCount},"count":${page.count},"limit":${limit},"offset":${offset}},"data":[`);
-  return c.body(Buffer.concat([head, page.json, PAGE_END]), 200, { 'Content-Type': JSON_TYPE });
+  return send(c, Buffer.concat([head, page.json, PAGE_END]), 200, {});
 }

@@ -1,6 +1,6 @@
 import { sqliteDialect } from '../storage/sqlite/dialect.ts';
 import type { Sqlite, Statement } from '../storage/sqlite/open.ts';
-import type { StoredEvent } from '../events/store.ts';
+import { type StoredEvent, lastSeq } from '../events/store.ts';
 import { brandsProjector } from './brands.ts';
 import { categoriesProjector } from './categories.ts';
 import { inDependencyOrder } from './dependency-order.ts';
@@ -134,4 +134,16 @@ export interface CheckpointRow {
 export function readCheckpoints(db: Sqlite): Map<string, CheckpointRow> {
   const rows = db.prepare('SELECT name, version, last_seq FROM projection_checkpoints').all() as CheckpointRow[];
   return new Map(rows.map((r) => [r.name, r]));
+}
+
+/** The projections whose tables are not current: missing, built by another version of their projector, or behind the log. */
+export function staleProjections(db: Sqlite): string[] {
+  const checkpoints = readCheckpoints(db);
+  const end = lastSeq(db);
+  return projectors
+    .filter((p) => {
+      const checkpoint = checkpoints.get(p.name);
+      return checkpoint === undefined || checkpoint.version !== p.version || checkpoint.last_seq < end;
+    })
+    .map((p) => p.name);
 }

@@ -8,7 +8,8 @@ describe('the server as npm start runs it', () => {
   it('reads the Node options of a start script shaped `node [options] bin/server.mjs`', () => {
     expect(npmStartNodeOptions('node bin/server.mjs')).toEqual([]);
     expect(npmStartNodeOptions(' node --a=1  --b bin/server.mjs ')).toEqual(['--a=1', '--b']);
-    expect(() => npmStartNodeOptions('tsx src/server.ts')).toThrow(/not "node \[options\] bin\/server.mjs"/);
+    expect(npmStartNodeOptions('exec node --a=1 bin/server.mjs')).toEqual(['--a=1']);
+    expect(() => npmStartNodeOptions('tsx src/server.ts')).toThrow(/not "\[exec\] node \[options\] bin\/server.mjs"/);
     expect(() => npmStartNodeOptions('node stray bin/server.mjs')).toThrow();
   });
 

@@ -37,7 +37,7 @@ test('a write that gave up waiting is answered 503 ERROR_BUSY, as the OpenAPI do
     throw new StorageBusyError('the database stayed locked for 10000 ms');
   };
   const res = await api.get('/api/add-product');
-  expect([res.status, res.body.errors[0].code]).toEqual([503, 'ERROR_BUSY']);
+  expect([res.status, res.body.errors[0].code, res.headers.get('retry-after')]).toEqual([503, 'ERROR_BUSY', '1']);
   const doc = await (await app.request('/api/openapi.json')).json();
   for (const step of ['get', 'post']) {
     expect(doc.paths['/api/add-product'][step].responses['503']).toBeDefined();

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -194,15 +195,19 @@ describe('connection caps', () => {
   });
 });
 
-test('a bad connection or timeout setting stops the start with one line and exit 2, before the database is opened', () => {
+test('a bad setting stops the start with one line and exit 2, before the database is opened', () => {
   const dir = tempDir();
   for (const [name, value] of [
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['TRADEBOOK_HOST', 'not a host!'],
+    ['TRADEBOOK_ACCESS_LOG', 'maybe'],
     ['TRADEBOOK_MAX_CONNECTIONS', 'many'],
     ['TRADEBOOK_MAX_CONNECTIONS_PER_CLIENT', '0'],
     ['TRADEBOOK_HEADERS_TIMEOUT_MS', '-5'],
     ['TRADEBOOK_REQUEST_TIMEOUT_MS', '1.5'],
   ]) {
-    const db = path.join(dir, `${name}.db`);
+    const db = path.join(dir, `${name}-${value}.db`);
     const run = spawnSync(process.execPath, [path.resolve(import.meta.dirname, '../../bin/server.mjs')], {
       env: { ...process.env, TRADEBOOK_DB: db, PORT: '0', [name]: value },
       encoding: 'utf8',
@@ -211,5 +216,36 @@ test('a bad connection or timeout setting stops the start with one line and exit
     expect([name, run.status]).toEqual([name, 2]);
     expect(run.stderr.trim().split('\n')).toEqual([expect.stringContaining(name)]);
     expect(fs.existsSync(db)).toBe(false);
+  }
+});
+
+test('a port already taken stops the start with one line and exit 2, no stack trace', async () => {
+  const dir = tempDir();
+  const first = await startServer(path.join(dir, 'first.db'), KEY);
+  try {
+    const run = spawnSync(process.execPath, [path.resolve(import.meta.dirname, '../../bin/server.mjs')], {
+      env: { ...process.env, TRADEBOOK_DB: path.join(dir, 'second.db'), TRADEBOOK_API_KEY: KEY, PORT: String(first.port) },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(run.status).toBe(2);
+    expect(run.stderr.trim().split('\n')).toEqual([`tradebook: cannot listen on every address port ${first.port}: EADDRINUSE`]);
+  } finally {
+    await first.stop();
+  }
+});
+
+test('TRADEBOOK_HOST chooses the address the server listens on', async () => {
+  const server = await startServer(path.join(tempDir(), 'host.db'), KEY, { TRADEBOOK_HOST: '127.0.0.2' });
+  try {
+    const on = (host: string) =>
+      new Promise<boolean>((resolve) => {
+        const socket = net.connect({ port: server.port, host }, () => (socket.destroy(), resolve(true)));
+        socket.on('error', () => resolve(false));
+      });
+    expect(await on('127.0.0.2')).toBe(true);
+    expect(await on('127.0.0.1')).toBe(false);
+  } finally {
+    await server.stop();
   }
 });

@@ -1,0 +1,43 @@
+import { randomUUID } from 'node:crypto';
+import { createMiddleware } from 'hono/factory';
+import type { AppEnv } from './env.ts';
+import { requestHeader } from './node-request.ts';
+
+/** What one request leaves in the access log: the key by its id only, never a key or a token. */
+export interface AccessEntry {
+  reqId: string;
+  method: string;
+  path: string;
+  status: number;
+  /** From the request reaching the app to its answer being ready, in milliseconds. */
+  ms: number;
+  keyId?: number;
+}
+
+/** A client's own request id is kept (so its logs and the server's join up) when it is a plain token of sane length. */
+const CLIENT_REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/**
+ * Gives every request an id (the client's `X-Request-Id`, or a new one), answers with it in `X-Request-Id`, and
+ * hands one entry a request to `write` once its answer is ready.
+ */
+export function accessLog(write: (entry: AccessEntry) => void) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const started = performance.now();
+    const given = requestHeader(c, 'x-request-id');
+    const reqId = given !== undefined && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
+    c.header('X-Request-Id', reqId);
+    try {
+      await next();
+    } finally {
+      write({
+        reqId,
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+        keyId: c.get('key')?.id,
+      });
+    }
+  });
+}

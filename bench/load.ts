@@ -129,7 +129,7 @@ export function writeLoad(path: string, body: () => string, recordsPerRound: num
 }
 
 /** A read whose path is chosen afresh each request (e.g. a random id). */
-export function readLoad(path: () => string, method = 'GET', body?: () => string): Load {
+export function readLoad(path: () => string, method = 'GET', body?: () => string, headers: Record<string, string> = {}): Load {
   return {
     requests: [
       {
@@ -137,7 +137,8 @@ export function readLoad(path: () => string, method = 'GET', body?: () => string
         setupRequest: (request) => ({
           ...request,
           path: path(),
-          ...(body ? { body: body(), headers: { ...request.headers, 'Content-Type': 'application/json' } } : {}),
+          headers: { ...request.headers, ...headers, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+          ...(body ? { body: body() } : {}),
         }),
       },
     ],

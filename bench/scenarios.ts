@@ -43,6 +43,8 @@ export async function readScenarios(probe: Probe): Promise<Record<string, Scenar
     productsFirst: page(0),
     productsMiddle: page(middle),
     productsLast: page(last),
+    // What compression costs the server: the first page again, for a client that accepts gzip.
+    productsFirstGzip: { name: 'GET /api/products?limit=100 offset 0, gzip', load: readLoad(() => '/api/products?limit=100&offset=0', 'GET', undefined, { 'Accept-Encoding': 'gzip' }) },
     productById: { name: 'GET /api/product?id=', load: readLoad(() => `/api/product?id=${pick(ids)}`) },
     contractorByPhone: await contractorByPhone(probe),
     ...(await salesPages(probe)),

@@ -4,7 +4,7 @@ import type { Tradebook } from '../tradebook.ts';
 import { AbortedRequests } from './aborts.ts';
 import { type AccessEntry, accessLog } from './access-log.ts';
 import { HEALTH_PATHS, healthRoutes } from './routes/health.ts';
-import { requireApiKey } from './auth.ts';
+import { requireApiKey, requireWriteScope } from './auth.ts';
 import { ClientClosedError, declaredTooLarge, sendBodyTooLarge } from './node-request.ts';
 import type { AppEnv } from './env.ts';
 import { type ReadEndpoint, STORAGE_ERRORS, openApiDocument } from './openapi.ts';
@@ -67,7 +67,10 @@ export function createApp(tb: Tradebook, options: AppOptions = {}): Hono<AppEnv>
   app.route('/', auditRoutes(tb));
   app.route('/', contractorRoutes(tb));
   app.route('/', documentRoutes(tb));
-  for (const endpoint of writes) mountWrite(app, tb, endpoint);
+  for (const endpoint of writes) {
+    app.use(endpoint.path, requireWriteScope);
+    mountWrite(app, tb, endpoint);
+  }
 
   // A known path asked with a method it does not answer.
   for (const [path, allowed] of allowedMethods()) {

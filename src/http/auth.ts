@@ -19,3 +19,15 @@ export function requireApiKey(keys: ApiKeys) {
     await next();
   });
 }
+
+/** The audit endpoints answer only keys with the audit scope; to any other key they are refused like a bad key. */
+export const requireAuditScope = createMiddleware<AppEnv>(async (c, next) => {
+  if (c.get('key').scope !== 'audit') return sendError(c, 401, 'ERROR_USER_ACCESS', 'this endpoint needs a key with the audit scope');
+  await next();
+});
+
+/** An auditor must not change what they audit: keys with the audit scope only read, every write path refuses them. */
+export const requireWriteScope = createMiddleware<AppEnv>(async (c, next) => {
+  if (c.get('key').scope === 'audit') return sendError(c, 401, 'ERROR_USER_ACCESS', 'a key with the audit scope only reads; writes need a key with the api scope');
+  await next();
+});

@@ -107,3 +107,25 @@ describe('the audit scope', () => {
     expect(res.status).toBe(405);
   });
 });
+
+describe('what an audit key may do', () => {
+  test('it reads the lists, lookups and audit endpoints; every write path refuses it (token GET and POST) with 401 ERROR_USER_ACCESS, and nothing is appended', async () => {
+    const { app, api, auditor, tb } = await auditService();
+    const doc = await (await app.request('/api/openapi.json')).json();
+    const writePaths = Object.keys(doc.paths).filter((path) => doc.paths[path].get && doc.paths[path].post);
+    expect(writePaths.length).toBeGreaterThanOrEqual(9);
+    const before = await tb.audit.lastSeq();
+    for (const path of writePaths) {
+      const token = await auditor.get(path);
+      expect([path, token.status, token.body.errors[0].code]).toEqual([path, 401, 'ERROR_USER_ACCESS']);
+      // Not even with a token an api key was given.
+      const post = await auditor.post(path, { brand: [{ name: 'Аудитор' }] }, await api.token(path));
+      expect([path, post.status, post.body.errors[0].code]).toEqual([path, 401, 'ERROR_USER_ACCESS']);
+    }
+    expect(await tb.audit.lastSeq()).toBe(before);
+    for (const path of ['/api/products?limit=5', '/api/product?id=2', '/api/product-brands', '/api/contractors', '/api/sales', '/api/events', '/api/history?stream=product-2']) {
+      expect([path, (await auditor.get(path)).status]).toEqual([path, 200]);
+    }
+    expect((await auditor.post('/api/contractor', { phone: '+7 900 000-00-00' })).status).not.toBe(401);
+  });
+});

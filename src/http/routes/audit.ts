@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
-import { createMiddleware } from 'hono/factory';
 import { z } from 'zod';
 import { logEntry } from '../../audit/log-view.ts';
 import type { Tradebook } from '../../tradebook.ts';
+import { requireAuditScope } from '../auth.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';
 import { parseQuery, queryInt } from '../query.ts';
@@ -21,12 +21,6 @@ export const auditReads: ReadEndpoint[] = [
   { method: 'get', path: '/api/events', summary: 'The event log as stored, in seq order, after a seq', query: eventsQuery, audit: true },
   { method: 'get', path: '/api/history', summary: 'Every event of one record (stream), with time, key name and changes', query: historyQuery, audit: true },
 ];
-
-/** The audit endpoints answer only keys with the audit scope; to any other key they are refused like a bad key. */
-const requireAuditScope = createMiddleware<AppEnv>(async (c, next) => {
-  if (c.get('key').scope !== 'audit') return sendError(c, 401, 'ERROR_USER_ACCESS', 'this endpoint needs a key with the audit scope');
-  await next();
-});
 
 export function auditRoutes(tb: Tradebook): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });

@@ -46,24 +46,43 @@ export function npmStartNodeOptions(startScript: string): string[] {
 /** The Node options of this repository's own start script. */
 export const serverNodeOptions = () => npmStartNodeOptions(JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start);
 
-/** Characters of a process's output kept for its error messages and the lines the bench looks for. */
-const OUTPUT_KEPT = 1 << 20;
+/** Processes started by this run: each writes a log of its own. */
+let processesStarted = 0;
 
+/** Characters of a process's output kept for its error messages. */
+const OUTPUT_KEPT = 1 << 16;
+
+/**
+ * Starts `script` under Node. Its standard output goes to a file of its own (`bench/data/<script name>-<n>.log`), as a service's
+ * log goes to journald or a file: the server logs a line a request, and a pipe read by the bench process would
+ * take the load generator's CPU. Standard error is kept, its last characters only.
+ */
 export function startProcess(script: string, args: string[], env: Record<string, string>, nodeOptions: string[] = []): Child {
-  const child = spawn(process.execPath, [...nodeOptions, path.join(ROOT, script), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  // Only the output's end is kept: a server logs a line a request, millions over a bench.
-  let output = '';
-  const keep = (d: Buffer) => {
-    output += d;
-    if (output.length > OUTPUT_KEPT) output = output.slice(-OUTPUT_KEPT / 2);
+  const logFile = path.join(ROOT, 'bench', 'data', `${path.basename(script)}-${++processesStarted}.log`);
+  fs.mkdirSync(path.dirname(logFile), { recursive: true });
+  const log = fs.openSync(logFile, 'w');
+  const child = spawn(process.execPath, [...nodeOptions, path.join(ROOT, script), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', log, 'pipe'] });
+  fs.closeSync(log);
+  let errors = '';
+  child.stderr!.on('data', (d: Buffer) => {
+    errors = (errors + d).slice(-OUTPUT_KEPT);
+  });
+  const output = () => {
+    const size = fs.statSync(logFile).size;
+    const fd = fs.openSync(logFile, 'r');
+    try {
+      const tail = Buffer.alloc(Math.min(size, OUTPUT_KEPT));
+      fs.readSync(fd, tail, 0, tail.length, size - tail.length);
+      return tail.toString('utf8') + errors;
+    } finally {
+      fs.closeSync(fd);
+    }
   };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     process: child,
     pid: child.pid!,
-    output: () => output,
+    output,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { storageFaultOf } from '../storage/sqlite/storage-fault.ts';
+import { anchorCommands } from './anchor.ts';
 import { eventsCommand } from './events.ts';
 import { historyCommand } from './history.ts';
 import { importCommand } from './import.ts';
@@ -18,6 +19,7 @@ export async function main(argv: string[]): Promise<void> {
   rebuildCommand(program);
   verifyCommand(program);
   seedCommand(program);
+  anchorCommands(program);
   try {
     await program.parseAsync(argv);
   } catch (error) {

@@ -1,19 +1,46 @@
+import fs from 'node:fs';
 import type { Command } from 'commander';
 import { verifyChain } from '../audit/verify-chain.ts';
 import { compareWithRebuild } from '../audit/compare.ts';
 import { storageFaultOf } from '../storage/sqlite/storage-fault.ts';
-import { openExistingReadonly } from './open.ts';
+import { type Anchor, type AnchorCheck, checkAnchors, keyFingerprint, parseAnchors } from '../audit/anchors.ts';
+import { auditReads } from '../audit/reads.ts';
+import { UsageError, openExistingReadonly } from './open.ts';
+
+/** The anchors of a file, or the one line saying why there are none. */
+function readAnchors(file: string): Anchor[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read the anchors ${file}: ${(error as Error).message}`);
+  }
+  const parsed = parseAnchors(text);
+  if (!parsed.ok) throw new UsageError(`${file}: ${parsed.problem}`);
+  return parsed.anchors;
+}
+
+/** One anchor's outcome, naming it by seq, signer and time so the auditor knows which one failed. */
+function anchorLine(check: AnchorCheck): string {
+  const { seq, publicKey, anchoredAt } = check.anchor;
+  const name = `anchor of seq ${seq} (key ${keyFingerprint(publicKey)}, anchored ${anchoredAt})`;
+  return check.holds ? `${name}: holds` : `${name}: FAILED: ${check.problem}`;
+}
 
 export function verifyCommand(program: Command): void {
   program
     .command('verify')
-    .description("check the log's hash chain and that the read tables equal a fresh rebuild; exit 1 when either fails")
-    .action(() => {
+    .description("check the log's hash chain and that the read tables equal a fresh rebuild (and the log still holds anchored heads); exit 1 when any fails")
+    .option('--anchor <file>', 'also check the signed anchors in FILE (one a line, as `tradebook anchor` prints them)')
+    .action(async (options: { anchor?: string }) => {
+      const anchors = options.anchor === undefined ? undefined : readAnchors(options.anchor);
       // Opened as it is, without the migrations or catch-up an ordinary open runs: verify must see what is there.
       const db = openExistingReadonly();
       let checked;
       try {
-        checked = { chain: verifyChain(db), projections: compareWithRebuild(db) };
+        const audit = auditReads(db);
+        const hashAt = async (seq: number) => audit.eventsAfter(seq - 1, 1).find((row) => row.seq === seq)?.hash;
+        checked = { chain: verifyChain(db), projections: compareWithRebuild(db), anchors: anchors && (await checkAnchors(anchors, hashAt)) };
       } catch (error) {
         // A full or failing disk (the rebuild's scratch database is written beside the file) is no finding either way.
         const fault = storageFaultOf(error);
@@ -24,13 +51,17 @@ export function verifyCommand(program: Command): void {
       } finally {
         db.close();
       }
-      const { chain, projections } = checked;
+      const { chain, projections, anchors: anchorChecks = [] } = checked;
       for (const difference of projections.differences) process.stderr.write(`${difference}\n`);
+      const failedAnchors = anchorChecks.filter((check) => !check.holds);
+      for (const check of anchorChecks) process.stderr.write(`${anchorLine(check)}\n`);
       const chainPart = chain.ok ? `hash chain of ${chain.events} events intact` : `hash chain broken at seq ${chain.seq} (${chain.stream}): ${chain.problem}`;
       const tablesPart = projections.ok
         ? `${projections.tables} read tables equal a fresh rebuild`
         : `the read tables differ from a fresh rebuild (${projections.differences.length} found)`;
-      process.stdout.write(`verify: ${chain.ok && projections.ok ? 'OK' : 'FAILED'}: ${chainPart}; ${tablesPart}\n`);
-      if (!chain.ok || !projections.ok) process.exitCode = 1;
+      const anchorsPart = anchors === undefined ? '' : `; ${anchorChecks.length - failedAnchors.length} of ${anchorChecks.length} anchors hold`;
+      const ok = chain.ok && projections.ok && failedAnchors.length === 0;
+      process.stdout.write(`verify: ${ok ? 'OK' : 'FAILED'}: ${chainPart}; ${tablesPart}${anchorsPart}\n`);
+      if (!ok) process.exitCode = 1;
     });
 }

@@ -50,9 +50,32 @@ const importOnlyFields = {
   banks: z.array(z.object({ bik: text(), bank: text(), korNumber: text(), rasNumber: text() })).max(100).nullish(),
 };
 
-export const AddContractorInput = z.object(contractorRecordFields);
-export const EditContractorInput = z.object({ id: recordId(), ...contractorRecordFields });
-export const ImportContractorInput = z.object({ id: recordId().optional(), ...contractorRecordFields, ...importOnlyFields });
+/** `inn`: 10 digits for a legal entity, 12 for an entrepreneur or a person; what is wrong with it, if anything. */
+function innProblem(type: string, inn: string): string | undefined {
+  const length = type === 'ЮЛ' ? 10 : 12;
+  return new RegExp(`^\\d{${length}}$`).test(inn) ? undefined : `must be ${length} digits for a contractor of type ${type}`;
+}
+
+/**
+ * The inn given with a record is checked against its type while the record is parsed, whenever both are valid in
+ * themselves, so one answer lists a wrong inn beside the record's other wrong fields.
+ */
+function checkingInn<T extends z.ZodObject>(record: T): T {
+  const fieldsValid = (issues: readonly { path?: readonly PropertyKey[] }[]) => !issues.some((issue) => issue.path?.[0] === 'type' || issue.path?.[0] === 'inn');
+  return record.superRefine(
+    (value, ctx) => {
+      const { type, inn } = value as { type?: unknown; inn?: unknown };
+      if (typeof type !== 'string' || typeof inn !== 'string') return;
+      const problem = innProblem(type, inn);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', path: ['inn'], message: problem });
+    },
+    { when: (payload) => fieldsValid(payload.issues) },
+  );
+}
+
+export const AddContractorInput = checkingInn(z.object(contractorRecordFields));
+export const EditContractorInput = checkingInn(z.object({ id: recordId(), ...contractorRecordFields }));
+export const ImportContractorInput = checkingInn(z.object({ id: recordId().optional(), ...contractorRecordFields, ...importOnlyFields }));
 
 /** The widest contractor record (an import line's); the API's add and edit records are narrower cases of it. */
 type ContractorInput = Omit<z.output<typeof ImportContractorInput>, 'id'>;
@@ -63,11 +86,10 @@ export interface ContractorResult {
   name: string;
 }
 
-/** `inn`: 10 digits for a legal entity, 12 for an entrepreneur or a person. */
+/** The inn against the type, for a decider: an edit keeps the current inn when it gives none, under a type it may change. */
 function innErrors(type: string, inn: string | null | undefined): DomainError[] {
-  if (inn == null) return [];
-  const length = type === 'ЮЛ' ? 10 : 12;
-  return new RegExp(`^\\d{${length}}$`).test(inn) ? [] : [{ code: 'ERROR_INN', field: 'inn', message: `inn of a contractor of type ${type} must be ${length} digits` }];
+  const problem = inn == null ? undefined : innProblem(type, inn);
+  return problem === undefined ? [] : [{ code: 'ERROR_INN', field: 'inn', message: `inn: ${problem}` }];
 }
 
 const NO_BONUS: ContractorFields['bonus'] = { status: 0, percent: null, usePercent: null, code: null };

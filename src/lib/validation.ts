@@ -42,7 +42,62 @@ export const quantity = () => z.number().min(0).max(1e15);
 
 export type CodeOverrides = Record<string, string>;
 
-/** Each zod issue becomes an error named after the field it concerns (`categoryId` → ERROR_CATEGORY_ID). */
+/** What a value of each kind zod expects is called in a message. */
+const KINDS: Record<string, string> = {
+  number: 'a number',
+  int: 'a whole number',
+  string: 'text',
+  boolean: 'true or false',
+  array: 'a list',
+  object: 'an object',
+};
+
+/** A bound of a number, a text's length or a list's size, in words. */
+function bound(issue: { origin: string; inclusive?: boolean }, limit: number | bigint, atMost: boolean): string {
+  const within = `${atMost ? 'at most' : 'at least'} ${limit}`;
+  if (issue.origin === 'string') return `must be ${within} characters`;
+  if (issue.origin === 'array' || issue.origin === 'set') return `must have ${within} entries`;
+  if (issue.inclusive === false) return `must be ${atMost ? 'below' : 'above'} ${limit}`;
+  return `must be ${within}`;
+}
+
+const listed = (values: readonly unknown[]) => (values.length === 1 ? JSON.stringify(values[0]) : `one of ${values.map((v) => JSON.stringify(v)).join(', ')}`);
+
+/** A zod issue as a person reads it: what the value must be. Our own refinements already speak so (`custom`). */
+function readable(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      if (issue.message.endsWith('received null')) return 'must not be null';
+      return `must be ${KINDS[issue.expected] ?? issue.expected}`;
+    case 'too_big':
+      return bound(issue, issue.maximum, true);
+    case 'too_small':
+      return bound(issue, issue.minimum, false);
+    case 'invalid_value':
+      return `must be ${listed(issue.values)}`;
+    case 'invalid_union': {
+      // A choice of literals (`0 or 1`): name them; any other union says it matched none of its forms.
+      const values = issue.errors.flat().flatMap((e) => (e.code === 'invalid_value' ? e.values : [undefined]));
+      return values.every((v) => v !== undefined) ? `must be ${listed(values)}` : 'matches none of the accepted forms';
+    }
+    case 'unrecognized_keys':
+      return `has unknown fields: ${issue.keys.join(', ')}`;
+    case 'invalid_format':
+      return `must be a valid ${issue.format}`;
+    default:
+      return issue.message;
+  }
+}
+
+/** Where in the record an issue is: `discount`, `bonus.percent`, `banks[0].bik`. */
+function pathOf(issue: z.core.$ZodIssue): string {
+  return issue.path.map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key)}`)).join('');
+}
+
+/**
+ * Each zod issue becomes an error named after the field it concerns (`categoryId` → ERROR_CATEGORY_ID), with a
+ * message a person understands (`discount: must be at most 100`); one error a field.
+ */
 export function issuesToErrors(issues: z.core.$ZodIssue[], overrides: CodeOverrides, index?: number): DomainError[] {
   const seen = new Set<string>();
   const errors: DomainError[] = [];
@@ -51,10 +106,11 @@ export function issuesToErrors(issues: z.core.$ZodIssue[], overrides: CodeOverri
     if (seen.has(field)) continue; // one error per field is enough to fix it
     seen.add(field);
     const missing = issue.code === 'invalid_type' && issue.message.endsWith('received undefined');
+    const where = pathOf(issue) || field;
     errors.push({
       // Own keys only: a field named `constructor` or `toString` is not an override inherited from Object.
       code: Object.hasOwn(overrides, field) ? overrides[field] : errorCodeFor(field),
-      message: missing ? `${field} is required` : `${field}: ${issue.message}`,
+      message: missing ? `${where} is required` : `${where}: ${readable(issue)}`,
       field,
       ...(index === undefined ? {} : { index }),
     });

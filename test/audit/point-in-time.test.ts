@@ -28,8 +28,8 @@ const READS = [
 async function serviceWithTwoPeriods() {
   const clock = manualClock(Date.parse('2026-11-22T09:00:00Z'));
   const service = await testService({ clock });
-  const { key } = await service.tb.keys.create({ name: 'auditor', scope: 'audit' });
-  const auditor = new ApiClient(service.app, key);
+  const { key: auditKey } = await service.tb.keys.create({ name: 'auditor', scope: 'audit' });
+  const auditor = new ApiClient(service.app, auditKey);
   expect((await service.api.write('/api/add-product-category', 'category', [{ name: 'Молочное' }])).status).toBe(200);
   expect((await service.api.write('/api/add-product-brand', 'brand', [{ name: 'Ферма' }])).status).toBe(200);
   const products = [1, 2, 3].map((n) => ({ name: `Товар ${n}`, sku: `S${n}`, categoryId: 1, brandId: 1, salePrice: n }));
@@ -39,7 +39,7 @@ async function serviceWithTwoPeriods() {
   expect((await service.api.write('/api/edit-product-category', 'category', [{ id: 1, name: 'Молоко и сыр' }])).status).toBe(200);
   expect((await service.api.write('/api/add-product', 'products', [{ name: 'Товар 4', sku: 'S4', categoryId: 0 }])).status).toBe(200);
   expect((await service.api.write('/api/update-product-prices', 'data', [{ sku: 'S1', salePrice: 100 }])).status).toBe(200);
-  return { ...service, auditor, key, snapshot };
+  return { ...service, auditor, auditKey, snapshot };
 }
 
 async function answers(client: ApiClient): Promise<Record<string, { status: number; text: string }>> {
@@ -60,14 +60,14 @@ const readTableCount = projectors.flatMap((p) => p.tables).length;
 
 describe('tradebook rebuild --until --into', () => {
   test('the copy at seq N answers the API exactly as the live database did at seq N', async () => {
-    const { file, auditor, key, snapshot } = await serviceWithTwoPeriods();
+    const { file, auditor, auditKey, snapshot } = await serviceWithTwoPeriods();
     expect(await answers(auditor)).not.toEqual(snapshot);
     const copy = path.join(tempDir(), 'at-5.db');
     const run = (await runCli(file, ['rebuild', '--until', '5', '--into', copy]));
     expect(run.stderr).toContain('rebuild: 5/5 events');
     expect(run.stdout).toMatch(/^wrote .*at-5\.db: the log up to seq 5 and its read tables, in [\d.]+ s; it is read-only\n$/);
     expect(run.status).toBe(0);
-    const { tb, client } = await openCopy(copy, key);
+    const { tb, client } = await openCopy(copy, auditKey);
     expect(await answers(client)).toEqual(snapshot);
     expect(tb.pointInTime).toBe(5);
     tb.close();
@@ -87,21 +87,22 @@ describe('tradebook rebuild --until --into', () => {
   });
 
   test('--until takes a Moscow time: the log recorded within or before that second', async () => {
-    const { file, key, snapshot } = await serviceWithTwoPeriods();
+    const { file, auditKey, snapshot } = await serviceWithTwoPeriods();
     const before = path.join(tempDir(), 'before.db');
     expect((await runCli(file, ['rebuild', '--until', '2026-11-22 12:09:59', '--into', before])).status).toBe(0);
-    const { tb, client } = await openCopy(before, key);
+    const { tb, client } = await openCopy(before, auditKey);
     expect(tb.pointInTime).toBe(5);
     expect(await answers(client)).toEqual(snapshot);
     tb.close();
     const after = path.join(tempDir(), 'after.db');
     expect((await runCli(file, ['rebuild', '--until', '2026-11-22 12:10:00', '--into', after])).status).toBe(0);
-    const later = await openCopy(after, key);
+    const later = await openCopy(after, auditKey);
     expect(later.tb.pointInTime).toBe(8);
     later.tb.close();
   });
 
   test('a copy refuses writes: 403 ERROR_READ_ONLY over HTTP, imports refused, new events refused by the database', async () => {
+    // A key that may write (scope api): the copy itself refuses.
     const { file, key } = await serviceWithTwoPeriods();
     const copy = path.join(tempDir(), 'copy.db');
     expect((await runCli(file, ['rebuild', '--until', '3', '--into', copy])).status).toBe(0);

@@ -89,6 +89,22 @@ describe('add-contractor and edit-contractor', () => {
     expect((await api.get('/api/contractors')).body.meta.allCount).toBe(0);
   });
 
+  test('one answer lists every problem of a record, in plain words: a wrong inn beside a discount out of range', async () => {
+    const { api } = await testService();
+    const res = await api.write('/api/add-contractor', 'contractors', [{ ...petrov, type: 'ФЛ', inn: '1', discount: 150 }]);
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([
+      { code: 'ERROR_DISCOUNT', field: 'discount', index: 0, message: 'discount: must be at most 100' },
+      { code: 'ERROR_INN', field: 'inn', index: 0, message: 'inn: must be 12 digits for a contractor of type ФЛ' },
+    ]);
+    // Edits too; and an inn that is wrong in itself is reported once, as the field's own problem.
+    const edit = await api.write('/api/edit-contractor', 'contractors', [{ ...petrov, id: 1, type: 'ЮЛ', inn: '123', email: 'nope' }]);
+    expect(edit.body.errors.map((e: { code: string; message: string }) => [e.code, e.message])).toEqual([
+      ['ERROR_EMAIL', 'email: must look like an e-mail address'],
+      ['ERROR_INN', 'inn: must be 10 digits for a contractor of type ЮЛ'],
+    ]);
+  });
+
   test('inn length follows the type: 10 digits for ЮЛ, 12 for ИП and ФЛ', async () => {
     const { api } = await testService();
     const res = await api.write('/api/add-contractor', 'contractors', [

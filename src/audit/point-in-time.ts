@@ -3,17 +3,17 @@ import { kyselyOf, migrate } from '../storage/sqlite/migrate.ts';
 import { refuseNewEvents } from '../storage/sqlite/maintenance.ts';
 import { type Sqlite, openSqlite } from '../storage/sqlite/open.ts';
 import { type EventRow, lastSeq, readEvents } from '../events/store.ts';
-import { parseMoscow } from '../lib/clock.ts';
+import { parseMoment } from '../lib/clock.ts';
 import { type BuildOptions, buildProjections } from '../projections/rebuild.ts';
 
 /**
- * The seq a `--until` names: a seq itself, or a Moscow time `YYYY-MM-DD HH:MM:SS` meaning the longest prefix of
- * the log recorded within or before that second (the copy must be a prefix, or its hash chain would break).
+ * The seq a `--until` names: a seq itself, or a time (`parseMoment`: Moscow time, or with an offset) meaning the
+ * longest prefix of the log recorded within or before that second (the copy must be a prefix, or its hash chain would break).
  * Undefined when the text is neither.
  */
 export function resolveUntil(db: Sqlite, text: string): number | undefined {
   if (/^\d{1,16}$/.test(text)) return Math.min(Number(text), lastSeq(db));
-  const moment = parseMoscow(text);
+  const moment = parseMoment(text);
   if (moment === undefined) return undefined;
   const firstAfter = db.prepare('SELECT min(seq) FROM events WHERE recorded_at >= ?').pluck().get(new Date(moment + 1000).toISOString()) as number | null;
   return firstAfter === null ? lastSeq(db) : firstAfter - 1;

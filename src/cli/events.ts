@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { logEntry } from '../audit/log-view.ts';
-import { parseMoscow } from '../lib/clock.ts';
+import { parseMoment } from '../lib/clock.ts';
 import { UsageError, openAuditReadsForCli, parseWholeNumber } from './open.ts';
+import { TIME_FORMS } from './times.ts';
 
 const PAGE = 5000;
 
@@ -17,11 +18,11 @@ export function eventsCommand(program: Command): void {
     .option('--after <seq>', 'only events after this seq', '0')
     .option('--stream <stream>', 'only the events of this stream, e.g. product-42')
     .option('--type <type>', 'only events of this type, e.g. ProductEdited')
-    .option('--since <time>', 'only events recorded at or after "YYYY-MM-DD HH:MM:SS" (Moscow time)')
+    .option('--since <time>', `only events recorded at or after this time: ${TIME_FORMS}`)
     .action(async (options: { after: string; stream?: string; type?: string; since?: string }) => {
       const after = parseWholeNumber(options.after, '--after');
-      const since = options.since === undefined ? undefined : parseMoscow(options.since);
-      if (options.since !== undefined && since === undefined) throw new UsageError('--since takes "YYYY-MM-DD HH:MM:SS" (Moscow time)');
+      const since = options.since === undefined ? undefined : parseMoment(options.since);
+      if (options.since !== undefined && since === undefined) throw new UsageError(`--since takes ${TIME_FORMS}`);
       const { audit, close } = openAuditReadsForCli();
       const filter = { stream: options.stream, type: options.type, since: since === undefined ? undefined : new Date(since).toISOString() };
       try {

@@ -1,13 +1,14 @@
 import type { Command } from 'commander';
 import type { HistoryEntry } from '../audit/history.ts';
 import { UsageError, openAuditReadsForCli } from './open.ts';
+import { showStoredTime } from './times.ts';
 
-/** One line an event: `2026-11-22 12:00:00  #7 v2 ProductEdited  key 1 "shop"  salePrice: 1250`. */
+/** One line an event: `2026-11-22 12:00:00+03:00  #7 v2 ProductEdited  key 1 "shop"  salePrice: 1250`. */
 function historyLine(e: HistoryEntry): string {
   const changes = Object.entries(e.changes)
     .map(([field, value]) => `${field}: ${JSON.stringify(value)}`)
     .join(', ');
-  return `${e.time}  #${e.seq} v${e.streamVersion} ${e.type}  ${e.who}${changes === '' ? '' : `  ${changes}`}`;
+  return `${showStoredTime(e.recordedAt)}  #${e.seq} v${e.streamVersion} ${e.type}  ${e.who}${changes === '' ? '' : `  ${changes}`}`;
 }
 
 export function historyCommand(program: Command): void {

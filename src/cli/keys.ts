@@ -1,7 +1,13 @@
 import type { Command } from 'commander';
-import { parseMoscow } from '../lib/clock.ts';
-import type { KeyScope } from '../tokens/api-keys.ts';
+import { parseMoment } from '../lib/clock.ts';
+import type { ApiKeyInfo, KeyScope } from '../tokens/api-keys.ts';
 import { UsageError, openForCli, parseWholeNumber } from './open.ts';
+import { TIME_FORMS, showStoredTime, showTime } from './times.ts';
+
+/** A key as the command line shows it: its times in Moscow time with the offset. */
+function shownKey(k: ApiKeyInfo): ApiKeyInfo {
+  return { ...k, created: showStoredTime(k.created)!, expires: showStoredTime(k.expires), revoked: showStoredTime(k.revoked) };
+}
 
 export function keysCommand(program: Command): void {
   const keys = program.command('keys').description('create, list and revoke API keys');
@@ -10,16 +16,23 @@ export function keysCommand(program: Command): void {
     .command('create')
     .description('create a key; the key itself is printed once, alone on the last line')
     .option('--name <name>', 'a name to tell the key by', 'key')
-    .option('--scope <scope>', 'api (the trade API) or audit (also the audit endpoints)', 'api')
-    .option('--expires <time>', 'expiry, "YYYY-MM-DD HH:MM:SS" Moscow time')
-    .action(async (options: { name: string; scope: string; expires?: string }) => {
+    .option('--scope <scope>', 'api (reads and writes) or audit (reads, and the audit endpoints)', 'api')
+    .option('--expires <time>', `expiry, ${TIME_FORMS}`)
+    .option('--json', 'print one JSON object: id, name, scope, expires and the key')
+    .action(async (options: { name: string; scope: string; expires?: string; json?: boolean }) => {
       if (options.scope !== 'api' && options.scope !== 'audit') throw new UsageError('--scope takes api or audit');
-      const expiresAt = options.expires === undefined ? null : parseMoscow(options.expires);
-      if (expiresAt === undefined) throw new UsageError('--expires takes "YYYY-MM-DD HH:MM:SS" (Moscow time)');
+      const expiresAt = options.expires === undefined ? null : parseMoment(options.expires);
+      if (expiresAt === undefined) throw new UsageError(`--expires takes ${TIME_FORMS}`);
       const tb = await openForCli();
-      const { id, key } = await tb.keys.create({ name: options.name, scope: options.scope as KeyScope, expiresAt });
-      tb.close();
-      process.stdout.write(`created key ${id} (${options.name}, scope ${options.scope}); it is shown only now:\n${key}\n`);
+      const { id, key } = await tb.keys.create({ name: options.name, scope: options.scope as KeyScope, expiresAt }).finally(() => tb.close());
+      // Still created: a script testing how expiry is refused needs exactly such a key.
+      if (expiresAt !== null && expiresAt <= Date.now()) process.stderr.write(`tradebook: warning: key ${id} expires ${showTime(expiresAt)}, already past: it is refused from the start\n`);
+      const expires = expiresAt === null ? null : showTime(expiresAt);
+      process.stdout.write(
+        options.json
+          ? `${JSON.stringify({ id, name: options.name, scope: options.scope, expires, key })}\n`
+          : `created key ${id} (${options.name}, scope ${options.scope}); it is shown only now:\n${key}\n`,
+      );
     });
 
   keys
@@ -27,9 +40,8 @@ export function keysCommand(program: Command): void {
     .description('list keys (never the keys themselves)')
     .option('--json', 'print one JSON array')
     .action(async (options: { json?: boolean }) => {
-      const tb = await openForCli();
-      const list = await tb.keys.list();
-      tb.close();
+      const tb = await openForCli({ mustExist: true });
+      const list = (await tb.keys.list().finally(() => tb.close())).map(shownKey);
       if (options.json) {
         process.stdout.write(`${JSON.stringify(list)}\n`);
         return;
@@ -45,9 +57,8 @@ export function keysCommand(program: Command): void {
     .argument('<id>', 'the key id')
     .action(async (idText: string) => {
       const id = parseWholeNumber(idText, 'id');
-      const tb = await openForCli();
-      const revoked = await tb.keys.revoke(id);
-      tb.close();
+      const tb = await openForCli({ mustExist: true });
+      const revoked = await tb.keys.revoke(id).finally(() => tb.close());
       if (!revoked) throw new UsageError(`no key ${id}`);
       process.stdout.write(`revoked key ${id}\n`);
     });

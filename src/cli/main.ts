@@ -1,17 +1,28 @@
 import { Command, CommanderError } from 'commander';
+import packageJson from '../../package.json' with { type: 'json' };
 import { storageFaultOf } from '../storage/sqlite/storage-fault.ts';
 import { anchorCommands } from './anchor.ts';
+import { backupCommand } from './backup.ts';
 import { eventsCommand } from './events.ts';
 import { historyCommand } from './history.ts';
 import { importCommand } from './import.ts';
 import { keysCommand } from './keys.ts';
+import { EXIT } from './exit.ts';
 import { UsageError } from './open.ts';
 import { rebuildCommand } from './rebuild.ts';
 import { verifyCommand } from './verify.ts';
 import { seedCommand } from './seed.ts';
 
 export async function main(argv: string[]): Promise<void> {
-  const program = new Command('tradebook').description('tradebook: the event-sourced trade-accounting service').exitOverride();
+  // A reader that stops early (`tradebook events | head -1`) closes the pipe: the command's work is done.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(EXIT.ok);
+  });
+  const program = new Command('tradebook')
+    .description('tradebook: the event-sourced trade-accounting service')
+    .version(packageJson.version, '-V, --version', 'print the version')
+    .exitOverride();
   keysCommand(program);
   importCommand(program);
   eventsCommand(program);
@@ -20,18 +31,20 @@ export async function main(argv: string[]): Promise<void> {
   verifyCommand(program);
   seedCommand(program);
   anchorCommands(program);
+  backupCommand(program);
   try {
     await program.parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) {
-      process.exitCode = error.exitCode;
+      // Commander has said what was wrong (an unknown option, a missing argument); help and --version are no error.
+      process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
       return;
     }
     // A usage problem or a storage fault (disk full, read-only) is one line, not a stack trace.
     const known = error instanceof UsageError ? error : storageFaultOf(error);
     if (known) {
       process.stderr.write(`tradebook: ${known.message}\n`);
-      process.exitCode = 2;
+      process.exitCode = EXIT.usage;
       return;
     }
     throw error;

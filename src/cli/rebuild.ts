@@ -5,21 +5,27 @@ import { resolveUntil, writePointInTime } from '../audit/point-in-time.ts';
 import { UsageError, databasePath, openForCli } from './open.ts';
 import { progressReporter } from './progress.ts';
 import { rebuildOnThread } from './rebuild-thread.ts';
+import { TIME_FORMS } from './times.ts';
 
 export function rebuildCommand(program: Command): void {
   program
     .command('rebuild')
     .description('drop every read table and rebuild it from the event log; with --into, write a point-in-time copy instead')
-    .option('--until <seq|time>', 'with --into: the log up to this seq or "YYYY-MM-DD HH:MM:SS" (Moscow time)')
+    .option('--until <seq|time>', `with --into: the log up to this seq or time, ${TIME_FORMS}`)
     .option('--into <file>', 'write a new read-only database holding the log up to --until and the read tables as they were then')
-    .action(async (options: { until?: string; into?: string }) => {
+    .option('--json', 'print the report as one JSON object')
+    .action(async (options: { until?: string; into?: string; json?: boolean }) => {
       if (options.until !== undefined && options.into === undefined) throw new UsageError('--until needs --into FILE (the live read tables always follow the whole log)');
       if (options.into !== undefined && fs.existsSync(options.into)) throw new UsageError(`${options.into} exists; a point-in-time copy is only written to a new file`);
       const tb = await openForCli();
       const until = options.until === undefined ? lastSeq(tb.db) : resolveUntil(tb.db, options.until);
       if (until === undefined) {
         tb.close();
-        throw new UsageError('--until takes a seq or "YYYY-MM-DD HH:MM:SS" (Moscow time)');
+        throw new UsageError(`--until takes a seq or a time, ${TIME_FORMS}`);
+      }
+      if (options.into !== undefined && until === 0) {
+        tb.close();
+        throw new UsageError(`--until ${options.until} is before the first event: the copy would hold no log`);
       }
       const progress = progressReporter('rebuild', 'events');
       const started = Date.now();
@@ -27,10 +33,12 @@ export function rebuildCommand(program: Command): void {
       progress.stop();
       tb.close();
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      process.stdout.write(
-        options.into === undefined
-          ? `rebuilt every projection from ${events} events in ${seconds} s\n`
-          : `wrote ${options.into}: the log up to seq ${until} and its read tables, in ${seconds} s; it is read-only\n`,
-      );
+      if (options.json) process.stdout.write(`${JSON.stringify(options.into === undefined ? { events, seconds: Number(seconds) } : { into: options.into, until, seconds: Number(seconds) })}\n`);
+      else
+        process.stdout.write(
+          options.into === undefined
+            ? `rebuilt every projection from ${events} events in ${seconds} s\n`
+            : `wrote ${options.into}: the log up to seq ${until} and its read tables, in ${seconds} s; it is read-only\n`,
+        );
     });
 }

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { type ImportRecord, importRecords } from '../use-cases/import.ts';
 import { lastSeq } from '../events/store.ts';
 import { type DemoSizes, demoCompany, demoLineCount } from '../seed/demo-company.ts';
+import { EXIT } from './exit.ts';
 import { UsageError, openForCli, parseWholeNumber } from './open.ts';
 import { progressReporter } from './progress.ts';
 
@@ -18,7 +19,8 @@ export function seedCommand(program: Command): void {
     .option('--products <n>', 'products', String(DEFAULT_SIZES.products))
     .option('--contractors <n>', 'contractors', String(DEFAULT_SIZES.contractors))
     .option('--documents <n>', 'documents', String(DEFAULT_SIZES.documents))
-    .action(async (options: { demo?: boolean; products: string; contractors: string; documents: string }) => {
+    .option('--json', 'print the report as one JSON object')
+    .action(async (options: { demo?: boolean; products: string; contractors: string; documents: string; json?: boolean }) => {
       if (!options.demo) throw new UsageError('seed needs --demo');
       const sizes: DemoSizes = {
         products: parseWholeNumber(options.products, '--products'),
@@ -49,8 +51,9 @@ export function seedCommand(program: Command): void {
           SEED_RECORDS_PER_GROUP,
         );
         progress.stop();
-        process.stdout.write(`seeded ${report.applied} records (${report.events} events) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
-        if (report.failed > 0) process.exitCode = 1;
+        const seconds = Number(((Date.now() - started) / 1000).toFixed(1));
+        process.stdout.write(options.json ? `${JSON.stringify({ ...report, seconds })}\n` : `seeded ${report.applied} records (${report.events} events) in ${seconds} s\n`);
+        if (report.failed > 0) process.exitCode = EXIT.problemsFound;
       } finally {
         tb.close();
       }

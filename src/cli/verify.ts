@@ -5,6 +5,7 @@ import { compareWithRebuild } from '../audit/compare.ts';
 import { storageFaultOf } from '../storage/sqlite/storage-fault.ts';
 import { type Anchor, type AnchorCheck, checkAnchors, keyFingerprint, parseAnchors } from '../audit/anchors.ts';
 import { auditReads } from '../audit/reads.ts';
+import { EXIT } from './exit.ts';
 import { UsageError, openExistingReadonly } from './open.ts';
 
 /** The anchors of a file, or the one line saying why there are none. */
@@ -20,10 +21,15 @@ function readAnchors(file: string): Anchor[] {
   return parsed.anchors;
 }
 
-/** One anchor's outcome, naming it by seq, signer and time so the auditor knows which one failed. */
+/** What names an anchor for the auditor: its seq, its signer's fingerprint and when it was made. */
+function anchorName({ anchor }: AnchorCheck) {
+  return { seq: anchor.seq, key: keyFingerprint(anchor.publicKey), anchoredAt: anchor.anchoredAt };
+}
+
+/** One anchor's outcome, naming it so the auditor knows which one failed. */
 function anchorLine(check: AnchorCheck): string {
-  const { seq, publicKey, anchoredAt } = check.anchor;
-  const name = `anchor of seq ${seq} (key ${keyFingerprint(publicKey)}, anchored ${anchoredAt})`;
+  const { seq, key, anchoredAt } = anchorName(check);
+  const name = `anchor of seq ${seq} (key ${key}, anchored ${anchoredAt})`;
   return check.holds ? `${name}: holds` : `${name}: FAILED: ${check.problem}`;
 }
 
@@ -32,7 +38,8 @@ export function verifyCommand(program: Command): void {
     .command('verify')
     .description("check the log's hash chain and that the read tables equal a fresh rebuild (and the log still holds anchored heads); exit 1 when any fails")
     .option('--anchor <file>', 'also check the signed anchors in FILE (one a line, as `tradebook anchor` prints them)')
-    .action(async (options: { anchor?: string }) => {
+    .option('--json', 'print one JSON object: ok, the chain, the read tables, the anchors')
+    .action(async (options: { anchor?: string; json?: boolean }) => {
       const anchors = options.anchor === undefined ? undefined : readAnchors(options.anchor);
       // Opened as it is, without the migrations or catch-up an ordinary open runs: verify must see what is there.
       const db = openExistingReadonly();
@@ -45,23 +52,33 @@ export function verifyCommand(program: Command): void {
         // A full or failing disk (the rebuild's scratch database is written beside the file) is no finding either way.
         const fault = storageFaultOf(error);
         if (!fault) throw error;
-        process.stdout.write(`verify: COULD NOT CHECK: ${fault.message}; the read tables were not compared, run it again once that is fixed\n`);
-        process.exitCode = 2;
+        process.stdout.write(
+          options.json
+            ? `${JSON.stringify({ ok: null, couldNotCheck: fault.message })}\n`
+            : `verify: COULD NOT CHECK: ${fault.message}; the read tables were not compared, run it again once that is fixed\n`,
+        );
+        process.exitCode = EXIT.usage;
         return;
       } finally {
         db.close();
       }
       const { chain, projections, anchors: anchorChecks = [] } = checked;
-      for (const difference of projections.differences) process.stderr.write(`${difference}\n`);
       const failedAnchors = anchorChecks.filter((check) => !check.holds);
-      for (const check of anchorChecks) process.stderr.write(`${anchorLine(check)}\n`);
-      const chainPart = chain.ok ? `hash chain of ${chain.events} events intact` : `hash chain broken at seq ${chain.seq} (${chain.stream}): ${chain.problem}`;
-      const tablesPart = projections.ok
-        ? `${projections.tables} read tables equal a fresh rebuild`
-        : `the read tables differ from a fresh rebuild (${projections.differences.length} found)`;
-      const anchorsPart = anchors === undefined ? '' : `; ${anchorChecks.length - failedAnchors.length} of ${anchorChecks.length} anchors hold`;
       const ok = chain.ok && projections.ok && failedAnchors.length === 0;
-      process.stdout.write(`verify: ${ok ? 'OK' : 'FAILED'}: ${chainPart}; ${tablesPart}${anchorsPart}\n`);
-      if (!ok) process.exitCode = 1;
+      if (options.json) {
+        const tables = { ok: projections.ok, count: projections.tables, differences: projections.differences };
+        const anchorsShown = anchors && anchorChecks.map((check) => ({ ...anchorName(check), holds: check.holds, ...(check.holds ? {} : { problem: check.problem }) }));
+        process.stdout.write(`${JSON.stringify({ ok, chain, tables, ...(anchorsShown && { anchors: anchorsShown }) })}\n`);
+      } else {
+        for (const difference of projections.differences) process.stderr.write(`${difference}\n`);
+        for (const check of anchorChecks) process.stderr.write(`${anchorLine(check)}\n`);
+        const chainPart = chain.ok ? `hash chain of ${chain.events} events intact` : `hash chain broken at seq ${chain.seq} (${chain.stream}): ${chain.problem}`;
+        const tablesPart = projections.ok
+          ? `${projections.tables} read tables equal a fresh rebuild`
+          : `the read tables differ from a fresh rebuild (${projections.differences.length} found)`;
+        const anchorsPart = anchors === undefined ? '' : `; ${anchorChecks.length - failedAnchors.length} of ${anchorChecks.length} anchors hold`;
+        process.stdout.write(`verify: ${ok ? 'OK' : 'FAILED'}: ${chainPart}; ${tablesPart}${anchorsPart}\n`);
+      }
+      if (!ok) process.exitCode = EXIT.problemsFound;
     });
 }

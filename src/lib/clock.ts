@@ -21,6 +21,22 @@ export function parseMoscow(text: string): number | undefined {
   return ms - MOSCOW_OFFSET_MS;
 }
 
+const WITH_OFFSET = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(\.\d{1,3})?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * Reads `YYYY-MM-DD HH:MM:SS` as Moscow time, or the same (ISO 8601 too) with an explicit offset or `Z` as
+ * written; undefined when it is none of these or not a real moment.
+ */
+export function parseMoment(text: string): number | undefined {
+  const offset = WITH_OFFSET.exec(text);
+  if (!offset) return parseMoscow(text);
+  const [, date, time, fraction = '', zone] = offset;
+  // The date and time must exist as written (no 25:00, no February 30), whatever the offset.
+  if (parseMoscow(`${date} ${time}`) === undefined) return undefined;
+  const ms = Date.parse(`${date}T${time}${fraction}${zone}`);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
 /** The days of a month (1–12) in the Gregorian calendar, as `Date` counts them for any year. */
 export function daysInMonth(year: number, month: number): number {
   if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;

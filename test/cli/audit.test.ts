@@ -86,15 +86,15 @@ describe('tradebook events', () => {
 });
 
 describe('tradebook history', () => {
-  test('tells each event of a record: Moscow time, the key by name, what changed', async () => {
+  test('tells each event of a record: Moscow time with its offset, the key by name, what changed', async () => {
     const { file } = await serviceWithHistory();
     const run = (await runCli(file, ['history', 'product-1']));
     expect(run.status).toBe(0);
     const [added, repriced, ...rest] = run.stdout.trim().split('\n');
     expect(rest).toEqual([]);
-    expect(added).toMatch(/^2026-11-22 12:00:00  #1 v1 ProductAdded  key 1 "test"  /);
+    expect(added).toMatch(/^2026-11-22 12:00:00\+03:00  #1 v1 ProductAdded  key 1 "test"  /);
     for (const field of ['name: "Молоко"', 'sku: "M1"', 'categoryId: 0', 'salePrice: 1000', 'brandId: null']) expect(added).toContain(field);
-    expect(repriced).toBe('2026-11-22 12:10:00  #4 v2 ProductPricesUpdated  key 1 "test"  salePrice: 1250');
+    expect(repriced).toBe('2026-11-22 12:10:00+03:00  #4 v2 ProductPricesUpdated  key 1 "test"  salePrice: 1250');
   });
 
   test('names the import line for imported events, and --json prints the entries', async () => {

@@ -15,7 +15,7 @@ describe('tradebook keys', () => {
     expect(key).toMatch(/^tb_\w{40}$/);
     const listed = await cli(db, ['keys', 'list', '--json']);
     const keys = JSON.parse(listed.stdout);
-    expect(keys).toEqual([{ id: 1, name: 'accounting', scope: 'audit', created: expect.any(String), expires: '2029-12-31T21:00:00.000Z', revoked: null }]);
+    expect(keys).toEqual([{ id: 1, name: 'accounting', scope: 'audit', created: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\+03:00$/), expires: '2030-01-01 00:00:00+03:00', revoked: null }]);
     expect(listed.stdout + (await cli(db, ['keys', 'list'])).stdout).not.toContain(key);
     expect((await cli(db, ['keys', 'revoke', '1'])).status).toBe(0);
     expect(JSON.parse((await cli(db, ['keys', 'list', '--json'])).stdout)[0].revoked).not.toBeNull();
@@ -25,6 +25,7 @@ describe('tradebook keys', () => {
     const db = path.join(tempDir(), 't.db');
     expect((await cli(db, ['keys', 'create', '--scope', 'root'])).stderr).toContain('--scope takes api or audit');
     expect((await cli(db, ['keys', 'create', '--expires', 'tomorrow'])).status).toBe(2);
+    expect((await cli(db, ['keys', 'create'])).status).toBe(0);
     const missing = await cli(db, ['keys', 'revoke', '7']);
     expect([missing.status, missing.stderr]).toEqual([2, 'tradebook: no key 7\n']);
   });

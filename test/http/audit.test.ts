@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { ApiClient, manualClock, testService } from '../helpers.ts';
+import { importRecords, line, money, romashka, sale } from '../documents-fixtures.ts';
 
 async function auditService() {
   const service = await testService({ clock: manualClock(Date.parse('2026-11-22T09:00:00Z')) });
@@ -127,5 +128,38 @@ describe('what an audit key may do', () => {
       expect([path, (await auditor.get(path)).status]).toEqual([path, 200]);
     }
     expect((await auditor.post('/api/contractor', { phone: '+7 900 000-00-00' })).status).not.toBe(401);
+  });
+});
+
+describe('GET /api/audit/document', () => {
+  test('one document of any type by type and id, exactly as its list shows it; an api key, a bad query and a missing document are refused by name', async () => {
+    const { tb, app, api, auditor } = await auditService();
+    const imported = await importRecords(tb, [
+      line('contractor', romashka),
+      line('product', { id: 1, name: 'Стол', sku: 'T1', categoryId: 0 }),
+      sale(187, 1, 1000),
+      money('paymentin', 5, 1, 400, [{ type: 'sale', id: 187 }]),
+      line('purchase', { id: 3, date: '2026-11-04', status: 0, contractor: { id: 7 }, products: [{ pr_id: 1, pr_name: 'Стол', pr_count: 2, pr_price: 500 }] }),
+    ]);
+    expect(imported.failures).toEqual([]);
+    const one = await auditor.get('/api/audit/document?type=sale&id=187');
+    expect(one.status).toBe(200);
+    const listed = (await auditor.get('/api/sales')).body.data.find((d: { id: number }) => d.id === 187);
+    expect(one.body).toEqual({ data: listed });
+    expect(one.body.data.paid).toBe(400);
+    // A type no list of the API serves is read all the same.
+    expect((await auditor.get('/api/audit/document?type=purchase&id=3')).body.data).toMatchObject({ id: 3, sum: 1000 });
+    const refused = [
+      [api, '/api/audit/document?type=sale&id=187', 401, 'ERROR_USER_ACCESS'],
+      [auditor, '/api/audit/document?type=invoice&id=1', 400, 'ERROR_TYPE'],
+      [auditor, '/api/audit/document?type=sale&id=x', 400, 'ERROR_ID'],
+      [auditor, '/api/audit/document?type=sale&id=188', 404, 'ERROR_ID'],
+    ] as const;
+    for (const [client, url, status, code] of refused) {
+      const res = await client.get(url);
+      expect([url, res.status, res.body.errors[0].code]).toEqual([url, status, code]);
+    }
+    const doc = await (await app.request('/api/openapi.json')).json();
+    expect(doc.paths['/api/audit/document'].get['x-error-codes']).toEqual(expect.arrayContaining(['ERROR_TYPE', 'ERROR_ID', 'ERROR_USER_ACCESS']));
   });
 });

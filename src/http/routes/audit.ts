@@ -6,6 +6,7 @@ import { requireAuditScope } from '../auth.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';
 import { parseQuery, queryInt } from '../query.ts';
+import { DOCUMENT_TYPES } from '../../events/documents.ts';
 import { sendError, sendErrors, sendJson } from '../respond.ts';
 import { requestQuery } from '../node-request.ts';
 
@@ -16,10 +17,15 @@ export const eventsQuery = z.object({
   limit: queryInt(1, MAX_EVENTS_PAGE).optional().default(MAX_EVENTS_PAGE),
 });
 export const historyQuery = z.object({ stream: z.string().min(1, 'give the stream, e.g. product-42') });
+export const documentQuery = z.object({
+  type: z.enum(DOCUMENT_TYPES, { error: `must be one of ${DOCUMENT_TYPES.join(', ')}` }).describe('the document type, e.g. sale'),
+  id: queryInt(1).describe('the document id'),
+});
 
 export const auditReads: ReadEndpoint[] = [
   { method: 'get', path: '/api/events', summary: 'The event log as stored, in seq order, after a seq', query: eventsQuery, audit: true },
   { method: 'get', path: '/api/history', summary: 'Every event of one record (stream), with time, key name and changes', query: historyQuery, audit: true },
+  { method: 'get', path: '/api/audit/document', summary: 'One document of any type by type and id, as the document lists show it', query: documentQuery, audit: true },
 ];
 
 export function auditRoutes(tb: Tradebook): Hono<AppEnv> {
@@ -44,6 +50,15 @@ export function auditRoutes(tb: Tradebook): Hono<AppEnv> {
     const history = await tb.audit.history(stream);
     if (history.length === 0) return sendError(c, 404, 'ERROR_STREAM', `no events in stream ${stream}`);
     return sendJson(c, JSON.stringify({ meta: { stream, count: history.length }, data: history }));
+  });
+
+  app.get('/api/audit/document', async (c) => {
+    const query = parseQuery(documentQuery, requestQuery(c));
+    if (!query.ok) return sendErrors(c, 400, query.errors);
+    const { type, id } = query.value;
+    const json = await tb.documents.listJson(type, id);
+    if (json === undefined) return sendError(c, 404, 'ERROR_ID', `no ${type} ${id}`);
+    return sendJson(c, `{"data":${json}}`);
   });
 
   return app;

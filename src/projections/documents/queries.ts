@@ -55,6 +55,8 @@ export function documentQueries(db: Sqlite, dialect: ReadModelDialect) {
     'SELECT coalesce((SELECT rank FROM document_months WHERE type = @type AND month = @month ORDER BY rank DESC LIMIT 1), 0)',
   );
   const recordOf = db.prepare('SELECT record FROM document_records WHERE type = ? AND id = ?').pluck();
+  // Found through the (type, id) key of the records; the served row shares its key.
+  const listJsonOf = db.prepare('SELECT d.list_json FROM document_records r JOIN documents d ON d.key = r.key WHERE r.type = ? AND r.id = ?').pluck();
 
   return {
     page(type: DocumentType, filter: DocumentFilter, offset: number, limit: number): JoinedPage {
@@ -65,6 +67,10 @@ export function documentQueries(db: Sqlite, dialect: ReadModelDialect) {
       if (whole !== undefined) return status === undefined ? month({ ...paging, month: whole }) : monthStatus({ ...paging, month: whole, status });
       const range = { ...paging, from: dateFrom ?? '0000-01-01', to: dateTo ?? '9999-12-31' };
       return status === undefined ? dated(range) : datedStatus({ ...range, status });
+    },
+    /** One document as the lists show it (its JSON text), of any type; undefined when there is none. */
+    listJson(type: DocumentType, id: number): string | undefined {
+      return listJsonOf.get(type, id) as string | undefined;
     },
     byId(type: DocumentType, id: number): DocumentRecord | undefined {
       const json = recordOf.get(type, id) as string | undefined;

@@ -28,6 +28,13 @@ export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 const LINE_DOCUMENT_TYPES: readonly DocumentType[] = ['customerorder', 'customerinvoice', 'sale', 'customerreturn', 'supplierorder', 'supplierinvoice', 'purchase', 'supplierreturn'];
 export const isLineDocument = (type: DocumentType) => LINE_DOCUMENT_TYPES.includes(type);
 
+/**
+ * How a posted document moves its contractor's balance (decisions.md §7): these raise it (the company owes the
+ * contractor more, or is owed less), these lower it; orders and invoices move nothing.
+ */
+export const BALANCE_CREDIT_TYPES: readonly DocumentType[] = ['cashin', 'paymentin', 'bonus', 'purchase', 'customerreturn'];
+export const BALANCE_DEBIT_TYPES: readonly DocumentType[] = ['cashout', 'paymentout', 'sale', 'supplierreturn'];
+
 const kopecks = z.number().int();
 const documentType = z.enum(DOCUMENT_TYPES);
 

@@ -7,6 +7,8 @@ import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';
 import { parseQuery, queryInt } from '../query.ts';
 import { DOCUMENT_TYPES } from '../../events/documents.ts';
+import { statementCsv, statementOf } from '../../audit/statement.ts';
+import { calendarDate } from '../../commands/documents.ts';
 import { sendError, sendErrors, sendJson } from '../respond.ts';
 import { requestQuery } from '../node-request.ts';
 
@@ -17,6 +19,14 @@ export const eventsQuery = z.object({
   limit: queryInt(1, MAX_EVENTS_PAGE).optional().default(MAX_EVENTS_PAGE),
 });
 export const historyQuery = z.object({ stream: z.string().min(1, 'give the stream, e.g. product-42') });
+export const statementQuery = z.object({
+  contractor: queryInt(1).describe('the contractor id'),
+  dateFrom: calendarDate().describe('the first day of the period, YYYY-MM-DD'),
+  dateTo: calendarDate().describe('the last day of the period, YYYY-MM-DD'),
+  format: z.enum(['json', 'csv'], { error: 'must be json or csv' }).optional().default('json').describe('csv: the statement as a CSV file'),
+});
+const statementCodes = { dateFrom: 'ERROR_DATEFROM', dateTo: 'ERROR_DATETO' };
+
 export const documentQuery = z.object({
   type: z.enum(DOCUMENT_TYPES, { error: `must be one of ${DOCUMENT_TYPES.join(', ')}` }).describe('the document type, e.g. sale'),
   id: queryInt(1).describe('the document id'),
@@ -26,6 +36,14 @@ export const auditReads: ReadEndpoint[] = [
   { method: 'get', path: '/api/events', summary: 'The event log as stored, in seq order, after a seq', query: eventsQuery, audit: true },
   { method: 'get', path: '/api/history', summary: 'Every event of one record (stream), with time, key name and changes', query: historyQuery, audit: true },
   { method: 'get', path: '/api/audit/document', summary: 'One document of any type by type and id, as the document lists show it', query: documentQuery, audit: true },
+  {
+    method: 'get',
+    path: '/api/audit/statement',
+    summary: "A contractor's reconciliation statement for a period: opening balance, every posted document that moved it, closing balance",
+    query: statementQuery,
+    codes: statementCodes,
+    audit: true,
+  },
 ];
 
 export function auditRoutes(tb: Tradebook): Hono<AppEnv> {
@@ -59,6 +77,23 @@ export function auditRoutes(tb: Tradebook): Hono<AppEnv> {
     const json = await tb.documents.listJson(type, id);
     if (json === undefined) return sendError(c, 404, 'ERROR_ID', `no ${type} ${id}`);
     return sendJson(c, `{"data":${json}}`);
+  });
+
+  app.get('/api/audit/statement', async (c) => {
+    const query = parseQuery(statementQuery, requestQuery(c), statementCodes);
+    if (!query.ok) return sendErrors(c, 400, query.errors);
+    const { contractor: id, dateFrom, dateTo, format } = query.value;
+    if (dateTo < dateFrom) return sendError(c, 400, 'ERROR_DATETO', 'dateTo must not be before dateFrom');
+    const contractor = await tb.contractors.byId(id);
+    if (contractor === undefined) return sendError(c, 404, 'ERROR_CONTRACTOR', `no contractor ${id}`);
+    const statement = statementOf(await tb.documents.postedOfContractor(id), dateFrom, dateTo);
+    if (format === 'csv') {
+      return c.body(statementCsv(statement), 200, {
+        'Content-Type': 'text/csv; charset=utf-8',
+        'Content-Disposition': `attachment; filename="statement-${id}-${dateFrom}-${dateTo}.csv"`,
+      });
+    }
+    return sendJson(c, JSON.stringify({ data: { contractor: { id, name: contractor.name }, ...statement } }));
   });
 
   return app;

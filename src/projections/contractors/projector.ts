@@ -1,6 +1,7 @@
 import { phoneDigits } from '../../lib/phone.ts';
 import type { Sqlite } from '../../storage/sqlite/open.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
+import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES } from '../../events/documents.ts';
 import type { StoredEvent } from '../../events/store.ts';
 import { denseRank } from '../dense-rank.ts';
 import { inChunks, placeholders, statementsByCount, valueList } from '../../storage/sqlite/statements.ts';
@@ -136,9 +137,10 @@ export const contractorsProjector: Projector = {
   },
 };
 
-/** Document types that raise / lower a contractor's balance when posted (decisions.md section 7). */
-const CREDIT_TYPES = "'cashin', 'paymentin', 'bonus', 'purchase', 'customerreturn'";
-const DEBIT_TYPES = "'cashout', 'paymentout', 'sale', 'supplierreturn'";
+/** The document types that raise / lower a contractor's balance, as SQL lists. */
+const sqlList = (types: readonly string[]) => types.map((t) => `'${t}'`).join(', ');
+const CREDIT_TYPES = sqlList(BALANCE_CREDIT_TYPES);
+const DEBIT_TYPES = sqlList(BALANCE_DEBIT_TYPES);
 
 /** A contractor's derived figures, kopecks. */
 interface ContractorFigures {

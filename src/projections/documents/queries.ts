@@ -1,6 +1,6 @@
 import type { ReadModelDialect } from '../../storage/dialect.ts';
 import type { Sqlite } from '../../storage/sqlite/open.ts';
-import type { DocumentType } from '../../events/documents.ts';
+import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES, type DocumentType } from '../../events/documents.ts';
 import { daysInMonth } from '../../lib/clock.ts';
 import { type JoinedPage, joinedPageQuery } from '../joined-page.ts';
 import type { DocumentRecord } from './records.ts';
@@ -10,6 +10,14 @@ function wholeMonth(from: string | undefined, to: string | undefined): string | 
   if (from === undefined || to === undefined || !from.endsWith('-01') || from.slice(0, 7) !== to.slice(0, 7)) return undefined;
   const lastDay = daysInMonth(Number(from.slice(0, 4)), Number(from.slice(5, 7)));
   return to === `${from.slice(0, 8)}${String(lastDay).padStart(2, '0')}` ? from.slice(0, 7) : undefined;
+}
+
+/** A posted document as a contractor's balance sees it. */
+export interface PostedDocument {
+  type: DocumentType;
+  id: number;
+  sum: number;
+  date: string;
 }
 
 export interface DocumentFilter {
@@ -55,6 +63,12 @@ export function documentQueries(db: Sqlite, dialect: ReadModelDialect) {
     'SELECT coalesce((SELECT rank FROM document_months WHERE type = @type AND month = @month ORDER BY rank DESC LIMIT 1), 0)',
   );
   const recordOf = db.prepare('SELECT record FROM document_records WHERE type = ? AND id = ?').pluck();
+  const balanceTypes = [...BALANCE_CREDIT_TYPES, ...BALANCE_DEBIT_TYPES].map((t) => `'${t}'`).join(', ');
+  // A contractor's posted documents from the covering (contractor_id, status, type, sum) index, each joined to its date.
+  const posted = db.prepare(
+    `SELECT r.type, r.id, r.sum, d.date FROM document_records r JOIN documents d ON d.key = r.key
+     WHERE r.contractor_id = ? AND r.status = 1 AND r.type IN (${balanceTypes}) ORDER BY d.date, r.type, r.id`,
+  );
   // Found through the (type, id) key of the records; the served row shares its key.
   const listJsonOf = db.prepare('SELECT d.list_json FROM document_records r JOIN documents d ON d.key = r.key WHERE r.type = ? AND r.id = ?').pluck();
 
@@ -68,6 +82,8 @@ export function documentQueries(db: Sqlite, dialect: ReadModelDialect) {
       const range = { ...paging, from: dateFrom ?? '0000-01-01', to: dateTo ?? '9999-12-31' };
       return status === undefined ? dated(range) : datedStatus({ ...range, status });
     },
+    /** A contractor's posted documents that move its balance, by date (then type and id): sums in kopecks. */
+    postedOfContractor: (contractorId: number) => posted.all(contractorId) as PostedDocument[],
     /** One document as the lists show it (its JSON text), of any type; undefined when there is none. */
     listJson(type: DocumentType, id: number): string | undefined {
       return listJsonOf.get(type, id) as string | undefined;

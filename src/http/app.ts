@@ -4,6 +4,7 @@ import type { Tradebook } from '../tradebook.ts';
 import { AbortedRequests } from './aborts.ts';
 import { type AccessEntry, accessLog } from './access-log.ts';
 import { HEALTH_PATHS, healthRoutes } from './routes/health.ts';
+import { DOCS_PATHS, docsRoutes } from './routes/docs.ts';
 import { requireApiKey, requireWriteScope } from './auth.ts';
 import { ClientClosedError, declaredTooLarge, sendBodyTooLarge } from './node-request.ts';
 import type { AppEnv } from './env.ts';
@@ -39,7 +40,7 @@ function allowedMethods(): Map<string, string> {
   const allow = (path: string, ...names: string[]) => names.forEach((name) => methods.set(path, (methods.get(path) ?? new Set()).add(name)));
   for (const read of reads) allow(read.path, ...(read.method === 'get' ? ['GET', 'HEAD'] : ['POST']));
   for (const write of writes) allow(write.path, 'GET', 'POST');
-  for (const path of ['/api/openapi.json', ...HEALTH_PATHS]) allow(path, 'GET', 'HEAD');
+  for (const path of ['/api/openapi.json', ...HEALTH_PATHS, ...DOCS_PATHS]) allow(path, 'GET', 'HEAD');
   return new Map([...methods].map(([path, names]) => [path, [...names].join(', ')]));
 }
 
@@ -50,6 +51,7 @@ export function createApp(tb: Tradebook, options: AppOptions = {}): Hono<AppEnv>
 
   if (options.accessLog) app.use('*', accessLog(options.accessLog));
   app.route('/', healthRoutes(tb, options.shuttingDown ?? (() => false)));
+  app.route('/', docsRoutes());
   app.get('/api/openapi.json', (c) => sendJson(c, openapi));
 
   // The key is checked before anything else, from the headers alone: no byte of a body is read for a request

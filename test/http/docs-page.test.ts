@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, test, vi } from 'vitest';
+import { tempDir } from '../helpers.ts';
+import { startServer } from '../server-process.ts';
+
+vi.setConfig({ testTimeout: 120_000 });
+
+/** Debian's chromium (CI installs it); where there is none, the browser test is skipped and says why. */
+const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((file) => fs.existsSync(file));
+if (!CHROMIUM) process.stderr.write('no Chromium at /usr/bin/chromium: the /docs browser test is skipped (apt-get install chromium to run it)\n');
+
+test('/docs and its assets are served without a key', async () => {
+  const server = await startServer(path.join(tempDir(), 'docs.db'), 'tb_docs_test_key_0123456789');
+  try {
+    for (const [asset, type] of [
+      ['/docs', 'text/html; charset=utf-8'],
+      ['/docs/swagger-ui.css', 'text/css; charset=utf-8'],
+      ['/docs/swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
+      ['/docs/init.js', 'text/javascript; charset=utf-8'],
+    ]) {
+      const res = await fetch(`${server.url}${asset}`);
+      expect([asset, res.status, res.headers.get('content-type')]).toEqual([asset, 200, type]);
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(100);
+    }
+  } finally {
+    await server.stop();
+  }
+});
+
+test.skipIf(!CHROMIUM)('the reference page, opened in headless Chromium, lists every operation of the OpenAPI document and asks nothing of the internet', async () => {
+  const { chromium } = await import('playwright-core');
+  const server = await startServer(path.join(tempDir(), 'docs.db'), 'tb_docs_test_key_0123456789');
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  try {
+    const page = await browser.newPage();
+    const outside: string[] = [];
+    await page.route('**/*', (route) => {
+      const url = new URL(route.request().url());
+      if (url.hostname === '127.0.0.1') return route.continue();
+      outside.push(url.href);
+      return route.abort();
+    });
+    await page.goto(`${server.url}/docs`);
+    await page.waitForSelector('.opblock', { timeout: 30_000 });
+    const shown = await page.$$eval('.opblock', (blocks) =>
+      blocks.map((b) => `${b.querySelector('.opblock-summary-method')?.textContent?.toLowerCase()} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`),
+    );
+    const doc = (await (await fetch(`${server.url}/api/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const operations = Object.entries(doc.paths).flatMap(([p, methods]) => Object.keys(methods).map((method) => `${method} ${p}`));
+    expect(operations.length).toBeGreaterThan(20);
+    expect(shown.sort()).toEqual(operations.sort());
+    expect(outside).toEqual([]);
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+});

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { type CodeOverrides, issuesToErrors } from '../lib/validation.ts';
 import { type DomainError } from '../lib/result.ts';
+import type { QueryInteger } from './openapi.ts';
 
 /** Query-string integers: decimal digits only (no sign, fraction or exponent), within 0..2^53−1 and the given range. */
 export const queryInt = (min: number, max = Number.MAX_SAFE_INTEGER) => {
@@ -9,7 +10,8 @@ export const queryInt = (min: number, max = Number.MAX_SAFE_INTEGER) => {
     .string()
     .regex(/^\d{1,16}$/, `must be ${range}, written in decimal`)
     .transform(Number)
-    .pipe(z.number().int().min(min, `must be ${range}`).max(max, `must be ${range}`));
+    .pipe(z.number().int().min(min, `must be ${range}`).max(max, `must be ${range}`))
+    .meta({ queryInteger: { minimum: min, maximum: max } } satisfies QueryInteger);
 };
 
 export const pagingQuery = (maxLimit: number) =>

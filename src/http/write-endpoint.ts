@@ -24,6 +24,8 @@ export interface WriteEndpoint<S extends z.ZodType = z.ZodType, R = unknown> {
   record: S;
   /** Error names that do not follow the field-name rule (`name` → ERROR_BRAND_NAME). */
   codes: CodeOverrides;
+  /** Its 200 answer: a result for each record (one of `responses.ts`). */
+  result: z.ZodType;
   decide: Decide<z.output<S>, CommandState, R>;
 }
 

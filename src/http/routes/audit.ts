@@ -5,6 +5,7 @@ import type { Tradebook } from '../../tradebook.ts';
 import { requireAuditScope } from '../auth.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';
+import { readResponses, writeResults } from '../responses.ts';
 import { parseQuery, queryInt } from '../query.ts';
 import { DOCUMENT_TYPES } from '../../events/documents.ts';
 import { statementCsv, statementOf } from '../../audit/statement.ts';
@@ -33,9 +34,9 @@ export const documentQuery = z.object({
 });
 
 export const auditReads: ReadEndpoint[] = [
-  { method: 'get', path: '/api/events', summary: 'The event log as stored, in seq order, after a seq', query: eventsQuery, audit: true },
-  { method: 'get', path: '/api/history', summary: 'Every event of one record (stream), with time, key name and changes', query: historyQuery, audit: true },
-  { method: 'get', path: '/api/audit/document', summary: 'One document of any type by type and id, as the document lists show it', query: documentQuery, audit: true },
+  { method: 'get', path: '/api/events', summary: 'The event log as stored, in seq order, after a seq', query: eventsQuery, audit: true, response: readResponses.events },
+  { method: 'get', path: '/api/history', summary: 'Every event of one record (stream), with time, key name and changes', query: historyQuery, audit: true, response: readResponses.history },
+  { method: 'get', path: '/api/audit/document', summary: 'One document of any type by type and id, as the document lists show it', query: documentQuery, audit: true, response: readResponses.document },
   {
     method: 'get',
     path: '/api/audit/statement',
@@ -43,6 +44,7 @@ export const auditReads: ReadEndpoint[] = [
     query: statementQuery,
     codes: statementCodes,
     audit: true,
+    response: readResponses.statement,
   },
 ];
 

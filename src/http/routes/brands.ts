@@ -3,14 +3,15 @@ import { AddBrandInput, EditBrandInput, brandCodes, decideAddBrand, decideEditBr
 import type { Tradebook } from '../../tradebook.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';
+import { readResponses, writeResults } from '../responses.ts';
 import { sendJson } from '../respond.ts';
 import { type WriteEndpoint, writeEndpoint } from '../write-endpoint.ts';
 
-export const brandReads: ReadEndpoint[] = [{ method: 'get', path: '/api/product-brands', summary: 'Every brand, no paging' }];
+export const brandReads: ReadEndpoint[] = [{ method: 'get', path: '/api/product-brands', summary: 'Every brand, no paging', response: readResponses.brands }];
 
 export const brandWrites: WriteEndpoint[] = [
-  writeEndpoint({ path: '/api/add-product-brand', summary: 'Add brands', wrapper: 'brand', maxRecords: 100, record: AddBrandInput, codes: brandCodes, decide: decideAddBrand }),
-  writeEndpoint({ path: '/api/edit-product-brand', summary: 'Edit brands', wrapper: 'brand', maxRecords: 100, record: EditBrandInput, codes: brandCodes, decide: decideEditBrand }),
+  writeEndpoint({ path: '/api/add-product-brand', summary: 'Add brands', wrapper: 'brand', maxRecords: 100, record: AddBrandInput, codes: brandCodes, result: writeResults.named, decide: decideAddBrand }),
+  writeEndpoint({ path: '/api/edit-product-brand', summary: 'Edit brands', wrapper: 'brand', maxRecords: 100, record: EditBrandInput, codes: brandCodes, result: writeResults.named, decide: decideEditBrand }),
 ];
 
 export function brandRoutes(tb: Tradebook): Hono<AppEnv> {

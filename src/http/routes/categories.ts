@@ -3,14 +3,15 @@ import { AddCategoryInput, EditCategoryInput, categoryCodes, decideAddCategory, 
 import type { Tradebook } from '../../tradebook.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';
+import { readResponses, writeResults } from '../responses.ts';
 import { sendJson } from '../respond.ts';
 import { type WriteEndpoint, writeEndpoint } from '../write-endpoint.ts';
 
-export const categoryReads: ReadEndpoint[] = [{ method: 'get', path: '/api/product-categories', summary: 'The whole product group tree' }];
+export const categoryReads: ReadEndpoint[] = [{ method: 'get', path: '/api/product-categories', summary: 'The whole product group tree', response: readResponses.categories }];
 
 export const categoryWrites: WriteEndpoint[] = [
-  writeEndpoint({ path: '/api/add-product-category', summary: 'Add product groups', wrapper: 'category', maxRecords: 100, record: AddCategoryInput, codes: categoryCodes, decide: decideAddCategory }),
-  writeEndpoint({ path: '/api/edit-product-category', summary: 'Edit product groups', wrapper: 'category', maxRecords: 100, record: EditCategoryInput, codes: categoryCodes, decide: decideEditCategory }),
+  writeEndpoint({ path: '/api/add-product-category', summary: 'Add product groups', wrapper: 'category', maxRecords: 100, record: AddCategoryInput, codes: categoryCodes, result: writeResults.named, decide: decideAddCategory }),
+  writeEndpoint({ path: '/api/edit-product-category', summary: 'Edit product groups', wrapper: 'category', maxRecords: 100, record: EditCategoryInput, codes: categoryCodes, result: writeResults.named, decide: decideEditCategory }),
 ];
 
 export function categoryRoutes(tb: Tradebook): Hono<AppEnv> {

@@ -4,6 +4,7 @@ import { AddContractorInput, EditContractorInput, contractorCodes, decideAddCont
 import type { Tradebook } from '../../tradebook.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';
+import { readResponses, writeResults } from '../responses.ts';
 import { parseJsonBody } from '../json-body.ts';
 import { listQuery, pagedList } from '../paged-list.ts';
 import { sendError, sendJson } from '../respond.ts';
@@ -18,13 +19,13 @@ const lookupKeys = z.object({
 });
 
 export const contractorReads: ReadEndpoint[] = [
-  { method: 'get', path: '/api/contractors', summary: 'A page of contractors in id order', query: listQuery },
-  { method: 'post', path: '/api/contractor', summary: 'One contractor by id, inn or phone (body first, then query)', query: lookupKeys, body: lookupKeys },
+  { method: 'get', path: '/api/contractors', summary: 'A page of contractors in id order', query: listQuery, response: readResponses.contractors },
+  { method: 'post', path: '/api/contractor', summary: 'One contractor by id, inn or phone (body first, then query)', query: lookupKeys, body: lookupKeys, response: readResponses.contractor },
 ];
 
 export const contractorWrites: WriteEndpoint[] = [
-  writeEndpoint({ path: '/api/add-contractor', summary: 'Add contractors', wrapper: 'contractors', maxRecords: 100, record: AddContractorInput, codes: contractorCodes, decide: decideAddContractor }),
-  writeEndpoint({ path: '/api/edit-contractor', summary: 'Edit contractors', wrapper: 'contractors', maxRecords: 100, record: EditContractorInput, codes: contractorCodes, decide: decideEditContractor }),
+  writeEndpoint({ path: '/api/add-contractor', summary: 'Add contractors', wrapper: 'contractors', maxRecords: 100, record: AddContractorInput, codes: contractorCodes, result: writeResults.named, decide: decideAddContractor }),
+  writeEndpoint({ path: '/api/edit-contractor', summary: 'Edit contractors', wrapper: 'contractors', maxRecords: 100, record: EditContractorInput, codes: contractorCodes, result: writeResults.named, decide: decideEditContractor }),
 ];
 
 /** A key counts as given when it is not absent, null or an empty string. */

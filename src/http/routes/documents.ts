@@ -5,6 +5,7 @@ import type { DocumentType } from '../../events/documents.ts';
 import type { Tradebook } from '../../tradebook.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';
+import { readResponses, writeResults } from '../responses.ts';
 import { pagingQuery, parseQuery } from '../query.ts';
 import { sendErrors, sendPage } from '../respond.ts';
 import { requestQuery } from '../node-request.ts';
@@ -29,7 +30,7 @@ const documentLists: { path: string; type: DocumentType; summary: string }[] = [
   { path: '/api/paymentouts', type: 'paymentout', summary: 'A page of outgoing payments in id order' },
 ];
 
-export const documentReads: ReadEndpoint[] = documentLists.map(({ path, summary }) => ({ method: 'get', path, summary, query: documentListQuery, codes: documentListCodes }));
+export const documentReads: ReadEndpoint[] = documentLists.map(({ path, summary }) => ({ method: 'get', path, summary, query: documentListQuery, codes: documentListCodes, response: readResponses.documents }));
 
 export function documentRoutes(tb: Tradebook): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });

@@ -14,19 +14,20 @@ import { listQuery, pagedList } from '../paged-list.ts';
 import { parseQuery, queryInt } from '../query.ts';
 import { sendError, sendErrors, sendJson } from '../respond.ts';
 import { type ReadEndpoint } from '../openapi.ts';
+import { readResponses, writeResults } from '../responses.ts';
 import { type WriteEndpoint, writeEndpoint } from '../write-endpoint.ts';
 import { requestQuery } from '../node-request.ts';
 
 export const productQuery = z.object({ id: queryInt(1).optional(), sku: z.string().optional() });
 
 export const productReads: ReadEndpoint[] = [
-  { method: 'get', path: '/api/products', summary: 'A page of products in id order', query: listQuery },
-  { method: 'get', path: '/api/product', summary: 'One product with every field, by id (wins) or sku', query: productQuery },
+  { method: 'get', path: '/api/products', summary: 'A page of products in id order', query: listQuery, response: readResponses.products },
+  { method: 'get', path: '/api/product', summary: 'One product with every field, by id (wins) or sku', query: productQuery, response: readResponses.product },
 ];
 
 export const productWrites: WriteEndpoint[] = [
-  writeEndpoint({ path: '/api/add-product', summary: 'Add products', wrapper: 'products', maxRecords: 10, record: AddProductInput, codes: {}, decide: decideAddProduct }),
-  writeEndpoint({ path: '/api/edit-product', summary: 'Edit products', wrapper: 'products', maxRecords: 10, record: EditProductInput, codes: {}, decide: decideEditProduct }),
+  writeEndpoint({ path: '/api/add-product', summary: 'Add products', wrapper: 'products', maxRecords: 10, record: AddProductInput, codes: {}, result: writeResults.product, decide: decideAddProduct }),
+  writeEndpoint({ path: '/api/edit-product', summary: 'Edit products', wrapper: 'products', maxRecords: 10, record: EditProductInput, codes: {}, result: writeResults.product, decide: decideEditProduct }),
   writeEndpoint({
     path: '/api/update-product-prices',
     summary: 'Update product prices by sku',
@@ -34,6 +35,7 @@ export const productWrites: WriteEndpoint[] = [
     maxRecords: 100,
     record: UpdatePricesInput,
     codes: {},
+    result: writeResults.prices,
     decide: decideUpdatePrices,
   }),
 ];

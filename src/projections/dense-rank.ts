@@ -20,6 +20,12 @@ export interface DenseRankOptions {
   highestBy?: 'id' | 'rank';
   /** Tables keeping the same ranks for the same rows (a served copy): they are shifted alike. */
   copies?: readonly string[];
+  /**
+   * Keep each partition's highest row as `place` leaves it, so ids arriving in order cost no seek. The caller
+   * calls `forget` before its transaction ends (a rollback would leave the kept rows wrong) and changes the
+   * table's rows only through `place` and `closeGap` until then.
+   */
+  rememberHighest?: boolean;
 }
 
 /** Values of the partition columns, in their order. */
@@ -34,7 +40,7 @@ export type Placement<T> = { existing: T; rank?: undefined } | { existing: undef
  * the highest (an import) takes the count of lower ids plus one, and the later rows move one place down.
  */
 export function denseRank(db: Sqlite, options: DenseRankOptions) {
-  const { table, rank, partition = [], highestBy = 'id', copies = [] } = options;
+  const { table, rank, partition = [], highestBy = 'id', copies = [], rememberHighest = false } = options;
   const where = (...more: string[]) => [...partition.map((column) => `${column} = ?`), ...more].join(' AND ');
   const last = db.prepare(`SELECT id, ${rank === 'rank' ? rank : `${rank} AS rank`} FROM ${table} ${partition.length > 0 ? `WHERE ${where()} ` : ''}ORDER BY ${highestBy} DESC LIMIT 1`);
   const lowerCount = db.prepare(`SELECT count(*) + 1 FROM ${table} WHERE ${where('id < ?')}`).pluck();
@@ -46,18 +52,34 @@ export function denseRank(db: Sqlite, options: DenseRankOptions) {
   /** The partition's row with the highest id, if any. */
   const highest = (key: Partition) => last.get(...key) as Highest | undefined;
 
+  /** Partitions' highest rows as `place` left them, by the partition's values as JSON (only with `rememberHighest`). */
+  const remembered = new Map<string, Highest>();
+  const highestPlaced = (key: Partition): Highest | undefined => {
+    if (!rememberHighest) return highest(key);
+    const name = JSON.stringify(key);
+    let top = remembered.get(name);
+    if (top === undefined && (top = highest(key)) !== undefined) remembered.set(name, top);
+    return top;
+  };
+
   /**
    * Places `id` in its partition. `find` looks for its row, only when the id is not above the highest (one above
    * cannot exist yet): a row found keeps its rank (applying an event twice changes nothing). Otherwise the rank
    * a new row takes, with the later rows already moved down to make room; the caller inserts the row.
    */
   function place<T>(key: Partition, id: number, find: () => T | undefined): Placement<T> {
-    const top = highest(key);
+    const top = highestPlaced(key);
     if (top !== undefined && id <= top.id) {
       const existing = find();
       if (existing !== undefined) return { existing };
     }
-    if (top === undefined || id > top.id) return { existing: undefined, rank: (top?.rank ?? 0) + 1 };
+    if (top === undefined || id > top.id) {
+      const placed = { id, rank: (top?.rank ?? 0) + 1 };
+      if (rememberHighest) remembered.set(JSON.stringify(key), placed);
+      return { existing: undefined, rank: placed.rank };
+    }
+    // The later rows move: the partition's highest is read again next time.
+    remembered.delete(JSON.stringify(key));
     const rankOfId = lowerCount.get(...key, id) as number;
     for (const statement of moveDown) statement.run(...key, id);
     return { existing: undefined, rank: rankOfId };
@@ -65,8 +87,12 @@ export function denseRank(db: Sqlite, options: DenseRankOptions) {
 
   /** After the row of `id` left the partition: the later rows move up one place. */
   const closeGap = (key: Partition, id: number) => {
+    remembered.delete(JSON.stringify(key));
     for (const statement of (moveUp ??= shift('- 1'))) statement.run(...key, id);
   };
 
-  return { place, closeGap, highest };
+  /** Drops the highest rows kept (`rememberHighest`). */
+  const forget = () => remembered.clear();
+
+  return { place, closeGap, highest, forget };
 }

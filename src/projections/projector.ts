@@ -1,6 +1,7 @@
 import type { ReadModelDialect } from '../storage/dialect.ts';
 import type { Sqlite } from '../storage/sqlite/open.ts';
 import type { StoredEvent } from '../events/store.ts';
+import { ROWS_PER_STATEMENT } from '../storage/sqlite/statements.ts';
 
 /**
  * Maps a read table's or index's served name to the name a projector writes it under: the served name itself, or
@@ -57,4 +58,25 @@ export function drain<K>(pending: Set<K> | Map<K, unknown>, budget: FlushBudget,
     pending.delete(item);
   }
   return true;
+}
+
+/** Like `drain`, a statement's worth of items at a time (`work` reads or writes them together); true when none is left. */
+export function drainInChunks<K>(pending: Set<K> | Map<K, unknown>, budget: FlushBudget, work: (items: K[]) => void): boolean {
+  while (pending.size > 0) {
+    if (budget.left <= 0) return false;
+    const items = [...take(pending.keys(), Math.min(budget.left, ROWS_PER_STATEMENT))];
+    budget.left -= items.length;
+    work(items);
+    for (const item of items) pending.delete(item);
+  }
+  return true;
+}
+
+/** The first `count` items (fewer when there are fewer). */
+function* take<T>(items: Iterator<T>, count: number): Generator<T> {
+  for (let n = 0; n < count; n++) {
+    const next = items.next();
+    if (next.done) return;
+    yield next.value;
+  }
 }

@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { denseRank } from '../../src/projections/dense-rank.ts';
 
 /** A ranked table (and a served copy of its ranks) the way projectors use one: place, then insert what is new. */
-function rankedTable(options: { partition?: string[]; highestBy?: 'id' | 'rank' } = {}) {
+function rankedTable(options: { partition?: string[]; highestBy?: 'id' | 'rank'; rememberHighest?: boolean } = {}) {
   const db = new Database(':memory:');
   db.exec('CREATE TABLE items (kind TEXT NOT NULL, id INTEGER NOT NULL, position INTEGER NOT NULL, PRIMARY KEY (kind, id))');
   db.exec('CREATE TABLE served (kind TEXT NOT NULL, id INTEGER NOT NULL, position INTEGER NOT NULL, PRIMARY KEY (kind, id))');
@@ -22,7 +22,7 @@ function rankedTable(options: { partition?: string[]; highestBy?: 'id' | 'rank' 
     ranks.closeGap(key(kind), id);
   };
   const rows = (table = 'items') => db.prepare(`SELECT kind, id, position FROM ${table} ORDER BY kind, id`).raw().all();
-  return { add, remove, rows };
+  return { add, remove, rows, forget: ranks.forget };
 }
 
 describe('a dense rank in id order', () => {
@@ -60,6 +60,24 @@ describe('a dense rank in id order', () => {
       expect(t.rows()).toEqual([['a', 2, 1], ['a', 3, 2], ['b', 2, 1], ['b', 4, 2]]);
       expect(t.rows('served')).toEqual(t.rows());
       expect(t.add(5, 'a')).toEqual({ existing: undefined, rank: 3 });
+    }
+  });
+
+  test('keeping the highest rows placed (rememberHighest) ranks alike, and after forget reads them again', () => {
+    const sequence = (t: ReturnType<typeof rankedTable>) => {
+      [[1, 'a'], [4, 'b'], [3, 'a'], [2, 'b'], [2, 'a'], [3, 'a'], [9, 'a']].forEach(([id, kind]) => t.add(id as number, kind as string));
+      t.remove(9, 'a');
+      t.add(5, 'a');
+      t.remove(1, 'a');
+      t.add(6, 'a');
+      t.forget();
+      t.add(7, 'b');
+      return [t.rows(), t.rows('served')];
+    };
+    for (const highestBy of ['id', 'rank'] as const) {
+      const kept = sequence(rankedTable({ partition: ['kind'], highestBy, rememberHighest: true }));
+      expect(kept).toEqual(sequence(rankedTable({ partition: ['kind'], highestBy })));
+      expect(kept[0]).toEqual([['a', 2, 1], ['a', 3, 2], ['a', 5, 3], ['a', 6, 4], ['b', 2, 1], ['b', 4, 2], ['b', 7, 3]]);
     }
   });
 });

@@ -5,7 +5,7 @@ import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES } from '../../events/document
 import type { StoredEvent } from '../../events/store.ts';
 import { denseRank } from '../dense-rank.ts';
 import { inChunks, placeholders, statementsByCount, valueList } from '../../storage/sqlite/statements.ts';
-import { type FlushBudget, type Projector, type TableNames, drain } from '../projector.ts';
+import { type FlushBudget, type Projector, type TableNames, drainInChunks } from '../projector.ts';
 import { contractorView } from './views.ts';
 
 /**
@@ -53,7 +53,7 @@ export const contractorsProjector: Projector = {
     const refresh = bindContractorRefresh(db, n);
     // Edits are rendered at the flush, once per contractor however many touched it (see the documents projector).
     const toRefresh = new Set<number>();
-    const flush = (budget: FlushBudget) => drain(toRefresh, budget, refresh);
+    const flush = (budget: FlushBudget) => drainInChunks(toRefresh, budget, refresh);
 
     // New contractors above the highest id, and new statuses, wait here and go in a few statements together
     // (a batch of a hundred adds is one insert); they are written before any other event is handled, so
@@ -176,15 +176,26 @@ function bindContractorFigures(db: Sqlite, n: TableNames): (ids: number[]) => Ma
 
 const contractorJson = (c: ContractorRecord, f: ContractorFigures) => JSON.stringify(contractorView(c, f.balance, f.bonusBalance));
 
-/** Recomputes a contractor's figures and re-renders its JSON. */
-export function bindContractorRefresh(db: Sqlite, n: TableNames): (id: number) => void {
-  const record = db.prepare(`SELECT record FROM ${n('contractors')} WHERE id = ?`).pluck();
+/** Recomputes contractors' figures and re-renders their JSON, a statement's worth of contractors at a time (ids unknown are skipped). */
+export function bindContractorRefresh(db: Sqlite, n: TableNames): (ids: number[]) => void {
+  const recordsOf = statementsByCount(db, (count) => `SELECT id, record FROM ${n('contractors')} WHERE id IN (${valueList(count)})`, (statement) => statement.raw());
   const figuresOf = bindContractorFigures(db, n);
-  const update = db.prepare(`UPDATE ${n('contractors')} SET balance = @balance, bonus_balance = @bonusBalance, json = @json WHERE id = @id`);
-  return (id: number) => {
-    const json = record.get(id) as string | undefined;
-    if (json === undefined) return;
-    const figures = figuresOf([id]).get(id) ?? NO_FIGURES;
-    update.run({ id, ...figures, json: contractorJson(JSON.parse(json), figures) });
-  };
+  const update = statementsByCount(
+    db,
+    (rows) =>
+      `WITH v (id, balance, bonus_balance, json) AS (VALUES ${placeholders(rows, 4)})
+       UPDATE ${n('contractors')} SET balance = v.balance, bonus_balance = v.bonus_balance, json = v.json FROM v WHERE ${n('contractors')}.id = v.id`,
+  );
+  return (ids) =>
+    inChunks(ids, (chunk) => {
+      const found = recordsOf(chunk.length).all(chunk) as [number, string][];
+      if (found.length === 0) return;
+      const figures = figuresOf(found.map(([id]) => id));
+      update(found.length).run(
+        found.flatMap(([id, json]) => {
+          const f = figures.get(id) ?? NO_FIGURES;
+          return [id, f.balance, f.bonusBalance, contractorJson(JSON.parse(json), f)];
+        }),
+      );
+    });
 }

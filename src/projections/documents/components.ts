@@ -1,6 +1,4 @@
-import type { Sqlite } from '../../storage/sqlite/open.ts';
 import { type DocumentRef, type DocumentType, isLineDocument } from '../../events/documents.ts';
-import type { TableNames } from '../projector.ts';
 import type { DocumentRecord, DocumentRecords, DocumentRow } from './records.ts';
 import { treeNodeHead, treeNodeJson } from './views.ts';
 
@@ -33,21 +31,20 @@ interface Node {
 
 const nameOf = (r: DocumentRef) => `${r.type}:${r.id}`;
 
-export function bindComponents(db: Sqlite, n: TableNames, records: DocumentRecords): (seed: DocumentRow) => Iterable<ComponentDocument> {
-  const childrenOf = db.prepare(`SELECT child_type AS type, child_id AS id FROM ${n('document_links')} WHERE parent_type = ? AND parent_id = ?`);
-
+export function bindComponents(records: DocumentRecords): (seed: DocumentRow) => Iterable<ComponentDocument> {
   /** Every document connected to the seed by links, each with its children's names in key order. */
   const walk = (seed: DocumentRow): Map<string, Node> => {
     const nodes = new Map<string, Node>();
-    const queue: DocumentRef[] = [seed];
+    // Children come with their rows; parents (a document's basedOn) are loaded when reached.
+    const queue: (DocumentRow | DocumentRef)[] = [seed];
     while (queue.length > 0) {
       const ref = queue.pop()!;
       if (nodes.has(nameOf(ref))) continue;
-      const r = ref === seed ? seed : records.load(ref.type, ref.id);
+      const r = 'record' in ref ? ref : records.load(ref.type, ref.id);
       if (!r) continue;
-      const children = childrenOf.all(ref.type, ref.id) as DocumentRef[];
+      const children = records.children(r.type, r.id);
       const doc = JSON.parse(r.record) as DocumentRecord;
-      nodes.set(nameOf(ref), { ref, row: r, doc, head: treeNodeHead(ref.type, ref.id, doc.fields, doc.status), children: children.map(nameOf), paid: 0 });
+      nodes.set(nameOf(r), { ref: r, row: r, doc, head: treeNodeHead(r.type, r.id, doc.fields, doc.status), children: children.map(nameOf), paid: 0 });
       // A document's links are its basedOn: its parents need no query.
       queue.push(...children, ...doc.basedOn);
     }

@@ -32,7 +32,7 @@ export const documentMonthsProjector: Projector = {
     const keyOf = db.prepare(`SELECT key FROM ${n('document_records')} WHERE type = ? AND id = ?`).pluck();
     const monthOf = db.prepare(`SELECT month FROM ${n('document_months')} WHERE type = ? AND id = ?`).pluck();
     // The rank index finds a month's last document; the key (type, id) does not lead with the month.
-    const ranks = denseRank(db, { table: n('document_months'), rank: 'rank', partition: ['type', 'month'], highestBy: 'rank' });
+    const ranks = denseRank(db, { table: n('document_months'), rank: 'rank', partition: ['type', 'month'], highestBy: 'rank', rememberHighest: true });
     const insert = db.prepare(`INSERT INTO ${n('document_months')} (type, id, key, month, rank) VALUES (?, ?, ?, ?, ?)`);
     const remove = db.prepare(`DELETE FROM ${n('document_months')} WHERE type = ? AND id = ?`);
 
@@ -49,9 +49,12 @@ export const documentMonthsProjector: Projector = {
       insert.run(type, id, keyOf.get(type, id), month, rank);
     };
 
-    return (event: StoredEvent) => {
+    const handle = (event: StoredEvent) => {
       if (event.type === 'DocumentRecorded') place(event.data.docType, event.data.id, event.data.fields.date);
       else if (event.type === 'DocumentRevised' && event.data.changes.date !== undefined) place(event.data.docType, event.data.id, event.data.changes.date);
     };
+    // `persist` comes at the end of every apply and replayed chunk, inside its transaction: the months' highest
+    // ranks kept by `ranks` do not outlive it.
+    return Object.assign(handle, { persist: ranks.forget, discard: ranks.forget });
   },
 };

@@ -3,7 +3,7 @@ import type { ContractorRecord } from '../../events/contractors.ts';
 import type { DocumentType } from '../../events/documents.ts';
 import type { StoredEvent } from '../../events/store.ts';
 import { bindContractorRefresh } from '../contractors/projector.ts';
-import { type FlushBudget, type Projector, type TableNames, drain } from '../projector.ts';
+import { type FlushBudget, type Projector, type TableNames, drain, drainInChunks } from '../projector.ts';
 import { bindComponents } from './components.ts';
 import { type DocumentRecord, bindDocumentRecords } from './records.ts';
 import { bindServedDocuments } from './served.ts';
@@ -76,9 +76,9 @@ export const documentsProjector: Projector = {
       return json === undefined ? undefined : (JSON.parse(json) as ContractorRecord);
     };
     const records = bindDocumentRecords(db, n, contractor);
-    const component = bindComponents(db, n, records);
+    const component = bindComponents(records);
     const served = bindServedDocuments(db, n, contractor);
-    const refreshContractor = bindContractorRefresh(db, n);
+    const refreshContractors = bindContractorRefresh(db, n);
 
     // Work deferred to the flush, so each component, document and contractor is rendered once however many
     // events touched it (a chain of k documents recorded in one rebuild renders k nodes, not k² as per event).
@@ -92,8 +92,10 @@ export const documentsProjector: Projector = {
     const refreshed = new Set<number>();
     // Nothing outlives a flush, so a rolled-back transaction leaves nothing behind for the next one.
     const discard = () => {
+      records.forgetHighest();
       for (const pending of [componentSeeds, toRerender, contractorsToRefresh, refreshed]) pending.clear();
-      served.forgetContractors();
+      served.forget();
+      records.forgetContractors();
     };
     /** Recomputes paid and the tree of every document connected to the seed by links, and re-renders them. */
     const refreshComponent = (seed: number) => {
@@ -111,7 +113,8 @@ export const documentsProjector: Projector = {
         drain(toRerender, budget, (key) => {
           if (!refreshed.has(key)) served.rerender(records.byKey(key));
         }) &&
-        drain(contractorsToRefresh, budget, refreshContractor);
+        drainInChunks(contractorsToRefresh, budget, refreshContractors);
+      served.write();
       if (done) discard();
       return done;
     };
@@ -155,7 +158,11 @@ export const documentsProjector: Projector = {
         case 'DocumentLinked':
           change(event.data.docType, event.data.id, (d) => ({ ...d!, basedOn: event.data.basedOn }), true);
           break;
+        case 'ContractorAdded':
+          records.forgetContractor(event.data.id);
+          break;
         case 'ContractorEdited': {
+          records.forgetContractor(event.data.id);
           // Documents show their contractor as it is now.
           const shown = ['type', 'name', 'contactPerson', 'inn', 'kpp'];
           if (!Object.keys(event.data.changes).some((k) => shown.includes(k))) break;
@@ -164,6 +171,7 @@ export const documentsProjector: Projector = {
         }
       }
     };
-    return Object.assign(handle, { flush, discard });
+    // Called at the end of every apply and replayed chunk, inside its transaction: nothing kept outlives it.
+    return Object.assign(handle, { persist: records.forgetHighest, flush, discard });
   },
 };

@@ -34,12 +34,20 @@ export interface WrittenDocument {
   doc: DocumentRecord;
 }
 
+/** Contractors' bonus percents kept at once (a few dozen bytes each). */
+const CONTRACTORS_KEPT = 20_000;
+
 export function bindDocumentRecords(db: Sqlite, n: TableNames, contractor: (id: number) => ContractorRecord | undefined) {
   const columns = `key, type, id, position, record, bonus_percent AS bonusPercent FROM ${n('document_records')}`;
   const row = db.prepare(`SELECT ${columns} WHERE type = ? AND id = ?`);
   const rowByKey = db.prepare(`SELECT ${columns} WHERE key = ?`);
+  const childRows = db.prepare(
+    `SELECT r.key, r.type, r.id, r.position, r.record, r.bonus_percent AS bonusPercent
+     FROM ${n('document_links')} l JOIN ${n('document_records')} r ON r.type = l.child_type AND r.id = l.child_id
+     WHERE l.parent_type = ? AND l.parent_id = ?`,
+  );
   // The served rows keep the records' positions.
-  const positions = denseRank(db, { table: n('document_records'), rank: 'position', partition: ['type'], copies: [n('documents')] });
+  const positions = denseRank(db, { table: n('document_records'), rank: 'position', partition: ['type'], copies: [n('documents')], rememberHighest: true });
   const insert = db.prepare(
     `INSERT INTO ${n('document_records')} (type, id, position, status, contractor_id, sum, bonus_percent, bonus_accrual, record)
      VALUES (@type, @id, @position, @status, @contractorId, @sum, @bonusPercent, @accrual, @record)`,
@@ -54,6 +62,22 @@ export function bindDocumentRecords(db: Sqlite, n: TableNames, contractor: (id: 
 
   const load = (type: DocumentType, id: number) => row.get(type, id) as DocumentRow | undefined;
 
+  /**
+   * Each contractor's bonus percent, null without an active programme: read and parsed once, not for every sale,
+   * until an event changes the contractor (`forgetContractor`) or the flush ends (`forgetContractors`).
+   */
+  const bonusPercents = new Map<number, number | null>();
+  const bonusPercentOf = (contractorId: number) => {
+    let percent = bonusPercents.get(contractorId);
+    if (percent === undefined) {
+      const bonus = contractor(contractorId)?.bonus;
+      percent = bonus?.status === 1 ? (bonus.percent ?? 0) : null;
+      if (bonusPercents.size >= CONTRACTORS_KEPT) bonusPercents.clear();
+      bonusPercents.set(contractorId, percent);
+    }
+    return percent;
+  };
+
   /** Writes the record `next` makes of the document's current one (none when it is new), and its links when they changed. */
   const write = (type: DocumentType, id: number, next: (current: DocumentRecord | undefined) => DocumentRecord): WrittenDocument => {
     const { existing: current, rank: position } = positions.place([type], id, () => load(type, id));
@@ -66,8 +90,7 @@ export function bindDocumentRecords(db: Sqlite, n: TableNames, contractor: (id: 
       update.run({ ...columns, key: current.key, accrual: accrual(current.bonusPercent) });
     } else {
       // A sale earns bonus at the percent of the contractor's programme as it is when the sale is recorded.
-      const bonus = type === 'sale' ? contractor(doc.fields.contractorId)?.bonus : undefined;
-      const bonusPercent = bonus?.status === 1 ? (bonus.percent ?? 0) : null;
+      const bonusPercent = type === 'sale' ? bonusPercentOf(doc.fields.contractorId) : null;
       key = insert.run({ ...columns, type, id, position, bonusPercent, accrual: accrual(bonusPercent) }).lastInsertRowid as number;
     }
     if (!before || JSON.stringify(before.basedOn) !== JSON.stringify(doc.basedOn)) {
@@ -81,9 +104,15 @@ export function bindDocumentRecords(db: Sqlite, n: TableNames, contractor: (id: 
   return {
     load,
     byKey: (key: number) => rowByKey.get(key) as DocumentRow,
+    /** The rows of the documents based on this one (a child's link is written with its record). */
+    children: (type: DocumentType, id: number) => childRows.all(type, id) as DocumentRow[],
     write,
     /** The keys of a contractor's documents. */
     keysOfContractor: (contractorId: number) => ofContractor.all(contractorId) as number[],
+    /** Forgets each type's highest document kept by the positions (before the transaction ends). */
+    forgetHighest: positions.forget,
+    forgetContractor: (contractorId: number) => bonusPercents.delete(contractorId),
+    forgetContractors: () => bonusPercents.clear(),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Sqlite } from '../../storage/sqlite/open.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
 import { isLineDocument } from '../../events/documents.ts';
+import { ROWS_PER_STATEMENT, inChunks, placeholders, statementsByCount } from '../../storage/sqlite/statements.ts';
 import type { TableNames } from '../projector.ts';
 import type { DocumentRecord, DocumentRow } from './records.ts';
 import { type ShownContractor, lineDocumentView, moneyDocumentView, shownContractor } from './views.ts';
@@ -15,12 +16,20 @@ const OWNERS_KEPT = 20_000;
 
 export function bindServedDocuments(db: Sqlite, n: TableNames, contractor: (id: number) => ContractorRecord | undefined) {
   const served = db.prepare(`SELECT paid, list_json AS json FROM ${n('documents')} WHERE key = ?`);
-  const save = db.prepare(
-    `INSERT INTO ${n('documents')} (key, type, id, position, date, month, status, paid, list_json)
-     VALUES (@key, @type, @id, @position, @date, substr(@date, 1, 7), @status, @paid, @json)
-     ON CONFLICT (key) DO UPDATE SET position = excluded.position, date = excluded.date, month = excluded.month, status = excluded.status,
-       paid = excluded.paid, list_json = excluded.list_json`,
+  const save = statementsByCount(
+    db,
+    (rows) =>
+      `INSERT INTO ${n('documents')} (key, type, id, position, date, month, status, paid, list_json)
+       VALUES ${placeholders(rows, 9)}
+       ON CONFLICT (key) DO UPDATE SET position = excluded.position, date = excluded.date, month = excluded.month, status = excluded.status,
+         paid = excluded.paid, list_json = excluded.list_json`,
   );
+  // Rendered rows wait here and go in a hundred a statement; `write` saves the rest at the end of every flush step.
+  const unwritten = new Map<number, unknown[]>();
+  const write = () => {
+    inChunks([...unwritten.values()], (rows) => save(rows.length).run(rows.flat()));
+    unwritten.clear();
+  };
 
   /** What documents show of the contractors read during one flush, at most OWNERS_KEPT at a time. */
   const owners = new Map<number, ShownContractor | undefined>();
@@ -40,7 +49,9 @@ export function bindServedDocuments(db: Sqlite, n: TableNames, contractor: (id: 
       : moneyDocumentView(id, type, doc.status, doc.fields, owner(doc.fields.contractorId), null);
     // The tree is kept as JSON text already; it is the view's last key, so it is spliced in as text.
     const json = JSON.stringify(view).slice(0, -'null}'.length) + tree + '}';
-    save.run({ key, type, id, position, date: doc.fields.date, status: doc.status, paid, json });
+    const date = doc.fields.date;
+    unwritten.set(key, [key, type, id, position, date, date.slice(0, 7), doc.status, paid, json]);
+    if (unwritten.size >= ROWS_PER_STATEMENT) write();
   };
 
   return {
@@ -50,10 +61,16 @@ export function bindServedDocuments(db: Sqlite, n: TableNames, contractor: (id: 
      * The tree is the list JSON's last key, and no tree node holds a key named "tree".
      */
     rerender(row: DocumentRow): void {
+      if (unwritten.has(row.key)) write();
       const { paid, json } = served.get(row.key) as { paid: number; json: string };
       render(row, JSON.parse(row.record), paid, json.slice(json.lastIndexOf(',"tree":') + ',"tree":'.length, -1));
     },
-    /** Forgets the contractors read (at the end of a flush, so none is shown as it was before an edit). */
-    forgetContractors: () => owners.clear(),
+    /** Saves the rows rendered and not written yet. */
+    write,
+    /** Forgets the contractors read (at the end of a flush, so none is shown as it was before an edit) and the rows not written. */
+    forget: () => {
+      owners.clear();
+      unwritten.clear();
+    },
   };
 }

@@ -2,18 +2,9 @@ import type { Sqlite } from '../../storage/sqlite/open.ts';
 import type { ProductRecord } from '../../events/catalogue.ts';
 import type { StoredEvent } from '../../events/store.ts';
 import { denseRank } from '../dense-rank.ts';
-import { ROWS_PER_STATEMENT, placeholders, statementsByCount, valueList } from '../../storage/sqlite/statements.ts';
-import { type FlushBudget, type Projector, type TableNames } from '../projector.ts';
+import { placeholders, statementsByCount, valueList } from '../../storage/sqlite/statements.ts';
+import { type FlushBudget, type Projector, type TableNames, drainInChunks } from '../projector.ts';
 import { type Named, SERVICE_CATEGORY, productFullJson, productListView } from './views.ts';
-
-/** The first `count` items (fewer when there are fewer). */
-function* take<T>(items: Iterator<T>, count: number): Generator<T> {
-  for (let n = 0; n < count; n++) {
-    const next = items.next();
-    if (next.done) return;
-    yield next.value;
-  }
-}
 
 /**
  * Products with their response JSON kept ready (list and single read), so a page is a concatenation
@@ -114,19 +105,15 @@ export const productsProjector: Projector = {
     const flush = (budget: FlushBudget) => {
       // Prices touch no indexed column: rewriting only the record and its views spares the sku, brand and group
       // indexes. A hundred products at a time: their records read with one statement, written with another.
-      while (unwritten.size > 0 && budget.left > 0) {
-        const ids = [...take(unwritten.keys(), Math.min(budget.left, ROWS_PER_STATEMENT))];
+      const done = drainInChunks(unwritten, budget, (ids) => {
         const stored = new Map((recordsOf(ids.length).all(ids) as [number, string][]).map(([id, json]) => [id, JSON.parse(json) as ProductRecord]));
         updateViews(ids.length).run(
           ids.flatMap((id) => {
             const { record, list, full } = render({ ...stored.get(id)!, ...unwritten.get(id) });
-            unwritten.delete(id);
             return [id, record, list, full];
           }),
         );
-        budget.left -= ids.length;
-      }
-      const done = unwritten.size === 0;
+      });
       if (done) discard();
       return done;
     };

@@ -1,8 +1,9 @@
 import type { Sqlite } from '../storage/sqlite/open.ts';
 import { formatMoscow } from '../lib/clock.ts';
-import { type EventMeta, readStream, toStoredEvent } from '../events/store.ts';
+import { type EventMeta, type StoredEvent, readStream, toStoredEvent } from '../events/store.ts';
+import { type RecordFields, foldEvent } from './record-fold.ts';
 
-/** One event of a record's history, told for people: when (Moscow time), who, and what changed. */
+/** One event of a record's history, told for people: when (Moscow time), who, and each field it changed. */
 export interface HistoryEntry {
   seq: number;
   streamVersion: number;
@@ -10,23 +11,38 @@ export interface HistoryEntry {
   time: string;
   recordedAt: string;
   who: string;
-  /** The fields the event set, in the event's current shape (an edit's `changes`, else its data without the id). */
+  /** Each field the event changed, as the event left it (events in their current shape). */
   changes: Record<string, unknown>;
+  /** The same fields as they were before the event; a field the record did not have yet is absent. */
+  before: Record<string, unknown>;
 }
 
-/** Every event of one stream (`product-42`) in order; empty when the stream does not exist. */
-export function streamHistory(db: Sqlite, stream: string): HistoryEntry[] {
-  const keyName = db.prepare('SELECT name FROM api_keys WHERE id = ?').pluck();
-  const who = (meta: EventMeta): string => {
+/** Who caused an event: a key by id and name, an import line, or the source the event names. */
+export type WhoOf = (meta: EventMeta) => string;
+
+export function whoOf(keyName: (id: number) => string | undefined): WhoOf {
+  return (meta) => {
     if (meta.keyId !== undefined) {
-      const name = keyName.get(meta.keyId) as string | undefined;
+      const name = keyName(meta.keyId);
       return name === undefined ? `key ${meta.keyId}` : `key ${meta.keyId} "${name}"`;
     }
     if (meta.importLine !== undefined) return `import line ${meta.importLine}`;
     return meta.source ?? 'unknown';
   };
-  return readStream(db, stream).map((row) => {
-    const event = toStoredEvent(row);
+}
+
+/** A stream's events (in stream order) as history entries, each field change before → after. */
+export function historyOf(events: readonly StoredEvent[], who: WhoOf): HistoryEntry[] {
+  let state: RecordFields | undefined;
+  return events.map((event) => {
+    const folded = foldEvent(state, event);
+    state = folded.state;
+    const changes: Record<string, unknown> = {};
+    const before: Record<string, unknown> = {};
+    for (const change of folded.changes) {
+      changes[change.field] = change.after;
+      if (change.before !== undefined) before[change.field] = change.before;
+    }
     return {
       seq: event.seq,
       streamVersion: event.streamVersion,
@@ -34,13 +50,19 @@ export function streamHistory(db: Sqlite, stream: string): HistoryEntry[] {
       time: formatMoscow(Date.parse(event.recordedAt)),
       recordedAt: event.recordedAt,
       who: who(event.meta),
-      changes: changesOf(event.data as Record<string, unknown>),
+      changes,
+      before,
     };
   });
 }
 
-function changesOf(data: Record<string, unknown>): Record<string, unknown> {
-  if (data.changes !== null && typeof data.changes === 'object') return data.changes as Record<string, unknown>;
-  const { id: _id, ...fields } = data;
-  return fields;
+/** The events of one stream (`product-42`) in order, in their current shape; empty when the stream does not exist. */
+export function streamEvents(db: Sqlite, stream: string): StoredEvent[] {
+  return readStream(db, stream).map(toStoredEvent);
+}
+
+/** Every event of one stream, told for people; empty when the stream does not exist. */
+export function streamHistory(db: Sqlite, stream: string): HistoryEntry[] {
+  const keyName = db.prepare('SELECT name FROM api_keys WHERE id = ?').pluck();
+  return historyOf(streamEvents(db, stream), whoOf((id) => keyName.get(id) as string | undefined));
 }

@@ -2,7 +2,7 @@ import { type EventFilter, type EventRow, lastSeq, queryEvents } from '../events
 import { projectors } from '../projections/registry.ts';
 import { everyRow } from '../storage/sqlite/maintenance.ts';
 import type { Sqlite } from '../storage/sqlite/open.ts';
-import { streamHistory } from './history.ts';
+import { streamEvents, streamHistory } from './history.ts';
 
 /** What auditors read, bound to one connection: the log as stored, a page at a time, its length, and one record's history. */
 export function auditReads(db: Sqlite) {
@@ -17,6 +17,8 @@ export function auditReads(db: Sqlite) {
       return rows;
     },
     history: (stream: string) => streamHistory(db, stream),
+    /** One stream's events in order, in their current shape (for folding a record as of a moment). */
+    streamEvents: (stream: string) => streamEvents(db, stream),
     /** Every row of every read table in a stable order: two databases with equal dumps serve equal bytes. */
     readTables(): Record<string, unknown[]> {
       return Object.fromEntries(projectors.flatMap((p) => p.tables).map((table) => [table, everyRow(db, table)]));

@@ -65,7 +65,7 @@ export const logEvent = z
   .object({ seq: id, stream: z.string(), streamVersion: id, type: z.string(), schemaVersion: id, recordedAt: z.string(), meta: z.record(z.string(), z.unknown()), data: z.unknown(), hash: z.string() })
   .meta({ id: 'LogEvent' });
 export const historyEntry = z
-  .object({ seq: id, streamVersion: id, type: z.string(), time: z.string(), recordedAt: z.string(), who: z.string(), changes: z.record(z.string(), z.unknown()) })
+  .object({ seq: id, streamVersion: id, type: z.string(), time: z.string(), recordedAt: z.string(), who: z.string(), changes: z.record(z.string(), z.unknown()), before: z.record(z.string(), z.unknown()) })
   .meta({ id: 'HistoryEntry' });
 export const statement = z
   .object({

@@ -94,7 +94,7 @@ describe('tradebook history', () => {
     expect(rest).toEqual([]);
     expect(added).toMatch(/^2026-11-22 12:00:00\+03:00  #1 v1 ProductAdded  key 1 "test"  /);
     for (const field of ['name: "Молоко"', 'sku: "M1"', 'categoryId: 0', 'salePrice: 1000', 'brandId: null']) expect(added).toContain(field);
-    expect(repriced).toBe('2026-11-22 12:10:00+03:00  #4 v2 ProductPricesUpdated  key 1 "test"  salePrice: 1250');
+    expect(repriced).toBe('2026-11-22 12:10:00+03:00  #4 v2 ProductPricesUpdated  key 1 "test"  salePrice: 1000 → 1250');
   });
 
   test('names the import line for imported events, and --json prints the entries', async () => {
@@ -110,6 +110,7 @@ describe('tradebook history', () => {
         recordedAt: '2026-11-22T09:20:00.000Z',
         who: 'import line 1',
         changes: { name: 'Простоквашино', logo: null },
+        before: {},
       },
     ]);
   });

@@ -60,6 +60,7 @@ describe('GET /api/history', () => {
       recordedAt: '2026-11-22T09:00:00.000Z',
       who: 'key 1 "test"',
       changes: { name: 'Товар два' },
+      before: { name: 'Товар 2' },
     });
   });
 

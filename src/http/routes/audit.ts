@@ -35,7 +35,7 @@ export const documentQuery = z.object({
 
 export const auditReads: ReadEndpoint[] = [
   { method: 'get', path: '/api/events', summary: 'The event log as stored, in seq order, after a seq', query: eventsQuery, audit: true, response: readResponses.events },
-  { method: 'get', path: '/api/history', summary: 'Every event of one record (stream), with time, key name and changes', query: historyQuery, audit: true, response: readResponses.history },
+  { method: 'get', path: '/api/history', summary: 'Every event of one record (stream), with time, key name and each field it changed, before and after', query: historyQuery, audit: true, response: readResponses.history },
   { method: 'get', path: '/api/audit/document', summary: 'One document of any type by type and id, as the document lists show it', query: documentQuery, audit: true, response: readResponses.document },
   {
     method: 'get',

@@ -7,6 +7,7 @@ export interface StatementLine {
   date: string;
   type: DocumentType;
   id: number;
+  number: string | null;
   debit: number | null;
   credit: number | null;
   /** The balance after it. */
@@ -46,6 +47,7 @@ export function statementOf(posted: PostedDocument[], dateFrom: string, dateTo: 
       date: doc.date,
       type: doc.type,
       id: doc.id,
+      number: doc.number,
       debit: raises ? null : fromKopecks(doc.sum),
       credit: raises ? fromKopecks(doc.sum) : null,
       balance: fromKopecks(balance),
@@ -57,13 +59,16 @@ export function statementOf(posted: PostedDocument[], dateFrom: string, dateTo: 
 
 const money = (rubles: number | null) => (rubles === null ? '' : rubles.toFixed(2));
 
+/** A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180). */
+const csvField = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
+
 /** The statement as CSV (RFC 4180, comma-separated, a header row): opening, each document, closing, each with the balance. */
 export function statementCsv(statement: Statement): string {
   const rows = [
-    ['date', 'document', 'number', 'debit', 'credit', 'balance'],
-    [statement.dateFrom, 'opening balance', '', '', '', money(statement.opening)],
-    ...statement.lines.map((l) => [l.date, l.type, String(l.id), money(l.debit), money(l.credit), money(l.balance)]),
-    [statement.dateTo, 'closing balance', '', money(statement.debit), money(statement.credit), money(statement.closing)],
+    ['date', 'document', 'id', 'number', 'debit', 'credit', 'balance'],
+    [statement.dateFrom, 'opening balance', '', '', '', '', money(statement.opening)],
+    ...statement.lines.map((l) => [l.date, l.type, String(l.id), csvField(l.number ?? ''), money(l.debit), money(l.credit), money(l.balance)]),
+    [statement.dateTo, 'closing balance', '', '', money(statement.debit), money(statement.credit), money(statement.closing)],
   ];
   return rows.map((row) => `${row.join(',')}\r\n`).join('');
 }

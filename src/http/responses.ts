@@ -73,7 +73,7 @@ export const statement = z
     dateFrom: z.string(),
     dateTo: z.string(),
     opening: z.number(),
-    lines: z.array(z.object({ date: z.string(), type: z.enum(DOCUMENT_TYPES), id, debit: z.number().nullable(), credit: z.number().nullable(), balance: z.number() })),
+    lines: z.array(z.object({ date: z.string(), type: z.enum(DOCUMENT_TYPES), id, number: z.string().nullable(), debit: z.number().nullable(), credit: z.number().nullable(), balance: z.number() })),
     debit: z.number(),
     credit: z.number(),
     closing: z.number(),

@@ -78,6 +78,19 @@ export class ApiKeys {
     return this.db.prepare('SELECT name FROM api_keys WHERE id = ?').pluck().get(id) as string | undefined;
   }
 
+  /**
+   * A key by id when it is not revoked and not expired, with its stored hash: the secret a browser session made
+   * with it is signed with, so a session never outlives its key (read fresh on every page).
+   */
+  async activeById(id: number): Promise<{ id: number; name: string; scope: KeyScope; keyHash: string; expires: string | null } | undefined> {
+    const row = this.db.prepare('SELECT id, name, scope, key_hash AS keyHash, expires_at AS expires, revoked_at AS revoked FROM api_keys WHERE id = ?').get(id) as
+      | { id: number; name: string; scope: KeyScope; keyHash: string; expires: string | null; revoked: string | null }
+      | undefined;
+    if (!row || row.revoked !== null || (row.expires !== null && Date.parse(row.expires) <= this.clock())) return undefined;
+    const { revoked: _revoked, ...key } = row;
+    return key;
+  }
+
   /** The key's id and scope when it is known, not revoked and not expired; read fresh on every request. */
   async authenticate(key: string): Promise<{ id: number; scope: KeyScope } | undefined> {
     const hash = hashSecret(key);

@@ -7,11 +7,11 @@ describe('statementOf', () => {
   test('opening from the documents before the period, each document in it as debit or credit with the balance after it, closing', () => {
     const statement = statementOf(
       [
-        { type: 'sale', id: 1, sum: 100_000, date: '2026-01-10' },
-        { type: 'paymentin', id: 2, sum: 40_000, date: '2026-01-15' },
-        { type: 'sale', id: 3, sum: 50_050, date: '2026-02-10' },
-        { type: 'purchase', id: 5, sum: 30_000, date: '2026-02-28' },
-        { type: 'cashout', id: 6, sum: 1_000, date: '2026-03-01' },
+        { type: 'sale', id: 1, number: '1', sum: 100_000, date: '2026-01-10' },
+        { type: 'paymentin', id: 2, number: null, sum: 40_000, date: '2026-01-15' },
+        { type: 'sale', id: 3, number: 'С-3, "копия"', sum: 50_050, date: '2026-02-10' },
+        { type: 'purchase', id: 5, number: null, sum: 30_000, date: '2026-02-28' },
+        { type: 'cashout', id: 6, number: '6', sum: 1_000, date: '2026-03-01' },
       ],
       '2026-02-01',
       '2026-02-28',
@@ -21,8 +21,8 @@ describe('statementOf', () => {
       dateTo: '2026-02-28',
       opening: -600,
       lines: [
-        { date: '2026-02-10', type: 'sale', id: 3, debit: 500.5, credit: null, balance: -1100.5 },
-        { date: '2026-02-28', type: 'purchase', id: 5, debit: null, credit: 300, balance: -800.5 },
+        { date: '2026-02-10', type: 'sale', id: 3, number: 'С-3, "копия"', debit: 500.5, credit: null, balance: -1100.5 },
+        { date: '2026-02-28', type: 'purchase', id: 5, number: null, debit: null, credit: 300, balance: -800.5 },
       ],
       debit: 500.5,
       credit: 300,
@@ -30,11 +30,11 @@ describe('statementOf', () => {
     });
     expect(statementCsv(statement)).toBe(
       [
-        'date,document,number,debit,credit,balance',
-        '2026-02-01,opening balance,,,,-600.00',
-        '2026-02-10,sale,3,500.50,,-1100.50',
-        '2026-02-28,purchase,5,,300.00,-800.50',
-        '2026-02-28,closing balance,,500.50,300.00,-800.50',
+        'date,document,id,number,debit,credit,balance',
+        '2026-02-01,opening balance,,,,,-600.00',
+        '2026-02-10,sale,3,"С-3, ""копия""",500.50,,-1100.50',
+        '2026-02-28,purchase,5,,,300.00,-800.50',
+        '2026-02-28,closing balance,,,500.50,300.00,-800.50',
         '',
       ].join('\r\n'),
     );
@@ -53,7 +53,7 @@ describe('GET /api/audit/statement', () => {
       line('customerorder', { id: 1, date: '2026-01-05', status: 1, contractor: { id: 7 }, products: [{ pr_id: 1, pr_name: 'Стол', pr_count: 1, pr_price: 999 }] }),
       sale(1, 1, 1000, on('2026-01-10')),
       money('paymentin', 2, 1, 400, [{ type: 'sale', id: 1 }], on('2026-01-15')),
-      sale(3, 1, 500, on('2026-02-10')),
+      sale(3, 1, 500, { ...on('2026-02-10'), number: 'С-3' }),
       money('cashin', 4, 0, 100, [], on('2026-02-20')),
       line('purchase', { id: 5, date: '2026-03-01', status: 1, contractor: { id: 7 }, products: [{ pr_id: 1, pr_name: 'Стол', pr_count: 1, pr_price: 300 }] }),
     ]);
@@ -71,7 +71,7 @@ describe('GET /api/audit/statement', () => {
       dateFrom: '2026-02-01',
       dateTo: '2026-02-28',
       opening: -600,
-      lines: [{ date: '2026-02-10', type: 'sale', id: 3, debit: 500, credit: null, balance: -1100 }],
+      lines: [{ date: '2026-02-10', type: 'sale', id: 3, number: 'С-3', debit: 500, credit: null, balance: -1100 }],
       debit: 500,
       credit: 0,
       closing: -1100,
@@ -82,7 +82,7 @@ describe('GET /api/audit/statement', () => {
     const csv = await auditor.app.request('/api/audit/statement?contractor=7&dateFrom=2026-02-01&dateTo=2026-02-28&format=csv', { headers: { Authorization: `Bearer ${auditor.key}` } });
     expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(csv.headers.get('content-disposition')).toBe('attachment; filename="statement-7-2026-02-01-2026-02-28.csv"');
-    expect((await csv.text()).split('\r\n')[1]).toBe('2026-02-01,opening balance,,,,-600.00');
+    expect((await csv.text()).split('\r\n')[1]).toBe('2026-02-01,opening balance,,,,,-600.00');
   });
 
   test('a revision or an un-posting moves the statement as if history had been that way', async () => {

@@ -11,6 +11,9 @@ import { treeNodeHead, treeNodeJson } from './views.ts';
 /** Money documents whose posted sum counts as paid on every document their `basedOn` chain reaches. */
 const PAYING_TYPES: readonly DocumentType[] = ['cashin', 'paymentin', 'bonus'];
 
+/** Whether a document pays: a posted document of a paying type. */
+export const pays = (type: DocumentType, status: number) => status === 1 && PAYING_TYPES.includes(type);
+
 /** A document of a component with the figures it is served with. */
 export interface ComponentDocument {
   row: DocumentRow;
@@ -56,7 +59,7 @@ export function bindComponents(records: DocumentRecords): (seed: DocumentRow) =>
   /** paid: each posted payment counts once on every document its basedOn chain reaches. */
   const addPayments = (nodes: Map<string, Node>) => {
     for (const payment of nodes.values()) {
-      if (!PAYING_TYPES.includes(payment.ref.type) || payment.doc.status !== 1) continue;
+      if (!pays(payment.ref.type, payment.doc.status)) continue;
       const reached = new Set<string>();
       const up = [...payment.doc.basedOn.map(nameOf)];
       while (up.length > 0) {

@@ -13,7 +13,7 @@ const COMPONENT_FIELDS = ['sum', 'created', 'register'];
 
 /**
  * Every document of every type in two tables. `document_records` holds what events write and commands and
- * balances read: the record, status, sum, bonus, and `position`, the rank in id order within its type.
+ * balances read: the record, status, number, sum, bonus, and `position`, the rank in id order within its type.
  * `documents` holds what the lists serve: the list JSON kept ready (its last key is the dependency tree), `paid`,
  * and the columns pages filter on; `position` serves unfiltered pages as index range scans, (type, date, status,
  * id) date-filtered pages and counts from the index alone. A served row is written only at the flush (after
@@ -27,7 +27,7 @@ const COMPONENT_FIELDS = ['sum', 'created', 'register'];
  */
 export const documentsProjector: Projector = {
   name: 'documents',
-  version: 2,
+  version: 3,
   // Reads a contractor's record (its bonus programme, what a document shows of it) and rewrites its balances.
   after: ['contractors'],
   tables: ['documents', 'document_records', 'document_links'],
@@ -39,6 +39,7 @@ export const documentsProjector: Projector = {
        position INTEGER NOT NULL,
        status INTEGER NOT NULL,
        contractor_id INTEGER NOT NULL,
+       number TEXT,
        sum INTEGER NOT NULL,
        bonus_percent REAL,
        bonus_accrual INTEGER NOT NULL,
@@ -46,6 +47,8 @@ export const documentsProjector: Projector = {
        UNIQUE (type, id))`,
     // Covering: a contractor's balances are summed from the index alone, never touching the records.
     `CREATE INDEX ${n('documents_contractor')} ON ${n('document_records')} (contractor_id, status, type, sum, bonus_accrual)`,
+    // Auditors find a document by its number.
+    `CREATE INDEX ${n('documents_number')} ON ${n('document_records')} (number)`,
     `CREATE TABLE ${n('documents')} (
        key INTEGER PRIMARY KEY,
        type TEXT NOT NULL,

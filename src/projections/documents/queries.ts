@@ -16,8 +16,17 @@ function wholeMonth(from: string | undefined, to: string | undefined): string | 
 export interface PostedDocument {
   type: DocumentType;
   id: number;
+  number: string | null;
   sum: number;
   date: string;
+}
+
+/** What an auditor looks a document up by; every condition given must hold. */
+export interface DocumentSearch extends DocumentFilter {
+  type?: DocumentType;
+  contractorId?: number;
+  /** The document's number, exactly. */
+  number?: string;
 }
 
 export interface DocumentFilter {
@@ -66,13 +75,43 @@ export function documentQueries(db: Sqlite, dialect: ReadModelDialect) {
   const balanceTypes = [...BALANCE_CREDIT_TYPES, ...BALANCE_DEBIT_TYPES].map((t) => `'${t}'`).join(', ');
   // A contractor's posted documents from the covering (contractor_id, status, type, sum) index, each joined to its date.
   const posted = db.prepare(
-    `SELECT r.type, r.id, r.sum, d.date FROM document_records r JOIN documents d ON d.key = r.key
+    `SELECT r.type, r.id, r.number, r.sum, d.date FROM document_records r JOIN documents d ON d.key = r.key
      WHERE r.contractor_id = ? AND r.status = 1 AND r.type IN (${balanceTypes}) ORDER BY d.date, r.type, r.id`,
   );
   // Found through the (type, id) key of the records; the served row shares its key.
   const listJsonOf = db.prepare('SELECT d.list_json FROM document_records r JOIN documents d ON d.key = r.key WHERE r.type = ? AND r.id = ?').pluck();
 
+  // One statement for each combination of conditions, prepared when first asked.
+  const searches = new Map<string, ReturnType<Sqlite['prepare']>>();
+  const childrenOf = db.prepare('SELECT child_type AS type, child_id AS id FROM document_links WHERE parent_type = ? AND parent_id = ? ORDER BY child_type, child_id');
+
   return {
+    /**
+     * The documents matching a search, newest date first, as the lists show them (JSON texts): a number, a
+     * contractor and a type's dates each have an index.
+     */
+    search(by: DocumentSearch, offset: number, limit: number): string[] {
+      const conditions: string[] = [];
+      const params: Record<string, unknown> = { offset, limit };
+      const where = (condition: string, name: string, value: unknown) => {
+        if (value === undefined) return;
+        conditions.push(condition);
+        params[name] = value;
+      };
+      where('r.type = @type', 'type', by.type);
+      where('r.contractor_id = @contractorId', 'contractorId', by.contractorId);
+      where('r.status = @status', 'status', by.status);
+      where('d.date >= @dateFrom', 'dateFrom', by.dateFrom);
+      where('d.date <= @dateTo', 'dateTo', by.dateTo);
+      where('r.number = @number', 'number', by.number);
+      const filter = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
+      const sql = `SELECT d.list_json FROM document_records r JOIN documents d ON d.key = r.key ${filter} ORDER BY d.date DESC, r.key DESC LIMIT @limit OFFSET @offset`;
+      let statement = searches.get(sql);
+      if (statement === undefined) searches.set(sql, (statement = db.prepare(sql).pluck()));
+      return statement.all(params) as string[];
+    },
+    /** The documents made from this one (whose basedOn names it), by type and id. */
+    childrenOf: (type: DocumentType, id: number) => childrenOf.all(type, id) as { type: DocumentType; id: number }[],
     page(type: DocumentType, filter: DocumentFilter, offset: number, limit: number): JoinedPage {
       const { dateFrom, dateTo, status } = filter;
       const paging = { type, limit, offset };

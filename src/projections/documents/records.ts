@@ -6,7 +6,7 @@ import type { TableNames } from '../projector.ts';
 
 /**
  * What events write about a document, at once (commands and the other projections read it while events are
- * applied): its row in `document_records` (the record, status, sum, bonus and its position among its type's
+ * applied): its row in `document_records` (the record, status, number, sum, bonus and its position among its type's
  * documents) and its links to the documents it is based on.
  */
 
@@ -49,11 +49,11 @@ export function bindDocumentRecords(db: Sqlite, n: TableNames, contractor: (id: 
   // The served rows keep the records' positions.
   const positions = denseRank(db, { table: n('document_records'), rank: 'position', partition: ['type'], copies: [n('documents')], rememberHighest: true });
   const insert = db.prepare(
-    `INSERT INTO ${n('document_records')} (type, id, position, status, contractor_id, sum, bonus_percent, bonus_accrual, record)
-     VALUES (@type, @id, @position, @status, @contractorId, @sum, @bonusPercent, @accrual, @record)`,
+    `INSERT INTO ${n('document_records')} (type, id, position, status, contractor_id, number, sum, bonus_percent, bonus_accrual, record)
+     VALUES (@type, @id, @position, @status, @contractorId, @number, @sum, @bonusPercent, @accrual, @record)`,
   );
   const update = db.prepare(
-    `UPDATE ${n('document_records')} SET status = @status, contractor_id = @contractorId, sum = @sum, bonus_accrual = @accrual, record = @record
+    `UPDATE ${n('document_records')} SET status = @status, contractor_id = @contractorId, number = @number, sum = @sum, bonus_accrual = @accrual, record = @record
      WHERE key = @key`,
   );
   const dropLinks = db.prepare(`DELETE FROM ${n('document_links')} WHERE child_type = ? AND child_id = ?`);
@@ -84,7 +84,7 @@ export function bindDocumentRecords(db: Sqlite, n: TableNames, contractor: (id: 
     const before = current ? (JSON.parse(current.record) as DocumentRecord) : undefined;
     let key = current?.key;
     const doc = next(before);
-    const columns = { status: doc.status, contractorId: doc.fields.contractorId, sum: doc.fields.sum, record: JSON.stringify(doc) };
+    const columns = { status: doc.status, contractorId: doc.fields.contractorId, number: doc.fields.number, sum: doc.fields.sum, record: JSON.stringify(doc) };
     const accrual = (percent: number | null) => (percent === null ? 0 : Math.round((doc.fields.sum * percent) / 100));
     if (current) {
       update.run({ ...columns, key: current.key, accrual: accrual(current.bonusPercent) });

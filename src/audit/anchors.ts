@@ -103,7 +103,7 @@ export function parseAnchors(text: string): { ok: true; anchors: Anchor[] } | { 
  * Checks each anchor: its signature is valid for its public key, and the log (`hashAt`: the stored hash of the
  * event with that seq, undefined past the log's end) still holds exactly its head.
  */
-export async function checkAnchors(anchors: Anchor[], hashAt: (seq: number) => Promise<string | undefined>): Promise<AnchorCheck[]> {
+export async function checkAnchors(anchors: Anchor[], hashAt: (seq: number) => string | undefined | Promise<string | undefined>): Promise<AnchorCheck[]> {
   const checks: AnchorCheck[] = [];
   for (const anchor of anchors) {
     let signed: boolean;

@@ -1,6 +1,6 @@
 import type { Sqlite } from '../storage/sqlite/open.ts';
 import { GENESIS_HASH, chainHash } from '../events/hash.ts';
-import { readEvents } from '../events/store.ts';
+import { type EventRow, readEvents } from '../events/store.ts';
 
 export type ChainCheck =
   | { ok: true; events: number }
@@ -26,4 +26,24 @@ export function verifyChain(db: Sqlite): ChainCheck {
     events++;
   }
   return { ok: true, events };
+}
+
+/** Whether one event hashes to its stored hash from the stored hash of the event before it. */
+export type LinkCheck = { seq: number; ok: true } | { seq: number; ok: false; problem: string };
+
+/**
+ * Checks each event given against the one before it (seq − 1): the previous stored hash (read with `hashAt`
+ * unless that event is among those given) and the event's own columns must give its stored hash. This checks
+ * the events shown, not the whole chain: the event before the first one is taken as stored.
+ */
+export async function checkLinks(rows: readonly EventRow[], hashAt: (seq: number) => string | undefined | Promise<string | undefined>): Promise<LinkCheck[]> {
+  const given = new Map(rows.map((row) => [row.seq, row.hash]));
+  const checks: LinkCheck[] = [];
+  for (const row of rows) {
+    const previous = row.seq === 1 ? GENESIS_HASH : (given.get(row.seq - 1) ?? (await hashAt(row.seq - 1)));
+    if (previous === undefined) checks.push({ seq: row.seq, ok: false, problem: `event ${row.seq - 1}, the one before it, is missing` });
+    else if (chainHash(previous, row) !== row.hash) checks.push({ seq: row.seq, ok: false, problem: `event ${row.seq} does not match its hash` });
+    else checks.push({ seq: row.seq, ok: true });
+  }
+  return checks;
 }

@@ -46,8 +46,7 @@ export function verifyCommand(program: Command): void {
       let checked;
       try {
         const audit = auditReads(db);
-        const hashAt = async (seq: number) => audit.eventsAfter(seq - 1, 1).find((row) => row.seq === seq)?.hash;
-        checked = { chain: verifyChain(db), projections: compareWithRebuild(db), anchors: anchors && (await checkAnchors(anchors, hashAt)) };
+        checked = { chain: verifyChain(db), projections: compareWithRebuild(db), anchors: anchors && (await checkAnchors(anchors, audit.hashAt)) };
       } catch (error) {
         // A full or failing disk (the rebuild's scratch database is written beside the file) is no finding either way.
         const fault = storageFaultOf(error);

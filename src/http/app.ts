@@ -5,6 +5,7 @@ import { AbortedRequests } from './aborts.ts';
 import { type AccessEntry, accessLog } from './access-log.ts';
 import { HEALTH_PATHS, healthRoutes } from './routes/health.ts';
 import { DOCS_PATHS, docsRoutes } from './routes/docs.ts';
+import { workbenchRoutes } from './workbench/routes.ts';
 import { requireApiKey, requireWriteScope } from './auth.ts';
 import { ClientClosedError, declaredTooLarge, sendBodyTooLarge } from './node-request.ts';
 import type { AppEnv } from './env.ts';
@@ -52,6 +53,8 @@ export function createApp(tb: Tradebook, options: AppOptions = {}): Hono<AppEnv>
   if (options.accessLog) app.use('*', accessLog(options.accessLog));
   app.route('/', healthRoutes(tb, options.shuttingDown ?? (() => false)));
   app.route('/', docsRoutes());
+  // The auditor's pages have sessions of their own, not the API's bearer keys.
+  app.route('/', workbenchRoutes(tb));
   app.get('/api/openapi.json', (c) => sendJson(c, openapi));
 
   // The key is checked before anything else, from the headers alone: no byte of a body is read for a request

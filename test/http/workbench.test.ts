@@ -1,0 +1,225 @@
+import type { Hono } from 'hono';
+import { describe, expect, test } from 'vitest';
+import { anchorKeyFrom, newAnchorKey, signAnchor } from '../../src/audit/anchors.ts';
+import type { AppEnv } from '../../src/http/env.ts';
+import { ApiClient, manualClock, testService } from '../helpers.ts';
+import { importRecords, line, money, romashka, sale } from '../documents-fixtures.ts';
+
+/** A browser's view of the workbench: one cookie jar, redirects not followed, pages as text. */
+class Browser {
+  cookie = '';
+  constructor(readonly app: Hono<AppEnv>) {}
+
+  async request(method: string, url: string, form?: Record<string, string>) {
+    const headers: Record<string, string> = this.cookie === '' ? {} : { Cookie: this.cookie };
+    const body = form === undefined ? undefined : new URLSearchParams(form).toString();
+    if (body !== undefined) headers['Content-Type'] = 'application/x-www-form-urlencoded';
+    const res = await this.app.request(url, { method, headers, body });
+    const set = res.headers.get('set-cookie');
+    if (set !== null) this.cookie = /^tb_audit=;/.test(set) ? '' : set.split(';')[0];
+    return { status: res.status, headers: res.headers, setCookie: set, text: await res.text() };
+  }
+
+  get = (url: string) => this.request('GET', url);
+  signIn = (key: string) => this.request('POST', '/audit/sign-in', { key });
+}
+
+/** A company with an order → invoice → sale chain, a posted payment and an unposted one on the sale, and an auditor. */
+async function workbench() {
+  const clock = manualClock();
+  const service = await testService({ clock });
+  const { key: auditKey } = await service.tb.keys.create({ name: 'auditor', scope: 'audit' });
+  const imported = await importRecords(service.tb, [
+    line('contractor', romashka),
+    line('product', { id: 1, name: 'Стол', sku: 'T1', categoryId: 0, salePrice: 1000 }),
+    line('customerorder', { id: 1, number: 'З-1', date: '2026-11-01', status: 1, contractor: { id: 7 }, products: [{ pr_id: 1, pr_count: 1, pr_price: 500 }] }),
+    line('customerinvoice', { id: 2, number: 'С-2', date: '2026-11-01', status: 1, contractor: { id: 7 }, products: [{ pr_id: 1, pr_count: 1, pr_price: 500 }], basedOn: [{ type: 'customerorder', id: 1 }] }),
+    sale(3, 1, 500, { number: 'О-3', basedOn: [{ type: 'customerinvoice', id: 2 }] }),
+    money('paymentin', 4, 1, 300, [{ type: 'sale', id: 3 }]),
+    money('cashin', 5, 0, 200, [{ type: 'sale', id: 3 }]),
+  ]);
+  expect(imported.failures).toEqual([]);
+  const auditor = new Browser(service.app);
+  expect((await auditor.signIn(auditKey)).status).toBe(303);
+  return { ...service, clock, auditKey, auditor };
+}
+
+describe('signing in', () => {
+  test('an audit key gives a session cookie (HttpOnly, SameSite=Strict, for /audit, expiring) that never holds the key', async () => {
+    const { app, tb } = await testService();
+    const { key } = await tb.keys.create({ name: 'auditor', scope: 'audit' });
+    const browser = new Browser(app);
+    const form = await browser.get('/audit/sign-in');
+    expect(form.status).toBe(200);
+    expect(form.text).toContain('type="password" name="key"');
+    const signed = await browser.signIn(key);
+    expect(signed.status).toBe(303);
+    expect(signed.headers.get('location')).toBe('/audit/documents');
+    expect(signed.setCookie).toMatch(/^tb_audit=[^;]+; Path=\/audit; Max-Age=28800; HttpOnly; SameSite=Strict$/);
+    expect(signed.setCookie).not.toContain(key);
+    expect(signed.setCookie).not.toContain(key.slice(3, 20));
+    expect((await browser.get('/audit/documents')).status).toBe(200);
+  });
+
+  test('no session, an API key, an unknown key or a forged cookie are refused; an ended session asks to sign in again', async () => {
+    const clock = manualClock();
+    const { app, tb, key: apiKey } = await testService({ clock });
+    const { key } = await tb.keys.create({ name: 'auditor', scope: 'audit' });
+    const stranger = new Browser(app);
+    const none = await stranger.get('/audit/document/sale/1');
+    expect([none.status, none.headers.get('location')]).toEqual([303, '/audit/sign-in']);
+    for (const wrong of [apiKey, 'tb_nosuchkey', '']) {
+      const refused = await stranger.signIn(wrong);
+      expect(refused.status, wrong).toBe(401);
+      expect(refused.setCookie, wrong).toBeNull();
+    }
+    expect((await stranger.signIn(apiKey)).text).toContain('not an audit key');
+
+    const browser = new Browser(app);
+    await browser.signIn(key);
+    const [id, ends, mac] = browser.cookie.slice('tb_audit='.length).split('.');
+    // Moving the session's end or signing it with anything but the key's secret is refused.
+    for (const forged of [`${id}.${Number(ends) + 1}.${mac}`, `${id}.${ends}.${'A'.repeat(43)}`, `1.${ends}.${mac}`, 'nonsense']) {
+      const res = await app.request('/audit/log', { headers: { Cookie: `tb_audit=${forged}` } });
+      expect(res.status, forged).toBe(303);
+    }
+    clock.advance(8 * 60 * 60 * 1000);
+    const ended = await browser.get('/audit/log');
+    expect(ended.status).toBe(401);
+    expect(ended.text).toContain('Your session has ended');
+  });
+
+  test('revoking the key ends its sessions at once; signing out clears the cookie', async () => {
+    const { app, tb } = await testService();
+    const { id, key } = await tb.keys.create({ name: 'auditor', scope: 'audit' });
+    const browser = new Browser(app);
+    await browser.signIn(key);
+    const cookie = browser.cookie;
+    expect((await browser.get('/audit/log')).status).toBe(200);
+    const out = await browser.request('POST', '/audit/sign-out');
+    expect([out.status, out.setCookie]).toEqual([303, 'tb_audit=; Path=/audit; Max-Age=0; HttpOnly; SameSite=Strict']);
+    browser.cookie = cookie;
+    expect((await browser.get('/audit/log')).status).toBe(200);
+    await tb.keys.revoke(id);
+    expect((await browser.get('/audit/log')).status).toBe(303);
+  });
+
+  test('pages are not cached, framed or allowed to run scripts, and escape what records hold', async () => {
+    const { auditor, api } = await workbench();
+    expect((await api.write('/api/edit-product', 'products', [{ id: 1, name: '<script>alert(1)</script>', sku: 'T1', categoryId: 0 }])).status).toBe(200);
+    const res = await auditor.get('/audit/record?stream=product-1');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(res.text).not.toContain('<script>');
+    expect(res.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+  });
+});
+
+describe('finding a document', () => {
+  test('by type and id goes to its page; by number, contractor, dates and status lists the matches', async () => {
+    const { auditor } = await workbench();
+    const direct = await auditor.get('/audit/documents?type=sale&id=3');
+    expect([direct.status, direct.headers.get('location')]).toEqual([303, '/audit/document/sale/3']);
+    const byNumber = await auditor.get('/audit/documents?number=%D0%A1-2');
+    expect(byNumber.text.match(/href="\/audit\/document\/[a-z]+\/\d+"/g)).toEqual(['href="/audit/document/customerinvoice/2"']);
+    const posted = await auditor.get('/audit/documents?contractor=7&status=1&dateFrom=2026-11-02&dateTo=2026-11-03');
+    expect(posted.text.match(/href="\/audit\/document\/[a-z]+\/\d+"/g)).toEqual(['href="/audit/document/paymentin/4"', 'href="/audit/document/sale/3"']);
+    const bad = await auditor.get('/audit/documents?type=nonsense&dateFrom=2026-02-30');
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('must be one of');
+    expect(bad.text).toContain('must be a real date');
+  });
+});
+
+describe("a document's page", () => {
+  test('its tree drawn with every node linked and this one marked, paid made up of the posted payment only, and its history', async () => {
+    const { auditor, api } = await workbench();
+    expect((await api.write('/api/edit-product', 'products', [{ id: 1, name: 'Стол дубовый', sku: 'T1', categoryId: 0 }])).status).toBe(200);
+    const res = await auditor.get('/audit/document/sale/3');
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('<h1>Отгрузка О-3 (sale 3)</h1>');
+    const nodes = [...res.text.matchAll(/<a href="\/audit\/document\/([a-z]+)\/(\d+)" data-node="([a-z]+-\d+)"( data-this="1")?>/g)].map((m) => `${m[3]}${m[4] ? '*' : ''}`);
+    expect(nodes).toEqual(['customerorder-1', 'customerinvoice-2', 'sale-3*', 'paymentin-4', 'cashin-5']);
+    const paid = res.text.slice(res.text.indexOf('How paid is made up'), res.text.indexOf('<h2>History'));
+    expect(paid).toContain('paymentin 4');
+    expect(paid).not.toContain('cashin 5');
+    expect(paid).toContain("Equals the document&#39;s paid, 300,00.");
+    expect(res.text).toMatch(/<b>sum<\/b>: <span class="after">500<\/span>/);
+    expect(res.text).toContain('import line 5');
+  });
+
+  test('an unknown document or type is a 404 page', async () => {
+    const { auditor } = await workbench();
+    expect((await auditor.get('/audit/document/sale/99')).status).toBe(404);
+    expect((await auditor.get('/audit/document/nonsense/1')).status).toBe(404);
+  });
+});
+
+describe('a record as of a moment', () => {
+  test('folded from its events up to the moment, beside now, the changed fields marked; before its first event it did not exist', async () => {
+    const { auditor, api, clock } = await workbench();
+    const before = '2026-11-22 12:30:00';
+    clock.advance(60 * 60 * 1000);
+    const priced = await api.write('/api/update-product-prices', 'data', [{ sku: 'T1', salePrice: 1250.5 }]);
+    expect(priced.status, priced.text).toBe(200);
+    const res = await auditor.get(`/audit/record?stream=product-1&at=${encodeURIComponent(before)}`);
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('<tr class="changed" data-field="salePrice"><th>salePrice</th><td>1000</td><td>1250.5</td></tr>');
+    expect(res.text).toContain('<tr data-field="name"><th>name</th><td>Стол</td><td>Стол</td></tr>');
+    const earlier = await auditor.get(`/audit/record?stream=product-1&at=${encodeURIComponent('2026-11-22 11:59:59')}`);
+    expect(earlier.text).toContain('no event yet: the record did not exist');
+    expect((await auditor.get('/audit/record?stream=product-99')).status).toBe(404);
+    expect((await auditor.get('/audit/record?stream=product-1&at=yesterday')).status).toBe(400);
+  });
+});
+
+describe('the reconciliation statement', () => {
+  test('as a page, its closing equal to the balance when nothing is dated later, and as CSV', async () => {
+    const { auditor, api } = await workbench();
+    const res = await auditor.get('/audit/statement?contractor=7&dateFrom=2026-11-01&dateTo=2026-12-31');
+    expect(res.status).toBe(200);
+    const balance = (await api.post('/api/contractor', { id: 7 })).body;
+    const closing = Number(/data-closing="(-?[\d.]+)"/.exec(res.text)![1]);
+    expect(closing).toBe(-200);
+    expect(JSON.stringify(balance)).toContain('"balance":-200');
+    expect(res.text).toContain('data-reconciled="1"');
+    const csv = await auditor.get('/audit/statement.csv?contractor=7&dateFrom=2026-11-01&dateTo=2026-12-31');
+    expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(csv.text.split('\r\n').at(-2)).toBe('2026-12-31,closing balance,,,500.00,300.00,-200.00');
+    expect((await auditor.get('/audit/statement?contractor=99&dateFrom=2026-11-01&dateTo=2026-12-31')).status).toBe(404);
+  });
+});
+
+describe('the log', () => {
+  test('pages by seq and filters by stream, each event shown checked against the hash before it, and says what was not checked', async () => {
+    const { auditor } = await workbench();
+    const all = await auditor.get('/audit/log');
+    expect(all.text).toContain('data-chain="ok"');
+    expect(all.text).toContain('Each of the');
+    expect(all.text).toContain('Not checked');
+    const stream = await auditor.get('/audit/log?stream=sale-3');
+    expect([...stream.text.matchAll(/<tr data-seq="(\d+)">/g)]).toHaveLength(1);
+    expect(stream.text).toContain('data-chain="ok"');
+  });
+});
+
+describe('anchors', () => {
+  test('pasted anchors are checked against the log: one that holds, one whose head the log does not have', async () => {
+    const { auditor, tb } = await workbench();
+    const key = anchorKeyFrom(newAnchorKey())!;
+    const seq = await tb.audit.lastSeq();
+    const hash = (await tb.audit.hashAt(seq))!;
+    const holds = signAnchor({ seq, hash, recordedAt: '2026-11-22T09:00:00.000Z' }, key, new Date());
+    const rewritten = signAnchor({ seq, hash: 'f'.repeat(64), recordedAt: '2026-11-22T09:00:00.000Z' }, key, new Date());
+    const form = new FormData();
+    form.set('anchors', `${JSON.stringify(holds)}\n${JSON.stringify(rewritten)}`);
+    const res = await auditor.app.request('/audit/anchors', { method: 'POST', headers: { Cookie: auditor.cookie }, body: form });
+    const text = await res.text();
+    expect(res.status).toBe(200);
+    expect(text).toContain('1 of 2 anchors fail.');
+    expect(text).toContain('the log was rewritten at or below seq');
+    const junk = await auditor.request('POST', '/audit/anchors', { anchors: 'not an anchor' });
+    expect(junk.status).toBe(400);
+  });
+});

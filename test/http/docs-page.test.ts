@@ -1,14 +1,12 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test, vi } from 'vitest';
+import { CHROMIUM, launchChromium, onlyLocal, sayWhenSkipped } from '../browser.ts';
 import { tempDir } from '../helpers.ts';
 import { startServer } from '../server-process.ts';
 
 vi.setConfig({ testTimeout: 120_000 });
 
-/** Debian's chromium (CI installs it); where there is none, the browser test is skipped and says why. */
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((file) => fs.existsSync(file));
-if (!CHROMIUM) process.stderr.write('no Chromium at /usr/bin/chromium: the /docs browser test is skipped (apt-get install chromium to run it)\n');
+sayWhenSkipped('the /docs browser test');
 
 test('/docs and its assets are served without a key', async () => {
   const server = await startServer(path.join(tempDir(), 'docs.db'), 'tb_docs_test_key_0123456789');
@@ -29,18 +27,11 @@ test('/docs and its assets are served without a key', async () => {
 });
 
 test.skipIf(!CHROMIUM)('the reference page, opened in headless Chromium, lists every operation of the OpenAPI document and asks nothing of the internet', async () => {
-  const { chromium } = await import('playwright-core');
   const server = await startServer(path.join(tempDir(), 'docs.db'), 'tb_docs_test_key_0123456789');
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
-    const outside: string[] = [];
-    await page.route('**/*', (route) => {
-      const url = new URL(route.request().url());
-      if (url.hostname === '127.0.0.1') return route.continue();
-      outside.push(url.href);
-      return route.abort();
-    });
+    const outside = await onlyLocal(page);
     await page.goto(`${server.url}/docs`);
     await page.waitForSelector('.opblock', { timeout: 30_000 });
     const shown = await page.$$eval('.opblock', (blocks) =>

@@ -18,6 +18,10 @@ export const PAGE_HEADERS = {
 };
 
 export const STYLESHEET_PATH = '/audit/workbench.css';
+export const ICON_PATH = '/audit/icon.svg';
+
+/** The tab's icon: a ledger's page. */
+export const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect x="2" y="1" width="12" height="14" rx="1.5" fill="#1f3a5f"/><path d="M5 5h6M5 8h6M5 11h4" stroke="#fff" stroke-width="1.2"/></svg>`;
 
 export const STYLESHEET = `
 body { font: 15px/1.45 system-ui, sans-serif; margin: 0; color: #1d232a; background: #f6f7f9; }
@@ -73,6 +77,7 @@ export function page(title: string, body: Html, session?: AuditSession): Html {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · tradebook</title>
 <link rel="stylesheet" href="${STYLESHEET_PATH}">
+<link rel="icon" href="${ICON_PATH}" type="image/svg+xml">
 </head>
 <body>
 ${session === undefined ? '' : nav(session)}

@@ -4,7 +4,7 @@ import type { Tradebook } from '../../tradebook.ts';
 import type { AppEnv } from '../env.ts';
 import { anchorsPage, checkAnchorsPage } from './anchors-page.ts';
 import { documentPage, findDocumentsPage } from './documents-pages.ts';
-import { STYLESHEET, STYLESHEET_PATH } from './layout.ts';
+import { ICON, ICON_PATH, STYLESHEET, STYLESHEET_PATH } from './layout.ts';
 import { logPage } from './log-page.ts';
 import { recordPage } from './record-page.ts';
 import { type AuditSession, sessionOf } from './session.ts';
@@ -21,6 +21,7 @@ type PageHandler = (c: Context<WorkbenchEnv>, session: AuditSession) => Promise<
 export function workbenchRoutes(tb: Tradebook): Hono<AppEnv> {
   const app = new Hono<WorkbenchEnv>({ strict: false });
   app.get(STYLESHEET_PATH, (c) => c.body(STYLESHEET, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=3600' }));
+  app.get(ICON_PATH, (c) => c.body(ICON, 200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'public, max-age=3600' }));
   app.get('/audit/sign-in', (c) => signInPage(c));
   app.post('/audit/sign-in', (c) => signIn(c, tb));
   app.post('/audit/sign-out', (c) => signOut(c));

@@ -10,7 +10,7 @@ import { DATA_DIR, FULL, QUICK, type Sizes, copyDatabase, ensureDataset, ensureL
 import { type LoadSettings, LoadRunner, readLoad } from './load.ts';
 import { ROOT, SERVER_SCRIPT, type Child, runMeasured, serverNodeOptions, startProcess, waitUntilAnswering } from './processes.ts';
 import { type ScenarioResult, type Results, printResults, targetsOf } from './report.ts';
-import { Probe, type Scenario, readScenarios, writeScenarios } from './scenarios.ts';
+import { Probe, type Scenario, type WorkbenchSubject, readScenarios, workbenchScenarios, writeScenarios } from './scenarios.ts';
 import { spread } from './stats.ts';
 
 const API_KEY = 'tb_bench_0123456789abcdefghijklmnopqrstuv';
@@ -32,6 +32,7 @@ export async function main(argv: string[]): Promise<void> {
   const logs = await ensureLogs(sizes, dataset);
   const work = path.join(DATA_DIR, `${sizes.name}-work.db`);
   copyDatabase(dataset, work);
+  const subject = await workbenchSubject(work);
 
   const results: Results = {
     date: new Date().toISOString(),
@@ -63,6 +64,7 @@ export async function main(argv: string[]): Promise<void> {
       { key: 'fixedBody', kind: 'fixed', scenario: await fixedBody('fixedBody', '/api/products?limit=100', CEILING_PORT) },
       { key: 'fixedSalesBody', kind: 'fixed', scenario: reads.salesFirst?.path ? await fixedBody('fixedSalesBody', reads.salesFirst.path, SALES_BODY_PORT) : undefined },
       ...Object.entries(reads).map(([key, scenario]) => ({ key, kind: 'read' as const, scenario })),
+      ...Object.entries(await workbenchScenarios(`http://127.0.0.1:${SERVER_PORT}`, probe, subject)).map(([key, scenario]) => ({ key, kind: 'read' as const, scenario })),
       ...Object.entries(await writeScenarios(probe, skus)).map(([key, scenario]) => ({ key, kind: 'write' as const, scenario })),
     ];
     const running = planned.flatMap((p) => {
@@ -126,6 +128,25 @@ export async function main(argv: string[]): Promise<void> {
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, JSON.stringify(results, null, 2) + '\n');
   console.log(`\nwritten to ${path.relative(ROOT, out)}`);
+}
+
+/** An audit key made in the work database, and the contractor whose year has the most documents. */
+async function workbenchSubject(file: string): Promise<WorkbenchSubject> {
+  const made = await runMeasured('bin/tradebook.mjs', ['keys', 'create', '--name', 'bench auditor', '--scope', 'audit', '--json'], { TRADEBOOK_DB: file });
+  if (made.code !== 0) throw new Error(`could not create an audit key:\n${made.output}`);
+  const auditKey = (JSON.parse(made.output.split('\n').find((line) => line.startsWith('{'))!) as { key: string }).key;
+  const db = new Database(file, { readonly: true });
+  try {
+    const busiest = db
+      .prepare(
+        `SELECT r.contractor_id AS contractorId, substr(d.date, 1, 4) AS year, count(*) AS documents
+         FROM document_records r JOIN documents d ON d.key = r.key GROUP BY 1, 2 ORDER BY 3 DESC LIMIT 1`,
+      )
+      .get() as WorkbenchSubject['busiest'];
+    return { auditKey, busiest };
+  } finally {
+    db.close();
+  }
 }
 
 /** The server on `file`, started as `npm start` starts it (its Node options too). */

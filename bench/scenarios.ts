@@ -118,3 +118,28 @@ export async function writeScenarios(probe: Probe, skus: string[]): Promise<Reco
     updatePrices100: { name: 'update-product-prices, batches of 100', load: writeLoad('/api/update-product-prices', prices, 100) },
   };
 }
+
+/** Who the workbench pages are measured for: an audit key's session, and the contractor with the most documents in one year. */
+export interface WorkbenchSubject {
+  auditKey: string;
+  busiest: { contractorId: number; year: string; documents: number };
+}
+
+/**
+ * The auditor's pages, signed in with a session cookie: the median sale's document page (its tree, paid and
+ * history) and the busiest contractor's statement for its busiest year.
+ */
+export async function workbenchScenarios(base: string, probe: Probe, subject: WorkbenchSubject): Promise<Record<string, Scenario | undefined>> {
+  const signIn = await fetch(`${base}/audit/sign-in`, { method: 'POST', body: new URLSearchParams({ key: subject.auditKey }), redirect: 'manual' });
+  const cookie = signIn.headers.get('set-cookie')?.split(';')[0];
+  const sales = await probe.json('/api/sales?limit=1');
+  if (signIn.status !== 303 || cookie === undefined || !sales || sales.meta.allCount === 0) return { documentPage: undefined, statementPage: undefined };
+  const median = (await probe.json(`/api/sales?limit=1&offset=${Math.floor(sales.meta.allCount / 2)}`)).data[0];
+  const { contractorId, year, documents } = subject.busiest;
+  const statement = `/audit/statement?contractor=${contractorId}&dateFrom=${year}-01-01&dateTo=${year}-12-31`;
+  const page = (name: string, path: string): Scenario => ({ name, load: readLoad(() => path, 'GET', undefined, { Cookie: cookie }), path });
+  return {
+    documentPage: page(`GET /audit/document/sale/${median.id} (the median sale's page)`, `/audit/document/sale/${median.id}`),
+    statementPage: page(`GET /audit/statement, the busiest contractor's year (${documents} documents)`, statement),
+  };
+}

@@ -51,6 +51,8 @@ button.primary { background: #1f3a5f; color: #fff; border: 0; border-radius: 4px
 .before { color: #8a1c1c; text-decoration: line-through; }
 .after { color: #1a5b2a; }
 .mono { font-family: ui-monospace, monospace; font-size: .85rem; word-break: break-all; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+table.history td:last-child { overflow-wrap: anywhere; }
 svg.tree { background: #fff; border: 1px solid #d5dbe3; max-width: 100%; height: auto; }
 dl.fields { display: grid; grid-template-columns: max-content auto; gap: .2rem 1rem; background: #fff; padding: .8rem; border: 1px solid #d5dbe3; }
 dl.fields dt { color: #46515e; }

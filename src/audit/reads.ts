@@ -6,7 +6,8 @@ import { streamEvents, streamHistory } from './history.ts';
 
 /** What auditors read, bound to one connection: the log as stored, a page at a time, its length, and one record's history. */
 export function auditReads(db: Sqlite) {
-  const hashAt = db.prepare('SELECT hash FROM events WHERE seq = ?').pluck();
+  // Prepared when first asked: the read tables are also dumped from scratch databases that hold no log.
+  let hashAt: ReturnType<Sqlite['prepare']> | undefined;
   return {
     /** Up to `limit` events after `after` (and matching `filter`), in seq order. */
     eventsAfter(after: number, limit: number, filter: Omit<EventFilter, 'after'> = {}): EventRow[] {
@@ -27,6 +28,6 @@ export function auditReads(db: Sqlite) {
     /** The seq of the log's last event: its length, the seqs being dense from 1 (0 for an empty log). */
     lastSeq: () => lastSeq(db),
     /** The stored hash of the event with this seq; undefined when there is none. */
-    hashAt: (seq: number) => hashAt.get(seq) as string | undefined,
+    hashAt: (seq: number) => (hashAt ??= db.prepare('SELECT hash FROM events WHERE seq = ?').pluck()).get(seq) as string | undefined,
   };
 }

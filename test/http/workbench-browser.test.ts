@@ -82,6 +82,12 @@ test.skipIf(!CHROMIUM)(
 
       expect(outside).toEqual([]);
       expect(problems).toEqual([]);
+      // What the browser saw, for the record of the run.
+      console.log(
+        `sale ${sale.id}: tree nodes ${nodes.join(', ')} (sale-${sale.id} marked), ${history.length} history rows; ` +
+          `contractor ${contractor}: ${query.get('dateFrom')}..${query.get('dateTo')} closing ${statement.closing} (${statement.lines.length} lines), ` +
+          `2000-01-01..${today} closing ${balance} = balance ${balance}; screenshots in test-results/workbench/`,
+      );
     } finally {
       await browser.close();
       await server.stop();

@@ -16,7 +16,7 @@ import { bulkReads } from './projections/bulk-reads.ts';
 import { pointInTimeOf } from './audit/point-in-time.ts';
 import { auditReads } from './audit/reads.ts';
 import { asyncReads } from './storage/async-reads.ts';
-import { ensureProjections } from './projections/rebuild.ts';
+import { type RebuildProgress, ensureProjections, rebuild } from './projections/rebuild.ts';
 import { Projections, staleProjections } from './projections/registry.ts';
 import type { StateSource } from './use-cases/batch-state.ts';
 import type { WriteContext } from './use-cases/write-context.ts';
@@ -130,6 +130,15 @@ export class Tradebook implements WriteContext {
    */
   write<T>(work: () => Promise<Result<T>>): Promise<Result<T>> {
     return this.writer.run(() => decided(work)).catch(failureOf);
+  }
+
+  /**
+   * Rebuilds every read table from the log beside the served ones and swaps them in; settles with the number of
+   * events replayed. It runs on the writer's connection, so it is for when no write is in flight (tests, tools);
+   * `tradebook rebuild` runs it in a process of its own.
+   */
+  async rebuild(options: { onProgress?: (progress: RebuildProgress) => void } = {}): Promise<{ events: number }> {
+    return rebuild(this.db, options);
   }
 
   /** The read models whose tables are not current (see `staleProjections`), read on the read connection. */

@@ -1,6 +1,5 @@
 import { expect } from 'vitest';
 import { type LineFailure, importLines } from '../src/use-cases/import.ts';
-import type { Sqlite } from '../src/storage/sqlite/open.ts';
 import type { Tradebook } from '../src/tradebook.ts';
 
 /** Imports NDJSON records (objects become lines) and returns the report with every failure. */
@@ -36,8 +35,8 @@ export const money = (type: string, id: number, status: number, sum: number, bas
 export const eventCount = (tb: Tradebook) => tb.audit.lastSeq();
 
 /** The read tables a rebuild leaves equal the live ones, row for row, as the audit reads dump them. */
-export async function expectRebuildEqualsLive(tb: Tradebook, rebuild: (db: Sqlite) => unknown) {
+export async function expectRebuildEqualsLive(tb: Tradebook) {
   const live = await tb.audit.readTables();
-  rebuild(tb.db);
+  await tb.rebuild();
   expect(await tb.audit.readTables()).toEqual(live);
 }

@@ -31,11 +31,13 @@ export class AccessTokens {
   private readonly get;
   private readonly spendStmt;
   private readonly store;
+  private readonly stored;
 
   constructor(
     db: Sqlite,
     private readonly clock: Clock,
   ) {
+    this.stored = db.prepare('SELECT count(*) FROM access_tokens').pluck();
     this.insert = db.prepare('INSERT INTO access_tokens (token_hash, key_id, path, expires_at) VALUES (?, ?, ?, ?)');
     this.sweep = db.prepare('DELETE FROM access_tokens WHERE expires_at < ?');
     this.get = db.prepare('SELECT key_id, path, expires_at, body_hash, response FROM access_tokens WHERE token_hash = ?');
@@ -45,6 +47,11 @@ export class AccessTokens {
       this.sweep.run(now);
       this.insert.run(tokenHash, keyId, path, expiresAt);
     });
+  }
+
+  /** How many tokens are kept (unexpired ones, and expired ones not swept yet). */
+  async count(): Promise<number> {
+    return this.stored.get() as number;
   }
 
   /** Issues a token; run as a unit of the writer, it shares the commit and the fsync of the writes around it. */

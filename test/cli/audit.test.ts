@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { describe, expect, test, vi } from 'vitest';
 import { importLines } from '../../src/use-cases/import.ts';
-import { type EventFilter, queryEvents } from '../../src/events/store.ts';
+import type { EventFilter } from '../../src/events/store.ts';
 import { manualClock, testService } from '../helpers.ts';
 import { runCli } from '../server-process.ts';
 
@@ -53,20 +53,27 @@ describe('tradebook events', () => {
     for (const e of events) expect(Object.keys(e.meta)).not.toContain('token');
   });
 
-  test('queryEvents: --after, --stream, --type and --since are SQL conditions that combine', async () => {
+  test('the log read by seq with filters: after, stream, type and since combine', async () => {
     const { tb } = await serviceWithHistory();
-    const seqs = (filter: EventFilter, chunk?: number) => [...queryEvents(tb.db, filter, chunk)].map((r) => r.seq);
-    expect(seqs({ after: 3 })).toEqual([4, 5]);
-    expect(seqs({ stream: 'product-1' })).toEqual([1, 4]);
-    expect(seqs({ type: 'ProductAdded' })).toEqual([1, 2, 3]);
-    expect(seqs({ since: '2026-11-22T09:10:00.000Z' })).toEqual([4, 5]);
-    expect(seqs({ since: '2026-11-22T09:10:00.000Z', after: 4 })).toEqual([5]);
-    expect(seqs({ since: '2027-01-01T00:00:00.000Z' })).toEqual([]);
-    expect(seqs({ type: 'ProductAdded', after: 1, stream: 'product-3' })).toEqual([3]);
-    expect(seqs({ type: 'NoSuchEvent' })).toEqual([]);
-    // Read a chunk at a time: paging by seq loses and repeats nothing.
-    expect(seqs({ type: 'ProductAdded' }, 1)).toEqual([1, 2, 3]);
-    expect(seqs({}, 2)).toEqual([1, 2, 3, 4, 5]);
+    /** Every matching seq, read a page of `limit` at a time, each page after the last seq of the one before. */
+    const seqs = async ({ after = 0, ...filter }: EventFilter, limit = 1000) => {
+      const found: number[] = [];
+      for (let page = await tb.audit.eventsAfter(after, limit, filter); page.length > 0; page = await tb.audit.eventsAfter(found.at(-1)!, limit, filter)) {
+        found.push(...page.map((r) => r.seq));
+      }
+      return found;
+    };
+    expect(await seqs({ after: 3 })).toEqual([4, 5]);
+    expect(await seqs({ stream: 'product-1' })).toEqual([1, 4]);
+    expect(await seqs({ type: 'ProductAdded' })).toEqual([1, 2, 3]);
+    expect(await seqs({ since: '2026-11-22T09:10:00.000Z' })).toEqual([4, 5]);
+    expect(await seqs({ since: '2026-11-22T09:10:00.000Z', after: 4 })).toEqual([5]);
+    expect(await seqs({ since: '2027-01-01T00:00:00.000Z' })).toEqual([]);
+    expect(await seqs({ type: 'ProductAdded', after: 1, stream: 'product-3' })).toEqual([3]);
+    expect(await seqs({ type: 'NoSuchEvent' })).toEqual([]);
+    // Paging by seq loses and repeats nothing.
+    expect(await seqs({ type: 'ProductAdded' }, 1)).toEqual([1, 2, 3]);
+    expect(await seqs({}, 2)).toEqual([1, 2, 3, 4, 5]);
   });
 
   test('the command line passes the filters on, --since read as Moscow time', async () => {

@@ -48,7 +48,7 @@ describe('add-contractor and edit-contractor', () => {
     const { api, tb } = await testService();
     await api.write('/api/add-contractor', 'contractors', [{ ...romashka, status: 'Опт' }, { ...petrov, status: 'Опт' }]);
     await api.write('/api/edit-contractor', 'contractors', [{ id: 2, ...petrov, status: 'Розница' }]);
-    const created = tb.db.prepare("SELECT stream, data FROM events WHERE type = 'ContractorStatusCreated' ORDER BY seq").all();
+    const created = (await tb.audit.eventsAfter(0, 1000, { type: 'ContractorStatusCreated' })).map(({ stream, data }) => ({ stream, data }));
     expect(created).toEqual([
       { stream: 'contractor-status-Опт', data: '{"name":"Опт"}' },
       { stream: 'contractor-status-Розница', data: '{"name":"Розница"}' },

@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { Tradebook } from '../../src/tradebook.ts';
 import { tempDir, until } from '../helpers.ts';
 import { type ServerProcess, rawConnection, startServer } from '../server-process.ts';
 
@@ -130,21 +130,22 @@ describe('the HTTP edge of the real server', () => {
   });
 
   test('HEAD on a write path is 405 and issues no token', async () => {
-    const tokens = () => {
-      const db = new Database(file, { readonly: true });
+    // The server's database, opened beside it as another process would.
+    const tokens = async () => {
+      const tb = await Tradebook.open(file);
       try {
-        return db.prepare('SELECT count(*) FROM access_tokens').pluck().get();
+        return await tb.tokens.count();
       } finally {
-        db.close();
+        tb.close();
       }
     };
-    const before = tokens();
+    const before = await tokens();
     const text = await exchange(server.port, `HEAD /api/add-product HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${KEY}\r\nConnection: close\r\n\r\n`);
     const answer = parseAnswer(text);
     expect(answer.status).toBe(405);
     expect(answer.headers.allow).toBe('GET, POST');
     expect(answer.body).toBe('');
-    expect(tokens()).toBe(before);
+    expect(await tokens()).toBe(before);
   });
 
 });

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { expect, test } from 'vitest';
+import { Tradebook } from '../../src/tradebook.ts';
 import { tempDir } from '../helpers.ts';
 import { HttpClient, startServer } from '../server-process.ts';
 
@@ -58,7 +58,7 @@ test('SIGTERM stops accepting, lets the batch in flight complete, and closes the
 
   // Closed cleanly: the last connection checkpointed and removed the write-ahead log.
   expect(fs.existsSync(`${file}-wal`)).toBe(false);
-  const db = new Database(file, { readonly: true });
-  expect(db.prepare("SELECT count(*) FROM events WHERE type = 'BrandAdded'").pluck().get()).toBe(2);
-  db.close();
+  const tb = await Tradebook.open(file);
+  expect(await tb.audit.eventsAfter(0, 10, { type: 'BrandAdded' })).toHaveLength(2);
+  tb.close();
 });

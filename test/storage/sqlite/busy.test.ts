@@ -1,8 +1,8 @@
 import { expect, test } from 'vitest';
-import { openSqlite } from '../../src/storage/sqlite/open.ts';
-import { StorageBusyError } from '../../src/storage/errors.ts';
-import { retryWhileBusy } from '../../src/storage/sqlite/busy.ts';
-import { testService } from '../helpers.ts';
+import { openSqlite } from '../../../src/storage/sqlite/open.ts';
+import { StorageBusyError } from '../../../src/storage/errors.ts';
+import { retryWhileBusy } from '../../../src/storage/sqlite/busy.ts';
+import { testService } from '../../helpers.ts';
 
 test('while another connection holds the write lock, a write waits without blocking reads, then lands', async () => {
   const { api, tb, file } = await testService();

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { expect, test } from 'vitest';
-import { openSqlite } from '../../src/storage/sqlite/open.ts';
-import { joinedPageQuery } from '../../src/projections/joined-page.ts';
-import { sqliteDialect } from '../../src/storage/sqlite/dialect.ts';
-import { tempDir } from '../helpers.ts';
+import { openSqlite } from '../../../src/storage/sqlite/open.ts';
+import { joinedPageQuery } from '../../../src/projections/joined-page.ts';
+import { sqliteDialect } from '../../../src/storage/sqlite/dialect.ts';
+import { tempDir } from '../../helpers.ts';
 
 test('the count and the page come from one snapshot, even when another connection commits between them', () => {
   const file = path.join(tempDir(), 'pages.db');

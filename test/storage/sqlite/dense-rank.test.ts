@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { describe, expect, test } from 'vitest';
-import { denseRank } from '../../src/projections/dense-rank.ts';
+import { denseRank } from '../../../src/projections/dense-rank.ts';
 
 /** A ranked table (and a served copy of its ranks) the way projectors use one: place, then insert what is new. */
 function rankedTable(options: { partition?: string[]; highestBy?: 'id' | 'rank'; rememberHighest?: boolean } = {}) {

@@ -1,11 +1,21 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { expect, test } from 'vitest';
+import { Tradebook } from '../../src/tradebook.ts';
 import { tempDir } from '../helpers.ts';
 import { HttpClient, type ServerProcess, runCli, startServer } from '../server-process.ts';
 
 const KEY = 'tb_concurrency_test_key_0123456789';
+
+/** Reads the log the processes wrote, through a tradebook of this process's own on the same file. */
+async function readLog<T>(file: string, read: (audit: Tradebook['audit']) => Promise<T>): Promise<T> {
+  const tb = await Tradebook.open(file);
+  try {
+    return await read(tb.audit);
+  } finally {
+    tb.close();
+  }
+}
 
 /** Client loops writing brand batches until `until`; every answer is recorded with the names it sent. */
 async function brandWriter(client: HttpClient, tag: string, until: number, answers: { status: number; text: string; names: string[]; ms: number }[]) {
@@ -47,10 +57,12 @@ test('two servers under write load while the command line imports into the same 
     const slowest = Math.max(...answers.map((a) => a.ms));
     console.log(`${answers.length} batches, slowest ${slowest} ms`);
     await Promise.all(servers.map((s) => s.stop()));
-    const db = new Database(file, { readonly: true });
-    const stored = new Set(db.prepare("SELECT json_extract(data, '$.name') FROM events WHERE type = 'BrandAdded'").pluck().all());
-    expect(db.prepare("SELECT count(*) FROM events WHERE type = 'ProductAdded'").pluck().get()).toBe(3000);
-    db.close();
+    const { brands, products } = await readLog(file, async (audit) => ({
+      brands: await audit.eventsAfter(0, 100_000, { type: 'BrandAdded' }),
+      products: await audit.eventsAfter(0, 100_000, { type: 'ProductAdded' }),
+    }));
+    const stored = new Set(brands.map((row) => JSON.parse(row.data).name));
+    expect(products).toHaveLength(3000);
     for (const a of answers) for (const name of a.names) expect(stored.has(name)).toBe(true);
     expect(stored.size).toBe(answers.length * 2);
   } finally {
@@ -77,13 +89,11 @@ test('parallel edits of one product through two servers are serialised: the last
     expect(results.filter((r) => r.status !== 200).map((r) => r.text)).toEqual([]);
 
     const product = (await first.request('GET', `/api/product?id=${id}`)).body.data;
-    const db = new Database(file, { readonly: true });
-    const history = db.prepare('SELECT stream_version, data FROM events WHERE stream = ? ORDER BY stream_version').all(`product-${id}`) as { stream_version: number; data: string }[];
-    db.close();
-    expect(history.map((h) => h.stream_version)).toEqual(history.map((_, i) => i + 1));
-    const edits = history.slice(1).map((h) => JSON.parse(h.data).changes.name);
-    expect(edits.sort()).toEqual(results.map((r) => r.tag).sort());
-    const last = JSON.parse(history[history.length - 1].data).changes;
+    const history = await readLog(file, (audit) => audit.streamEvents(`product-${id}`));
+    expect(history.map((h) => h.streamVersion)).toEqual(history.map((_, i) => i + 1));
+    const changes = history.slice(1).map((h) => (h.data as { changes: { name: string; salePrice: number } }).changes);
+    expect(changes.map((c) => c.name).sort()).toEqual(results.map((r) => r.tag).sort());
+    const last = changes[changes.length - 1];
     expect(product).toMatchObject({ name: last.name, sku: `ONE-${last.name}`, unit: last.name, salePrice: last.salePrice / 100 });
   } finally {
     await Promise.all(servers.map((s) => s.stop()));

@@ -29,13 +29,10 @@ const NOT_YET: Record<string, string> = {
   'events/store.test.ts': "the event store's own tests, over a handle",
   'events/upcasters.test.ts': 'writes an old-version row the way an older build did',
   'http/auth-tokens.test.ts': 'reads the keys and tokens tables to prove only hashes are stored',
-  'http/storage-faults.test.ts': 'injects storage faults into the engine',
   'projections/rebuild-in-place.test.ts': 'drives the rebuild machinery step by step',
   'projections/rebuild-process.test.ts': 'reads the read tables of a file a killed rebuild left',
   'projections/rebuild.test.ts': 'applies projectors to handles directly',
-  'reliability/concurrency.test.ts': 'reads the log of a file several processes wrote',
   'reliability/keys.test.ts': 'reads the log, keys and tokens tables to prove no key or token is stored',
-  'reliability/storage-faults.test.ts': 'injects storage faults into the engine',
 };
 
 function testFiles(dir: string): string[] {

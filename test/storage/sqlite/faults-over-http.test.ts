@@ -1,10 +1,10 @@
 import Database from 'better-sqlite3';
 import { expect, test, vi } from 'vitest';
-import { testService } from '../helpers.ts';
+import { testService } from '../../helpers.ts';
 
 const count = (db: Database.Database, table: string) => db.prepare(`SELECT count(*) FROM ${table}`).pluck().get();
 
-// The mount-based version, with a real full disk and the server as a process: test/reliability/storage-faults.test.ts.
+// The mount-based version, with a real full disk and the server as a process: test/storage/sqlite/faults-of-a-real-disk.test.ts.
 test('disk full (a failing write in the group transaction): writes and token requests are 503 ERROR_STORAGE_FULL, nothing applied, reads answer, logged once', async () => {
   const lines: string[] = [];
   const { api, tb } = await testService({ onStorageFault: (line) => lines.push(line) });

@@ -3,17 +3,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, test, vi } from 'vitest';
-import { ok } from '../../src/lib/result.ts';
-import { Tradebook } from '../../src/tradebook.ts';
-import { smallDisk, tempDir, testService, until } from '../helpers.ts';
-import { HttpClient, runCli, startServer } from '../server-process.ts';
+import { ok } from '../../../src/lib/result.ts';
+import { Tradebook } from '../../../src/tradebook.ts';
+import { smallDisk, tempDir, testService, until } from '../../helpers.ts';
+import { HttpClient, runCli, startServer } from '../../server-process.ts';
 
 // Real processes on a real small file system (tmpfs, mounted as root). Where mounting is not permitted these
-// are skipped (said on stderr); the same faults are injected in-process by test/http/storage-faults.test.ts and
+// are skipped (said on stderr); the same faults are injected in-process by test/storage/sqlite/faults-over-http.test.ts and
 // test/db/storage-fault.test.ts.
 vi.setConfig({ testTimeout: 120_000 });
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
+const ROOT = path.resolve(import.meta.dirname, '../../..');
 const KEY = 'storage-faults-test-key-0123456789';
 
 /** The server started on `file`, waited for until it exits (it is expected to refuse to start). */

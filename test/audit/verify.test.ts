@@ -1,8 +1,8 @@
 import { projectors } from '../../src/projections/registry.ts';
-import Database from 'better-sqlite3';
 import { describe, expect, test, vi } from 'vitest';
 import { testService } from '../helpers.ts';
 import { runCli } from '../server-process.ts';
+import { tamper } from '../storage/sqlite/at-rest.ts';
 
 // Each command runs as its own process (a few seconds each on a busy machine).
 vi.setConfig({ testTimeout: 120_000 });
@@ -15,14 +15,6 @@ async function loggedService() {
   expect((await service.api.write('/api/edit-product', 'products', [{ id: 2, name: 'Второй', sku: 'S2', categoryId: 0 }])).status).toBe(200);
   service.tb.close();
   return service;
-}
-
-/** Edits the file as an attacker holding it would: the append-only triggers dropped first. */
-function tamper(file: string, sql: string): void {
-  const db = new Database(file);
-  db.exec('DROP TRIGGER events_no_update; DROP TRIGGER events_no_delete;');
-  db.exec(sql);
-  db.close();
 }
 
 const readTableCount = projectors.flatMap((p) => p.tables).length;
@@ -63,9 +55,7 @@ describe('tradebook verify', () => {
 
   test('a read-table row edited by hand is caught, with the table named', async () => {
     const { file } = await loggedService();
-    const db = new Database(file);
-    db.prepare("UPDATE products SET list_json = replace(list_json, 'Товар 1', 'Подделка') WHERE id = 1").run();
-    db.close();
+    tamper(file, "UPDATE products SET list_json = replace(list_json, 'Товар 1', 'Подделка') WHERE id = 1");
     const run = (await runCli(file, ['verify']));
     expect(run.status).toBe(1);
     expect(run.stdout).toBe('verify: FAILED: hash chain of 4 events intact; the read tables differ from a fresh rebuild (1 found)\n');
@@ -79,16 +69,5 @@ describe('tradebook verify', () => {
     expect(run.status).toBe(1);
     expect(run.stdout).toContain('hash chain broken at seq 4 (product-2)');
     expect(run.stderr).toContain('the log does not replay');
-  });
-});
-
-describe('the events table', () => {
-  test('refuses UPDATE and DELETE at the database level', async () => {
-    const { file } = await loggedService();
-    const db = new Database(file);
-    expect(() => db.prepare("UPDATE events SET data = '{}' WHERE seq = 1").run()).toThrow(/append-only/);
-    expect(() => db.prepare('DELETE FROM events WHERE seq = 1').run()).toThrow(/append-only/);
-    expect(db.prepare('SELECT count(*) FROM events').pluck().get()).toBe(4);
-    db.close();
   });
 });

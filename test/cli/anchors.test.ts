@@ -1,36 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { expect, test, vi } from 'vitest';
-import { chainHash } from '../../src/events/hash.ts';
 import { tempDir, testService } from '../helpers.ts';
 import { runCli } from '../server-process.ts';
+import { rewriteHistory } from '../storage/sqlite/at-rest.ts';
 
 // Each command runs as its own process.
 vi.setConfig({ testTimeout: 120_000 });
-
-/**
- * What an operator with write access to the database file can do: rewrite an event's data, recompute every hash
- * from there on (the append-only triggers dropped and put back), so the chain is whole again.
- */
-function rewriteHistory(file: string, seq: number, rewrite: (data: string) => string): void {
-  const db = new Database(file);
-  try {
-    const triggers = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'events'").pluck().all() as string[];
-    db.exec('DROP TRIGGER events_no_update; DROP TRIGGER events_no_delete');
-    const rows = db.prepare('SELECT * FROM events WHERE seq >= ? ORDER BY seq').all(seq) as Parameters<typeof chainHash>[1][];
-    let previous = (db.prepare('SELECT hash FROM events WHERE seq = ?').pluck().get(seq - 1) as string | undefined) ?? '0'.repeat(64);
-    const update = db.prepare('UPDATE events SET data = ?, hash = ? WHERE seq = ?');
-    for (const row of rows) {
-      const data = row.seq === seq ? rewrite(row.data) : row.data;
-      previous = chainHash(previous, { ...row, data });
-      update.run(data, previous, row.seq);
-    }
-    for (const trigger of triggers) db.exec(trigger);
-  } finally {
-    db.close();
-  }
-}
 
 test('anchors hold the operator to the log: after history below an anchor is rewritten and rebuilt, verify passes and verify --anchor fails, naming the anchor', async () => {
   const { api, file, tb } = await testService();

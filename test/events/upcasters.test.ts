@@ -1,37 +1,13 @@
-import Database from 'better-sqlite3';
 import { describe, expect, test, vi } from 'vitest';
-import { GENESIS_HASH, chainHash } from '../../src/events/hash.ts';
 import { eventDefinitions } from '../../src/events/registry.ts';
-import { readEvents, toStoredEvent } from '../../src/events/store.ts';
+import { toStoredEvent } from '../../src/events/store.ts';
 import { upcast, upcasters } from '../../src/events/upcasters.ts';
-import { rebuild } from '../../src/projections/rebuild.ts';
 import { testService } from '../helpers.ts';
 import { runCli } from '../server-process.ts';
+import { appendOldRow } from '../storage/sqlite/at-rest.ts';
 
 // Each command runs as its own process (a few seconds each on a busy machine).
 vi.setConfig({ testTimeout: 120_000 });
-
-/** Appends a row written by an older schema version, hash-chained like any other, as an older release left it. */
-function appendOldRow(file: string, row: { stream: string; type: string; schemaVersion: number; data: string }): void {
-  const db = new Database(file);
-  const head = db.prepare('SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined;
-  const streamVersion = (db.prepare('SELECT coalesce(max(stream_version), 0) FROM events WHERE stream = ?').pluck().get(row.stream) as number) + 1;
-  const columns = {
-    seq: (head?.seq ?? 0) + 1,
-    stream: row.stream,
-    stream_version: streamVersion,
-    type: row.type,
-    schema_version: row.schemaVersion,
-    data: row.data,
-    meta: '{"source":"import","importLine":7}',
-    recorded_at: '2026-11-22T09:30:00.000Z',
-  };
-  db.prepare(
-    `INSERT INTO events (seq, stream, stream_version, type, schema_version, data, meta, recorded_at, hash)
-     VALUES (@seq, @stream, @stream_version, @type, @schema_version, @data, @meta, @recorded_at, @hash)`,
-  ).run({ ...columns, hash: chainHash(head?.hash ?? GENESIS_HASH, columns) });
-  db.close();
-}
 
 describe('upcasters', () => {
   test('every event type at version n has a step from each version before it', () => {
@@ -52,7 +28,7 @@ describe('upcasters', () => {
     const { api, tb } = await testService();
     await api.write('/api/add-product', 'products', [{ name: 'Молоко', sku: 'M1', categoryId: 0 }]);
     await api.write('/api/update-product-prices', 'data', [{ sku: 'M1', salePrice: 99.9 }]);
-    const row = [...readEvents(tb.db)].find((r) => r.type === 'ProductPricesUpdated')!;
+    const [row] = await tb.audit.eventsAfter(0, 10, { type: 'ProductPricesUpdated' });
     expect(row.schema_version).toBe(2);
     expect(JSON.parse(row.data)).toEqual({ id: 1, changes: { salePrice: 9990 } });
   });
@@ -62,10 +38,10 @@ describe('upcasters', () => {
     await api.write('/api/add-product', 'products', [{ name: 'Молоко', sku: 'M1', categoryId: 0, salePrice: 10 }]);
     appendOldRow(file, { stream: 'product-1', type: 'ProductPricesUpdated', schemaVersion: 1, data: '{"id":1,"purchasePrice":700,"salePrice":1250}' });
 
-    const old = toStoredEvent([...readEvents(tb.db)][1]);
+    const old = toStoredEvent((await tb.audit.eventsAfter(1, 1))[0]);
     expect(old).toMatchObject({ schemaVersion: 1, data: { id: 1, changes: { purchasePrice: 700, salePrice: 1250 } } });
 
-    rebuild(tb.db);
+    await tb.rebuild();
     const product = (await api.get('/api/product?id=1')).body.data;
     expect(product).toMatchObject({ purchasePrice: 7, salePrice: 12.5, name: 'Молоко' });
     tb.close();

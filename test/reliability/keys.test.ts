@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { expect, test } from 'vitest';
 import { formatMoscow } from '../../src/lib/clock.ts';
 import { ApiClient, holdFsyncs, manualClock, tempDir, testService, until } from '../helpers.ts';
+import { storedRows } from '../storage/sqlite/at-rest.ts';
 import { HttpClient, runCli, startServer } from '../server-process.ts';
 
 const KEY = 'tb_keys_test_key_0123456789abcdef';
@@ -45,10 +45,8 @@ test('keys revoked by the command line while the server runs, or past their expi
 
     await server.stop();
     const log = server.output();
-    const db = new Database(file, { readonly: true });
-    const events = db.prepare('SELECT data, meta FROM events').all() as { data: string; meta: string }[];
-    const stored = JSON.stringify(db.prepare('SELECT * FROM api_keys').all()) + JSON.stringify(db.prepare('SELECT * FROM access_tokens').all());
-    db.close();
+    const events = storedRows(file, 'events') as { data: string; meta: string }[];
+    const stored = JSON.stringify(storedRows(file, 'api_keys')) + JSON.stringify(storedRows(file, 'access_tokens'));
     expect(events.length).toBe(1);
     expect(JSON.parse(events[0].meta)).toMatchObject({ keyId: second.id });
     const listed = await runCli(file, ['keys', 'list', '--json']);

@@ -2,12 +2,12 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { ok } from '../../src/lib/result.ts';
-import { brandsProjector } from '../../src/projections/brands.ts';
-import { readCheckpoints } from '../../src/projections/registry.ts';
-import { Tradebook } from '../../src/tradebook.ts';
-import { testService } from '../helpers.ts';
-import { runCli, spawnCli, startServer } from '../server-process.ts';
+import { ok } from '../../../src/lib/result.ts';
+import { brandsProjector } from '../../../src/projections/brands.ts';
+import { readCheckpoints } from '../../../src/projections/registry.ts';
+import { Tradebook } from '../../../src/tradebook.ts';
+import { testService } from '../../helpers.ts';
+import { runCli, spawnCli, startServer } from '../../server-process.ts';
 
 // Each command runs as its own process (a few seconds each on a busy machine).
 vi.setConfig({ testTimeout: 180_000 });
@@ -135,7 +135,7 @@ test.skipIf(!hasScript)('on a terminal, rebuild shows a progress bar with events
     return ok(undefined);
   });
   tb.close();
-  const bin = path.resolve(import.meta.dirname, '../../bin/tradebook.mjs');
+  const bin = path.resolve(import.meta.dirname, '../../../bin/tradebook.mjs');
   const run = spawnSync('script', ['-qec', `"${process.execPath}" "${bin}" rebuild`, '/dev/null'], { env: { ...process.env, TRADEBOOK_DB: file }, encoding: 'utf8' });
   expect(run.status).toBe(0);
   expect(run.stdout).toMatch(/rebuild \[[=-]+\] 100% \| 25000\/25000 events \| \d+ events\/s \| ETA \d+s/);

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import { GENESIS_HASH, chainHash } from '../../src/events/hash.ts';
-import { ConcurrencyError, type EventRow, readEvents, readStream } from '../../src/events/store.ts';
-import { ok } from '../../src/lib/result.ts';
-import { testService } from '../helpers.ts';
+import { GENESIS_HASH, chainHash } from '../../../src/events/hash.ts';
+import { ConcurrencyError, type EventRow, readEvents, readStream } from '../../../src/events/store.ts';
+import { ok } from '../../../src/lib/result.ts';
+import { testService } from '../../helpers.ts';
 
 const brand = (id: number, name: string) => ({ stream: `brand-${id}`, type: 'BrandAdded' as const, data: { id, name, logo: null } });
 

@@ -23,8 +23,6 @@ const RAW_HANDLE: [string, RegExp][] = [
  */
 const NOT_YET: Record<string, string> = {
   'bench/floors.test.ts': "the bench's floors measure SQLite itself",
-  'projections/rebuild-in-place.test.ts': 'drives the rebuild beside the served tables step by step, on handles',
-  'projections/rebuild.test.ts': "applies the projectors to handles directly: they need an engine's binding to run",
 };
 
 function testFiles(dir: string): string[] {

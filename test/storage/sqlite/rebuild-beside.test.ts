@@ -1,15 +1,15 @@
 import Database from 'better-sqlite3';
 import { describe, expect, test } from 'vitest';
-import { ok } from '../../src/lib/result.ts';
-import { rebuild } from '../../src/projections/rebuild.ts';
-import { Projections, createProjectionTables, projectors } from '../../src/projections/registry.ts';
-import { readEvents, toStoredEvent } from '../../src/events/store.ts';
-import { openSqlite } from '../../src/storage/sqlite/open.ts';
-import { Tradebook } from '../../src/tradebook.ts';
-import { expectRebuildEqualsLive, importRecords, line, money, romashka, sale } from '../documents-fixtures.ts';
-import { tempDir, testService } from '../helpers.ts';
+import { ok } from '../../../src/lib/result.ts';
+import { rebuild } from '../../../src/projections/rebuild.ts';
+import { Projections, createProjectionTables, projectors } from '../../../src/projections/registry.ts';
+import { readEvents, toStoredEvent } from '../../../src/events/store.ts';
+import { openSqlite } from '../../../src/storage/sqlite/open.ts';
+import { Tradebook } from '../../../src/tradebook.ts';
+import { expectRebuildEqualsLive, importRecords, line, money, romashka, sale } from '../../documents-fixtures.ts';
+import { tempDir, testService } from '../../helpers.ts';
 import path from 'node:path';
-import { dumpReadTables } from '../read-tables.ts';
+import { dumpReadTables } from '../../read-tables.ts';
 
 const buildTables = (db: Database.Database) =>
   db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rebuilding\\_%' ESCAPE '\\' ORDER BY name").pluck().all();

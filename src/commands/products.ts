@@ -147,9 +147,13 @@ export function decideImportProduct(input: ImportProduct, state: CatalogueState)
 }
 
 export function decideUpdatePrices(input: UpdatePrices, state: CatalogueState): Result<Decision<PricesResult>> {
-  const id = state.productIdBySku(input.sku);
-  if (id === undefined) return fail({ code: 'ERROR_SKU', field: 'sku', message: `no product has sku ${input.sku}` });
-  const current = state.product(id)!;
+  const known = state.productIdBySku(input.sku);
+  // A state that knows the sku but not yet its product (a batch's first round of reads) answers as if absent:
+  // returning costs little where reading a field of undefined would throw a TypeError and capture a stack, and that
+  // round's decision only tells what to read.
+  const current = known === undefined ? undefined : state.product(known);
+  if (current === undefined) return fail({ code: 'ERROR_SKU', field: 'sku', message: `no product has sku ${input.sku}` });
+  const { id } = current;
   const { sku: _sku, ...prices } = input;
   const changes = changedFields(current, prices);
   const after = { ...current, ...changes };

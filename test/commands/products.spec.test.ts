@@ -1,4 +1,4 @@
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { importLineKinds } from '../../src/commands/import-lines.ts';
 import {
   AddProductInput,
@@ -9,7 +9,7 @@ import {
   UpdatePricesInput,
 } from '../../src/commands/products.ts';
 import type { ProductRecord } from '../../src/events/catalogue.ts';
-import { command, given } from './decider-spec.ts';
+import { command, given, inMemoryState } from './decider-spec.ts';
 
 const addProduct = command(AddProductInput, decideAddProduct);
 const editProduct = command(EditProductInput, decideEditProduct);
@@ -194,6 +194,12 @@ describe('update-product-prices', () => {
 
   it('a negative price is its field’s error', () => {
     given(catalogue).when(updatePrices, { sku: 'TEA-1', salePrice: -1 }).thenErrors({ code: 'ERROR_SALE_PRICE', field: 'salePrice' });
+  });
+
+  it('a state that knows the sku but not yet its product (a batch’s first round of reads) answers ERROR_SKU, not a throw', () => {
+    const partlyKnown = { ...inMemoryState(), productIdBySku: () => 1 };
+    const decision = decideUpdatePrices(UpdatePricesInput.parse({ sku: 'TEA-1', salePrice: 1 }), partlyKnown);
+    expect(decision.ok ? decision.value : decision.errors).toMatchObject([{ code: 'ERROR_SKU', field: 'sku' }]);
   });
 });
 

@@ -99,7 +99,8 @@ export class PostgresWriter implements Writer {
       await session.sql("SELECT set_config('lock_timeout', $1, true), set_config('synchronous_commit', 'on', true)", [`${this.lockBudgetMs}ms`]);
       // Outside the savepoints: a unit rolled back must not release the lock.
       const head = await session.sql('SELECT seq FROM chain_head WHERE id = 1 FOR UPDATE');
-      if (head.length !== 1) throw new Error('the database has no chain head: it has not been migrated');
+      // Without its row the lock would guard nothing, and writers would race for seqs.
+      if (head.length !== 1) throw new Error('the chain_head table has lost its row: writes are refused');
       for (const job of jobs) outcomes.push(await this.unit(job.unit));
       await session.sql('COMMIT');
     } catch (error) {

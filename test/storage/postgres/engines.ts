@@ -15,13 +15,13 @@ export interface TestDatabase extends PostgresDatabase {
   readonly url?: string;
 }
 
-export function pgliteDatabase(pg: PGlite): TestDatabase {
+function pgliteDatabase(pg: PGlite): TestDatabase {
   const sql: Sql = { sql: async <Row extends object>(text: string, params: readonly unknown[] = []) => (await pg.query<Row>(text, params as unknown[])).rows };
   return { session: sql, pool: sql, close: async () => {} };
 }
 
 /** `url` with its database replaced by `database`. */
-export function withDatabase(url: string, database: string): string {
+function withDatabase(url: string, database: string): string {
   const parsed = new URL(url);
   parsed.pathname = `/${database}`;
   return parsed.toString();

@@ -95,7 +95,7 @@ export class PostgresWriter implements Writer {
     await session.sql('BEGIN ISOLATION LEVEL READ COMMITTED');
     const outcomes: Outcome[] = [];
     try {
-      // For this transaction only: a lock wait past the budget fails it, and COMMIT returns once on disk.
+      // SET LOCAL, with the budget as a parameter: a lock wait past it fails the group, and COMMIT returns once on disk.
       await session.sql("SELECT set_config('lock_timeout', $1, true), set_config('synchronous_commit', 'on', true)", [`${this.lockBudgetMs}ms`]);
       // Outside the savepoints: a unit rolled back must not release the lock.
       const head = await session.sql('SELECT seq FROM chain_head WHERE id = 1 FOR UPDATE');

@@ -1,40 +1,12 @@
 import type { Sqlite } from '../storage/sqlite/open.ts';
-import { canonicalValue } from '../lib/canonical-json.ts';
 import type { Clock } from '../lib/clock.ts';
-import { GENESIS_HASH, chainHash, type HashedColumns } from './hash.ts';
-import { type DomainEvent, definitionByType } from './registry.ts';
+import { GENESIS_HASH } from './hash.ts';
+import { EVENT_COLUMNS, type EventMeta, type EventRow, type LogHead, type NewEvent, type StoredEvent, eventRows, streamsOf } from './rows.ts';
 import { upcast } from './upcasters.ts';
 import { inChunks, placeholders, statementsByCount } from '../storage/sqlite/statements.ts';
 import type { EventLog } from '../storage/port.ts';
 
-/** Who and what caused an event; keys appear only by id and access tokens only by hash, never themselves. */
-export interface EventMeta {
-  keyId?: number;
-  /** SHA-256 (hex) of the access token the write was made with, as `access_tokens` keeps it. */
-  tokenHash?: string;
-  /** The access token itself: only in events logged before tokens were hashed (rows are never rewritten). */
-  token?: string;
-  source?: string;
-  importLine?: number;
-}
-
-/** `no_stream`: the stream must not exist yet; a number: the stream's current version must be exactly that. */
-export type ExpectedVersion = 'no_stream' | 'stream_exists' | number;
-
-export type NewEvent = DomainEvent & { stream: string; expectedVersion?: ExpectedVersion };
-
-export type StoredEvent = DomainEvent & {
-  seq: number;
-  stream: string;
-  streamVersion: number;
-  schemaVersion: number;
-  meta: EventMeta;
-  recordedAt: string;
-};
-
-export type EventRow = HashedColumns & { hash: string };
-
-export class ConcurrencyError extends Error {}
+export { ConcurrencyError, type EventMeta, type EventRow, type ExpectedVersion, type NewEvent, type StoredEvent } from './rows.ts';
 
 export type AppendListener = (events: StoredEvent[]) => void;
 
@@ -72,48 +44,9 @@ export class EventStore implements EventLog {
   async append(events: NewEvent[], meta: EventMeta): Promise<StoredEvent[]> {
     if (events.length === 0) return [];
     if (!this.db.inTransaction) throw new Error('EventStore.append must run inside a transaction');
-    const head = this.head.get() as { seq: number; hash: string } | undefined;
-    let seq = head?.seq ?? 0;
-    let previous = head?.hash ?? GENESIS_HASH;
-    const recordedAt = new Date(this.clock()).toISOString();
-    // Projectors get each event exactly as a rebuild will read it back (keys in stored order, the values JSON
-    // gives back), so the read tables written now and those a rebuild writes are equal byte for byte.
-    const storedMeta = canonicalValue(meta) as EventMeta;
-    const metaJson = JSON.stringify(storedMeta);
-    const versions = this.versionsOf(events);
-    const stored: StoredEvent[] = [];
-    const values: unknown[][] = [];
-    for (const event of events) {
-      const definition = definitionByType.get(event.type);
-      if (!definition) throw new Error(`unknown event type ${event.type}`);
-      // A malformed event is a bug in a command: refuse it before it reaches the log.
-      const data = canonicalValue(definition.schema.parse(event.data));
-      const current = versions.get(event.stream) ?? 0;
-      checkExpected(event, current);
-      const row: HashedColumns = {
-        seq: ++seq,
-        stream: event.stream,
-        stream_version: current + 1,
-        type: event.type,
-        schema_version: definition.schemaVersion,
-        data: JSON.stringify(data),
-        meta: metaJson,
-        recorded_at: recordedAt,
-      };
-      previous = chainHash(previous, row);
-      values.push([row.seq, row.stream, row.stream_version, row.type, row.schema_version, row.data, row.meta, row.recorded_at, previous]);
-      versions.set(event.stream, current + 1);
-      stored.push({
-        type: event.type,
-        data,
-        seq: row.seq,
-        stream: row.stream,
-        streamVersion: row.stream_version,
-        schemaVersion: row.schema_version,
-        meta: storedMeta,
-        recordedAt,
-      } as StoredEvent);
-    }
+    const head = (this.head.get() as LogHead | undefined) ?? { seq: 0, hash: GENESIS_HASH };
+    const { rows, stored } = eventRows(events, meta, head, this.versionsOf(events), new Date(this.clock()).toISOString());
+    const values = rows.map((row) => EVENT_COLUMNS.map((column) => row[column]));
     inChunks(values, (rows) => this.insert(rows.length).run(rows.flat()));
     for (const listener of this.listeners) listener(stored);
     return stored;
@@ -121,23 +54,13 @@ export class EventStore implements EventLog {
 
   /** The current version of every stream the events go to (0 for a new one). */
   private versionsOf(events: NewEvent[]): Map<string, number> {
-    const streams = [...new Set(events.map((e) => e.stream))];
+    const streams = streamsOf(events);
     const versions = new Map<string, number>();
     inChunks(streams, (chunk) => {
       for (const [stream, version] of this.streamVersions(chunk.length).all(chunk) as [string, number | null][]) if (version !== null) versions.set(stream, version);
     });
     return versions;
   }
-}
-
-const EVENT_COLUMNS = ['seq', 'stream', 'stream_version', 'type', 'schema_version', 'data', 'meta', 'recorded_at', 'hash'];
-
-
-function checkExpected(event: NewEvent, current: number): void {
-  const expected = event.expectedVersion;
-  if (expected === undefined) return;
-  const okay = expected === 'no_stream' ? current === 0 : expected === 'stream_exists' ? current > 0 : current === expected;
-  if (!okay) throw new ConcurrencyError(`stream ${event.stream} is at version ${current}, expected ${expected}`);
 }
 
 /** Turns a stored row back into an event as readers see it: data in the current shape, `schemaVersion` as written. */

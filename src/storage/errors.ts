@@ -5,6 +5,9 @@
  * only these.
  */
 
+/** How long a write waits for another process's write lock before it fails as busy, on every engine. */
+export const BUSY_BUDGET_MS = 10_000;
+
 /** Another process held the write lock past the budget: nothing was applied. */
 export class StorageBusyError extends Error {}
 

@@ -1,4 +1,4 @@
-import type { EventMeta, NewEvent, StoredEvent } from '../events/store.ts';
+import type { EventMeta, NewEvent, StoredEvent } from '../events/rows.ts';
 
 /**
  * The storage seam for writes, as the use cases see it: nothing engine-specific. Every call answers with a

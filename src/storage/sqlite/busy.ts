@@ -1,4 +1,4 @@
-import { StorageBusyError } from '../errors.ts';
+import { BUSY_BUDGET_MS, StorageBusyError } from '../errors.ts';
 
 /**
  * Waiting for another process's write lock without blocking the event loop. better-sqlite3 is synchronous:
@@ -6,9 +6,6 @@ import { StorageBusyError } from '../errors.ts';
  * request of the server, reads included. The server's connection gives up on a lock at once instead, and
  * its writes retry here, asynchronously, until the lock is theirs or the budget is spent.
  */
-
-export const BUSY_BUDGET_MS = 10_000;
-
 
 export function isBusy(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;

@@ -1,0 +1,137 @@
+import { BUSY_BUDGET_MS } from '../errors.ts';
+import type { Writer } from '../port.ts';
+import type { Sql } from './connection.ts';
+import { storageErrorOf } from './errors.ts';
+
+interface Job {
+  unit: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/**
+ * Units a group transaction holds at most: each runs in a savepoint, and PostgreSQL keeps only 64
+ * subtransactions of a transaction in memory before it slows sharply.
+ */
+export const UNITS_PER_GROUP = 50;
+
+/**
+ * The PostgreSQL engine's `Writer`: the units that arrive while a group is on its way share the next group
+ * transaction, on a connection of the writer's own. Every group starts by locking the chain head's row and holds
+ * that lock to its commit, so the writers of every server and CLI process on the database take turns: seq is
+ * dense and in commit order, and whatever a unit decides under the lock (new ids, uniqueness) stays true until
+ * it commits. READ COMMITTED: each statement sees what the previous holder of the lock committed (a snapshot
+ * taken before the lock was granted would not).
+ *
+ * Each unit runs in a savepoint: a unit that throws is rolled back alone and rejected, the others stand. A lock
+ * waited for past the budget, or a storage fault, fails the group as a whole: every unit is rejected with the
+ * engine-neutral error and nothing is applied. Units settle after COMMIT returned at synchronous_commit=on, that
+ * is once the commit is on disk.
+ */
+export class PostgresWriter implements Writer {
+  private queue: Job[] = [];
+  private draining = false;
+  private unitRunning = false;
+  /** How many group transactions have been committed (observability, and tests of the grouping). */
+  commits = 0;
+
+  constructor(
+    /** The writer's own connection: BEGIN, the savepoints and COMMIT are statements on it. */
+    readonly session: Sql,
+    /** How long a group waits for a lock (another writer's chain head) before it fails as busy. */
+    private readonly lockBudgetMs = BUSY_BUDGET_MS,
+  ) {}
+
+  /** Whether a unit is running now: the event log appends only inside one. */
+  get inUnit(): boolean {
+    return this.unitRunning;
+  }
+
+  run<T>(unit: () => Promise<T> | T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ unit, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.draining) {
+        this.draining = true;
+        // After the I/O callbacks of this turn: every request already read joins the group.
+        setImmediate(() => void this.drain());
+      }
+    });
+  }
+
+  /** A commit returns at synchronous_commit=on only once it is on disk, and units settle after it: nothing to wait for. */
+  durable(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /**
+   * PostgreSQL queues the waiters of a row lock, so another process's group waiting for the chain head is granted
+   * it before this writer's next group: there is no turn to give.
+   */
+  giveTurn(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const jobs = this.queue.splice(0, UNITS_PER_GROUP);
+      let outcomes: Outcome[];
+      try {
+        outcomes = await this.commitGroup(jobs);
+      } catch (error) {
+        const failure = storageErrorOf(error) ?? error;
+        for (const job of jobs) job.reject(failure);
+        continue;
+      }
+      outcomes.forEach((outcome, i) => (outcome.ok ? jobs[i].resolve(outcome.value) : jobs[i].reject(outcome.error)));
+    }
+    this.draining = false;
+  }
+
+  /** The group's transaction: the chain head's lock, its units in order, the commit; rolled back when it fails. */
+  private async commitGroup(jobs: Job[]): Promise<Outcome[]> {
+    const { session } = this;
+    await session.sql('BEGIN ISOLATION LEVEL READ COMMITTED');
+    const outcomes: Outcome[] = [];
+    try {
+      // SET LOCAL, with the budget as a parameter: a lock wait past it fails the group, and COMMIT returns once on disk.
+      await session.sql("SELECT set_config('lock_timeout', $1, true), set_config('synchronous_commit', 'on', true)", [`${this.lockBudgetMs}ms`]);
+      // Outside the savepoints: a unit rolled back must not release the lock.
+      const head = await session.sql('SELECT seq FROM chain_head WHERE id = 1 FOR UPDATE');
+      // Without its row the lock would guard nothing, and writers would race for seqs.
+      if (head.length !== 1) throw new Error('the chain_head table has lost its row: writes are refused');
+      for (const job of jobs) outcomes.push(await this.unit(job.unit));
+      await session.sql('COMMIT');
+    } catch (error) {
+      // A connection that broke has lost the transaction with it: its ROLLBACK failing changes nothing.
+      await session.sql('ROLLBACK').catch(() => {});
+      throw error;
+    }
+    this.commits++;
+    return outcomes;
+  }
+
+  private async unit(unit: () => unknown): Promise<Outcome> {
+    const { session } = this;
+    await session.sql('SAVEPOINT unit');
+    let outcome: Outcome;
+    this.unitRunning = true;
+    try {
+      outcome = { ok: true, value: await unit() };
+    } catch (error) {
+      outcome = { ok: false, error };
+    } finally {
+      this.unitRunning = false;
+    }
+    if (outcome.ok) {
+      await session.sql('RELEASE unit');
+      return outcome;
+    }
+    // Busy or a storage fault: the group is given up as a whole.
+    if (storageErrorOf(outcome.error)) throw outcome.error;
+    await session.sql('ROLLBACK TO unit');
+    await session.sql('RELEASE unit');
+    return outcome;
+  }
+}

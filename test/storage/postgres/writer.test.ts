@@ -1,0 +1,121 @@
+import { expect, test } from 'vitest';
+import { StorageBusyError, StorageFault } from '../../../src/storage/errors.ts';
+import { openPostgres } from '../../../src/storage/postgres/connection.ts';
+import { storageErrorOf } from '../../../src/storage/postgres/errors.ts';
+import { PostgresEventLog, lastSeq } from '../../../src/storage/postgres/event-log.ts';
+import { migrate } from '../../../src/storage/postgres/migrate.ts';
+import { PostgresWriter, UNITS_PER_GROUP } from '../../../src/storage/postgres/writer.ts';
+import { describeEngines } from './engines.ts';
+
+const brand = (id: number) => ({ stream: `brand-${id}`, type: 'BrandAdded' as const, data: { id, name: `brand ${id}`, logo: null } });
+
+describeEngines('the PostgreSQL writer', (database, real) => {
+  async function notes() {
+    const db = database();
+    await migrate(db.session);
+    await db.session.sql('CREATE TABLE notes (id bigint PRIMARY KEY, text text NOT NULL)');
+    const insert = (id: number, text: string) => db.session.sql('INSERT INTO notes (id, text) VALUES ($1, $2)', [id, text]);
+    const texts = async () => (await db.pool.sql<{ text: string }>('SELECT text FROM notes ORDER BY id')).map((row) => row.text);
+    return { db, insert, texts };
+  }
+
+  test('units submitted in the same turn share one transaction; a unit that throws is undone alone, the others stand', async () => {
+    const { db, insert, texts } = await notes();
+    const writer = new PostgresWriter(db.session);
+    const outcomes = await Promise.allSettled([
+      writer.run(async () => (await insert(1, 'kept'), 'first')),
+      writer.run(async () => {
+        await insert(2, 'undone');
+        throw new Error('refused');
+      }),
+      // A statement PostgreSQL refuses (the key is taken) is undone alone too.
+      writer.run(() => insert(1, 'duplicate')),
+      writer.run(async () => (await insert(3, 'also kept'), 'third')),
+    ]);
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as Error).message))).toEqual(['first', 'refused', expect.stringMatching(/duplicate key/), 'third']);
+    expect(writer.commits).toBe(1);
+    expect(await texts()).toEqual(['kept', 'also kept']);
+  });
+
+  test(`a group holds at most ${UNITS_PER_GROUP} units (savepoints), the rest go in the next`, async () => {
+    const { db, insert, texts } = await notes();
+    const writer = new PostgresWriter(db.session);
+    await Promise.all(Array.from({ length: 2 * UNITS_PER_GROUP + 1 }, (_, i) => writer.run(() => insert(i, `note ${i}`))));
+    expect(writer.commits).toBe(3);
+    expect(await texts()).toHaveLength(2 * UNITS_PER_GROUP + 1);
+  });
+
+  test('a database that refuses writes fails every unit of the group with the read-only storage fault, and nothing is applied', async () => {
+    const { db, insert, texts } = await notes();
+    const writer = new PostgresWriter(db.session);
+    // As a standby or a database set read-only answers: 25006.
+    await db.session.sql('SET default_transaction_read_only = on');
+    const outcomes = await Promise.allSettled([writer.run(() => insert(1, 'a')), writer.run(() => insert(2, 'b'))]);
+    for (const outcome of outcomes) expect(outcome).toMatchObject({ status: 'rejected', reason: expect.objectContaining({ kind: 'read-only' }) });
+    await db.session.sql('SET default_transaction_read_only = off');
+    await writer.run(() => insert(3, 'c'));
+    expect(await texts()).toEqual(['c']);
+  });
+
+  test('refuses to write when the chain head has lost its row: there would be no lock to take', async () => {
+    const { db } = await notes();
+    await db.session.sql('DELETE FROM chain_head');
+    await expect(new PostgresWriter(db.session).run(() => 1)).rejects.toThrow(/chain_head table has lost its row/);
+  });
+
+  test.runIf(real)('the chain head locked by another connection past the budget fails the group as busy, nothing applied', async () => {
+    const db = database();
+    await migrate(db.session);
+    const writer = new PostgresWriter(db.session, 300);
+    const appending = new PostgresEventLog(writer, Date.now);
+    const other = openPostgres(db.url!);
+    try {
+      await other.session.sql('BEGIN');
+      await other.session.sql('SELECT seq FROM chain_head WHERE id = 1 FOR UPDATE');
+      const started = Date.now();
+      const outcomes = await Promise.allSettled([writer.run(() => appending.append([brand(1)], {})), writer.run(() => appending.append([brand(2)], {}))]);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+      for (const outcome of outcomes) expect(outcome).toMatchObject({ status: 'rejected', reason: expect.any(StorageBusyError) });
+      expect(await lastSeq(db.pool)).toBe(0);
+      await other.session.sql('ROLLBACK');
+      await writer.run(() => appending.append([brand(3)], {}));
+      expect(await lastSeq(db.pool)).toBe(1);
+    } finally {
+      await other.close();
+    }
+  });
+
+  test.runIf(real)('a lock waited for inside a unit past the budget fails the whole group as busy: the units before it are not applied', async () => {
+    const db = database();
+    await migrate(db.session);
+    const writer = new PostgresWriter(db.session, 300);
+    const log = new PostgresEventLog(writer, Date.now);
+    const other = openPostgres(db.url!);
+    try {
+      // Another connection's uncommitted key: inserting the same one waits for its transaction to end.
+      await other.session.sql('BEGIN');
+      await other.session.sql("INSERT INTO api_keys (id, name, scope, key_hash, created_at) VALUES (1, 'k', 'read', 'h', '')");
+      const outcomes = await Promise.allSettled([
+        writer.run(() => log.append([brand(1)], {})),
+        writer.run(() => db.session.sql("INSERT INTO api_keys (id, name, scope, key_hash, created_at) VALUES (1, 'k', 'read', 'h', '')")),
+      ]);
+      for (const outcome of outcomes) expect(outcome).toMatchObject({ status: 'rejected', reason: expect.any(StorageBusyError) });
+      expect(await lastSeq(db.pool)).toBe(0);
+      expect(await db.pool.sql('SELECT seq FROM chain_head')).toEqual([{ seq: 0 }]);
+    } finally {
+      await other.session.sql('ROLLBACK');
+      await other.close();
+    }
+  });
+});
+
+test("PostgreSQL's storage errors become the engine-neutral ones; any other error is left as it is", () => {
+  const error = (code: string) => Object.assign(new Error(`error ${code}`), { code });
+  expect(storageErrorOf(error('53100'))).toMatchObject({ kind: 'full' });
+  expect(storageErrorOf(error('25006'))).toMatchObject({ kind: 'read-only' });
+  expect(storageErrorOf(error('58030'))).toMatchObject({ kind: 'io' });
+  expect(storageErrorOf(error('55P03'))).toBeInstanceOf(StorageBusyError);
+  expect(storageErrorOf(error('23505'))).toBeUndefined();
+  expect(storageErrorOf(new Error('no code'))).toBeUndefined();
+  expect(storageErrorOf(new StorageFault('full', 'x'))).toBeInstanceOf(StorageFault);
+});

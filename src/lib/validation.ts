@@ -13,11 +13,15 @@ function characters(s: string): number {
   return n;
 }
 
-/** A string of at most `max` characters (not bytes), with no lone surrogate (it could not be stored as UTF-8). */
+/**
+ * A string of at most `max` characters (not bytes), with no lone surrogate (it could not be stored as UTF-8) and
+ * no U+0000 (PostgreSQL refuses it in text; SQLite would store it, and both engines must give the same answers).
+ */
 export const text = (max = 255) =>
   z
     .string()
     .refine((s) => !LONE_SURROGATE.test(s), 'must be valid Unicode text')
+    .refine((s) => !s.includes('\u0000'), 'must not contain the character U+0000')
     .refine((s) => s.length <= max || characters(s) <= max, `must be at most ${max} characters`);
 
 /** A required string: present, not empty and not only white space. */

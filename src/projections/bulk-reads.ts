@@ -22,7 +22,7 @@ export function bulkReads(db: Sqlite) {
   const statuses = keyedRead<string, string>(db, (list) => `SELECT name, name FROM contractor_statuses WHERE name IN (${list})`, String);
   return {
     products: keyedRead<number, ProductRecord>(db, (list) => `SELECT id, record FROM products WHERE id IN (${list})`, parsed),
-    productIdsBySku: keyedRead<string, number>(db, (list) => `SELECT sku, id FROM products WHERE sku IN (${list})`, Number),
+    productsBySku: keyedRead<string, ProductRecord>(db, (list) => `SELECT sku, record FROM products WHERE sku IN (${list})`, parsed),
     contractors: keyedRead<number, ContractorRecord>(db, (list) => `SELECT id, record FROM contractors WHERE id IN (${list})`, parsed),
     existingContractorStatuses: (names: string[]) => new Set(statuses(names).keys()),
   };

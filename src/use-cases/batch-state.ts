@@ -12,7 +12,8 @@ type Brand = NonNullable<ReturnType<CommandState['brand']>>;
 /** Reads of many keys in one query each: what a batch's records ask for is fetched before they are decided. */
 export interface BulkReads {
   products(ids: number[]): Map<number, ProductRecord>;
-  productIdsBySku(skus: string[]): Map<string, number>;
+  /** The products with these skus, by sku: a sku's product is read with its id, saving a round. */
+  productsBySku(skus: string[]): Map<string, ProductRecord>;
   contractors(ids: number[]): Map<number, ContractorRecord>;
   existingContractorStatuses(names: string[]): Set<string>;
 }
@@ -36,6 +37,12 @@ class Memo<K, V> {
     if (this.known.has(key)) return this.known.get(key);
     this.wanted.add(key);
     return undefined;
+  }
+
+  /** Keeps an answer read with another kind's (a product read by its sku), so it is not fetched again. */
+  prime(key: K, value: V): void {
+    this.known.set(key, value);
+    this.wanted.delete(key);
   }
 
   async load(): Promise<void> {
@@ -98,7 +105,11 @@ export class BatchState implements CommandState {
 
   constructor(source: StateSource) {
     this.products = new Memo((ids) => source.products(ids), undefined);
-    this.skus = new Memo((skus) => source.productIdsBySku(skus), undefined);
+    this.skus = new Memo(async (skus) => {
+      const found = await source.productsBySku(skus);
+      for (const product of found.values()) this.products.prime(product.id, product);
+      return new Map([...found].map(([sku, product]) => [sku, product.id]));
+    }, undefined);
     this.categories = new Memo(oneByOne((id) => source.category(id)), undefined);
     this.siblingNames = new Memo(
       oneByOne((key) => {

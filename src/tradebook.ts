@@ -2,6 +2,7 @@ import { GroupCommit } from './storage/sqlite/group-commit.ts';
 import { kyselyOf, migrate } from './storage/sqlite/migrate.ts';
 import { sqliteDialect } from './storage/sqlite/dialect.ts';
 import { type Sqlite, openSqlite } from './storage/sqlite/open.ts';
+import { SqliteKeyStore, SqliteTokenStore } from './storage/sqlite/keys-and-tokens.ts';
 import { FaultLog } from './storage/errors.ts';
 import { storageFaultOf } from './storage/sqlite/storage-fault.ts';
 import { EventStore } from './events/store.ts';
@@ -85,8 +86,8 @@ export class Tradebook implements WriteContext {
     this.projections = new Projections(db);
     this.log.onAppend((events) => this.projections.apply(events));
     this.writer = new GroupCommit(db, () => this.projections.saveCheckpoint(), onStorageFault && new FaultLog('writes', onStorageFault));
-    this.keys = new ApiKeys(db, clock, this.writer);
-    this.tokens = new AccessTokens(db, clock);
+    this.keys = new ApiKeys(new SqliteKeyStore(db), clock, this.writer);
+    this.tokens = new AccessTokens(new SqliteTokenStore(db), clock);
     // The endpoints read on a connection of their own, so a read never sees another request's uncommitted work.
     this.products = asyncReads(productQueries(reader, sqliteDialect));
     this.categories = asyncReads(categoryQueries(reader));

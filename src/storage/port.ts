@@ -35,3 +35,52 @@ export interface EventLog {
    */
   append(events: NewEvent[], meta: EventMeta): Promise<StoredEvent[]>;
 }
+
+/** Who a key lets in: the trade API, or the audit endpoints only (they read, never write). */
+export type KeyScope = 'api' | 'audit';
+
+/** An API key as stored: never the key itself, only its SHA-256 hash. Times are ISO 8601. */
+export interface StoredKey {
+  id: number;
+  name: string;
+  scope: KeyScope;
+  keyHash: string;
+  created: string;
+  expires: string | null;
+  revoked: string | null;
+}
+
+/**
+ * The API keys table. Writes (`insert`, `revoke`) run inside a unit of the writer; a read inside a unit sees that
+ * unit's group, a read outside one sees what is committed.
+ */
+export interface KeyStore {
+  /** Stores a new key and answers its id, the next after the highest so far. */
+  insert(key: Omit<StoredKey, 'id' | 'revoked'>): Promise<number>;
+  byHash(keyHash: string): Promise<StoredKey | undefined>;
+  byId(id: number): Promise<StoredKey | undefined>;
+  /** Every key, by id, without its hash. */
+  list(): Promise<Omit<StoredKey, 'keyHash'>[]>;
+  /** Marks the key revoked at `at` unless it already is (the first revocation's time stays); false when no such key. */
+  revoke(id: number, at: string): Promise<boolean>;
+  count(): Promise<number>;
+}
+
+/** A write token as stored: only its hash is the key. `expiresAt` is in ms; a spent token has its body's hash and answer. */
+export interface StoredToken {
+  keyId: number;
+  path: string;
+  expiresAt: number;
+  bodyHash: string | null;
+  response: string | null;
+}
+
+/** The access tokens table; `insert` and `spend` run inside a unit of the writer, reads as `KeyStore`'s. */
+export interface TokenStore {
+  /** Deletes the tokens expired before `now`, then stores this one. */
+  insert(tokenHash: string, token: Pick<StoredToken, 'keyId' | 'path' | 'expiresAt'>, now: number): Promise<void>;
+  byHash(tokenHash: string): Promise<StoredToken | undefined>;
+  /** Records the body's hash and the answer on a token not spent yet; false when it is spent already (or unknown). */
+  spend(tokenHash: string, bodyHash: string, response: string): Promise<boolean>;
+  count(): Promise<number>;
+}

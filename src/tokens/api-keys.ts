@@ -1,19 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { customAlphabet } from 'nanoid';
-import type { Sqlite } from '../storage/sqlite/open.ts';
 import type { Clock } from '../lib/clock.ts';
-import type { Writer } from '../storage/port.ts';
+import type { KeyScope, KeyStore, StoredKey, Writer } from '../storage/port.ts';
 
-export type KeyScope = 'api' | 'audit';
+export type { KeyScope };
 
-export interface ApiKeyInfo {
-  id: number;
-  name: string;
-  scope: KeyScope;
-  created: string;
-  expires: string | null;
-  revoked: string | null;
-}
+export type ApiKeyInfo = Omit<StoredKey, 'keyHash'>;
 
 const newSecret = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 40);
 
@@ -24,58 +16,53 @@ export function hashSecret(secret: string): string {
 
 /** API keys, stored only as SHA-256 hashes; the key itself is shown once, when created. */
 export class ApiKeys {
-  private readonly byHash;
-
   /** A change of the keys is made through `writer`, and settles once it is durable. */
   constructor(
-    private readonly db: Sqlite,
+    private readonly store: KeyStore,
     private readonly clock: Clock,
     private readonly writer: Writer,
-  ) {
-    this.byHash = db.prepare('SELECT id, scope, key_hash, expires_at, revoked_at FROM api_keys WHERE key_hash = ?');
-  }
+  ) {}
 
   async create(options: { name?: string; scope?: KeyScope; expiresAt?: number | null; key?: string }): Promise<{ id: number; key: string }> {
     const key = options.key ?? `tb_${newSecret()}`;
-    const id = await this.writer.run(
-      () =>
-        this.db
-          .prepare('INSERT INTO api_keys (name, scope, key_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?) RETURNING id')
-          .pluck()
-          .get(
-            options.name ?? 'key',
-            options.scope ?? 'api',
-            hashSecret(key),
-            new Date(this.clock()).toISOString(),
-            options.expiresAt == null ? null : new Date(options.expiresAt).toISOString(),
-          ) as number,
-    );
-    return { id, key };
+    const record = this.record(key, options);
+    return { id: await this.writer.run(() => this.store.insert(record)), key };
   }
 
   /** Registers a key given from outside (TRADEBOOK_API_KEY); registering it again changes nothing. */
   async register(key: string, name: string): Promise<number> {
-    const existing = this.byHash.get(hashSecret(key)) as { id: number } | undefined;
-    return existing?.id ?? (await this.create({ key, name })).id;
+    const keyHash = hashSecret(key);
+    const known = await this.store.byHash(keyHash);
+    if (known) return known.id;
+    // Servers starting together with the same key: the check that decides runs in the unit, under the write lock.
+    return this.writer.run(async () => (await this.store.byHash(keyHash))?.id ?? this.store.insert(this.record(key, { name })));
   }
 
-  async count(): Promise<number> {
-    return this.db.prepare('SELECT count(*) FROM api_keys').pluck().get() as number;
+  private record(key: string, options: { name?: string; scope?: KeyScope; expiresAt?: number | null }): Omit<StoredKey, 'id' | 'revoked'> {
+    return {
+      name: options.name ?? 'key',
+      scope: options.scope ?? 'api',
+      keyHash: hashSecret(key),
+      created: new Date(this.clock()).toISOString(),
+      expires: options.expiresAt == null ? null : new Date(options.expiresAt).toISOString(),
+    };
   }
 
-  async list(): Promise<ApiKeyInfo[]> {
-    return this.db
-      .prepare('SELECT id, name, scope, created_at AS created, expires_at AS expires, revoked_at AS revoked FROM api_keys ORDER BY id')
-      .all() as ApiKeyInfo[];
+  count(): Promise<number> {
+    return this.store.count();
+  }
+
+  list(): Promise<ApiKeyInfo[]> {
+    return this.store.list();
   }
 
   async revoke(id: number): Promise<boolean> {
     const now = new Date(this.clock()).toISOString();
-    return this.writer.run(() => this.db.prepare('UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?').run(now, id).changes === 1);
+    return this.writer.run(() => this.store.revoke(id, now));
   }
 
   async nameOf(id: number): Promise<string | undefined> {
-    return this.db.prepare('SELECT name FROM api_keys WHERE id = ?').pluck().get(id) as string | undefined;
+    return (await this.store.byId(id))?.name;
   }
 
   /**
@@ -83,23 +70,20 @@ export class ApiKeys {
    * with it is signed with, so a session never outlives its key (read fresh on every page).
    */
   async activeById(id: number): Promise<{ id: number; name: string; scope: KeyScope; keyHash: string; expires: string | null } | undefined> {
-    const row = this.db.prepare('SELECT id, name, scope, key_hash AS keyHash, expires_at AS expires, revoked_at AS revoked FROM api_keys WHERE id = ?').get(id) as
-      | { id: number; name: string; scope: KeyScope; keyHash: string; expires: string | null; revoked: string | null }
-      | undefined;
-    if (!row || row.revoked !== null || (row.expires !== null && Date.parse(row.expires) <= this.clock())) return undefined;
-    const { revoked: _revoked, ...key } = row;
-    return key;
+    const row = await this.store.byId(id);
+    if (!row || !this.active(row)) return undefined;
+    return { id: row.id, name: row.name, scope: row.scope, keyHash: row.keyHash, expires: row.expires };
   }
 
   /** The key's id and scope when it is known, not revoked and not expired; read fresh on every request. */
   async authenticate(key: string): Promise<{ id: number; scope: KeyScope } | undefined> {
     const hash = hashSecret(key);
-    const row = this.byHash.get(hash) as
-      | { id: number; scope: KeyScope; key_hash: string; expires_at: string | null; revoked_at: string | null }
-      | undefined;
-    if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash))) return undefined;
-    if (row.revoked_at !== null) return undefined;
-    if (row.expires_at !== null && Date.parse(row.expires_at) <= this.clock()) return undefined;
-    return { id: row.id, scope: row.scope };
+    const row = await this.store.byHash(hash);
+    if (!row || !timingSafeEqual(Buffer.from(row.keyHash), Buffer.from(hash))) return undefined;
+    return this.active(row) ? { id: row.id, scope: row.scope } : undefined;
+  }
+
+  private active(row: StoredKey): boolean {
+    return row.revoked === null && (row.expires === null || Date.parse(row.expires) > this.clock());
   }
 }

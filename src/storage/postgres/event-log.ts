@@ -40,8 +40,7 @@ export class PostgresEventLog implements EventLog {
 
   async append(events: NewEvent[], meta: EventMeta): Promise<StoredEvent[]> {
     if (events.length === 0) return [];
-    if (!this.writer.inUnit) throw new Error('PostgresEventLog.append must run inside a unit of the writer');
-    const { session } = this.writer;
+    const session = this.writer.writesFor('PostgresEventLog.append');
     const [head] = await session.sql<LogHead>('SELECT seq, hash FROM chain_head WHERE id = 1');
     const { rows, stored } = eventRows(events, meta, head, await this.versionsOf(streamsOf(events)), new Date(this.clock()).toISOString());
     // One statement for the batch's rows, more only past the parameter limit.

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { BUSY_BUDGET_MS } from '../errors.ts';
 import type { Writer } from '../port.ts';
 import type { Sql } from './connection.ts';
@@ -33,7 +34,8 @@ export const UNITS_PER_GROUP = 50;
 export class PostgresWriter implements Writer {
   private queue: Job[] = [];
   private draining = false;
-  private unitRunning = false;
+  /** Marks what a running unit calls and awaits: other requests' calls run meanwhile, outside it. */
+  private readonly units = new AsyncLocalStorage<true>();
   /** How many group transactions have been committed (observability, and tests of the grouping). */
   commits = 0;
 
@@ -44,9 +46,23 @@ export class PostgresWriter implements Writer {
     private readonly lockBudgetMs = BUSY_BUDGET_MS,
   ) {}
 
-  /** Whether a unit is running now: the event log appends only inside one. */
-  get inUnit(): boolean {
-    return this.unitRunning;
+  /** Whether the caller runs inside a unit of this writer (not merely while one runs). */
+  private get inUnit(): boolean {
+    return this.units.getStore() === true;
+  }
+
+  /**
+   * Where a read of the caller runs: inside a unit on the session, where it sees its group's own work and decides
+   * under the chain head's lock; anywhere else on `pool`, which sees committed work only.
+   */
+  readsOn(pool: Sql): Sql {
+    return this.inUnit ? this.session : pool;
+  }
+
+  /** The session, for `what`, a write: it runs only inside a unit, so it commits with the group. */
+  writesFor(what: string): Sql {
+    if (!this.inUnit) throw new Error(`${what} must run inside a unit of the writer`);
+    return this.session;
   }
 
   run<T>(unit: () => Promise<T> | T): Promise<T> {
@@ -116,13 +132,10 @@ export class PostgresWriter implements Writer {
     const { session } = this;
     await session.sql('SAVEPOINT unit');
     let outcome: Outcome;
-    this.unitRunning = true;
     try {
-      outcome = { ok: true, value: await unit() };
+      outcome = { ok: true, value: await this.units.run(true, unit) };
     } catch (error) {
       outcome = { ok: false, error };
-    } finally {
-      this.unitRunning = false;
     }
     if (outcome.ok) {
       await session.sql('RELEASE unit');

@@ -57,6 +57,27 @@ describeEngines('the PostgreSQL writer', (database, real) => {
     expect(await texts()).toEqual(['c']);
   });
 
+  test('only what a unit calls is inside it: a call made meanwhile by another request reads on the pool and may not write', async () => {
+    const { db } = await notes();
+    const writer = new PostgresWriter(db.session);
+    // An object of its own: on PGlite the pool and the session are the same connection.
+    const pool = { sql: db.pool.sql };
+    let entered!: () => void;
+    let leave!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    const left = new Promise<void>((resolve) => (leave = resolve));
+    const unit = writer.run(async () => {
+      entered();
+      await left;
+      return writer.readsOn(pool) === db.session && writer.writesFor('a note') === db.session;
+    });
+    await inside;
+    expect(writer.readsOn(pool)).toBe(pool);
+    expect(() => writer.writesFor('a note')).toThrow('a note must run inside a unit of the writer');
+    leave();
+    expect(await unit).toBe(true);
+  });
+
   test('refuses to write when the chain head has lost its row: there would be no lock to take', async () => {
     const { db } = await notes();
     await db.session.sql('DELETE FROM chain_head');

@@ -18,6 +18,13 @@ export class NotDurableError extends Error {
   }
 }
 
+/** This process's read models are other versions than those the database's read tables were built by. */
+export class ReadModelsDifferError extends Error {
+  constructor(ours: string, theirs: string) {
+    super(`writes are refused: this server keeps read models ${ours}, the database's are ${theirs}; upgrade the server, or rebuild the read tables with this version`);
+  }
+}
+
 export type StorageFaultKind = 'full' | 'read-only' | 'io';
 
 const WHY: Record<StorageFaultKind, string> = {

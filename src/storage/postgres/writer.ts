@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { BUSY_BUDGET_MS } from '../errors.ts';
+import { BUSY_BUDGET_MS, ReadModelsDifferError } from '../errors.ts';
 import type { Writer } from '../port.ts';
 import type { Sql } from './connection.ts';
 import { storageErrorOf } from './errors.ts';
@@ -39,12 +39,19 @@ export class PostgresWriter implements Writer {
   /** How many group transactions have been committed (observability, and tests of the grouping). */
   commits = 0;
 
+  /** How long a group waits for a lock (another writer's chain head) before it fails as busy. */
+  private readonly lockBudgetMs: number;
+  /** The names and versions of the read models this process keeps, as one string, when it keeps any. */
+  private readonly readModels: string | undefined;
+
   constructor(
     /** The writer's own connection: BEGIN, the savepoints and COMMIT are statements on it. */
     readonly session: Sql,
-    /** How long a group waits for a lock (another writer's chain head) before it fails as busy. */
-    private readonly lockBudgetMs = BUSY_BUDGET_MS,
-  ) {}
+    options: { lockBudgetMs?: number; readModels?: string } = {},
+  ) {
+    this.lockBudgetMs = options.lockBudgetMs ?? BUSY_BUDGET_MS;
+    this.readModels = options.readModels;
+  }
 
   /** Whether the caller runs inside a unit of this writer (not merely while one runs). */
   private get inUnit(): boolean {
@@ -114,9 +121,10 @@ export class PostgresWriter implements Writer {
       // SET LOCAL, with the budget as a parameter: a lock wait past it fails the group, and COMMIT returns once on disk.
       await session.sql("SELECT set_config('lock_timeout', $1, true), set_config('synchronous_commit', 'on', true)", [`${this.lockBudgetMs}ms`]);
       // Outside the savepoints: a unit rolled back must not release the lock.
-      const head = await session.sql('SELECT seq FROM chain_head WHERE id = 1 FOR UPDATE');
+      const head = await session.sql<{ read_models: string | null }>('SELECT projectors AS read_models FROM chain_head WHERE id = 1 FOR UPDATE');
       // Without its row the lock would guard nothing, and writers would race for seqs.
       if (head.length !== 1) throw new Error('the chain_head table has lost its row: writes are refused');
+      await this.checkReadModels(head[0].read_models);
       for (const job of jobs) outcomes.push(await this.unit(job.unit));
       await session.sql('COMMIT');
     } catch (error) {
@@ -126,6 +134,17 @@ export class PostgresWriter implements Writer {
     }
     this.commits++;
     return outcomes;
+  }
+
+  /**
+   * Servers of two releases on one database (a rolling deploy) must not write read rows of two shapes: a writer
+   * keeping read models writes only to a database whose read models are the same versions. The first such writer
+   * records its versions; one of other versions fails every group, nothing applied, and says why.
+   */
+  private async checkReadModels(recorded: string | null): Promise<void> {
+    if (this.readModels === undefined || recorded === this.readModels) return;
+    if (recorded !== null) throw new ReadModelsDifferError(this.readModels, recorded);
+    await this.session.sql('UPDATE chain_head SET projectors = $1 WHERE id = 1', [this.readModels]);
   }
 
   private async unit(unit: () => unknown): Promise<Outcome> {

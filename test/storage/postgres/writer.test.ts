@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { StorageBusyError, StorageFault } from '../../../src/storage/errors.ts';
+import { ReadModelsDifferError, StorageBusyError, StorageFault } from '../../../src/storage/errors.ts';
 import { openPostgres } from '../../../src/storage/postgres/connection.ts';
 import { storageErrorOf } from '../../../src/storage/postgres/errors.ts';
 import { PostgresEventLog, lastSeq } from '../../../src/storage/postgres/event-log.ts';
@@ -84,10 +84,25 @@ describeEngines('the PostgreSQL writer', (database, real) => {
     await expect(new PostgresWriter(db.session).run(() => 1)).rejects.toThrow(/chain_head table has lost its row/);
   });
 
+  test("a writer keeping read models of other versions than the database's is refused, nothing applied, and says why", async () => {
+    const { db, insert, texts } = await notes();
+    await new PostgresWriter(db.session, { readModels: 'products@1 documents@3' }).run(() => insert(1, 'first release'));
+    const [{ projectors }] = await db.pool.sql<{ projectors: string }>('SELECT projectors FROM chain_head');
+    expect(projectors).toBe('products@1 documents@3');
+
+    const newer = new PostgresWriter(db.session, { readModels: 'products@1 documents@4' });
+    const refused = newer.run(() => insert(2, 'next release'));
+    await expect(refused).rejects.toThrow(ReadModelsDifferError);
+    await expect(refused).rejects.toThrow('this server keeps read models products@1 documents@4, the database\'s are products@1 documents@3');
+    // A writer that keeps no read models (keys from the command line) is not concerned.
+    await new PostgresWriter(db.session).run(() => insert(3, 'a key'));
+    expect(await texts()).toEqual(['first release', 'a key']);
+  });
+
   test.runIf(real)('the chain head locked by another connection past the budget fails the group as busy, nothing applied', async () => {
     const db = database();
     await migrate(db.session);
-    const writer = new PostgresWriter(db.session, 300);
+    const writer = new PostgresWriter(db.session, { lockBudgetMs: 300 });
     const appending = new PostgresEventLog(writer, Date.now);
     const other = openPostgres(db.url!);
     try {
@@ -109,7 +124,7 @@ describeEngines('the PostgreSQL writer', (database, real) => {
   test.runIf(real)('a lock waited for inside a unit past the budget fails the whole group as busy: the units before it are not applied', async () => {
     const db = database();
     await migrate(db.session);
-    const writer = new PostgresWriter(db.session, 300);
+    const writer = new PostgresWriter(db.session, { lockBudgetMs: 300 });
     const log = new PostgresEventLog(writer, Date.now);
     const other = openPostgres(db.url!);
     try {

@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { getQueryParam } from 'hono/utils/url';
-import { sendError } from './respond.ts';
 
 /**
  * Headers, query string and body, read from Node's own request when @hono/node-server serves the app. Asking
@@ -45,23 +44,18 @@ export function declaredTooLarge(c: Context): boolean {
   return Number(requestHeader(c, 'content-length')) > MAX_BODY_BYTES;
 }
 
-export function sendBodyTooLarge(c: Context): Response | Promise<Response> {
-  // The rest of the body is never read: the connection closes after this answer.
-  return sendError(c, 413, 'ERROR_BODY_TOO_LARGE', `the body is larger than ${MAX_BODY_BYTES} bytes`, { Connection: 'close' });
-}
-
-/** The whole body, or the 413 to send as soon as it is longer than MAX_BODY_BYTES. */
-export async function requestBody(c: Context): Promise<Uint8Array | Response> {
-  return (await readBody(c, true)) ?? sendBodyTooLarge(c);
+/** The whole body; undefined as soon as it is longer than MAX_BODY_BYTES (the caller answers 413). */
+export function requestBody(c: Context): Promise<Uint8Array | undefined> {
+  return readBody(c, true);
 }
 
 /**
- * Reads the body to its end and drops it: undefined, or the 413 to send once it is over MAX_BODY_BYTES. For a
+ * Reads the body to its end and drops it; false once it is over MAX_BODY_BYTES (the caller answers 413). For a
  * request refused on its headers alone: nothing of the body is kept or parsed, yet the answer comes in the same
  * order as for any other request (a body over the limit is 413, a stalled one 408).
  */
-export async function discardBody(c: Context): Promise<Response | undefined> {
-  return (await readBody(c, false)) === undefined ? sendBodyTooLarge(c) : undefined;
+export async function discardBody(c: Context): Promise<boolean> {
+  return (await readBody(c, false)) !== undefined;
 }
 
 /**

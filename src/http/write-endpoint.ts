@@ -11,7 +11,7 @@ import { type DomainError, errorCodeFor, fail, ok, type Result } from '../lib/re
 import type { Tradebook } from '../tradebook.ts';
 import type { AppEnv } from './env.ts';
 import { type JsonBody, parseJsonBody } from './json-body.ts';
-import { sendErrors, sendJson } from './respond.ts';
+import { sendBodyTooLarge, sendErrors, sendJson } from './respond.ts';
 import { discardBody, requestBody, requestHeader } from './node-request.ts';
 
 /** One two-step write path of the spec: GET issues a token, POST applies a batch of records with it. */
@@ -93,9 +93,9 @@ export function mountWrite(app: Hono<AppEnv>, tb: Tradebook, endpoint: WriteEndp
     const token = requestHeader(c, 'x-access-token') ?? '';
     // A token that cannot be honoured whatever the body is refused from its header: the body is neither kept,
     // parsed nor hashed (only the replay of a spent token depends on it).
-    if (!(await tb.tokens.usable(token, keyId, path))) return (await discardBody(c)) ?? sendErrors(c, 401, [TOKEN_REFUSED]);
+    if (!(await tb.tokens.usable(token, keyId, path))) return (await discardBody(c)) ? sendErrors(c, 401, [TOKEN_REFUSED]) : sendBodyTooLarge(c);
     const body = await requestBody(c);
-    if (body instanceof Response) return body;
+    if (body === undefined) return sendBodyTooLarge(c);
     const json = parseJsonBody(body);
     const bodyHash = json.ok ? createHash('sha256').update(canonicalJson(json.value)).digest('hex') : '';
 

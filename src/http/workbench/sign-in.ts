@@ -1,7 +1,8 @@
 import type { Context } from 'hono';
 import { html } from 'hono/html';
 import type { Tradebook } from '../../tradebook.ts';
-import { declaredTooLarge, sendBodyTooLarge } from '../node-request.ts';
+import { declaredTooLarge } from '../node-request.ts';
+import { sendBodyTooLarge } from '../respond.ts';
 import { page, sendPage } from './layout.ts';
 import { sessionCookie, sessionEnd, sessionValue } from './session.ts';
 

@@ -32,7 +32,7 @@ const UNREACHABLE = new Set([
 ]);
 
 /** `url` without its password, fit for a message or a log. */
-export function shownUrl(url: string): string {
+function shownUrl(url: string): string {
   return url.replace(/^([a-z]+:\/\/[^:@/]*):[^@]*@/i, '$1:***@');
 }
 

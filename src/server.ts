@@ -1,5 +1,6 @@
 import { Checkpointer } from './storage/sqlite/checkpointer.ts';
 import { FaultLog } from './storage/errors.ts';
+import { databaseSetting, notYetOnPostgres } from './storage/database.ts';
 import { storageFaultOf } from './storage/sqlite/storage-fault.ts';
 import { createApp } from './http/app.ts';
 import { listen, readServerSettings } from './http/node-server.ts';
@@ -13,7 +14,13 @@ if (!settings.ok) {
   process.exit(2);
 }
 
-const file = process.env.TRADEBOOK_DB || 'data/tradebook.db';
+const database = databaseSetting();
+// Refused before anything connects, and before a file named like the URL could be created.
+if (database.engine === 'postgres') {
+  process.stderr.write(`tradebook: ${notYetOnPostgres('serving')}\n`);
+  process.exit(2);
+}
+const { file } = database;
 
 /** A database the server cannot write (read-only, no space, no folder) is refused before listening: one line, exit code 2. */
 function refuse(error: unknown): never {

@@ -65,9 +65,14 @@ export function rawConnection(port: number, localAddress?: string) {
 
 /** Runs the command line as a process on the given database; resolves with its exit code and output. */
 export function runCli(file: string, args: string[], stdin?: string): Promise<{ status: number; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/tradebook.mjs'), ...args], {
+  return runToExit('bin/tradebook.mjs', args, { TRADEBOOK_DB: file }, stdin);
+}
+
+/** Runs `script` (under the repository) as a process to its end; resolves with its exit code and output. */
+export function runToExit(script: string, args: string[], env: Record<string, string>, stdin?: string): Promise<{ status: number; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [path.join(ROOT, script), ...args], {
     cwd: ROOT,
-    env: { ...process.env, TRADEBOOK_DB: file },
+    env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';

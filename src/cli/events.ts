@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { logEntry } from '../audit/log-view.ts';
 import { parseMoment } from '../lib/clock.ts';
-import { UsageError, openAuditReadsForCli, parseWholeNumber } from './open.ts';
+import { UsageError, openLogForCli, parseWholeNumber } from './open.ts';
 import { TIME_FORMS } from './times.ts';
 
 const PAGE = 5000;
@@ -23,18 +23,18 @@ export function eventsCommand(program: Command): void {
       const after = parseWholeNumber(options.after, '--after');
       const since = options.since === undefined ? undefined : parseMoment(options.since);
       if (options.since !== undefined && since === undefined) throw new UsageError(`--since takes ${TIME_FORMS}`);
-      const { audit, close } = openAuditReadsForCli();
+      const { eventsAfter, close } = await openLogForCli();
       const filter = { stream: options.stream, type: options.type, since: since === undefined ? undefined : new Date(since).toISOString() };
       try {
         // A page at a time, so memory stays flat on any log size.
         for (let from = after; ; ) {
-          const page = await audit.eventsAfter(from, PAGE, filter);
+          const page = await eventsAfter(from, PAGE, filter);
           for (const row of page) await writeLine(JSON.stringify(logEntry(row)));
           if (page.length < PAGE) break;
           from = page[page.length - 1].seq;
         }
       } finally {
-        close();
+        await close();
       }
     });
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { parseMoment } from '../lib/clock.ts';
 import type { ApiKeyInfo, KeyScope } from '../tokens/api-keys.ts';
-import { UsageError, openForCli, parseWholeNumber } from './open.ts';
+import { UsageError, openKeysForCli, parseWholeNumber } from './open.ts';
 import { TIME_FORMS, showStoredTime, showTime } from './times.ts';
 
 /** A key as the command line shows it: its times in Moscow time with the offset. */
@@ -23,8 +23,8 @@ export function keysCommand(program: Command): void {
       if (options.scope !== 'api' && options.scope !== 'audit') throw new UsageError('--scope takes api or audit');
       const expiresAt = options.expires === undefined ? null : parseMoment(options.expires);
       if (expiresAt === undefined) throw new UsageError(`--expires takes ${TIME_FORMS}`);
-      const tb = await openForCli();
-      const { id, key } = await tb.keys.create({ name: options.name, scope: options.scope as KeyScope, expiresAt }).finally(() => tb.close());
+      const { keys, close } = await openKeysForCli();
+      const { id, key } = await keys.create({ name: options.name, scope: options.scope as KeyScope, expiresAt }).finally(close);
       // Still created: a script testing how expiry is refused needs exactly such a key.
       if (expiresAt !== null && expiresAt <= Date.now()) process.stderr.write(`tradebook: warning: key ${id} expires ${showTime(expiresAt)}, already past: it is refused from the start\n`);
       const expires = expiresAt === null ? null : showTime(expiresAt);
@@ -40,8 +40,8 @@ export function keysCommand(program: Command): void {
     .description('list keys (never the keys themselves)')
     .option('--json', 'print one JSON array')
     .action(async (options: { json?: boolean }) => {
-      const tb = await openForCli({ mustExist: true });
-      const list = (await tb.keys.list().finally(() => tb.close())).map(shownKey);
+      const { keys, close } = await openKeysForCli({ mustExist: true });
+      const list = (await keys.list().finally(close)).map(shownKey);
       if (options.json) {
         process.stdout.write(`${JSON.stringify(list)}\n`);
         return;
@@ -57,8 +57,8 @@ export function keysCommand(program: Command): void {
     .argument('<id>', 'the key id')
     .action(async (idText: string) => {
       const id = parseWholeNumber(idText, 'id');
-      const tb = await openForCli({ mustExist: true });
-      const revoked = await tb.keys.revoke(id).finally(() => tb.close());
+      const { keys, close } = await openKeysForCli({ mustExist: true });
+      const revoked = await keys.revoke(id).finally(close);
       if (!revoked) throw new UsageError(`no key ${id}`);
       process.stdout.write(`revoked key ${id}\n`);
     });

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import packageJson from '../../package.json' with { type: 'json' };
+import { DatabaseUnreachable } from '../storage/errors.ts';
 import { storageFaultOf } from '../storage/sqlite/storage-fault.ts';
 import { anchorCommands } from './anchor.ts';
 import { backupCommand } from './backup.ts';
@@ -8,7 +9,7 @@ import { historyCommand } from './history.ts';
 import { importCommand } from './import.ts';
 import { keysCommand } from './keys.ts';
 import { EXIT } from './exit.ts';
-import { UsageError } from './open.ts';
+import { UsageError, refuseOnPostgres } from './open.ts';
 import { rebuildCommand } from './rebuild.ts';
 import { verifyCommand } from './verify.ts';
 import { seedCommand } from './seed.ts';
@@ -22,7 +23,9 @@ export async function main(argv: string[]): Promise<void> {
   const program = new Command('tradebook')
     .description('tradebook: the event-sourced trade-accounting service')
     .version(packageJson.version, '-V, --version', 'print the version')
-    .exitOverride();
+    .exitOverride()
+    // Before any action: a command that does not run on PostgreSQL yet is refused before it reads or connects.
+    .hook('preAction', (_, command) => refuseOnPostgres(commandName(command)));
   keysCommand(program);
   importCommand(program);
   eventsCommand(program);
@@ -40,8 +43,8 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
       return;
     }
-    // A usage problem or a storage fault (disk full, read-only) is one line, not a stack trace.
-    const known = error instanceof UsageError ? error : storageFaultOf(error);
+    // A usage problem, a database out of reach or a storage fault (disk full, read-only) is one line, not a stack trace.
+    const known = error instanceof UsageError || error instanceof DatabaseUnreachable ? error : storageFaultOf(error);
     if (known) {
       process.stderr.write(`tradebook: ${known.message}\n`);
       process.exitCode = EXIT.usage;
@@ -49,4 +52,11 @@ export async function main(argv: string[]): Promise<void> {
     }
     throw error;
   }
+}
+
+/** A command's name under the program's: `keys list`, `import`. */
+function commandName(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
 }

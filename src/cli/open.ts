@@ -3,10 +3,47 @@ import { type Sqlite, openSqlite } from '../storage/sqlite/open.ts';
 import { Tradebook } from '../tradebook.ts';
 import { auditReads } from '../audit/reads.ts';
 import { asyncReads } from '../storage/async-reads.ts';
+import { databaseSetting, notYetOnPostgres } from '../storage/database.ts';
+import { type LogAndKeys, openLogAndKeys } from '../storage/postgres/log-and-keys.ts';
 
-/** The database the command line works on: TRADEBOOK_DB, as for the server. */
+/** The commands that run on PostgreSQL so far (`anchor-key` uses no database); the others need its read tables. */
+const ON_POSTGRES = new Set(['keys create', 'keys list', 'keys revoke', 'events', 'anchor-key']);
+
+/**
+ * Refuses `command` (`keys list`, `import`) before it reads a file or connects, when TRADEBOOK_DB is a PostgreSQL
+ * URL and the command does not run there yet.
+ */
+export function refuseOnPostgres(command: string): void {
+  if (databaseSetting().engine === 'postgres' && !ON_POSTGRES.has(command)) throw new UsageError(notYetOnPostgres(`\`tradebook ${command}\``));
+}
+
+/** The SQLite file the command line works on (TRADEBOOK_DB, as for the server), for the commands that run on SQLite only. */
 export function databasePath(): string {
-  return process.env.TRADEBOOK_DB || 'data/tradebook.db';
+  const setting = databaseSetting();
+  // `refuseOnPostgres` has turned such a command away before it ran.
+  if (setting.engine !== 'sqlite') throw new Error(`a SQLite-only command reached ${setting.engine}`);
+  return setting.file;
+}
+
+/** The API keys of the database TRADEBOOK_DB names, on either engine; `mustExist` as for `openForCli`. */
+export async function openKeysForCli(options: { mustExist?: boolean } = {}): Promise<Pick<LogAndKeys, 'keys' | 'close'>> {
+  const setting = databaseSetting();
+  if (setting.engine === 'postgres') return openLogAndKeys(setting.url);
+  const tb = await openForCli(options);
+  return { keys: tb.keys, close: async () => tb.close() };
+}
+
+/** The event log of the database TRADEBOOK_DB names, read a page at a time, on either engine. */
+export async function openLogForCli(): Promise<Pick<LogAndKeys, 'eventsAfter' | 'close'>> {
+  const setting = databaseSetting();
+  if (setting.engine === 'postgres') return openLogAndKeys(setting.url);
+  const { audit, close } = openAuditReadsForCli();
+  return {
+    eventsAfter: audit.eventsAfter,
+    close: async () => {
+      close();
+    },
+  };
 }
 
 /**

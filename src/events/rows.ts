@@ -35,6 +35,15 @@ export type StoredEvent = DomainEvent & {
 
 export type EventRow = HashedColumns & { hash: string };
 
+/** Which events to read; every condition given must hold. */
+export interface EventFilter {
+  after?: number;
+  stream?: string;
+  type?: string;
+  /** UTC ISO time: only events recorded at or after it. */
+  since?: string;
+}
+
 export class ConcurrencyError extends Error {}
 
 /** The columns of `events`, in the order rows are inserted. */

@@ -1,12 +1,12 @@
 import type { Sqlite } from '../storage/sqlite/open.ts';
 import type { Clock } from '../lib/clock.ts';
 import { GENESIS_HASH } from './hash.ts';
-import { EVENT_COLUMNS, type EventMeta, type EventRow, type LogHead, type NewEvent, type StoredEvent, eventRows, streamsOf } from './rows.ts';
+import { EVENT_COLUMNS, type EventFilter, type EventMeta, type EventRow, type LogHead, type NewEvent, type StoredEvent, eventRows, streamsOf } from './rows.ts';
 import { upcast } from './upcasters.ts';
 import { inChunks, placeholders, statementsByCount } from '../storage/sqlite/statements.ts';
 import type { EventLog } from '../storage/port.ts';
 
-export { ConcurrencyError, type EventMeta, type EventRow, type ExpectedVersion, type NewEvent, type StoredEvent } from './rows.ts';
+export { ConcurrencyError, type EventFilter, type EventMeta, type EventRow, type ExpectedVersion, type NewEvent, type StoredEvent } from './rows.ts';
 
 export type AppendListener = (events: StoredEvent[]) => void;
 
@@ -107,15 +107,6 @@ export function* replayEvents(db: Sqlite, afterSeq = 0, chunk = 1000): Generator
 /** Reads the log in order after `afterSeq`, a chunk at a time, so memory stays flat however long the log. */
 export function readEvents(db: Sqlite, afterSeq = 0, chunk = 5000): Generator<EventRow> {
   return queryEvents(db, { after: afterSeq }, chunk);
-}
-
-/** Which events to read; every condition given must hold. */
-export interface EventFilter {
-  after?: number;
-  stream?: string;
-  type?: string;
-  /** UTC ISO time: only events recorded at or after it. */
-  since?: string;
 }
 
 /**

@@ -73,6 +73,12 @@ export class FaultLog {
   }
 }
 
+/**
+ * The database could not be reached: its server is down or unknown, refuses the login, or has no such database.
+ * An environment problem for the operator to fix, told in one line.
+ */
+export class DatabaseUnreachable extends Error {}
+
 /** Whether `error` is the storage's (a group of writes failed as a whole), not a fault of one piece of work. */
 export function isStorageError(error: unknown): boolean {
   return error instanceof StorageBusyError || error instanceof NotDurableError || error instanceof StorageFault;

@@ -1,4 +1,4 @@
-import { StorageBusyError, StorageFault, type StorageFaultKind } from '../errors.ts';
+import { DatabaseUnreachable, StorageBusyError, StorageFault, type StorageFaultKind } from '../errors.ts';
 
 /**
  * PostgreSQL's errors that are the storage's, not a request's, by SQLSTATE; read here only, everything above sees
@@ -19,4 +19,26 @@ export function storageErrorOf(error: unknown): StorageBusyError | StorageFault 
   if (code === '55P03') return new StorageBusyError(`another writer held a lock past the budget (${String(message)})`, { cause: error });
   const kind = FAULTS[code];
   return kind && new StorageFault(kind, `${code}: ${String(message)}`, { cause: error });
+}
+
+/**
+ * Codes of a connection that could not be made: the network's (refused, unknown host, unreachable, timed out),
+ * postgres.js's (`CONNECT_TIMEOUT`, a URL it cannot parse) and the server's (no such database, starting up, too
+ * many connections). SQLSTATE classes 08 (connection) and 28 (login refused) count whole.
+ */
+const UNREACHABLE = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH',
+  'CONNECT_TIMEOUT', 'ERR_INVALID_URL', '3D000', '57P03', '53300',
+]);
+
+/** `url` without its password, fit for a message or a log. */
+function shownUrl(url: string): string {
+  return url.replace(/^([a-z]+:\/\/[^:@/]*):[^@]*@/i, '$1:***@');
+}
+
+/** `error` as `DatabaseUnreachable` when it says that `url` could not be connected to; undefined for any other. */
+export function unreachableOf(error: unknown, url: string): DatabaseUnreachable | undefined {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code !== 'string' || !(UNREACHABLE.has(code) || code.startsWith('08') || code.startsWith('28'))) return undefined;
+  return new DatabaseUnreachable(`cannot connect to ${shownUrl(url)}: ${String(message)}`, { cause: error });
 }

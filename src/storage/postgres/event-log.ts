@@ -1,4 +1,4 @@
-import { type EventMeta, type EventRow, EVENT_COLUMNS, type LogHead, type NewEvent, type StoredEvent, eventRows, streamsOf } from '../../events/rows.ts';
+import { type EventFilter, type EventMeta, type EventRow, EVENT_COLUMNS, type LogHead, type NewEvent, type StoredEvent, eventRows, streamsOf } from '../../events/rows.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { EventLog } from '../port.ts';
 import type { Sql } from './connection.ts';
@@ -78,10 +78,29 @@ export async function lastSeq(db: Sql): Promise<number> {
   return seq;
 }
 
+/**
+ * Up to `limit` events after `after` that match `filter`, in seq order: a page starts after the last seq seen, so
+ * paging costs nothing, and the stream, type and time indexes do the filtering.
+ */
+export function eventsAfter(db: Sql, after: number, limit: number, filter: Omit<EventFilter, 'after'> = {}): Promise<EventRow[]> {
+  const params: unknown[] = [after];
+  const conditions = ['seq > $1'];
+  const condition = (test: string, value: string | undefined) => {
+    if (value === undefined) return;
+    params.push(value);
+    conditions.push(`${test} $${params.length}`);
+  };
+  condition('stream =', filter.stream);
+  condition('type =', filter.type);
+  condition('recorded_at >=', filter.since);
+  params.push(limit);
+  return db.sql<EventRow>(`${SELECT_EVENTS} WHERE ${conditions.join(' AND ')} ORDER BY seq LIMIT $${params.length}`, params);
+}
+
 /** Reads the log in order after `afterSeq`, a chunk at a time, so memory stays flat however long the log. */
 export async function* readEvents(db: Sql, afterSeq = 0, chunk = 5000): AsyncGenerator<EventRow> {
   for (let after = afterSeq; ; ) {
-    const rows = await db.sql<EventRow>(`${SELECT_EVENTS} WHERE seq > $1 ORDER BY seq LIMIT $2`, [after, chunk]);
+    const rows = await eventsAfter(db, after, chunk);
     yield* rows;
     if (rows.length < chunk) return;
     after = rows[rows.length - 1].seq;

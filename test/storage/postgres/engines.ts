@@ -27,6 +27,17 @@ function withDatabase(url: string, database: string): string {
   return parsed.toString();
 }
 
+/** A new database of a random name on the real server (through `admin`): its URL, and how to drop it. */
+export async function createDatabase(admin: PostgresDatabase): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `tradebook_test_${randomBytes(6).toString('hex')}`;
+  await admin.session.sql(`CREATE DATABASE ${name}`);
+  return {
+    url: withDatabase(REAL_SERVER_URL!, name),
+    // FORCE: connections a failed test left open do not keep the database.
+    drop: async () => void (await admin.session.sql(`DROP DATABASE ${name} WITH (FORCE)`)),
+  };
+}
+
 /** Runs `suite` on each engine; `database()` is the current test's empty database. */
 export function describeEngines(title: string, suite: (database: () => TestDatabase, real: boolean) => void): void {
   describe.each(REAL_SERVER_URL ? ['PGlite', 'PostgreSQL'] : ['PGlite'])(`${title} (%s)`, (engine) => {
@@ -45,22 +56,20 @@ export function describeEngines(title: string, suite: (database: () => TestDatab
       });
     } else {
       let admin: PostgresDatabase;
-      let name: string;
+      let drop: () => Promise<void>;
       beforeAll(() => {
         admin = openPostgres(REAL_SERVER_URL!, 1);
       });
       afterAll(() => admin.close());
       beforeEach(async () => {
-        name = `tradebook_test_${randomBytes(6).toString('hex')}`;
-        await admin.session.sql(`CREATE DATABASE ${name}`);
-        const url = withDatabase(REAL_SERVER_URL!, name);
-        current = { ...openPostgres(url), url };
+        const created = await createDatabase(admin);
+        drop = created.drop;
+        current = { ...openPostgres(created.url), url: created.url };
       });
       afterEach(async () => {
         await current?.close();
         current = undefined;
-        // FORCE: connections a failed test left open do not keep the database.
-        await admin.session.sql(`DROP DATABASE ${name} WITH (FORCE)`);
+        await drop();
       });
     }
     suite(database, engine !== 'PGlite');

@@ -2,7 +2,7 @@ import { expect, test } from 'vitest';
 import { GENESIS_HASH } from '../../../src/events/hash.ts';
 import { ConcurrencyError, type NewEvent, type StoredEvent } from '../../../src/events/rows.ts';
 import type { Sql } from '../../../src/storage/postgres/connection.ts';
-import { PostgresEventLog, lastSeq, readEvents, readStream } from '../../../src/storage/postgres/event-log.ts';
+import { PostgresEventLog, eventsAfter, lastSeq, readEvents, readStream } from '../../../src/storage/postgres/event-log.ts';
 import { migrate } from '../../../src/storage/postgres/migrate.ts';
 import { PostgresWriter } from '../../../src/storage/postgres/writer.ts';
 import { describeEngines } from './engines.ts';
@@ -70,6 +70,23 @@ describeEngines('the PostgreSQL event log', (database) => {
     expect((await all(readEvents(db.pool, 2))).map((r) => r.seq)).toEqual([3]);
     expect((await readStream(db.pool, 'brand-1')).map((r) => r.type)).toEqual(['BrandAdded', 'BrandEdited']);
     expect(appended.map((events) => events.map((e) => e.seq))).toEqual([[1, 2], [3]]);
+  });
+
+  test('a page of events after a seq, filtered by stream, type and time recorded, as `tradebook events` reads it', async () => {
+    const { db, writer } = await migrated();
+    let now = Date.parse('2026-11-25T10:00:00Z');
+    const log = new PostgresEventLog(writer, () => now);
+    await writer.run(() => log.append([brand(1, 'A'), brand(2, 'B')], {}));
+    now += 60_000;
+    await writer.run(() => log.append([edit(1, 'A2'), edit(2, 'B2'), edit(1, 'A3')], {}));
+    const seqs = async (after: number, limit: number, filter = {}) => (await eventsAfter(db.pool, after, limit, filter)).map((r) => r.seq);
+    expect(await seqs(0, 10)).toEqual([1, 2, 3, 4, 5]);
+    expect(await seqs(1, 2)).toEqual([2, 3]);
+    expect(await seqs(0, 10, { stream: 'brand-1' })).toEqual([1, 3, 5]);
+    expect(await seqs(3, 10, { stream: 'brand-1', type: 'BrandEdited' })).toEqual([5]);
+    expect(await seqs(0, 10, { since: '2026-11-25T10:01:00.000Z' })).toEqual([3, 4, 5]);
+    expect(await seqs(0, 10, { since: '2026-11-25T10:01:00.001Z' })).toEqual([]);
+    expect(await seqs(0, 10, { stream: 'brand-9' })).toEqual([]);
   });
 
   test('an append larger than one statement can bind goes in as several, still dense and chained', async () => {

@@ -1,0 +1,17 @@
+/**
+ * Which engine `TRADEBOOK_DB` names, for the server and the command line alike: a `postgres://` or
+ * `postgresql://` URL is PostgreSQL, anything else the path of a SQLite file.
+ */
+export type DatabaseSetting = { engine: 'sqlite'; file: string } | { engine: 'postgres'; url: string };
+
+const DEFAULT_FILE = 'data/tradebook.db';
+
+export function databaseSetting(value: string | undefined = process.env.TRADEBOOK_DB): DatabaseSetting {
+  if (value && /^postgres(ql)?:\/\//i.test(value)) return { engine: 'postgres', url: value };
+  return { engine: 'sqlite', file: value || DEFAULT_FILE };
+}
+
+/** The one line that refuses `what` (a command, serving) on PostgreSQL until its read tables are built there. */
+export function notYetOnPostgres(what: string): string {
+  return `${what} on PostgreSQL is not available yet: the read tables are not built there; only \`tradebook keys\` and \`tradebook events\` run there so far (docs/postgres.md)`;
+}

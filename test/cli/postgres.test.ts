@@ -1,0 +1,159 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { NewEvent } from '../../src/events/rows.ts';
+import { type PostgresDatabase, openPostgres } from '../../src/storage/postgres/connection.ts';
+import { PostgresEventLog } from '../../src/storage/postgres/event-log.ts';
+import { migrate } from '../../src/storage/postgres/migrate.ts';
+import { PostgresWriter } from '../../src/storage/postgres/writer.ts';
+import { Tradebook } from '../../src/tradebook.ts';
+import { tempDir } from '../helpers.ts';
+import { runCli as cli, runToExit } from '../server-process.ts';
+import { REAL_SERVER_URL, createDatabase } from '../storage/postgres/engines.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const NOT_YET = /^tradebook: .* on PostgreSQL is not available yet: the read tables are not built there; .*\(docs\/postgres\.md\)\n$/;
+
+describe('TRADEBOOK_DB=postgres://…: what does not run there yet is refused in one line, before connecting', () => {
+  // A port that counts the connections made to it: a refusal must make none.
+  let listener: net.Server;
+  let connections = 0;
+  let url: string;
+  beforeAll(async () => {
+    listener = net.createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    url = `postgres://root@127.0.0.1:${(listener.address() as net.AddressInfo).port}/tradebook`;
+  });
+  afterAll(() => new Promise((resolve) => listener.close(resolve)));
+
+  test.each([
+    'import missing.ndjson',
+    'seed --demo',
+    'history product-1',
+    'verify',
+    'rebuild',
+    'rebuild --until 1 --into copy.db',
+    'backup copy.db',
+    'anchor --key missing.pem',
+  ])('tradebook %s', async (command) => {
+    const args = command.split(' ');
+    for (const db of [url, url.replace('postgres:', 'postgresql:')]) {
+      const run = await cli(db, args);
+      expect([run.status, run.stdout]).toEqual([2, '']);
+      expect(run.stderr).toMatch(NOT_YET);
+      expect(run.stderr).toContain(`\`tradebook ${args[0]}\``);
+    }
+    expect(connections).toBe(0);
+    // Nothing named like the URL appears where the command ran.
+    expect(fs.existsSync(path.join(ROOT, 'postgres:'))).toBe(false);
+    expect(fs.existsSync(path.join(ROOT, 'postgresql:'))).toBe(false);
+  });
+
+  test('the server (npm start)', async () => {
+    const run = await runToExit('bin/server.mjs', [], { TRADEBOOK_DB: url, PORT: '0' });
+    expect([run.status, run.stdout]).toEqual([2, '']);
+    expect(run.stderr).toMatch(NOT_YET);
+    expect(run.stderr).toContain('serving');
+    expect(connections).toBe(0);
+    expect(fs.existsSync(path.join(ROOT, 'postgres:'))).toBe(false);
+  });
+
+  test('a database that cannot be reached: one line naming it (never its password), exit 2', async () => {
+    for (const args of [['keys', 'list'], ['keys', 'create'], ['events']]) {
+      const run = await cli('postgres://root:secret@127.0.0.1:1/x', args);
+      expect([run.status, run.stdout, run.stderr]).toEqual([2, '', 'tradebook: cannot connect to postgres://root:***@127.0.0.1:1/x: connect ECONNREFUSED 127.0.0.1:1\n']);
+    }
+  });
+});
+
+describe.runIf(REAL_SERVER_URL)('tradebook keys and events on a PostgreSQL server', () => {
+  let admin: PostgresDatabase;
+  let database: { url: string; drop(): Promise<void> };
+  beforeAll(async () => {
+    admin = openPostgres(REAL_SERVER_URL!, 1);
+    database = await createDatabase(admin);
+  });
+  afterAll(async () => {
+    await database?.drop();
+    await admin.close();
+  });
+
+  test('keys create, list, revoke: the same output and exit statuses as on SQLite; the empty database gets its schema', async () => {
+    const steps = [
+      ['keys', 'create', '--name', 'accounting', '--scope', 'audit', '--expires', '2030-01-01 00:00:00'],
+      ['keys', 'create', '--json'],
+      ['keys', 'list'],
+      ['keys', 'revoke', '1'],
+      ['keys', 'revoke', '7'],
+      ['keys', 'list'],
+      ['keys', 'list', '--json'],
+    ];
+    const transcript = async (db: string) => {
+      const runs = [];
+      for (const args of steps) runs.push(await cli(db, args));
+      // The keys and the times they were made at differ from run to run.
+      return runs.map((run) => ({ ...run, stdout: run.stdout.replace(/tb_\w{40}/g, 'KEY').replace(/(?!2030-01-01 )\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\+03:00/g, 'NOW') }));
+    };
+    const onPostgres = await transcript(database.url);
+    expect(onPostgres).toEqual(await transcript(path.join(tempDir(), 't.db')));
+    expect(onPostgres.map((run) => run.status)).toEqual([0, 0, 0, 0, 2, 0, 0]);
+    expect(onPostgres[4].stderr).toBe('tradebook: no key 7\n');
+    expect(onPostgres[2].stdout).toBe('1\taccounting\taudit\tcreated NOW\texpires 2030-01-01 00:00:00+03:00\trevoked -\n2\tkey\tapi\tcreated NOW\texpires -\trevoked -\n');
+    expect(onPostgres[5].stdout).toBe('1\taccounting\taudit\tcreated NOW\texpires 2030-01-01 00:00:00+03:00\trevoked NOW\n2\tkey\tapi\tcreated NOW\texpires -\trevoked -\n');
+  });
+
+  test('events: the same appends print the same lines from PostgreSQL as from SQLite, filtered alike, past a page', async () => {
+    // One clock for both engines, moved between the batches so that --since has something to tell apart.
+    const start = Date.parse('2026-11-25T10:00:00Z');
+    const batches: NewEvent[][] = [
+      Array.from({ length: 5_003 }, (_, i) => ({ stream: `brand-${i + 1}`, type: 'BrandAdded', data: { id: i + 1, name: `Бренд ${i + 1}`, logo: null } })),
+      [
+        { stream: 'brand-1', type: 'BrandEdited', data: { id: 1, name: 'nul \u0000 «кавычки» \u{1F600}' } },
+        { stream: 'brand-2', type: 'BrandEdited', data: { id: 2, logo: 'b.png' } },
+      ],
+      [{ stream: 'brand-1', type: 'BrandEdited', data: { id: 1, logo: null } }],
+    ];
+    const meta = (i: number) => ({ keyId: 1, source: 'import', importLine: i + 1 });
+
+    let now = start;
+    const sqlite = path.join(tempDir(), 't.db');
+    const tb = await Tradebook.open(sqlite, { clock: () => now });
+    for (const [i, batch] of batches.entries()) {
+      now = start + i * 60_000;
+      await tb.writer.run(() => tb.log.append(batch, meta(i)));
+    }
+    tb.close();
+
+    const pg = openPostgres(database.url);
+    try {
+      await migrate(pg.session);
+      const writer = new PostgresWriter(pg.session);
+      const log = new PostgresEventLog(writer, () => now);
+      for (const [i, batch] of batches.entries()) {
+        now = start + i * 60_000;
+        await writer.run(() => log.append(batch, meta(i)));
+      }
+    } finally {
+      await pg.close();
+    }
+
+    for (const [args, lines] of [
+      [[], 5_006],
+      [['--after', '4999'], 7],
+      [['--stream', 'brand-1'], 3],
+      [['--type', 'BrandEdited', '--after', '5004'], 2],
+      [['--since', '2026-11-25 13:01:00'], 3],
+      [['--since', '2026-11-25T10:02:00Z', '--stream', 'brand-1'], 1],
+      [['--stream', 'brand-0'], 0],
+    ] as const) {
+      const fromPostgres = await cli(database.url, ['events', ...args]);
+      const fromSqlite = await cli(sqlite, ['events', ...args]);
+      expect(fromPostgres).toEqual(fromSqlite);
+      expect([fromPostgres.status, fromPostgres.stdout.split('\n').length - 1]).toEqual([0, lines]);
+    }
+  });
+});

@@ -17,6 +17,7 @@ import { openSqlite } from '../../../src/storage/sqlite/open.ts';
 import { Tradebook } from '../../../src/tradebook.ts';
 import { copyCompany } from '../../../src/use-cases/copy-company.ts';
 import { importRecords } from '../../../src/use-cases/import.ts';
+import { runCli } from '../../server-process.ts';
 import { type TestDatabase, describeEngines } from './engines.ts';
 import { all } from './log-checks.ts';
 
@@ -75,7 +76,7 @@ async function contents(sql: Sql) {
   };
 }
 
-describeEngines('tradebook copy into PostgreSQL', (database) => {
+describeEngines('tradebook copy into PostgreSQL', (database, real) => {
   test('the log row for row (hashes as stored), the keys with their revocations, the chain head at the last event; no token; the chain verifies', async () => {
     const last = sourceEvents[sourceEvents.length - 1];
     const report = await copyInto(database());
@@ -125,5 +126,38 @@ describeEngines('tradebook copy into PostgreSQL', (database) => {
     const altered = sourceEvents.map((row) => (row.seq === 5 ? { ...row, data: row.data.replace('}', ',"x":1}') } : row));
     const report = await copyCompany({ events: altered, count: altered.length, keys: [] }, postgresCopyTarget(database()));
     expect(report.problems).toEqual([`the copy's hash chain is broken at seq 5 (${altered[4].stream}): event 5 of ${altered[4].stream} does not match its hash`]);
+  });
+
+  test.runIf(real)('through the command line: the summary, exit 0; then the target is not empty: one line, exit 2', async () => {
+    const url = database().url!;
+    const run = await runCli(file, ['copy', '--to', url]);
+    const last = sourceEvents[sourceEvents.length - 1];
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(
+      new RegExp(
+        `^copied ${sourceEvents.length} events and 2 keys from .*source\\.db to ${url.replace(/[.?]/g, '\\$&')} in [\\d.]+ s; last seq ${last.seq}, hash ${last.hash}; its hash chain recomputes there and ends at the same hash\n` +
+          'the read tables are not built on PostgreSQL yet: tradebook cannot serve this database until they are\n$',
+      ),
+    );
+    expect(await runCli(file, ['copy', '--to', url])).toEqual({
+      status: 2,
+      stdout: '',
+      stderr: `tradebook: cannot copy to ${url}: it is not empty (${sourceEvents.length} events, 2 keys); a copy goes only into an empty database\n`,
+    });
+  });
+
+  test.runIf(real)('through the command line: --json; a bad URL, a server not there, a URL for the source: one line, exit 2', async () => {
+    const url = database().url!;
+    const last = sourceEvents[sourceEvents.length - 1];
+    for (const [to, line] of [
+      ['postgres://root@[::1/db', 'tradebook: --to must be a postgres:// or postgresql:// URL, got postgres://root@[::1/db'],
+      ['postgres://root:secret@127.0.0.1:1/db', 'tradebook: cannot copy to postgres://root:***@127.0.0.1:1/db: connect ECONNREFUSED 127.0.0.1:1'],
+    ]) {
+      expect(await runCli(file, ['copy', '--to', to])).toEqual({ status: 2, stdout: '', stderr: `${line}\n` });
+    }
+    expect(await runCli(url, ['copy', '--to', url])).toEqual({ status: 2, stdout: '', stderr: `tradebook: copy reads a SQLite file; TRADEBOOK_DB is ${url}\n` });
+    const run = await runCli(file, ['copy', '--to', url, '--json']);
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ from: file, to: url, events: sourceEvents.length, keys: 2, seq: last.seq, hash: last.hash, seconds: expect.any(Number), ok: true });
   });
 });

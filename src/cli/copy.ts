@@ -21,8 +21,9 @@ export function copyCommand(program: Command): void {
       if (!/^postgres(ql)?:\/\//.test(options.to) || !URL.canParse(options.to)) throw new UsageError(`--to must be a postgres:// or postgresql:// URL, got ${shown(options.to)}`);
       const to = shown(options.to);
       const db = openSource(from);
-      const copying = progressReporter('copy', 'events');
-      const checking = progressReporter('check', 'events');
+      // A bar a phase, each started when its phase begins: its rate and ETA are its own.
+      let phase = 'copy';
+      let progress = progressReporter(phase, 'events');
       const started = Date.now();
       let report;
       try {
@@ -30,14 +31,20 @@ export function copyCommand(program: Command): void {
         const target = await inEnvironment(`cannot copy to ${to}`, async () => openPostgres(options.to, 1));
         try {
           report = await inEnvironment(`cannot copy to ${to}`, () =>
-            copyCompany(source, postgresCopyTarget(target), (phase, done, total) => (phase === 'copy' ? copying : checking).update({ done, total })),
+            copyCompany(source, postgresCopyTarget(target), (now, done, total) => {
+              if (now !== phase) {
+                progress.stop();
+                phase = now;
+                progress = progressReporter(phase, 'events');
+              }
+              progress.update({ done, total });
+            }),
           );
         } finally {
           await target.close();
         }
       } finally {
-        copying.stop();
-        checking.stop();
+        progress.stop();
         db.close();
       }
       const seconds = Number(((Date.now() - started) / 1000).toFixed(1));

@@ -25,14 +25,20 @@ export function postgresCopyTarget(db: PostgresDatabase): CopyTarget {
         if (held.seq > 0 || held.keys > 0) throw new TargetNotEmptyError(held.seq, held.keys);
         let last: LogHead | undefined;
         let batch: EventRow[] = [];
+        // The server inserts one statement's rows while the next are read from the source.
+        let inserting: Promise<unknown> = Promise.resolve();
         for await (const row of events) {
           batch.push(row);
           if (batch.length === EVENTS_PER_STATEMENT) {
-            await insertEvents(batch);
+            await inserting;
+            inserting = insertEvents(batch);
+            // Awaited before the next statement or after the loop; a failure must not go unhandled meanwhile.
+            inserting.catch(() => {});
             batch = [];
           }
           last = row;
         }
+        await inserting;
         if (batch.length > 0) await insertEvents(batch);
         for (const chunk of chunks(keys, Math.floor(MAX_PARAMETERS / KEY_COLUMNS.length))) await insert(db.session, 'api_keys', KEY_COLUMNS, chunk.map(keyValues));
         if (last) await db.session.sql('UPDATE chain_head SET seq = $1, hash = $2 WHERE id = 1', [last.seq, last.hash]);

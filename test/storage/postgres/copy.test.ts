@@ -122,6 +122,14 @@ describeEngines('tradebook copy into PostgreSQL', (database, real) => {
     expect((await copyInto(database())).problems).toEqual([]);
   });
 
+  test('an event refused while the next ones are read leaves the target empty', async () => {
+    await migrate(database().session);
+    // In the first statement, which the server runs while the second statement's rows are read.
+    await database().session.sql('ALTER TABLE events ADD CONSTRAINT not_1500 CHECK (seq <> 1500)');
+    await expect(copyInto(database())).rejects.toThrow(/not_1500/);
+    expect(await contents(database().pool)).toEqual({ events: [], keys: [], tokens: [], head: [{ seq: 0, hash: GENESIS_HASH }] });
+  });
+
   test('a log whose chain does not recompute is copied as it is, and the check says where it breaks', async () => {
     const altered = sourceEvents.map((row) => (row.seq === 5 ? { ...row, data: row.data.replace('}', ',"x":1}') } : row));
     const report = await copyCompany({ events: altered, count: altered.length, keys: [] }, postgresCopyTarget(database()));

@@ -1,6 +1,5 @@
-import type { Sqlite } from '../storage/sqlite/open.ts';
 import { GENESIS_HASH, chainHash } from '../events/hash.ts';
-import { type EventRow, readEvents } from '../events/store.ts';
+import type { EventRow } from '../events/store.ts';
 
 export type ChainCheck =
   | { ok: true; events: number }
@@ -9,13 +8,14 @@ export type ChainCheck =
 /**
  * Walks the log in seq order recomputing every hash from the previous one. The first event whose stored hash
  * differs (its data, meta or another column was edited, or an event before it was removed or inserted) or
- * whose seq is not the next one (an event was deleted) is reported; the walk stops there.
+ * whose seq is not the next one (an event was deleted) is reported; the walk stops there. The rows come from
+ * any engine's log, read in seq order from the first event.
  */
-export function verifyChain(db: Sqlite): ChainCheck {
+export async function verifyChain(rows: Iterable<EventRow> | AsyncIterable<EventRow>): Promise<ChainCheck> {
   let previous = GENESIS_HASH;
   let expectedSeq = 1;
   let events = 0;
-  for (const row of readEvents(db)) {
+  for await (const row of rows) {
     if (row.seq !== expectedSeq) {
       return { ok: false, events, seq: expectedSeq, stream: row.stream, problem: `event ${expectedSeq} is missing (the next one is ${row.seq} of ${row.stream})` };
     }

@@ -4,6 +4,7 @@ import { DatabaseUnreachable } from '../storage/errors.ts';
 import { storageFaultOf } from '../storage/sqlite/storage-fault.ts';
 import { anchorCommands } from './anchor.ts';
 import { backupCommand } from './backup.ts';
+import { copyCommand } from './copy.ts';
 import { eventsCommand } from './events.ts';
 import { historyCommand } from './history.ts';
 import { importCommand } from './import.ts';
@@ -35,6 +36,7 @@ export async function main(argv: string[]): Promise<void> {
   seedCommand(program);
   anchorCommands(program);
   backupCommand(program);
+  copyCommand(program);
   try {
     await program.parseAsync(argv);
   } catch (error) {

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { Command } from 'commander';
 import { verifyChain } from '../audit/verify-chain.ts';
 import { compareWithRebuild } from '../audit/compare.ts';
+import { readEvents } from '../events/store.ts';
 import { storageFaultOf } from '../storage/sqlite/storage-fault.ts';
 import { type Anchor, type AnchorCheck, checkAnchors, keyFingerprint, parseAnchors } from '../audit/anchors.ts';
 import { auditReads } from '../audit/reads.ts';
@@ -46,7 +47,7 @@ export function verifyCommand(program: Command): void {
       let checked;
       try {
         const audit = auditReads(db);
-        checked = { chain: verifyChain(db), projections: compareWithRebuild(db), anchors: anchors && (await checkAnchors(anchors, audit.hashAt)) };
+        checked = { chain: await verifyChain(readEvents(db)), projections: compareWithRebuild(db), anchors: anchors && (await checkAnchors(anchors, audit.hashAt)) };
       } catch (error) {
         // A full or failing disk (the rebuild's scratch database is written beside the file) is no finding either way.
         const fault = storageFaultOf(error);

@@ -7,14 +7,14 @@ import type { PostgresWriter } from './writer.ts';
 export type PostgresAppendListener = (events: StoredEvent[]) => void | Promise<void>;
 
 /** PostgreSQL binds at most 65,535 parameters to a statement. */
-const MAX_PARAMETERS = 65_535;
+export const MAX_PARAMETERS = 65_535;
 
 /** `($1, $2), ($3, $4)` for `rows` rows of `columns` values. */
-function placeholders(rows: number, columns: number): string {
+export function placeholders(rows: number, columns: number): string {
   return Array.from({ length: rows }, (_, row) => `(${Array.from({ length: columns }, (_, column) => `$${row * columns + column + 1}`).join(', ')})`).join(', ');
 }
 
-function chunks<T>(items: T[], size: number): T[][] {
+export function chunks<T>(items: T[], size: number): T[][] {
   return Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 }
 

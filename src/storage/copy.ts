@@ -1,0 +1,37 @@
+import type { EventRow, LogHead } from '../events/rows.ts';
+import type { StoredKey } from './port.ts';
+
+/**
+ * A company's log and keys as stored in one engine, to be copied into another: rows as they are, never re-hashed.
+ * Access tokens are not part of it (they live a minute).
+ */
+export interface CopySource {
+  /** The log in seq order from the first event. */
+  events: Iterable<EventRow> | AsyncIterable<EventRow>;
+  /** How many events `events` yields (the log's last seq: seq is dense). */
+  count: number;
+  keys: StoredKey[];
+}
+
+/** An empty database a company is copied into. */
+export interface CopyTarget {
+  /**
+   * Brings the schema up to date, then writes the events, the keys and the chain head in one transaction: a
+   * failure leaves no event and no key. Refused with `TargetNotEmptyError` when the database holds any.
+   */
+  load(events: AsyncIterable<EventRow>, keys: StoredKey[]): Promise<void>;
+  /** The log as now stored there, in seq order, for the check that follows the copy. */
+  events(): AsyncIterable<EventRow>;
+  /** Its chain head: the last seq and hash, as its writers will continue from. */
+  head(): Promise<LogHead>;
+}
+
+/** A copy goes into an empty database only: this one holds events or keys. */
+export class TargetNotEmptyError extends Error {
+  constructor(
+    readonly lastSeq: number,
+    readonly keys: number,
+  ) {
+    super(`it is not empty (${lastSeq} events, ${keys} keys); a copy goes only into an empty database`);
+  }
+}

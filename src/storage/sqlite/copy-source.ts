@@ -1,0 +1,16 @@
+import { lastSeq, readEvents } from '../../events/store.ts';
+import type { CopySource } from '../copy.ts';
+import type { StoredKey } from '../port.ts';
+import { SqliteKeyStore } from './keys-and-tokens.ts';
+import type { Sqlite } from './open.ts';
+
+/**
+ * The log and keys of the SQLite database `db`, read in one transaction that lasts until `db` is closed: the
+ * events, their count and the keys are one snapshot even while a server keeps writing the file.
+ */
+export async function sqliteCopySource(db: Sqlite): Promise<CopySource> {
+  db.exec('BEGIN');
+  const store = new SqliteKeyStore(db);
+  const keys = await Promise.all((await store.list()).map(async ({ id }) => (await store.byId(id)) as StoredKey));
+  return { events: readEvents(db), count: lastSeq(db), keys };
+}

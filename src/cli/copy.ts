@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { TargetNotEmptyError } from '../storage/copy.ts';
+import { shownUrl } from '../storage/database.ts';
 import { openPostgres } from '../storage/postgres/connection.ts';
 import { postgresCopyTarget } from '../storage/postgres/copy-target.ts';
 import { sqliteCopySource } from '../storage/sqlite/copy-source.ts';
@@ -17,9 +18,9 @@ export function copyCommand(program: Command): void {
     .option('--json', 'print the report as one JSON object')
     .action(async (options: { to: string; json?: boolean }) => {
       const from = databasePath();
-      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(from)) throw new UsageError(`copy reads a SQLite file; TRADEBOOK_DB is ${shown(from)}`);
-      if (!/^postgres(ql)?:\/\//.test(options.to) || !URL.canParse(options.to)) throw new UsageError(`--to must be a postgres:// or postgresql:// URL, got ${shown(options.to)}`);
-      const to = shown(options.to);
+      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(from)) throw new UsageError(`copy reads a SQLite file; TRADEBOOK_DB is ${shownUrl(from)}`);
+      if (!/^postgres(ql)?:\/\//.test(options.to) || !URL.canParse(options.to)) throw new UsageError(`--to must be a postgres:// or postgresql:// URL, got ${shownUrl(options.to)}`);
+      const to = shownUrl(options.to);
       const db = openSource(from);
       // A bar a phase, each started when its phase begins: its rate and ETA are its own.
       let phase = 'copy';
@@ -92,15 +93,4 @@ async function inEnvironment<T>(what: string, work: () => Promise<T>): Promise<T
 function isEnvironmental(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
   return error instanceof Error && typeof code === 'string' && !code.startsWith('ERR_');
-}
-
-/** A URL as it may be printed: without its password. */
-function shown(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return url.replace(/:[^:@/]*@/, ':***@');
-  }
 }

@@ -15,3 +15,8 @@ export function databaseSetting(value: string | undefined = process.env.TRADEBOO
 export function notYetOnPostgres(what: string): string {
   return `${what} on PostgreSQL is not available yet: the read tables are not built there; only \`tradebook keys\` and \`tradebook events\` run there so far (docs/postgres.md)`;
 }
+
+/** A database URL without its password, fit for a message or a log. */
+export function shownUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/]*):[^@]*@/i, '$1:***@');
+}

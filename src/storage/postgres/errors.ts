@@ -1,3 +1,4 @@
+import { shownUrl } from '../database.ts';
 import { DatabaseUnreachable, StorageBusyError, StorageFault, type StorageFaultKind } from '../errors.ts';
 
 /**
@@ -31,10 +32,6 @@ const UNREACHABLE = new Set([
   'CONNECT_TIMEOUT', 'ERR_INVALID_URL', '3D000', '57P03', '53300',
 ]);
 
-/** `url` without its password, fit for a message or a log. */
-function shownUrl(url: string): string {
-  return url.replace(/^([a-z]+:\/\/[^:@/]*):[^@]*@/i, '$1:***@');
-}
 
 /** `error` as `DatabaseUnreachable` when it says that `url` could not be connected to; undefined for any other. */
 export function unreachableOf(error: unknown, url: string): DatabaseUnreachable | undefined {

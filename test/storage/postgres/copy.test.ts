@@ -8,6 +8,7 @@ import type { EventRow } from '../../../src/events/rows.ts';
 import { readEvents as readSqliteEvents } from '../../../src/events/store.ts';
 import { demoCompany } from '../../../src/seed/demo-company.ts';
 import { TargetNotEmptyError } from '../../../src/storage/copy.ts';
+import { notYetOnPostgres } from '../../../src/storage/database.ts';
 import type { Sql } from '../../../src/storage/postgres/connection.ts';
 import { postgresCopyTarget } from '../../../src/storage/postgres/copy-target.ts';
 import { readEvents } from '../../../src/storage/postgres/event-log.ts';
@@ -163,7 +164,9 @@ describeEngines('tradebook copy into PostgreSQL', (database, real) => {
     ]) {
       expect(await runCli(file, ['copy', '--to', to])).toEqual({ status: 2, stdout: '', stderr: `${line}\n` });
     }
-    expect(await runCli(url, ['copy', '--to', url])).toEqual({ status: 2, stdout: '', stderr: `tradebook: copy reads a SQLite file; TRADEBOOK_DB is ${url}\n` });
+    // The way back is not built yet: a PostgreSQL source is refused as every command not yet there, another URL by copy.
+    expect(await runCli(url, ['copy', '--to', url])).toEqual({ status: 2, stdout: '', stderr: `tradebook: ${notYetOnPostgres('`tradebook copy`')}\n` });
+    expect(await runCli('mysql://root@127.0.0.1/db', ['copy', '--to', url])).toEqual({ status: 2, stdout: '', stderr: 'tradebook: copy reads a SQLite file; TRADEBOOK_DB is mysql://root@127.0.0.1/db\n' });
     const run = await runCli(file, ['copy', '--to', url, '--json']);
     expect(run.status).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({ from: file, to: url, events: sourceEvents.length, keys: 2, seq: last.seq, hash: last.hash, seconds: expect.any(Number), ok: true });

@@ -19,11 +19,6 @@ export function resolveUntil(db: Sqlite, text: string): number | undefined {
   return firstAfter === null ? lastSeq(db) : firstAfter - 1;
 }
 
-/** The seq a point-in-time copy ends at, or undefined for an ordinary (writable) database. */
-export function pointInTimeOf(db: Sqlite): number | undefined {
-  return (db.prepare('SELECT until_seq FROM point_in_time LIMIT 1').pluck().get() as number | undefined) ?? undefined;
-}
-
 const COPY_CHUNK = 10_000;
 
 /**

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { TargetNotEmptyError } from '../storage/copy.ts';
+import { SourceIsPointInTimeError, TargetNotEmptyError } from '../storage/copy.ts';
 import { shownUrl } from '../storage/database.ts';
 import { openPostgres } from '../storage/postgres/connection.ts';
 import { postgresCopyTarget } from '../storage/postgres/copy-target.ts';
@@ -81,7 +81,7 @@ async function inEnvironment<T>(what: string, work: () => Promise<T>): Promise<T
   try {
     return await work();
   } catch (error) {
-    if (error instanceof TargetNotEmptyError || isEnvironmental(error)) throw new UsageError(`${what}: ${(error as Error).message}`);
+    if (error instanceof TargetNotEmptyError || error instanceof SourceIsPointInTimeError || isEnvironmental(error)) throw new UsageError(`${what}: ${(error as Error).message}`);
     throw error;
   }
 }

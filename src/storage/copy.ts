@@ -11,6 +11,8 @@ export interface CopySource {
   /** How many events `events` yields (the log's last seq: seq is dense). */
   count: number;
   keys: StoredKey[];
+  /** The seq a point-in-time copy ends at; undefined for a company's own database. */
+  pointInTime: number | undefined;
 }
 
 /** An empty database a company is copied into. */
@@ -33,5 +35,12 @@ export class TargetNotEmptyError extends Error {
     readonly keys: number,
   ) {
     super(`it is not empty (${lastSeq} events, ${keys} keys); a copy goes only into an empty database`);
+  }
+}
+
+/** A point-in-time copy is a read-only view of history: copied, it would lose that mark and take new events. */
+export class SourceIsPointInTimeError extends Error {
+  constructor(readonly until: number) {
+    super(`it is a point-in-time copy (the log up to seq ${until}), a read-only view of history; copy the company's own database`);
   }
 }

@@ -1,7 +1,7 @@
 import { verifyChain } from '../audit/verify-chain.ts';
 import { GENESIS_HASH } from '../events/hash.ts';
 import type { EventRow, LogHead } from '../events/rows.ts';
-import type { CopySource, CopyTarget } from '../storage/copy.ts';
+import { type CopySource, type CopyTarget, SourceIsPointInTimeError } from '../storage/copy.ts';
 
 export interface CopyReport {
   events: number;
@@ -23,6 +23,7 @@ const PROGRESS_EVERY = 1000;
  * copy is no append), then walks the target's chain as `verify` does and holds its end to the source's.
  */
 export async function copyCompany(source: CopySource, target: CopyTarget, progress: CopyProgress = () => {}): Promise<CopyReport> {
+  if (source.pointInTime !== undefined) throw new SourceIsPointInTimeError(source.pointInTime);
   let head: LogHead = { seq: 0, hash: GENESIS_HASH };
   let copied = 0;
   await target.load(

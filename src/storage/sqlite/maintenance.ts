@@ -52,6 +52,11 @@ export function withAttached<T>(db: Sqlite, file: string, alias: string, work: (
   }
 }
 
+/** The seq a point-in-time copy ends at, or undefined for an ordinary (writable) database. */
+export function pointInTimeOf(db: Sqlite): number | undefined {
+  return (db.prepare('SELECT until_seq FROM point_in_time LIMIT 1').pluck().get() as number | undefined) ?? undefined;
+}
+
 /** From now on every new event is refused with `message` (a point-in-time copy only ever holds its prefix). */
 export function refuseNewEvents(db: Sqlite, message: string): void {
   db.exec(`CREATE TRIGGER events_point_in_time BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, '${message.replaceAll("'", "''")}'); END`);

@@ -2,12 +2,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { writePointInTime } from '../../../src/audit/point-in-time.ts';
 import { verifyChain } from '../../../src/audit/verify-chain.ts';
 import { GENESIS_HASH } from '../../../src/events/hash.ts';
 import type { EventRow } from '../../../src/events/rows.ts';
 import { readEvents as readSqliteEvents } from '../../../src/events/store.ts';
 import { demoCompany } from '../../../src/seed/demo-company.ts';
-import { TargetNotEmptyError } from '../../../src/storage/copy.ts';
+import { SourceIsPointInTimeError, TargetNotEmptyError } from '../../../src/storage/copy.ts';
 import { notYetOnPostgres } from '../../../src/storage/database.ts';
 import type { Sql } from '../../../src/storage/postgres/connection.ts';
 import { postgresCopyTarget } from '../../../src/storage/postgres/copy-target.ts';
@@ -131,9 +132,26 @@ describeEngines('tradebook copy into PostgreSQL', (database, real) => {
     expect(await contents(database().pool)).toEqual({ events: [], keys: [], tokens: [], head: [{ seq: 0, hash: GENESIS_HASH }] });
   });
 
+  test('a point-in-time copy is refused (copied, it would take new events) before the target is touched', async () => {
+    const pointInTime = path.join(dir, `until-100-${Math.random()}.db`);
+    const db = openSqlite(file, { readonly: true });
+    try {
+      await writePointInTime(db, 100, pointInTime);
+    } finally {
+      db.close();
+    }
+    const copy = openSqlite(pointInTime, { readonly: true });
+    try {
+      await expect(copyCompany(await sqliteCopySource(copy), postgresCopyTarget(database()))).rejects.toThrow(new SourceIsPointInTimeError(100));
+    } finally {
+      copy.close();
+    }
+    expect(await database().pool.sql("SELECT to_regclass('events') AS events")).toEqual([{ events: null }]);
+  });
+
   test('a log whose chain does not recompute is copied as it is, and the check says where it breaks', async () => {
     const altered = sourceEvents.map((row) => (row.seq === 5 ? { ...row, data: row.data.replace('}', ',"x":1}') } : row));
-    const report = await copyCompany({ events: altered, count: altered.length, keys: [] }, postgresCopyTarget(database()));
+    const report = await copyCompany({ events: altered, count: altered.length, keys: [], pointInTime: undefined }, postgresCopyTarget(database()));
     expect(report.problems).toEqual([`the copy's hash chain is broken at seq 5 (${altered[4].stream}): event 5 of ${altered[4].stream} does not match its hash`]);
   });
 

@@ -23,7 +23,6 @@ export interface LineFailure {
  */
 const LINES_PER_GROUP = 200;
 
-
 /** What `JSON.parse` failed on: a line that is not JSON. */
 const NOT_JSON = Symbol('not JSON');
 

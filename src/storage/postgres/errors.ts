@@ -32,7 +32,6 @@ const UNREACHABLE = new Set([
   'CONNECT_TIMEOUT', 'ERR_INVALID_URL', '3D000', '57P03', '53300',
 ]);
 
-
 /** `error` as `DatabaseUnreachable` when it says that `url` could not be connected to; undefined for any other. */
 export function unreachableOf(error: unknown, url: string): DatabaseUnreachable | undefined {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };

@@ -11,7 +11,6 @@ interface Job {
   reject: (error: unknown) => void;
 }
 
-
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /**

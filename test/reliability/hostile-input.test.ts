@@ -208,7 +208,6 @@ describe('text is stored and returned byte for byte', () => {
     expect(await eventCount()).toBe(before);
   });
 
-
   test('product name, sku and unit, brand and group names', async () => {
     await fc.assert(
       fc.asyncProperty(

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { HistoryEntry } from '../audit/history.ts';
-import { UsageError, openAuditReadsForCli } from './open.ts';
+import { UsageError, openHistoryForCli } from './open.ts';
 import { showStoredTime } from './times.ts';
 
 /** One line an event: `2026-11-22 12:00:00+03:00  #7 v2 ProductEdited  key 1 "shop"  salePrice: 1000 → 1250`. */
@@ -18,8 +18,8 @@ export function historyCommand(program: Command): void {
     .argument('<stream>', 'the record, e.g. product-42')
     .option('--json', 'print one JSON array')
     .action(async (stream: string, options: { json?: boolean }) => {
-      const { audit, close } = openAuditReadsForCli();
-      const history = await audit.history(stream).finally(close);
+      const { history: historyOf, close } = await openHistoryForCli();
+      const history = await historyOf(stream).finally(close);
       if (history.length === 0) throw new UsageError(`no events in stream ${stream}`);
       process.stdout.write(options.json ? `${JSON.stringify(history)}\n` : history.map((e) => `${historyLine(e)}\n`).join(''));
     });

@@ -2,12 +2,14 @@ import fs from 'node:fs';
 import { type Sqlite, openSqlite } from '../storage/sqlite/open.ts';
 import { Tradebook } from '../tradebook.ts';
 import { auditReads } from '../audit/reads.ts';
+import { type HistoryEntry, historyOf, whoOf } from '../audit/history.ts';
+import { toStoredEvent } from '../events/store.ts';
 import { asyncReads } from '../storage/async-reads.ts';
 import { databaseSetting, notYetOnPostgres } from '../storage/database.ts';
 import { type LogAndKeys, openLogAndKeys } from '../storage/postgres/log-and-keys.ts';
 
 /** The commands that run on PostgreSQL so far (`anchor-key` uses no database); the others need its read tables. */
-const ON_POSTGRES = new Set(['keys create', 'keys list', 'keys revoke', 'events', 'anchor-key']);
+const ON_POSTGRES = new Set(['keys create', 'keys list', 'keys revoke', 'events', 'history', 'anchor-key']);
 
 /**
  * Refuses `command` (`keys list`, `import`) before it reads a file or connects, when TRADEBOOK_DB is a PostgreSQL
@@ -40,6 +42,28 @@ export async function openLogForCli(): Promise<Pick<LogAndKeys, 'eventsAfter' | 
   const { audit, close } = openAuditReadsForCli();
   return {
     eventsAfter: audit.eventsAfter,
+    close: async () => {
+      close();
+    },
+  };
+}
+
+/** One record's history (each event, who, each field before → after) from the database TRADEBOOK_DB names, on either engine. */
+export async function openHistoryForCli(): Promise<{ history(stream: string): Promise<HistoryEntry[]>; close(): Promise<void> }> {
+  const setting = databaseSetting();
+  if (setting.engine === 'postgres') {
+    const pg = await openLogAndKeys(setting.url);
+    return {
+      history: async (stream) => {
+        const names = new Map((await pg.keys.list()).map((key) => [key.id, key.name]));
+        return historyOf((await pg.readStream(stream)).map(toStoredEvent), whoOf((id) => names.get(id)));
+      },
+      close: pg.close,
+    };
+  }
+  const { audit, close } = openAuditReadsForCli();
+  return {
+    history: audit.history,
     close: async () => {
       close();
     },

@@ -33,7 +33,6 @@ describe('TRADEBOOK_DB=postgres://…: what does not run there yet is refused in
   test.each([
     'import missing.ndjson',
     'seed --demo',
-    'history product-1',
     'verify',
     'rebuild',
     'rebuild --until 1 --into copy.db',
@@ -70,7 +69,7 @@ describe('TRADEBOOK_DB=postgres://…: what does not run there yet is refused in
   });
 });
 
-describe.runIf(REAL_SERVER_URL)('tradebook keys and events on a PostgreSQL server', () => {
+describe.runIf(REAL_SERVER_URL)('tradebook keys, events and history on a PostgreSQL server', () => {
   let admin: PostgresDatabase;
   let database: { url: string; drop(): Promise<void> };
   beforeAll(async () => {
@@ -106,7 +105,7 @@ describe.runIf(REAL_SERVER_URL)('tradebook keys and events on a PostgreSQL serve
     expect(onPostgres[5].stdout).toBe('1\taccounting\taudit\tcreated NOW\texpires 2030-01-01 00:00:00+03:00\trevoked NOW\n2\tkey\tapi\tcreated NOW\texpires -\trevoked -\n');
   });
 
-  test('events: the same appends print the same lines from PostgreSQL as from SQLite, filtered alike, past a page', async () => {
+  test('events and history: the same appends print the same lines from PostgreSQL as from SQLite, filtered alike, past a page', async () => {
     // One clock for both engines, moved between the batches so that --since has something to tell apart.
     const start = Date.parse('2026-11-25T10:00:00Z');
     const batches: NewEvent[][] = [
@@ -117,7 +116,8 @@ describe.runIf(REAL_SERVER_URL)('tradebook keys and events on a PostgreSQL serve
       ],
       [{ stream: 'brand-1', type: 'BrandEdited', data: { id: 1, logo: null } }],
     ];
-    const meta = (i: number) => ({ keyId: 1, source: 'import', importLine: i + 1 });
+    // A key neither database has (the keys test made some here): a history names it by id on both.
+    const meta = (i: number) => ({ keyId: 9, source: 'import', importLine: i + 1 });
 
     let now = start;
     const sqlite = path.join(tempDir(), 't.db');
@@ -155,5 +155,13 @@ describe.runIf(REAL_SERVER_URL)('tradebook keys and events on a PostgreSQL serve
       expect(fromPostgres).toEqual(fromSqlite);
       expect([fromPostgres.status, fromPostgres.stdout.split('\n').length - 1]).toEqual([0, lines]);
     }
+
+    // A record's history, each change before → after, and a stream with no events.
+    for (const args of [['history', 'brand-1'], ['history', 'brand-1', '--json'], ['history', 'brand-2'], ['history', 'brand-0']]) {
+      expect(await cli(database.url, args)).toEqual(await cli(sqlite, args));
+    }
+    const history = await cli(database.url, ['history', 'brand-1']);
+    expect([history.status, history.stdout.split('\n').length - 1]).toEqual([0, 3]);
+    expect(history.stdout).toContain('key 9  name: "Бренд 1" → "nul \\u0000 «кавычки» \u{1F600}"');
   });
 });

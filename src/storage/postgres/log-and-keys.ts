@@ -3,16 +3,18 @@ import { type Clock, systemClock } from '../../lib/clock.ts';
 import { ApiKeys } from '../../tokens/api-keys.ts';
 import { type PostgresDatabase, openPostgres } from './connection.ts';
 import { unreachableOf } from './errors.ts';
-import { eventsAfter } from './event-log.ts';
+import { eventsAfter, readStream } from './event-log.ts';
 import { PostgresKeyStore } from './keys-and-tokens.ts';
 import { migrate } from './migrate.ts';
 import { PostgresWriter } from './writer.ts';
 
-/** What runs on PostgreSQL before the read tables do: the API keys, and the log read a page at a time. */
+/** What runs on PostgreSQL before the read tables do: the API keys, and the log read a page or a stream at a time. */
 export interface LogAndKeys {
   readonly keys: ApiKeys;
   /** Up to `limit` events after `after` (and matching `filter`), in seq order, read on the pool. */
   eventsAfter(after: number, limit: number, filter?: Omit<EventFilter, 'after'>): Promise<EventRow[]>;
+  /** One stream's events in version order, read on the pool. */
+  readStream(stream: string): Promise<EventRow[]>;
   close(): Promise<void>;
 }
 
@@ -36,6 +38,7 @@ export async function openLogAndKeys(url: string, clock: Clock = systemClock): P
   return {
     keys: new ApiKeys(new PostgresKeyStore(writer, pool), clock, writer),
     eventsAfter: (after, limit, filter) => eventsAfter(pool, after, limit, filter),
+    readStream: (stream) => readStream(pool, stream),
     close,
   };
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { anchorKeyFrom, keyFingerprint, newAnchorKey, publicKeyOf, signAnchor } from '../audit/anchors.ts';
-import { UsageError, openAuditReadsForCli } from './open.ts';
+import { UsageError, openLogForCli } from './open.ts';
 
 export function anchorCommands(program: Command): void {
   program
@@ -35,14 +35,14 @@ export function anchorCommands(program: Command): void {
       }
       const key = anchorKeyFrom(pem);
       if (!key) throw new UsageError(`${options.key} is not an Ed25519 private key (PEM)`);
-      const { audit, close } = openAuditReadsForCli();
+      const log = await openLogForCli();
       try {
-        const seq = await audit.lastSeq();
+        const seq = await log.lastSeq();
         if (seq === 0) throw new UsageError('the log is empty: there is no head to anchor');
-        const [head] = await audit.eventsAfter(seq - 1, 1);
+        const [head] = await log.eventsAfter(seq - 1, 1);
         process.stdout.write(`${JSON.stringify(signAnchor({ seq, hash: head.hash, recordedAt: head.recorded_at }, key, new Date()))}\n`);
       } finally {
-        close();
+        await log.close();
       }
     });
 }

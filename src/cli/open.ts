@@ -9,7 +9,7 @@ import { databaseSetting, notYetOnPostgres } from '../storage/database.ts';
 import { type LogAndKeys, openLogAndKeys } from '../storage/postgres/log-and-keys.ts';
 
 /** The commands that run on PostgreSQL so far (`anchor-key` uses no database); the others need its read tables. */
-const ON_POSTGRES = new Set(['keys create', 'keys list', 'keys revoke', 'events', 'history', 'anchor-key']);
+const ON_POSTGRES = new Set(['keys create', 'keys list', 'keys revoke', 'events', 'history', 'anchor', 'anchor-key']);
 
 /**
  * Refuses `command` (`keys list`, `import`) before it reads a file or connects, when TRADEBOOK_DB is a PostgreSQL
@@ -35,13 +35,14 @@ export async function openKeysForCli(options: { mustExist?: boolean } = {}): Pro
   return { keys: tb.keys, close: async () => tb.close() };
 }
 
-/** The event log of the database TRADEBOOK_DB names, read a page at a time, on either engine. */
-export async function openLogForCli(): Promise<Pick<LogAndKeys, 'eventsAfter' | 'close'>> {
+/** The event log of the database TRADEBOOK_DB names, read a page at a time, and its length, on either engine. */
+export async function openLogForCli(): Promise<Pick<LogAndKeys, 'eventsAfter' | 'lastSeq' | 'close'>> {
   const setting = databaseSetting();
   if (setting.engine === 'postgres') return openLogAndKeys(setting.url);
   const { audit, close } = openAuditReadsForCli();
   return {
     eventsAfter: audit.eventsAfter,
+    lastSeq: audit.lastSeq,
     close: async () => {
       close();
     },

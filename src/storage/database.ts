@@ -13,7 +13,7 @@ export function databaseSetting(value: string | undefined = process.env.TRADEBOO
 
 /** The one line that refuses `what` (a command, serving) on PostgreSQL until its read tables are built there. */
 export function notYetOnPostgres(what: string): string {
-  return `${what} on PostgreSQL is not available yet: the read tables are not built there; only \`tradebook keys\`, \`tradebook events\` and \`tradebook history\` run there so far (docs/postgres.md)`;
+  return `${what} on PostgreSQL is not available yet: the read tables are not built there; only \`tradebook keys\`, \`events\`, \`history\` and \`anchor\` run there so far (docs/postgres.md)`;
 }
 
 /** A database URL without its password, fit for a message or a log. */

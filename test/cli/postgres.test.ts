@@ -37,7 +37,6 @@ describe('TRADEBOOK_DB=postgres://…: what does not run there yet is refused in
     'rebuild',
     'rebuild --until 1 --into copy.db',
     'backup copy.db',
-    'anchor --key missing.pem',
   ])('tradebook %s', async (command) => {
     const args = command.split(' ');
     for (const db of [url, url.replace('postgres:', 'postgresql:')]) {
@@ -69,7 +68,7 @@ describe('TRADEBOOK_DB=postgres://…: what does not run there yet is refused in
   });
 });
 
-describe.runIf(REAL_SERVER_URL)('tradebook keys, events and history on a PostgreSQL server', () => {
+describe.runIf(REAL_SERVER_URL)('tradebook keys, events, history and anchor on a PostgreSQL server', () => {
   let admin: PostgresDatabase;
   let database: { url: string; drop(): Promise<void> };
   beforeAll(async () => {
@@ -105,7 +104,7 @@ describe.runIf(REAL_SERVER_URL)('tradebook keys, events and history on a Postgre
     expect(onPostgres[5].stdout).toBe('1\taccounting\taudit\tcreated NOW\texpires 2030-01-01 00:00:00+03:00\trevoked NOW\n2\tkey\tapi\tcreated NOW\texpires -\trevoked -\n');
   });
 
-  test('events and history: the same appends print the same lines from PostgreSQL as from SQLite, filtered alike, past a page', async () => {
+  test('events, history and anchor: the same appends print the same lines from PostgreSQL as from SQLite, filtered alike, past a page', async () => {
     // One clock for both engines, moved between the batches so that --since has something to tell apart.
     const start = Date.parse('2026-11-25T10:00:00Z');
     const batches: NewEvent[][] = [
@@ -160,6 +159,18 @@ describe.runIf(REAL_SERVER_URL)('tradebook keys, events and history on a Postgre
     for (const args of [['history', 'brand-1'], ['history', 'brand-1', '--json'], ['history', 'brand-2'], ['history', 'brand-0']]) {
       expect(await cli(database.url, args)).toEqual(await cli(sqlite, args));
     }
+    // The log's head signed with an anchor key: the same head from both engines.
+    const anchorKey = path.join(tempDir(), 'anchor.pem');
+    expect((await cli(database.url, ['anchor-key', anchorKey])).status).toBe(0);
+    const anchored = async (db: string) => {
+      const run = await cli(db, ['anchor', '--key', anchorKey]);
+      expect([run.status, run.stderr]).toEqual([0, '']);
+      const { seq, hash, recordedAt } = JSON.parse(run.stdout);
+      return { seq, hash, recordedAt };
+    };
+    expect(await anchored(database.url)).toEqual(await anchored(sqlite));
+    expect((await anchored(database.url)).seq).toBe(5_006);
+
     const history = await cli(database.url, ['history', 'brand-1']);
     expect([history.status, history.stdout.split('\n').length - 1]).toEqual([0, 3]);
     expect(history.stdout).toContain('key 9  name: "Бренд 1" → "nul \\u0000 «кавычки» \u{1F600}"');

@@ -3,7 +3,7 @@ import { type Clock, systemClock } from '../../lib/clock.ts';
 import { ApiKeys } from '../../tokens/api-keys.ts';
 import { type PostgresDatabase, openPostgres } from './connection.ts';
 import { unreachableOf } from './errors.ts';
-import { eventsAfter, readStream } from './event-log.ts';
+import { eventsAfter, lastSeq, readStream } from './event-log.ts';
 import { PostgresKeyStore } from './keys-and-tokens.ts';
 import { migrate } from './migrate.ts';
 import { PostgresWriter } from './writer.ts';
@@ -15,6 +15,8 @@ export interface LogAndKeys {
   eventsAfter(after: number, limit: number, filter?: Omit<EventFilter, 'after'>): Promise<EventRow[]>;
   /** One stream's events in version order, read on the pool. */
   readStream(stream: string): Promise<EventRow[]>;
+  /** The seq of the log's last event (0 for an empty log). */
+  lastSeq(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -39,6 +41,7 @@ export async function openLogAndKeys(url: string, clock: Clock = systemClock): P
     keys: new ApiKeys(new PostgresKeyStore(writer, pool), clock, writer),
     eventsAfter: (after, limit, filter) => eventsAfter(pool, after, limit, filter),
     readStream: (stream) => readStream(pool, stream),
+    lastSeq: () => lastSeq(pool),
     close,
   };
 }

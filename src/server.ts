@@ -1,5 +1,5 @@
 import { Checkpointer } from './storage/sqlite/checkpointer.ts';
-import { FaultLog } from './storage/errors.ts';
+import { FaultLog, NotADatabase } from './storage/errors.ts';
 import { databaseSetting, notYetOnPostgres } from './storage/database.ts';
 import { storageFaultOf } from './storage/sqlite/storage-fault.ts';
 import { createApp } from './http/app.ts';
@@ -22,9 +22,12 @@ if (database.engine === 'postgres') {
 }
 const { file } = database;
 
-/** A database the server cannot write (read-only, no space, no folder) is refused before listening: one line, exit code 2. */
+/**
+ * A database the server cannot write (read-only, no space, no folder) or a file that is no database is refused
+ * before listening: one line, exit code 2.
+ */
 function refuse(error: unknown): never {
-  const fault = storageFaultOf(error);
+  const fault = error instanceof NotADatabase ? error : storageFaultOf(error);
   if (!fault) throw error;
   process.stderr.write(`tradebook: cannot serve ${file}: ${fault.message}\n`);
   process.exit(2);

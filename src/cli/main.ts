@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import packageJson from '../../package.json' with { type: 'json' };
-import { DatabaseUnreachable } from '../storage/errors.ts';
+import { DatabaseUnreachable, NotADatabase } from '../storage/errors.ts';
 import { storageFaultOf } from '../storage/sqlite/storage-fault.ts';
 import { anchorCommands } from './anchor.ts';
 import { backupCommand } from './backup.ts';
@@ -45,8 +45,9 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
       return;
     }
-    // A usage problem, a database out of reach or a storage fault (disk full, read-only) is one line, not a stack trace.
-    const known = error instanceof UsageError || error instanceof DatabaseUnreachable ? error : storageFaultOf(error);
+    // A usage problem, a database out of reach or not a database, or a storage fault (disk full, read-only) is one
+    // line, not a stack trace.
+    const known = error instanceof UsageError || error instanceof DatabaseUnreachable || error instanceof NotADatabase ? error : storageFaultOf(error);
     if (known) {
       process.stderr.write(`tradebook: ${known.message}\n`);
       process.exitCode = EXIT.usage;

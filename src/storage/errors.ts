@@ -79,6 +79,13 @@ export class FaultLog {
  */
 export class DatabaseUnreachable extends Error {}
 
+/** The file named as the database is not one (a text file, another program's data): told in one line. */
+export class NotADatabase extends Error {
+  constructor(file: string, detail: string) {
+    super(`${file} is not a tradebook database (${detail})`);
+  }
+}
+
 /** Whether `error` is the storage's (a group of writes failed as a whole), not a fault of one piece of work. */
 export function isStorageError(error: unknown): boolean {
   return error instanceof StorageBusyError || error instanceof NotDurableError || error instanceof StorageFault;

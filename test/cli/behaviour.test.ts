@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
 import { tempDir } from '../helpers.ts';
-import { runCli } from '../server-process.ts';
+import { runCli, runToExit } from '../server-process.ts';
 
 // Each command runs as its own process.
 vi.setConfig({ testTimeout: 120_000 });
@@ -40,6 +40,18 @@ describe('the command line tells a user mistake in one line, with exit status 2'
     }
     expect((await runCli(db, ['keys', 'create'])).status).toBe(0);
     expect(fs.existsSync(db)).toBe(true);
+  });
+
+  test('a file that is no database: every command and the server say so in one line, exit 2, and leave it as it was', async () => {
+    const file = path.join(tempDir(), 'notes.txt');
+    fs.writeFileSync(file, 'not a database\n'.repeat(100));
+    const line = `${file} is not a tradebook database (file is not a database)`;
+    for (const args of [['verify'], ['events'], ['history', 'product-1'], ['keys', 'list'], ['keys', 'create'], ['import', '/dev/null'], ['rebuild']]) {
+      expect([args, await runCli(file, args)]).toEqual([args, { status: 2, stdout: '', stderr: `tradebook: ${line}\n` }]);
+    }
+    const served = await runToExit('bin/server.mjs', [], { TRADEBOOK_DB: file, PORT: '0' });
+    expect([served.status, served.stderr]).toEqual([2, `tradebook: cannot serve ${file}: ${line}\n`]);
+    expect(fs.readFileSync(file, 'utf8')).toBe('not a database\n'.repeat(100));
   });
 
   test('a reader that stops early (events | head -1) ends the command quietly', async () => {

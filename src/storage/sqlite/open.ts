@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { StorageFault } from '../errors.ts';
+import { NotADatabase, StorageFault } from '../errors.ts';
 import { storageFaultOf } from './storage-fault.ts';
 
 export type Sqlite = Database.Database;
@@ -24,15 +24,22 @@ export function openSqlite(file: string, options: OpenOptions = {}): Sqlite {
   if (file !== ':memory:' && !options.readonly) ensureWritable(file);
   const { trace } = options;
   const db = new Database(file, { readonly: options.readonly ?? false, verbose: trace && ((sql) => trace(String(sql))) });
-  db.pragma('busy_timeout = 10000');
-  if (options.scratch) {
-    db.pragma('journal_mode = OFF');
-    db.pragma('synchronous = OFF');
-  } else {
-    if (!options.readonly) db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
+  try {
+    db.pragma('busy_timeout = 10000');
+    if (options.scratch) {
+      db.pragma('journal_mode = OFF');
+      db.pragma('synchronous = OFF');
+    } else {
+      if (!options.readonly) db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+    }
+    db.pragma('foreign_keys = ON');
+  } catch (error) {
+    db.close();
+    // SQLite opens any file without a word: the first statement that reads its header finds out.
+    if ((error as { code?: unknown }).code === 'SQLITE_NOTADB') throw new NotADatabase(file, (error as Error).message);
+    throw error;
   }
-  db.pragma('foreign_keys = ON');
   return db;
 }
 

@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
 import { SourceIsPointInTimeError, TargetNotEmptyError } from '../storage/copy.ts';
-import { shownUrl } from '../storage/database.ts';
+import { databaseSetting, shownUrl } from '../storage/database.ts';
 import { openPostgres } from '../storage/postgres/connection.ts';
 import { postgresCopyTarget } from '../storage/postgres/copy-target.ts';
 import { sqliteCopySource } from '../storage/sqlite/copy-source.ts';
-import type { Sqlite } from '../storage/sqlite/open.ts';
 import { copyCompany } from '../use-cases/copy-company.ts';
 import { EXIT } from './exit.ts';
 import { UsageError, databasePath, openExistingReadonly } from './open.ts';
@@ -19,9 +18,10 @@ export function copyCommand(program: Command): void {
     .action(async (options: { to: string; json?: boolean }) => {
       const from = databasePath();
       if (/^[a-z][a-z0-9+.-]*:\/\//i.test(from)) throw new UsageError(`copy reads a SQLite file; TRADEBOOK_DB is ${shownUrl(from)}`);
-      if (!/^postgres(ql)?:\/\//.test(options.to) || !URL.canParse(options.to)) throw new UsageError(`--to must be a postgres:// or postgresql:// URL, got ${shownUrl(options.to)}`);
+      if (databaseSetting(options.to).engine !== 'postgres' || !URL.canParse(options.to)) throw new UsageError(`--to must be a postgres:// or postgresql:// URL, got ${shownUrl(options.to)}`);
       const to = shownUrl(options.to);
-      const db = openSource(from);
+      // A missing file, one that is no database or cannot be opened: one line from the command line's own handling.
+      const db = openExistingReadonly();
       // A bar a phase, each started when its phase begins: its rate and ETA are its own.
       let phase = 'copy';
       let progress = progressReporter(phase, 'events');
@@ -63,19 +63,9 @@ export function copyCommand(program: Command): void {
     });
 }
 
-/** The SQLite file, or the one line saying why it cannot be read as one. */
-function openSource(file: string): Sqlite {
-  try {
-    return openExistingReadonly();
-  } catch (error) {
-    if (isEnvironmental(error)) throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
-    throw error;
-  }
-}
-
 /**
  * Runs `work`, telling the environment's refusals in one line after `what`: a target that is not empty, a server
- * that cannot be reached, a role or database that does not exist, a file that is no tradebook database.
+ * that cannot be reached, a role or database that does not exist, a SQLite file without a tradebook's tables.
  */
 async function inEnvironment<T>(what: string, work: () => Promise<T>): Promise<T> {
   try {
@@ -87,7 +77,7 @@ async function inEnvironment<T>(what: string, work: () => Promise<T>): Promise<T
 }
 
 /**
- * An error of the system or of a database (its code is ECONNREFUSED, a SQLSTATE, SQLITE_NOTADB…), not a bug of
+ * An error of the system or of a database (its code is ECONNREFUSED, a SQLSTATE, SQLITE_ERROR…), not a bug of
  * ours (Node's own `ERR_` codes: a wrong argument).
  */
 function isEnvironmental(error: unknown): boolean {

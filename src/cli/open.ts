@@ -40,13 +40,7 @@ export async function openLogForCli(): Promise<Pick<LogAndKeys, 'eventsAfter' | 
   const setting = databaseSetting();
   if (setting.engine === 'postgres') return openLogAndKeys(setting.url);
   const { audit, close } = openAuditReadsForCli();
-  return {
-    eventsAfter: audit.eventsAfter,
-    lastSeq: audit.lastSeq,
-    close: async () => {
-      close();
-    },
-  };
+  return { eventsAfter: audit.eventsAfter, lastSeq: audit.lastSeq, close };
 }
 
 /** One record's history (each event, who, each field before → after) from the database TRADEBOOK_DB names, on either engine. */
@@ -63,12 +57,7 @@ export async function openHistoryForCli(): Promise<{ history(stream: string): Pr
     };
   }
   const { audit, close } = openAuditReadsForCli();
-  return {
-    history: audit.history,
-    close: async () => {
-      close();
-    },
-  };
+  return { history: audit.history, close };
 }
 
 /**
@@ -92,10 +81,15 @@ export function openExistingReadonly(): Sqlite {
   return openSqlite(databasePath(), { readonly: true });
 }
 
-/** The log and records' histories of the database as it is, read-only, through the audit reads (events, history). */
-export function openAuditReadsForCli() {
+/** The log and records' histories of the SQLite database as it is, read-only, through the audit reads. */
+function openAuditReadsForCli() {
   const db = openExistingReadonly();
-  return { audit: asyncReads(auditReads(db)), close: () => db.close() };
+  return {
+    audit: asyncReads(auditReads(db)),
+    close: async () => {
+      db.close();
+    },
+  };
 }
 
 /** A usage or environment problem (a bad option, a missing file or database): one line, exit status 2. */

@@ -4,6 +4,7 @@ import type { StoredKey } from '../port.ts';
 import type { PostgresDatabase, Sql } from './connection.ts';
 import { MAX_PARAMETERS, chunks, placeholders, readEvents } from './event-log.ts';
 import { migrate } from './migrate.ts';
+import { PostgresWriter } from './writer.ts';
 
 /** Events a statement: few round trips, and memory bounded by one statement's rows whatever the log's length. */
 const EVENTS_PER_STATEMENT = 2000;
@@ -17,10 +18,9 @@ export function postgresCopyTarget(db: PostgresDatabase): CopyTarget {
   return {
     async load(events, keys) {
       await migrate(db.session);
-      await db.session.sql('BEGIN');
-      try {
-        // The chain head's lock, as every writer takes it: a server started on this database meanwhile waits.
-        await db.session.sql('SELECT seq FROM chain_head WHERE id = 1 FOR UPDATE');
+      // A unit of a writer of its own: under the chain head's lock (a server started on this database meanwhile
+      // waits, within the busy budget), in one transaction, and a failure leaves nothing of it.
+      await new PostgresWriter(db.session).run(async () => {
         const [held] = await db.session.sql<{ seq: number; keys: number }>('SELECT coalesce((SELECT max(seq) FROM events), 0) AS seq, (SELECT count(*) FROM api_keys) AS keys');
         if (held.seq > 0 || held.keys > 0) throw new TargetNotEmptyError(held.seq, held.keys);
         let last: LogHead | undefined;
@@ -42,12 +42,7 @@ export function postgresCopyTarget(db: PostgresDatabase): CopyTarget {
         if (batch.length > 0) await insertEvents(batch);
         for (const chunk of chunks(keys, Math.floor(MAX_PARAMETERS / KEY_COLUMNS.length))) await insert(db.session, 'api_keys', KEY_COLUMNS, chunk.map(keyValues));
         if (last) await db.session.sql('UPDATE chain_head SET seq = $1, hash = $2 WHERE id = 1', [last.seq, last.hash]);
-        await db.session.sql('COMMIT');
-      } catch (error) {
-        // Where the connection broke, the server has rolled back already: the error to tell is the first one.
-        await db.session.sql('ROLLBACK').catch(() => {});
-        throw error;
-      }
+      });
     },
     events: () => readEvents(db.pool),
     async head() {

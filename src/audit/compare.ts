@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Sqlite, openSqlite } from '../storage/sqlite/open.ts';
+import { sqliteSession } from '../storage/sqlite/session.ts';
 import { servedNames } from '../projections/projector.ts';
 import { buildProjections } from '../projections/rebuild.ts';
 import { projectors, readCheckpoints } from '../projections/registry.ts';
@@ -21,19 +22,19 @@ export interface ProjectionCheck {
  * row by row (every column), both ways. The live database is only read, inside one read transaction, so
  * the log and tables compared are one consistent snapshot even while a server writes.
  */
-export function compareWithRebuild(db: Sqlite): ProjectionCheck {
+export async function compareWithRebuild(db: Sqlite): Promise<ProjectionCheck> {
   const scratch = openScratch(scratchPath(db));
   const differences: string[] = [];
   const tables = projectors.flatMap((p) => p.tables);
   try {
-    withAttached(db, scratch.name, 'rebuilt', () => {
+    await withAttached(db, scratch.name, 'rebuilt', async () => {
       db.exec('BEGIN');
       try {
-        const built = rebuildOrExplain(scratch, db);
+        const built = await rebuildOrExplain(scratch, db);
         scratch.close();
         if (typeof built === 'string') differences.push(built);
         else {
-          differences.push(...checkpointDifferences(db, built));
+          differences.push(...(await checkpointDifferences(db, built)));
           for (const table of tables) differences.push(...tableDifferences(db, table));
         }
       } finally {
@@ -47,10 +48,10 @@ export function compareWithRebuild(db: Sqlite): ProjectionCheck {
 }
 
 /** A log edited by hand may not even replay (data that is not JSON, a record that never existed): that is a finding, not a crash. */
-function rebuildOrExplain(scratch: Sqlite, db: Sqlite): number | string {
+async function rebuildOrExplain(scratch: Sqlite, db: Sqlite): Promise<number | string> {
   try {
     // Compared row by row: the read indexes would never be used.
-    return buildProjections(scratch, db, {}, { names: servedNames, readIndexes: false });
+    return await buildProjections(scratch, db, {}, { names: servedNames, readIndexes: false });
   } catch (error) {
     // A full or failing disk says nothing about the log: the check could not be made.
     const fault = storageFaultOf(error);
@@ -59,8 +60,8 @@ function rebuildOrExplain(scratch: Sqlite, db: Sqlite): number | string {
   }
 }
 
-function checkpointDifferences(db: Sqlite, builtSeq: number): string[] {
-  const checkpoints = readCheckpoints(db);
+async function checkpointDifferences(db: Sqlite, builtSeq: number): Promise<string[]> {
+  const checkpoints = await readCheckpoints(sqliteSession(db));
   return projectors.flatMap((p) => {
     const stored = checkpoints.get(p.name);
     if (!stored) return [`projection ${p.name} has no checkpoint`];

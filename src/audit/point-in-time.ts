@@ -35,7 +35,7 @@ export async function writePointInTime(source: Sqlite, until: number, file: stri
     const kysely = kyselyOf(target);
     await migrate(kysely);
     copyRows(target, source, until);
-    const built = buildProjections(target, target, { until, onProgress: options.onProgress });
+    const built = await buildProjections(target, target, { until, onProgress: options.onProgress });
     target.prepare('INSERT INTO point_in_time (until_seq, source, created_at) VALUES (?, ?, ?)').run(until, source.name, new Date().toISOString());
     refuseNewEvents(target, 'this database is a point-in-time copy: it is read-only');
     target.close();

@@ -42,10 +42,10 @@ function runThread(file: string, onProgress: (progress: RebuildProgress) => void
   });
 }
 
-if (!isMainThread && workerData?.rebuild !== undefined) {
-  const db = openSqlite(workerData.rebuild as string);
+async function rebuildHere(file: string): Promise<void> {
+  const db = openSqlite(file);
   try {
-    const done = rebuild(db, { onProgress: (progress) => parentPort!.postMessage({ progress }) });
+    const done = await rebuild(db, { onProgress: (progress) => parentPort!.postMessage({ progress }) });
     parentPort!.postMessage({ done });
   } catch (error) {
     const code = (error as { code?: string } | null)?.code;
@@ -54,3 +54,5 @@ if (!isMainThread && workerData?.rebuild !== undefined) {
     db.close();
   }
 }
+
+if (!isMainThread && workerData?.rebuild !== undefined) void rebuildHere(workerData.rebuild as string);

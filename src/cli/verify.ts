@@ -47,7 +47,7 @@ export function verifyCommand(program: Command): void {
       let checked;
       try {
         const audit = auditReads(db);
-        checked = { chain: await verifyChain(readEvents(db)), projections: compareWithRebuild(db), anchors: anchors && (await checkAnchors(anchors, audit.hashAt)) };
+        checked = { chain: await verifyChain(readEvents(db)), projections: await compareWithRebuild(db), anchors: anchors && (await checkAnchors(anchors, audit.hashAt)) };
       } catch (error) {
         // A full or failing disk (the rebuild's scratch database is written beside the file) is no finding either way.
         const fault = storageFaultOf(error);

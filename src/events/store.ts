@@ -3,12 +3,13 @@ import type { Clock } from '../lib/clock.ts';
 import { GENESIS_HASH } from './hash.ts';
 import { EVENT_COLUMNS, type EventFilter, type EventMeta, type EventRow, type LogHead, type NewEvent, type StoredEvent, eventRows, streamsOf } from './rows.ts';
 import { upcast } from './upcasters.ts';
-import { inChunks, placeholders, statementsByCount } from '../storage/sqlite/statements.ts';
+import { inChunks, statementsByCount } from '../storage/sqlite/statements.ts';
+import { placeholders } from '../storage/sql.ts';
 import type { EventLog } from '../storage/port.ts';
 
 export { ConcurrencyError, type EventFilter, type EventMeta, type EventRow, type ExpectedVersion, type NewEvent, type StoredEvent } from './rows.ts';
 
-export type AppendListener = (events: StoredEvent[]) => void;
+export type AppendListener = (events: StoredEvent[]) => Promise<void> | void;
 
 /**
  * The append-only event log on SQLite. `append` must run inside a write transaction; it hands the stored events
@@ -48,7 +49,7 @@ export class EventStore implements EventLog {
     const { rows, stored } = eventRows(events, meta, head, this.versionsOf(events), new Date(this.clock()).toISOString());
     const values = rows.map((row) => EVENT_COLUMNS.map((column) => row[column]));
     inChunks(values, (rows) => this.insert(rows.length).run(rows.flat()));
-    for (const listener of this.listeners) listener(stored);
+    for (const listener of this.listeners) await listener(stored);
     return stored;
   }
 

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { NotDurableError, StorageBusyError } from '../storage/errors.ts';
-import type { Tradebook } from '../tradebook.ts';
+import type { Company } from '../company.ts';
 import { AbortedRequests } from './aborts.ts';
 import { type AccessEntry, accessLog } from './access-log.ts';
 import { HEALTH_PATHS, healthRoutes } from './routes/health.ts';
@@ -46,7 +46,7 @@ function allowedMethods(): Map<string, string> {
 }
 
 /** The whole HTTP interface over one open tradebook. Paths work with and without a trailing slash. */
-export function createApp(tb: Tradebook, options: AppOptions = {}): Hono<AppEnv> {
+export function createApp(tb: Company, options: AppOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
   const openapi = JSON.stringify(openApiDocument(reads, writes));
 

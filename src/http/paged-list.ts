@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { JoinedPage } from '../projections/joined-page.ts';
+import type { JoinedPage } from '../storage/sql.ts';
 import { pagingQuery, parseQuery } from './query.ts';
 import { sendErrors, sendPage } from './respond.ts';
 import { requestQuery } from './node-request.ts';

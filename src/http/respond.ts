@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { MAX_BODY_BYTES, requestHeader } from './node-request.ts';
 import type { DomainError } from '../lib/result.ts';
-import type { JoinedPage } from '../projections/joined-page.ts';
+import type { JoinedPage } from '../storage/sql.ts';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 

@@ -8,7 +8,7 @@ import { type CodeOverrides, parseRecord } from '../lib/validation.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';
 import { formatMoscow } from '../lib/clock.ts';
 import { type DomainError, errorCodeFor, fail, ok, type Result } from '../lib/result.ts';
-import type { Tradebook } from '../tradebook.ts';
+import type { Company } from '../company.ts';
 import type { AppEnv } from './env.ts';
 import { type JsonBody, parseJsonBody } from './json-body.ts';
 import { sendBodyTooLarge, sendErrors, sendJson } from './respond.ts';
@@ -70,14 +70,14 @@ function parseBatch(endpoint: WriteEndpoint, body: unknown): Result<ParsedBatch>
 }
 
 /** The body's records parsed and, when the body and the batch's shape allow, decided and applied. */
-function parsedAndApplied(tb: Tradebook, endpoint: WriteEndpoint, request: WriteRequest, json: JsonBody): Promise<WriteOutcome> | WriteOutcome {
+function parsedAndApplied(tb: Company, endpoint: WriteEndpoint, request: WriteRequest, json: JsonBody): Promise<WriteOutcome> | WriteOutcome {
   if (!json.ok) return { status: 'invalid', errors: [{ code: errorCodeFor(endpoint.wrapper), message: json.problem }] };
   const batch = parseBatch(endpoint, json.value);
   if (!batch.ok) return { status: 'invalid', errors: batch.errors };
   return applyBatch(tb, request, endpoint.decide, batch.value.records, batch.value.errors);
 }
 
-export function mountWrite(app: Hono<AppEnv>, tb: Tradebook, endpoint: WriteEndpoint): void {
+export function mountWrite(app: Hono<AppEnv>, tb: Company, endpoint: WriteEndpoint): void {
   app.get(endpoint.path, async (c) => {
     // hono answers HEAD with the GET handler; issuing a token is a side effect HEAD must not have.
     if (c.req.method === 'HEAD') return sendErrors(c, 405, [{ code: 'ERROR_METHOD_NOT_ALLOWED', message: `HEAD is not allowed on ${endpoint.path}` }], { Allow: 'GET, POST' });

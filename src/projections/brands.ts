@@ -1,5 +1,5 @@
-import type { Sqlite } from '../storage/sqlite/open.ts';
-import type { StoredEvent } from '../events/store.ts';
+import type { SqlSession } from '../storage/sql.ts';
+import type { StoredEvent } from '../events/rows.ts';
 import type { Projector, TableNames } from './projector.ts';
 
 export interface BrandRow {
@@ -14,42 +14,34 @@ export const brandsProjector: Projector = {
   version: 1,
   after: [],
   tables: ['product_brands'],
-  schema: (n) => [
-    `CREATE TABLE ${n('product_brands')} (id INTEGER PRIMARY KEY, name TEXT NOT NULL, logo TEXT, json TEXT NOT NULL)`,
+  schema: (n, { types: t }) => [
+    `CREATE TABLE ${n('product_brands')} (id ${t.integer} PRIMARY KEY, name ${t.text} NOT NULL, logo ${t.text}, json ${t.text} NOT NULL)`,
   ],
   readIndexes: (n) => [`CREATE INDEX ${n('product_brands_name')} ON ${n('product_brands')} (name)`],
-  bind(db: Sqlite, n: TableNames) {
-    const get = db.prepare(`SELECT id, name, logo FROM ${n('product_brands')} WHERE id = ?`);
-    const upsert = db.prepare(
-      `INSERT INTO ${n('product_brands')} (id, name, logo, json) VALUES (@id, @name, @logo, @json)
-       ON CONFLICT (id) DO UPDATE SET name = excluded.name, logo = excluded.logo, json = excluded.json`,
-    );
-    const save = (b: BrandRow) => upsert.run({ ...b, json: JSON.stringify({ id: b.id, name: b.name, logo: b.logo }) });
-    return (event: StoredEvent) => {
+  bind(session: SqlSession, n: TableNames) {
+    const get = `SELECT id, name, logo FROM ${n('product_brands')} WHERE id = ?`;
+    const upsert = `INSERT INTO ${n('product_brands')} (id, name, logo, json) VALUES (?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET name = excluded.name, logo = excluded.logo, json = excluded.json`;
+    const save = (b: BrandRow) => session.run(upsert, [b.id, b.name, b.logo, JSON.stringify({ id: b.id, name: b.name, logo: b.logo })]);
+    return async (event: StoredEvent) => {
       switch (event.type) {
         case 'BrandAdded':
-          save(event.data);
-          break;
+          return save(event.data);
         case 'BrandEdited': {
-          const current = get.get(event.data.id) as BrandRow;
-          save({ ...current, ...event.data });
-          break;
+          const [current] = await session.objects<BrandRow>(get, [event.data.id]);
+          return save({ ...current, ...event.data });
         }
       }
     };
   },
 };
 
-export function brandQueries(db: Sqlite) {
-  const byId = db.prepare('SELECT id, name, logo FROM product_brands WHERE id = ?');
-  const byName = db.prepare('SELECT id FROM product_brands WHERE name = ? ORDER BY id LIMIT 1').pluck();
-  const maxId = db.prepare('SELECT coalesce(max(id), 0) FROM product_brands').pluck();
-  const all = db.prepare('SELECT json FROM product_brands ORDER BY id').pluck();
+export function brandQueries(session: SqlSession) {
   return {
-    byId: (id: number) => byId.get(id) as BrandRow | undefined,
-    idByName: (name: string) => byName.get(name) as number | undefined,
-    maxId: () => maxId.get() as number,
+    byId: async (id: number) => (await session.objects<BrandRow>('SELECT id, name, logo FROM product_brands WHERE id = ?', [id]))[0],
+    idByName: (name: string) => session.value<number>('SELECT id FROM product_brands WHERE name = ? ORDER BY id LIMIT 1', [name]),
+    maxId: async () => (await session.value<number>('SELECT coalesce(max(id), 0) FROM product_brands'))!,
     /** Every brand's JSON in id order. */
-    allJson: () => all.all() as string[],
+    allJson: async () => (await session.rows<[string]>('SELECT json FROM product_brands ORDER BY id')).map(([json]) => json),
   };
 }

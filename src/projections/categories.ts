@@ -1,5 +1,5 @@
-import type { Sqlite } from '../storage/sqlite/open.ts';
-import type { StoredEvent } from '../events/store.ts';
+import type { SqlSession } from '../storage/sql.ts';
+import type { StoredEvent } from '../events/rows.ts';
 import type { Projector, TableNames } from './projector.ts';
 
 export interface CategoryRow {
@@ -14,24 +14,20 @@ export const categoriesProjector: Projector = {
   version: 1,
   after: [],
   tables: ['product_categories'],
-  schema: (n) => [
-    `CREATE TABLE ${n('product_categories')} (id INTEGER PRIMARY KEY, name TEXT NOT NULL, parent INTEGER NOT NULL)`,
+  schema: (n, { types: t }) => [
+    `CREATE TABLE ${n('product_categories')} (id ${t.integer} PRIMARY KEY, name ${t.text} NOT NULL, parent ${t.integer} NOT NULL)`,
   ],
   readIndexes: (n) => [`CREATE INDEX ${n('product_categories_parent_name')} ON ${n('product_categories')} (parent, name)`],
-  bind(db: Sqlite, n: TableNames) {
-    const insert = db.prepare(
-      `INSERT INTO ${n('product_categories')} (id, name, parent) VALUES (@id, @name, @parent)
-       ON CONFLICT (id) DO UPDATE SET name = excluded.name, parent = excluded.parent`,
-    );
-    const edit = db.prepare(`UPDATE ${n('product_categories')} SET name = coalesce(@name, name), parent = coalesce(@parent, parent) WHERE id = @id`);
+  bind(session: SqlSession, n: TableNames) {
+    const insert = `INSERT INTO ${n('product_categories')} (id, name, parent) VALUES (?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET name = excluded.name, parent = excluded.parent`;
+    const edit = `UPDATE ${n('product_categories')} SET name = coalesce(?, name), parent = coalesce(?, parent) WHERE id = ?`;
     return (event: StoredEvent) => {
       switch (event.type) {
         case 'CategoryAdded':
-          insert.run(event.data);
-          break;
+          return session.run(insert, [event.data.id, event.data.name, event.data.parent]);
         case 'CategoryEdited':
-          edit.run({ id: event.data.id, name: event.data.name ?? null, parent: event.data.parent ?? null });
-          break;
+          return session.run(edit, [event.data.name ?? null, event.data.parent ?? null, event.data.id]);
       }
     };
   },
@@ -43,18 +39,15 @@ export interface CategoryNode {
   children: CategoryNode[];
 }
 
-export function categoryQueries(db: Sqlite) {
-  const byId = db.prepare('SELECT id, name, parent FROM product_categories WHERE id = ?');
-  const bySiblingName = db.prepare('SELECT id FROM product_categories WHERE parent = ? AND name = ? LIMIT 1').pluck();
-  const maxId = db.prepare('SELECT coalesce(max(id), 0) FROM product_categories').pluck();
-  const all = db.prepare('SELECT id, name, parent FROM product_categories ORDER BY id');
+export function categoryQueries(session: SqlSession) {
   return {
-    byId: (id: number) => byId.get(id) as CategoryRow | undefined,
-    idBySiblingName: (parent: number, name: string) => bySiblingName.get(parent, name) as number | undefined,
-    maxId: () => maxId.get() as number,
+    byId: async (id: number) => (await session.objects<CategoryRow>('SELECT id, name, parent FROM product_categories WHERE id = ?', [id]))[0],
+    idBySiblingName: (parent: number, name: string) =>
+      session.value<number>('SELECT id FROM product_categories WHERE parent = ? AND name = ? LIMIT 1', [parent, name]),
+    maxId: async () => (await session.value<number>('SELECT coalesce(max(id), 0) FROM product_categories'))!,
     /** The top-level groups, each with its subgroups nested to any depth, all in id order. */
-    tree(): CategoryNode[] {
-      const rows = all.all() as CategoryRow[];
+    async tree(): Promise<CategoryNode[]> {
+      const rows = await session.objects<CategoryRow>('SELECT id, name, parent FROM product_categories ORDER BY id');
       const nodes = new Map(rows.map((r) => [r.id, { id: r.id, name: r.name, children: [] as CategoryNode[] }]));
       const roots: CategoryNode[] = [];
       for (const r of rows) {

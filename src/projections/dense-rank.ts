@@ -1,4 +1,4 @@
-import type { Sqlite, Statement } from '../storage/sqlite/open.ts';
+import type { SqlSession } from '../storage/sql.ts';
 
 /** A partition's row with the highest id, and its rank. */
 interface Highest {
@@ -39,26 +39,28 @@ export type Placement<T> = { existing: T; rank?: undefined } | { existing: undef
  * the highest rank. Ids mostly arrive in order: a new highest id takes the next rank with one seek; an id below
  * the highest (an import) takes the count of lower ids plus one, and the later rows move one place down.
  */
-export function denseRank(db: Sqlite, options: DenseRankOptions) {
+export function denseRank(session: SqlSession, options: DenseRankOptions) {
   const { table, rank, partition = [], highestBy = 'id', copies = [], rememberHighest = false } = options;
   const where = (...more: string[]) => [...partition.map((column) => `${column} = ?`), ...more].join(' AND ');
-  const last = db.prepare(`SELECT id, ${rank === 'rank' ? rank : `${rank} AS rank`} FROM ${table} ${partition.length > 0 ? `WHERE ${where()} ` : ''}ORDER BY ${highestBy} DESC LIMIT 1`);
-  const lowerCount = db.prepare(`SELECT count(*) + 1 FROM ${table} WHERE ${where('id < ?')}`).pluck();
-  const shift = (by: string) => [table, ...copies].map((t) => db.prepare(`UPDATE ${t} SET ${rank} = ${rank} ${by} WHERE ${where('id > ?')}`));
+  const last = `SELECT id, ${rank} FROM ${table} ${partition.length > 0 ? `WHERE ${where()} ` : ''}ORDER BY ${highestBy === 'rank' ? rank : 'id'} DESC LIMIT 1`;
+  const lowerCount = `SELECT count(*) + 1 FROM ${table} WHERE ${where('id < ?')}`;
+  const shift = (by: string) => [table, ...copies].map((t) => `UPDATE ${t} SET ${rank} = ${rank} ${by} WHERE ${where('id > ?')}`);
   const moveDown = shift('+ 1');
-  // Prepared on first use: only a partition a row can leave (a document's month) has gaps to close.
-  let moveUp: Statement[] | undefined;
+  const moveUp = shift('- 1');
 
   /** The partition's row with the highest id, if any. */
-  const highest = (key: Partition) => last.get(...key) as Highest | undefined;
+  const highest = async (key: Partition): Promise<Highest | undefined> => {
+    const [row] = await session.rows<[number, number]>(last, key);
+    return row && { id: row[0], rank: row[1] };
+  };
 
   /** Partitions' highest rows as `place` left them, by the partition's values as JSON (only with `rememberHighest`). */
   const remembered = new Map<string, Highest>();
-  const highestPlaced = (key: Partition): Highest | undefined => {
+  const highestPlaced = async (key: Partition): Promise<Highest | undefined> => {
     if (!rememberHighest) return highest(key);
     const name = JSON.stringify(key);
     let top = remembered.get(name);
-    if (top === undefined && (top = highest(key)) !== undefined) remembered.set(name, top);
+    if (top === undefined && (top = await highest(key)) !== undefined) remembered.set(name, top);
     return top;
   };
 
@@ -67,10 +69,10 @@ export function denseRank(db: Sqlite, options: DenseRankOptions) {
    * cannot exist yet): a row found keeps its rank (applying an event twice changes nothing). Otherwise the rank
    * a new row takes, with the later rows already moved down to make room; the caller inserts the row.
    */
-  function place<T>(key: Partition, id: number, find: () => T | undefined): Placement<T> {
-    const top = highestPlaced(key);
+  async function place<T>(key: Partition, id: number, find: () => Promise<T | undefined>): Promise<Placement<T>> {
+    const top = await highestPlaced(key);
     if (top !== undefined && id <= top.id) {
-      const existing = find();
+      const existing = await find();
       if (existing !== undefined) return { existing };
     }
     if (top === undefined || id > top.id) {
@@ -80,15 +82,15 @@ export function denseRank(db: Sqlite, options: DenseRankOptions) {
     }
     // The later rows move: the partition's highest is read again next time.
     remembered.delete(JSON.stringify(key));
-    const rankOfId = lowerCount.get(...key, id) as number;
-    for (const statement of moveDown) statement.run(...key, id);
+    const rankOfId = (await session.value<number>(lowerCount, [...key, id]))!;
+    for (const statement of moveDown) await session.run(statement, [...key, id]);
     return { existing: undefined, rank: rankOfId };
   }
 
   /** After the row of `id` left the partition: the later rows move up one place. */
-  const closeGap = (key: Partition, id: number) => {
+  const closeGap = async (key: Partition, id: number) => {
     remembered.delete(JSON.stringify(key));
-    for (const statement of (moveUp ??= shift('- 1'))) statement.run(...key, id);
+    for (const statement of moveUp) await session.run(statement, [...key, id]);
   };
 
   /** Drops the highest rows kept (`rememberHighest`). */

@@ -1,7 +1,6 @@
 import type { ReadModelDialect } from '../storage/dialect.ts';
-import type { Sqlite } from '../storage/sqlite/open.ts';
-import type { StoredEvent } from '../events/store.ts';
-import { ROWS_PER_STATEMENT } from '../storage/sqlite/statements.ts';
+import { ROWS_PER_STATEMENT, type SqlSession } from '../storage/sql.ts';
+import type { StoredEvent } from '../events/rows.ts';
 
 /**
  * Maps a read table's or index's served name to the name a projector writes it under: the served name itself, or
@@ -29,8 +28,8 @@ export interface Projector {
   schema(names: TableNames, dialect: ReadModelDialect): string[];
   /** Indexes only the reads (the API, the commands) use: a rebuild creates them after its bulk load. */
   readIndexes(names: TableNames): string[];
-  /** Prepares the statements once for a connection and returns the event handler. Must be idempotent per event. */
-  bind(db: Sqlite, names: TableNames): EventHandler;
+  /** The event handler writing through `session`. Must be idempotent per event. */
+  bind(session: SqlSession, names: TableNames): EventHandler;
 }
 
 /**
@@ -43,30 +42,34 @@ export interface Projector {
  * calls it at the end of every apply and replayed chunk. `discard` forgets deferred work and rows kept back when
  * applying failed (its transaction is rolled back).
  */
-export type EventHandler = ((event: StoredEvent) => void) & { persist?: () => void; flush?: (budget: FlushBudget) => boolean; discard?: () => void };
+export type EventHandler = ((event: StoredEvent) => Promise<void> | void) & {
+  persist?: () => Promise<void> | void;
+  flush?: (budget: FlushBudget) => Promise<boolean>;
+  discard?: () => void;
+};
 
 export interface FlushBudget {
   left: number;
 }
 
 /** Does the work of each pending item (a Set, or a Map's keys) in order and removes it, while the budget lasts; true when none is left. */
-export function drain<K>(pending: Set<K> | Map<K, unknown>, budget: FlushBudget, work: (item: K) => void): boolean {
+export async function drain<K>(pending: Set<K> | Map<K, unknown>, budget: FlushBudget, work: (item: K) => Promise<void>): Promise<boolean> {
   for (const item of pending.keys()) {
     if (budget.left <= 0) return false;
     budget.left--;
-    work(item);
+    await work(item);
     pending.delete(item);
   }
   return true;
 }
 
 /** Like `drain`, a statement's worth of items at a time (`work` reads or writes them together); true when none is left. */
-export function drainInChunks<K>(pending: Set<K> | Map<K, unknown>, budget: FlushBudget, work: (items: K[]) => void): boolean {
+export async function drainInChunks<K>(pending: Set<K> | Map<K, unknown>, budget: FlushBudget, work: (items: K[]) => Promise<void>): Promise<boolean> {
   while (pending.size > 0) {
     if (budget.left <= 0) return false;
     const items = [...take(pending.keys(), Math.min(budget.left, ROWS_PER_STATEMENT))];
     budget.left -= items.length;
-    work(items);
+    await work(items);
     for (const item of items) pending.delete(item);
   }
   return true;

@@ -1,6 +1,6 @@
-import { indexesOf, tablesNamedWith, withBuildSettings } from '../storage/sqlite/maintenance.ts';
-import { sqliteDialect } from '../storage/sqlite/dialect.ts';
+import { inWriteTransaction, indexesOf, tablesNamedWith, withBuildSettings } from '../storage/sqlite/maintenance.ts';
 import type { Sqlite } from '../storage/sqlite/open.ts';
+import { sqliteSession } from '../storage/sqlite/session.ts';
 import { type StoredEvent, lastSeq, replayEvents } from '../events/store.ts';
 import { type TableNames, servedNames } from './projector.ts';
 import { Projections, createProjectionTables, createReadIndexes, projectors, readCheckpoints, setCheckpoints } from './registry.ts';
@@ -13,7 +13,8 @@ export interface RebuildProgress {
 export interface BuildOptions {
   /** Build from events up to and including this seq (default: the whole log). */
   until?: number;
-  onProgress?: (progress: RebuildProgress) => void;
+  /** Told after each transaction of the replay; the build goes on once it settles. */
+  onProgress?: (progress: RebuildProgress) => Promise<void> | void;
   /** Events a transaction. */
   chunk?: number;
 }
@@ -33,14 +34,20 @@ export interface BuildTarget {
  * Replays the log of `source` into fresh projection tables in `target`, in transactions of `chunk` events, each
  * event applied as soon as it is read so memory stays flat. Returns the last seq applied.
  */
-export function buildProjections(target: Sqlite, source: Sqlite, options: BuildOptions = {}, into: BuildTarget = { names: servedNames, readIndexes: true }): number {
+export async function buildProjections(
+  target: Sqlite,
+  source: Sqlite,
+  options: BuildOptions = {},
+  into: BuildTarget = { names: servedNames, readIndexes: true },
+): Promise<number> {
   const until = options.until ?? lastSeq(source);
   // Small transactions: a rebuild defers its heavy work to the final flush, so a transaction costs little.
   const chunk = options.chunk ?? 1000;
+  const session = sqliteSession(target);
   // Every transaction takes the write lock at BEGIN: a transaction that read first could not wait for a server's
   // writer to finish (SQLite fails such an upgrade at once rather than risk a deadlock).
-  target.transaction(() => createProjectionTables(target, projectors, 0, into.names, false)).immediate();
-  const projections = new Projections(target, projectors, into.names);
+  await inWriteTransaction(target, () => createProjectionTables(session, projectors, 0, into.names, false));
+  const projections = new Projections(session, projectors, into.names);
   const log = replayEvents(source, 0, READ_CHUNK);
   let done = 0;
   let more = true;
@@ -58,14 +65,14 @@ export function buildProjections(target: Sqlite, source: Sqlite, options: BuildO
     }
   }
   do {
-    target.transaction(() => projections.replay(nextChunk())).immediate();
-    options.onProgress?.({ done, total: until });
+    await inWriteTransaction(target, () => projections.replay(nextChunk()));
+    await options.onProgress?.({ done, total: until });
   } while (more);
   // The deferred work (each product's views, each document component) once for the whole log, in transactions of
   // FLUSH_STEP items: a build in the live database shares it with a server's writers, which wait for each one.
-  while (!target.transaction(() => projections.flush(FLUSH_STEP)).immediate());
+  while (!(await inWriteTransaction(target, () => projections.flush(FLUSH_STEP))));
   // An index built from the loaded table costs less than one kept up to date row by row.
-  if (into.readIndexes) target.transaction(() => createReadIndexes(target, projectors, into.names)).immediate();
+  if (into.readIndexes) await inWriteTransaction(target, () => createReadIndexes(session, projectors, into.names));
   return Math.min(until, lastSeq(source));
 }
 
@@ -79,11 +86,11 @@ const buildNames: TableNames = (name) => BUILD_PREFIX + name;
  * leftovers are dropped by the next rebuild) and a reader never sees a half-built state. Events appended
  * meanwhile are applied inside the swap.
  */
-export function rebuild(db: Sqlite, options: Omit<BuildOptions, 'until'> = {}): { events: number } {
+export async function rebuild(db: Sqlite, options: Omit<BuildOptions, 'until'> = {}): Promise<{ events: number }> {
   dropBuildTables(db);
   try {
-    const built = withBuildSettings(db, () => buildProjections(db, db, options, { names: buildNames, readIndexes: false }));
-    swapIn(db, built);
+    const built = await withBuildSettings(db, () => buildProjections(db, db, options, { names: buildNames, readIndexes: false }));
+    await swapIn(db, built);
     return { events: built };
   } catch (error) {
     // On a full disk the drop may fail too: the error that stopped the build is the one to report, and the
@@ -104,37 +111,38 @@ function dropBuildTables(db: Sqlite): void {
  * Replaces the served tables by the built ones in one transaction: drop, rename, and the indexes created again
  * under their served names (an index keeps its name when its table is renamed, and queries name some of them).
  */
-function swapIn(db: Sqlite, builtSeq: number): void {
+async function swapIn(db: Sqlite, builtSeq: number): Promise<void> {
   const indexes = indexesOf(db);
-  db.transaction(() => {
+  const session = sqliteSession(db);
+  await inWriteTransaction(db, async () => {
     for (const p of projectors) {
       for (const table of p.tables) {
         db.exec(`DROP TABLE IF EXISTS main."${table}"`);
         db.exec(`ALTER TABLE main."${buildNames(table)}" RENAME TO "${table}"`);
         for (const index of indexes(table)) db.exec(`DROP INDEX main."${index}"`);
       }
-      for (const statement of p.schema(servedNames, sqliteDialect)) if (statement.startsWith('CREATE INDEX')) db.exec(statement);
+      for (const statement of p.schema(servedNames, session.dialect)) if (statement.startsWith('CREATE INDEX')) db.exec(statement);
     }
-    createReadIndexes(db, projectors);
+    await createReadIndexes(session, projectors);
     db.exec(`DROP TABLE main."${buildNames('projection_checkpoints')}"`);
-    setCheckpoints(db, projectors, builtSeq);
-    catchUp(db, builtSeq);
-  }).immediate();
+    await setCheckpoints(session, projectors, builtSeq);
+    await catchUp(db, builtSeq);
+  });
 }
 
 /** Applies the events after `fromSeq` to the live tables (inside the caller's transaction). */
-function catchUp(db: Sqlite, fromSeq: number): void {
-  const projections = new Projections(db);
+async function catchUp(db: Sqlite, fromSeq: number): Promise<void> {
+  const projections = new Projections(sqliteSession(db));
   let batch: StoredEvent[] = [];
   for (const event of replayEvents(db, fromSeq)) {
     batch.push(event);
     if (batch.length >= 10_000) {
-      projections.apply(batch);
+      await projections.apply(batch);
       batch = [];
     }
   }
-  projections.apply(batch);
-  projections.saveCheckpoint();
+  await projections.apply(batch);
+  await projections.saveCheckpoint();
 }
 
 /**
@@ -142,16 +150,16 @@ function catchUp(db: Sqlite, fromSeq: number): void {
  * when a projector's version differs from the one its tables were built by, and applies any events the
  * checkpoints have not seen. Returns the names of the projections that were rebuilt.
  */
-export function ensureProjections(db: Sqlite): string[] {
-  const checkpoints = readCheckpoints(db);
+export async function ensureProjections(db: Sqlite): Promise<string[]> {
+  const checkpoints = await readCheckpoints(sqliteSession(db));
   const changed = projectors.filter((p) => checkpoints.has(p.name) && checkpoints.get(p.name)!.version !== p.version);
   const missing = projectors.filter((p) => !checkpoints.has(p.name));
   if (changed.length > 0 || missing.length > 0) {
-    rebuild(db);
+    await rebuild(db);
     // A new database gets its tables without a word; a projection rebuilt from history is reported.
     return [...changed, ...(lastSeq(db) > 0 ? missing : [])].map((p) => p.name);
   }
   const behind = Math.min(...projectors.map((p) => checkpoints.get(p.name)!.last_seq));
-  if (behind < lastSeq(db)) db.transaction(() => catchUp(db, behind)).immediate();
+  if (behind < lastSeq(db)) await inWriteTransaction(db, () => catchUp(db, behind));
   return [];
 }

@@ -1,6 +1,5 @@
-import { sqliteDialect } from '../storage/sqlite/dialect.ts';
-import type { Sqlite, Statement } from '../storage/sqlite/open.ts';
-import { type StoredEvent, lastSeq } from '../events/store.ts';
+import type { SqlSession } from '../storage/sql.ts';
+import type { StoredEvent } from '../events/rows.ts';
 import { brandsProjector } from './brands.ts';
 import { categoriesProjector } from './categories.ts';
 import { inDependencyOrder } from './dependency-order.ts';
@@ -20,38 +19,41 @@ export const projectors: Projector[] = inDependencyOrder([
   documentMonthsProjector,
 ]);
 
+/** The read models' names and versions as one string: two processes keep the same read models when theirs are equal. */
+export const readModelVersions = (list: Projector[] = projectors) => list.map((p) => `${p.name}@${p.version}`).join(' ');
+
 /**
- * The projectors bound to one connection. `apply` runs inside the appending transaction and moves every
+ * The projectors writing through one session. `apply` runs inside the appending transaction and moves every
  * checkpoint with it, so read tables and log commit together.
  */
 export class Projections {
   private readonly handlers: EventHandler[];
-  private readonly checkpoint;
-  private checkpointToEnd: Statement | undefined;
-  private readonly checkpoints: string;
+  private readonly checkpoint: string;
+  private readonly checkpointToEnd: string;
   /** Events were applied whose checkpoint is not saved yet (a rolled-back write may leave it set: saving then is harmless). */
   private unsaved = false;
 
   constructor(
-    private readonly db: Sqlite,
+    private readonly session: SqlSession,
     readonly list: Projector[] = projectors,
     names: TableNames = servedNames,
   ) {
-    this.handlers = list.map((p) => p.bind(db, names));
-    this.checkpoints = names('projection_checkpoints');
-    this.checkpoint = db.prepare(`UPDATE ${this.checkpoints} SET last_seq = ? WHERE last_seq < ?`);
+    this.handlers = list.map((p) => p.bind(session, names));
+    const checkpoints = names('projection_checkpoints');
+    this.checkpoint = `UPDATE ${checkpoints} SET last_seq = ? WHERE last_seq < ?`;
+    this.checkpointToEnd = `UPDATE ${checkpoints} SET last_seq = (SELECT max(seq) FROM events) WHERE last_seq < (SELECT max(seq) FROM events)`;
   }
 
   /**
    * Applies appended events and flushes the deferred work. The checkpoints move once per write transaction
    * (`saveCheckpoint`), not per appended record.
    */
-  apply(events: StoredEvent[]): void {
+  async apply(events: StoredEvent[]): Promise<void> {
     if (events.length === 0) return;
     try {
-      for (const event of events) this.handle(event);
-      this.persist();
-      this.flush();
+      for (const event of events) await this.handle(event);
+      await this.persist();
+      await this.flush();
     } catch (error) {
       for (const handle of this.handlers) handle.discard?.();
       throw error;
@@ -60,40 +62,41 @@ export class Projections {
   }
 
   /** Moves every checkpoint to the end of the log when events were applied since the last save. */
-  saveCheckpoint(): void {
+  async saveCheckpoint(): Promise<void> {
     if (!this.unsaved) return;
-    // Prepared on first use: `verify` builds projections in a scratch database that has no log.
-    this.checkpointToEnd ??= this.db.prepare(
-      `UPDATE ${this.checkpoints} SET last_seq = (SELECT max(seq) FROM events) WHERE last_seq < (SELECT max(seq) FROM events)`,
-    );
-    this.checkpointToEnd.run();
+    await this.session.run(this.checkpointToEnd);
     this.unsaved = false;
   }
 
   /** Applies `events` and moves the checkpoints, leaving the handlers' deferred work to `flush` (a rebuild flushes once, at its end). */
-  replay(events: Iterable<StoredEvent>): void {
+  async replay(events: Iterable<StoredEvent> | AsyncIterable<StoredEvent>): Promise<void> {
     let last: number | undefined;
-    for (const event of events) {
-      this.handle(event);
+    for await (const event of events) {
+      await this.handle(event);
       last = event.seq;
     }
-    this.persist();
-    if (last !== undefined) this.checkpoint.run(last, last);
+    await this.persist();
+    if (last !== undefined) await this.session.run(this.checkpoint, [last, last]);
   }
 
   /** Writes the rows the handlers keep back. */
-  private persist(): void {
-    for (const handle of this.handlers) handle.persist?.();
+  private async persist(): Promise<void> {
+    for (const handle of this.handlers) await handle.persist?.();
   }
 
-  private handle(event: StoredEvent): void {
-    for (const handle of this.handlers) handle(event);
+  /** One event through every handler; only the handlers that do I/O for it make a promise. */
+  private async handle(event: StoredEvent): Promise<void> {
+    for (const handle of this.handlers) {
+      const pending = handle(event);
+      if (pending !== undefined) await pending;
+    }
   }
 
   /** Does the handlers' deferred work, at most `limit` items of it; true when none is left. */
-  flush(limit = Infinity): boolean {
+  async flush(limit = Infinity): Promise<boolean> {
     const budget = { left: limit };
-    return this.handlers.every((handle) => handle.flush?.(budget) ?? true);
+    for (const handle of this.handlers) if (handle.flush && !(await handle.flush(budget))) return false;
+    return true;
   }
 }
 
@@ -101,28 +104,28 @@ export class Projections {
  * Creates every projector's tables (named through `names`, the checkpoints too) and a checkpoint row at `lastSeq`
  * for it; the read indexes too unless `readIndexes` is false (a build creates them after loading).
  */
-export function createProjectionTables(db: Sqlite, list: Projector[], lastSeq: number, names: TableNames = servedNames, readIndexes = true): void {
-  db.exec(`CREATE TABLE IF NOT EXISTS ${names('projection_checkpoints')} (name TEXT PRIMARY KEY, version INTEGER NOT NULL, last_seq INTEGER NOT NULL)`);
+export async function createProjectionTables(session: SqlSession, list: Projector[], lastSeq: number, names: TableNames = servedNames, readIndexes = true): Promise<void> {
+  const { types: t } = session.dialect;
+  await session.run(
+    `CREATE TABLE IF NOT EXISTS ${names('projection_checkpoints')} (name ${t.text} PRIMARY KEY, version ${t.integer} NOT NULL, last_seq ${t.integer} NOT NULL)`,
+  );
   for (const p of list) {
-    // Qualified: with a scratch database attached, an unqualified name could drop the scratch copy.
-    for (const table of p.tables) db.exec(`DROP TABLE IF EXISTS main."${names(table)}"`);
-    for (const statement of p.schema(names, sqliteDialect)) db.exec(statement);
+    for (const table of p.tables) await session.run(`DROP TABLE IF EXISTS ${session.dialect.ownTable(names(table))}`);
+    for (const statement of p.schema(names, session.dialect)) await session.run(statement);
   }
-  if (readIndexes) createReadIndexes(db, list, names);
-  setCheckpoints(db, list, lastSeq, names);
+  if (readIndexes) await createReadIndexes(session, list, names);
+  await setCheckpoints(session, list, lastSeq, names);
 }
 
-export function createReadIndexes(db: Sqlite, list: Projector[], names: TableNames = servedNames): void {
-  for (const p of list) for (const statement of p.readIndexes(names)) db.exec(statement);
+export async function createReadIndexes(session: SqlSession, list: Projector[], names: TableNames = servedNames): Promise<void> {
+  for (const p of list) for (const statement of p.readIndexes(names)) await session.run(statement);
 }
 
 /** Records that `list`'s tables are built by the code's versions and current up to `lastSeq`. */
-export function setCheckpoints(db: Sqlite, list: Projector[], lastSeq: number, names: TableNames = servedNames): void {
-  const setCheckpoint = db.prepare(
-    `INSERT INTO ${names('projection_checkpoints')} (name, version, last_seq) VALUES (?, ?, ?)
-     ON CONFLICT (name) DO UPDATE SET version = excluded.version, last_seq = excluded.last_seq`,
-  );
-  for (const p of list) setCheckpoint.run(p.name, p.version, lastSeq);
+export async function setCheckpoints(session: SqlSession, list: Projector[], lastSeq: number, names: TableNames = servedNames): Promise<void> {
+  const setCheckpoint = `INSERT INTO ${names('projection_checkpoints')} (name, version, last_seq) VALUES (?, ?, ?)
+     ON CONFLICT (name) DO UPDATE SET version = excluded.version, last_seq = excluded.last_seq`;
+  for (const p of list) await session.run(setCheckpoint, [p.name, p.version, lastSeq]);
 }
 
 export interface CheckpointRow {
@@ -131,15 +134,20 @@ export interface CheckpointRow {
   last_seq: number;
 }
 
-export function readCheckpoints(db: Sqlite): Map<string, CheckpointRow> {
-  const rows = db.prepare('SELECT name, version, last_seq FROM projection_checkpoints').all() as CheckpointRow[];
+export async function readCheckpoints(session: SqlSession): Promise<Map<string, CheckpointRow>> {
+  const rows = await session.objects<CheckpointRow>('SELECT name, version, last_seq FROM projection_checkpoints');
   return new Map(rows.map((r) => [r.name, r]));
 }
 
+/** The seq of the log's last event (0 when it is empty). */
+export async function logEnd(session: SqlSession): Promise<number> {
+  return (await session.value<number>('SELECT coalesce(max(seq), 0) FROM events'))!;
+}
+
 /** The projections whose tables are not current: missing, built by another version of their projector, or behind the log. */
-export function staleProjections(db: Sqlite): string[] {
-  const checkpoints = readCheckpoints(db);
-  const end = lastSeq(db);
+export async function staleProjections(session: SqlSession): Promise<string[]> {
+  const checkpoints = await readCheckpoints(session);
+  const end = await logEnd(session);
   return projectors
     .filter((p) => {
       const checkpoint = checkpoints.get(p.name);

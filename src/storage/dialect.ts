@@ -1,18 +1,25 @@
+/** A column's type as read models name it; each engine spells it (`ReadModelDialect.types`). */
+export type ColumnType = 'integer' | 'real' | 'text';
+
 /**
  * The read-model SQL that engines spell differently. Projectors and read queries write portable SQL and ask an
- * engine's dialect for the rest; each engine implements this once (`sqlite/dialect.ts`).
+ * engine's dialect for the rest; each engine implements this once (`sqlite/dialect.ts`, `postgres/dialect.ts`).
  */
 export interface ReadModelDialect {
+  /** Column types: `integer` 64-bit (ids, money, positions), `real` a double, `text` compared byte by byte. */
+  readonly types: Readonly<Record<ColumnType, string>>;
   /**
    * Ends the `CREATE TABLE` of a table whose rows are only its primary key: stored in the key's order, without a
    * separate row id (empty where the engine has no such choice).
    */
   readonly clusteredTableSuffix: string;
+  /** A table of the connection's own database, never one of the same name in a database attached to it. */
+  ownTable(name: string): string;
   /** `table` as a `FROM` clause names it, read through `index` where the engine lets a query pin one. */
   indexHint(table: string, index: string): string;
   /**
-   * A statement of one row: how many rows `select` yields, and their `json` column (each a record's JSON text)
-   * joined by commas in the order `select` gives them, as one UTF-8 buffer (null when there are none).
+   * `(?, ?), (?, ?)` for `rows` rows whose columns have `types`, for a VALUES list whose columns no table names
+   * (`WITH v (…) AS (VALUES …)`): an engine that types parameters from their context is told.
    */
-  joinedJson(select: string): string;
+  typedRows(rows: number, types: readonly ColumnType[]): string;
 }

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { logEntry } from '../../audit/log-view.ts';
-import type { Tradebook } from '../../tradebook.ts';
+import type { Company } from '../../company.ts';
 import { requireAuditScope } from '../auth.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';
@@ -48,7 +48,7 @@ export const auditReads: ReadEndpoint[] = [
   },
 ];
 
-export function auditRoutes(tb: Tradebook): Hono<AppEnv> {
+export function auditRoutes(tb: Company): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
   for (const { path } of auditReads) app.use(path, requireAuditScope);
 

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { AddBrandInput, EditBrandInput, brandCodes, decideAddBrand, decideEditBrand } from '../../commands/brands.ts';
-import type { Tradebook } from '../../tradebook.ts';
+import type { Company } from '../../company.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';
 import { readResponses, writeResults } from '../responses.ts';
@@ -14,7 +14,7 @@ export const brandWrites: WriteEndpoint[] = [
   writeEndpoint({ path: '/api/edit-product-brand', summary: 'Edit brands', wrapper: 'brand', maxRecords: 100, record: EditBrandInput, codes: brandCodes, result: writeResults.named, decide: decideEditBrand }),
 ];
 
-export function brandRoutes(tb: Tradebook): Hono<AppEnv> {
+export function brandRoutes(tb: Company): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
   app.get('/api/product-brands', async (c) => {
     const brands = await tb.brands.allJson();

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { AddCategoryInput, EditCategoryInput, categoryCodes, decideAddCategory, decideEditCategory } from '../../commands/categories.ts';
-import type { Tradebook } from '../../tradebook.ts';
+import type { Company } from '../../company.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';
 import { readResponses, writeResults } from '../responses.ts';
@@ -14,7 +14,7 @@ export const categoryWrites: WriteEndpoint[] = [
   writeEndpoint({ path: '/api/edit-product-category', summary: 'Edit product groups', wrapper: 'category', maxRecords: 100, record: EditCategoryInput, codes: categoryCodes, result: writeResults.named, decide: decideEditCategory }),
 ];
 
-export function categoryRoutes(tb: Tradebook): Hono<AppEnv> {
+export function categoryRoutes(tb: Company): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
   app.get('/api/product-categories', async (c) => {
     const tree = await tb.categories.tree();

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { AddContractorInput, EditContractorInput, contractorCodes, decideAddContractor, decideEditContractor } from '../../commands/contractors.ts';
-import type { Tradebook } from '../../tradebook.ts';
+import type { Company } from '../../company.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';
 import { readResponses, writeResults } from '../responses.ts';
@@ -32,9 +32,9 @@ export const contractorWrites: WriteEndpoint[] = [
 const given = (v: unknown) => v !== undefined && v !== null && v !== '';
 
 /** `find` answers the contractor's ready JSON, or undefined when none matches. */
-type Lookup = { ok: true; key: 'id' | 'inn' | 'phone'; find: (tb: Tradebook) => Promise<string | undefined> } | { ok: false; code: string; message: string };
+type Lookup = { ok: true; key: 'id' | 'inn' | 'phone'; find: (tb: Company) => Promise<string | undefined> } | { ok: false; code: string; message: string };
 
-const jsonOf = async (tb: Tradebook, id: Promise<number | undefined>) => {
+const jsonOf = async (tb: Company, id: Promise<number | undefined>) => {
   const found = await id;
   return found === undefined ? undefined : tb.contractors.jsonById(found);
 };
@@ -61,7 +61,7 @@ function lookupOf(body: Record<string, unknown>, query: Record<string, string>):
   return { ok: false, code: 'ERROR_ID', message: 'give id, inn or phone' };
 }
 
-export function contractorRoutes(tb: Tradebook): Hono<AppEnv> {
+export function contractorRoutes(tb: Company): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
 
   app.get('/api/contractors', pagedList(tb.contractors));

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { calendarDate } from '../../commands/documents.ts';
 import type { DocumentType } from '../../events/documents.ts';
-import type { Tradebook } from '../../tradebook.ts';
+import type { Company } from '../../company.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';
 import { readResponses, writeResults } from '../responses.ts';
@@ -32,7 +32,7 @@ const documentLists: { path: string; type: DocumentType; summary: string }[] = [
 
 export const documentReads: ReadEndpoint[] = documentLists.map(({ path, summary }) => ({ method: 'get', path, summary, query: documentListQuery, codes: documentListCodes, response: readResponses.documents }));
 
-export function documentRoutes(tb: Tradebook): Hono<AppEnv> {
+export function documentRoutes(tb: Company): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
   for (const { path, type } of documentLists) {
     app.get(path, async (c) => {

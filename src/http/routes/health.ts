@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { Tradebook } from '../../tradebook.ts';
+import type { Company } from '../../company.ts';
 import type { AppEnv } from '../env.ts';
 import { sendError, sendJson } from '../respond.ts';
 
@@ -13,7 +13,7 @@ const NOT_READY_RETRY_S = '5';
  * Liveness (`/healthz`: the process answers) and readiness (`/readyz`: the database can be read, every read
  * table is current, and the server is not shutting down), so traffic goes only to a server that can serve it.
  */
-export function healthRoutes(tb: Tradebook, shuttingDown: () => boolean): Hono<AppEnv> {
+export function healthRoutes(tb: Company, shuttingDown: () => boolean): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
   app.get('/healthz', (c) => sendJson(c, '{"status":"ok"}'));
   app.get('/readyz', async (c) => {

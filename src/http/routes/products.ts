@@ -8,7 +8,7 @@ import {
   decideEditProduct,
   decideUpdatePrices,
 } from '../../commands/products.ts';
-import type { Tradebook } from '../../tradebook.ts';
+import type { Company } from '../../company.ts';
 import type { AppEnv } from '../env.ts';
 import { listQuery, pagedList } from '../paged-list.ts';
 import { parseQuery, queryInt } from '../query.ts';
@@ -40,7 +40,7 @@ export const productWrites: WriteEndpoint[] = [
   }),
 ];
 
-export function productRoutes(tb: Tradebook): Hono<AppEnv> {
+export function productRoutes(tb: Company): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
 
   app.get('/api/products', pagedList(tb.products));

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { html } from 'hono/html';
 import { checkAnchors, keyFingerprint, parseAnchors } from '../../audit/anchors.ts';
-import type { Tradebook } from '../../tradebook.ts';
+import type { Company } from '../../company.ts';
 import { declaredTooLarge } from '../node-request.ts';
 import { sendBodyTooLarge } from '../respond.ts';
 import { page, sendPage } from './layout.ts';
@@ -22,7 +22,7 @@ Compare each signer's fingerprint with the one of the key you trust.</p>`;
 export const anchorsPage = (c: Context, session: AuditSession) => sendPage(c, page(TITLE, anchorForm, session));
 
 /** Checks anchors pasted or uploaded against the log, saying which fail and why. */
-export async function checkAnchorsPage(c: Context, tb: Tradebook, session: AuditSession): Promise<Response> {
+export async function checkAnchorsPage(c: Context, tb: Company, session: AuditSession): Promise<Response> {
   if (declaredTooLarge(c)) return sendBodyTooLarge(c);
   const body = await c.req.parseBody();
   const file = body.file instanceof File ? await body.file.text() : '';

@@ -6,7 +6,7 @@ import { calendarDate } from '../../commands/documents.ts';
 import { DOCUMENT_TYPES, type DocumentType } from '../../events/documents.ts';
 import { fromKopecks } from '../../lib/money.ts';
 import { documentName } from '../../projections/documents/views.ts';
-import type { Tradebook } from '../../tradebook.ts';
+import type { Company } from '../../company.ts';
 import { queryInt } from '../query.ts';
 import { documentQuery } from '../routes/audit.ts';
 import { formValues, problems, readForm } from './forms.ts';
@@ -70,7 +70,7 @@ function resultsTable(found: ListedDocument[]) {
 }
 
 /** Find a document by type and id (straight to its page), or list those matching a number, contractor, dates and status. */
-export async function findDocumentsPage(c: Context, tb: Tradebook, session: AuditSession): Promise<Response> {
+export async function findDocumentsPage(c: Context, tb: Company, session: AuditSession): Promise<Response> {
   const form = readForm(c, findQuery);
   const values = formValues(c);
   const title = 'Find a document';
@@ -127,7 +127,7 @@ function linesTable(lines: Line[]) {
   )}</tbody></table>`;
 }
 
-async function paidSection(d: ListedDocument, tb: Tradebook) {
+async function paidSection(d: ListedDocument, tb: Company) {
   if (d.paid === undefined) return '';
   const payments = await paymentsOf(d.type, d.id, { childrenOf: (type, id) => tb.documents.childrenOf(type, id), byId: (type, id) => tb.documents.byId(type, id) });
   const total = fromKopecks(payments.reduce((sum, p) => sum + p.sum, 0));
@@ -141,7 +141,7 @@ ${payments.map((p) => html`<tr><td>${documentLink(p.type, p.id)}</td><td class="
 }
 
 /** One document as the API shows it, its dependency tree drawn, how its paid is made up, and its history. */
-export async function documentPage(c: Context, tb: Tradebook, session: AuditSession): Promise<Response> {
+export async function documentPage(c: Context, tb: Company, session: AuditSession): Promise<Response> {
   const parsed = documentQuery.safeParse({ type: c.req.param('type'), id: c.req.param('id') });
   if (!parsed.success) return sendPage(c, page('No such document', html`<p>Documents are addressed by type and id, e.g. <code>/audit/document/sale/187</code>.</p>`, session), 404);
   const { type, id } = parsed.data;

@@ -5,7 +5,7 @@ import { whoOf } from '../../audit/history.ts';
 import { checkLinks } from '../../audit/verify-chain.ts';
 import type { EventMeta } from '../../events/store.ts';
 import { parseMoment } from '../../lib/clock.ts';
-import type { Tradebook } from '../../tradebook.ts';
+import type { Company } from '../../company.ts';
 import { queryInt } from '../query.ts';
 import { formValues, problems, readForm } from './forms.ts';
 import { page, sendPage } from './layout.ts';
@@ -36,7 +36,7 @@ function logForm(values: Record<string, string>) {
 }
 
 /** The log as stored, a page at a time, each event shown checked against the stored hash of the one before it. */
-export async function logPage(c: Context, tb: Tradebook, session: AuditSession): Promise<Response> {
+export async function logPage(c: Context, tb: Company, session: AuditSession): Promise<Response> {
   const form = readForm(c, logQuery);
   const values = formValues(c);
   const title = 'The event log';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { type FoldedRecord, foldRecord } from '../../audit/record-fold.ts';
 import { DOCUMENT_TYPES, type DocumentType } from '../../events/documents.ts';
 import { formatMoscow, parseMoment } from '../../lib/clock.ts';
-import type { Tradebook } from '../../tradebook.ts';
+import type { Company } from '../../company.ts';
 import { formValues, problems, readForm } from './forms.ts';
 import { page, sendPage } from './layout.ts';
 import type { AuditSession } from './session.ts';
@@ -33,7 +33,7 @@ const folded = (record: FoldedRecord, total: number) =>
     : `${record.events} of ${total} events, the last #${record.lastEvent.seq} ${record.lastEvent.type} at ${moscowTime(record.lastEvent.recordedAt)}`;
 
 /** A record as its events left it at a moment, beside its state now; the fields that differ are marked. */
-export async function recordPage(c: Context, tb: Tradebook, session: AuditSession): Promise<Response> {
+export async function recordPage(c: Context, tb: Company, session: AuditSession): Promise<Response> {
   const form = readForm(c, recordQuery);
   const values = formValues(c);
   const title = 'A record as of a moment';

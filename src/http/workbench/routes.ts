@@ -1,6 +1,6 @@
 import { type Context, Hono } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import type { Tradebook } from '../../tradebook.ts';
+import type { Company } from '../../company.ts';
 import type { AppEnv } from '../env.ts';
 import { anchorsPage, checkAnchorsPage } from './anchors-page.ts';
 import { documentPage, findDocumentsPage } from './documents-pages.ts';
@@ -18,7 +18,7 @@ type PageHandler = (c: Context<WorkbenchEnv>, session: AuditSession) => Promise<
  * The auditor's workbench at /audit: server-rendered pages over the log and the read tables, for audit keys
  * only, signed in once with a session cookie. Every page only reads.
  */
-export function workbenchRoutes(tb: Tradebook): Hono<AppEnv> {
+export function workbenchRoutes(tb: Company): Hono<AppEnv> {
   const app = new Hono<WorkbenchEnv>({ strict: false });
   app.get(STYLESHEET_PATH, (c) => c.body(STYLESHEET, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=3600' }));
   app.get(ICON_PATH, (c) => c.body(ICON, 200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'public, max-age=3600' }));

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { html } from 'hono/html';
-import type { Tradebook } from '../../tradebook.ts';
+import type { Company } from '../../company.ts';
 import { declaredTooLarge } from '../node-request.ts';
 import { sendBodyTooLarge } from '../respond.ts';
 import { page, sendPage } from './layout.ts';
@@ -24,7 +24,7 @@ export function signInPage(c: Context, reason?: 'expired'): Promise<Response> {
 }
 
 /** Checks the key posted once and starts a session for an audit key; any other key is refused. */
-export async function signIn(c: Context, tb: Tradebook): Promise<Response> {
+export async function signIn(c: Context, tb: Company): Promise<Response> {
   if (declaredTooLarge(c)) return sendBodyTooLarge(c);
   const body = await c.req.parseBody();
   const given = typeof body.key === 'string' ? body.key.trim() : '';

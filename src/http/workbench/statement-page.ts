@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { html } from 'hono/html';
 import { statementCsv, statementOf } from '../../audit/statement.ts';
 import { formatMoscow } from '../../lib/clock.ts';
-import type { Tradebook } from '../../tradebook.ts';
+import type { Company } from '../../company.ts';
 import { statementQuery } from '../routes/audit.ts';
 import { formValues, problems, readForm } from './forms.ts';
 import { page, sendPage } from './layout.ts';
@@ -19,7 +19,7 @@ function statementForm(values: Record<string, string>, today: string) {
 }
 
 /** The statement's period and contractor, checked as the API checks them; the page or CSV to send otherwise. */
-async function askedStatement(c: Context, tb: Tradebook, session: AuditSession) {
+async function askedStatement(c: Context, tb: Company, session: AuditSession) {
   const today = formatMoscow(tb.clock()).slice(0, 10);
   const form = readForm(c, statementQuery);
   const values = formValues(c);
@@ -37,7 +37,7 @@ async function askedStatement(c: Context, tb: Tradebook, session: AuditSession) 
 }
 
 /** A contractor's statement for a period: opening balance, every posted document that moved it, closing balance. */
-export async function statementPage(c: Context, tb: Tradebook, session: AuditSession): Promise<Response> {
+export async function statementPage(c: Context, tb: Company, session: AuditSession): Promise<Response> {
   const asked = await askedStatement(c, tb, session);
   if ('answer' in asked) return asked.answer;
   const { statement: s, later, contractor, title, values, today } = asked;
@@ -71,7 +71,7 @@ ${s.dateTo >= today ? reconciled : ''}
 }
 
 /** The same statement as CSV. */
-export async function statementCsvFile(c: Context, tb: Tradebook, session: AuditSession): Promise<Response> {
+export async function statementCsvFile(c: Context, tb: Company, session: AuditSession): Promise<Response> {
   const asked = await askedStatement(c, tb, session);
   if ('answer' in asked) return asked.answer;
   const { statement, contractor } = asked;

@@ -1,10 +1,9 @@
 import { phoneDigits } from '../../lib/phone.ts';
-import type { Sqlite } from '../../storage/sqlite/open.ts';
+import { type SqlSession, byCount, inChunks, placeholders, valueList } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
 import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES } from '../../events/documents.ts';
-import type { StoredEvent } from '../../events/store.ts';
+import type { StoredEvent } from '../../events/rows.ts';
 import { denseRank } from '../dense-rank.ts';
-import { inChunks, placeholders, statementsByCount, valueList } from '../../storage/sqlite/statements.ts';
 import { type FlushBudget, type Projector, type TableNames, drainInChunks } from '../projector.ts';
 import { contractorView } from './views.ts';
 
@@ -21,36 +20,33 @@ export const contractorsProjector: Projector = {
   // (documents, which rewrite contractors' balances, come after it).
   after: [],
   tables: ['contractors', 'contractor_phones', 'contractor_statuses'],
-  schema: (n, dialect) => [
+  schema: (n, { types: t, clusteredTableSuffix }) => [
     `CREATE TABLE ${n('contractors')} (
-       id INTEGER PRIMARY KEY,
-       position INTEGER NOT NULL,
-       inn TEXT,
-       record TEXT NOT NULL,
-       balance INTEGER NOT NULL,
-       bonus_balance INTEGER NOT NULL,
-       json TEXT NOT NULL)`,
-    `CREATE TABLE ${n('contractor_phones')} (digits TEXT NOT NULL, contractor_id INTEGER NOT NULL, PRIMARY KEY (digits, contractor_id))${dialect.clusteredTableSuffix}`,
+       id ${t.integer} PRIMARY KEY,
+       position ${t.integer} NOT NULL,
+       inn ${t.text},
+       record ${t.text} NOT NULL,
+       balance ${t.integer} NOT NULL,
+       bonus_balance ${t.integer} NOT NULL,
+       json ${t.text} NOT NULL)`,
+    `CREATE TABLE ${n('contractor_phones')} (digits ${t.text} NOT NULL, contractor_id ${t.integer} NOT NULL, PRIMARY KEY (digits, contractor_id))${clusteredTableSuffix}`,
     `CREATE INDEX ${n('contractor_phones_contractor')} ON ${n('contractor_phones')} (contractor_id)`,
-    `CREATE TABLE ${n('contractor_statuses')} (name TEXT PRIMARY KEY)`,
+    `CREATE TABLE ${n('contractor_statuses')} (name ${t.text} PRIMARY KEY)`,
   ],
   readIndexes: (n) => [
     `CREATE INDEX ${n('contractors_position')} ON ${n('contractors')} (position)`,
     `CREATE INDEX ${n('contractors_inn')} ON ${n('contractors')} (inn, id)`,
   ],
-  bind(db: Sqlite, n: TableNames) {
-    const record = db.prepare(`SELECT record FROM ${n('contractors')} WHERE id = ?`).pluck();
-    const positions = denseRank(db, { table: n('contractors'), rank: 'position' });
-    const insert = statementsByCount(
-      db,
-      (rows) => `INSERT INTO ${n('contractors')} (id, position, inn, record, balance, bonus_balance, json) VALUES ${placeholders(rows, 7)}`,
-    );
-    const update = db.prepare(`UPDATE ${n('contractors')} SET inn = @inn, record = @record WHERE id = @id`);
-    const dropPhones = db.prepare(`DELETE FROM ${n('contractor_phones')} WHERE contractor_id = ?`);
-    const addPhones = statementsByCount(db, (rows) => `INSERT INTO ${n('contractor_phones')} (digits, contractor_id) VALUES ${placeholders(rows, 2)} ON CONFLICT DO NOTHING`);
-    const addStatuses = statementsByCount(db, (rows) => `INSERT INTO ${n('contractor_statuses')} (name) VALUES ${placeholders(rows, 1)} ON CONFLICT DO NOTHING`);
-    const figuresOf = bindContractorFigures(db, n);
-    const refresh = bindContractorRefresh(db, n);
+  bind(session: SqlSession, n: TableNames) {
+    const recordOf = `SELECT record FROM ${n('contractors')} WHERE id = ?`;
+    const positions = denseRank(session, { table: n('contractors'), rank: 'position' });
+    const insert = byCount((rows) => `INSERT INTO ${n('contractors')} (id, position, inn, record, balance, bonus_balance, json) VALUES ${placeholders(rows, 7)}`);
+    const update = `UPDATE ${n('contractors')} SET inn = ?, record = ? WHERE id = ?`;
+    const dropPhones = `DELETE FROM ${n('contractor_phones')} WHERE contractor_id = ?`;
+    const addPhones = byCount((rows) => `INSERT INTO ${n('contractor_phones')} (digits, contractor_id) VALUES ${placeholders(rows, 2)} ON CONFLICT DO NOTHING`);
+    const addStatuses = byCount((rows) => `INSERT INTO ${n('contractor_statuses')} (name) VALUES ${placeholders(rows, 1)} ON CONFLICT DO NOTHING`);
+    const figuresOf = bindContractorFigures(session, n);
+    const refresh = bindContractorRefresh(session, n);
     // Edits are rendered at the flush, once per contractor however many touched it (see the documents projector).
     const toRefresh = new Set<number>();
     const flush = (budget: FlushBudget) => drainInChunks(toRefresh, budget, refresh);
@@ -61,24 +57,26 @@ export const contractorsProjector: Projector = {
     const adding = new Map<number, { contractor: ContractorRecord; position: number }>();
     const statuses = new Set<string>();
     let top: { id: number; rank: number } | undefined;
-    const persist = () => {
+    const row = (c: ContractorRecord, position: number, f: ContractorFigures) => [c.id, position, c.inn, JSON.stringify(c), f.balance, f.bonusBalance, contractorJson(c, f)];
+    const persist = async () => {
+      top = undefined;
       if (adding.size > 0) {
         const rows = [...adding.values()];
-        const figures = figuresOf(rows.map((row) => row.contractor.id));
-        inChunks(rows, (chunk) =>
-          insert(chunk.length).run(
-            chunk.flatMap(({ contractor: c, position }) => {
-              const f = figures.get(c.id) ?? NO_FIGURES;
-              return [c.id, position, c.inn, JSON.stringify(c), f.balance, f.bonusBalance, contractorJson(c, f)];
-            }),
+        adding.clear();
+        const figures = await figuresOf(rows.map((r) => r.contractor.id));
+        await inChunks(rows, (chunk) =>
+          session.run(
+            insert(chunk.length),
+            chunk.flatMap(({ contractor: c, position }) => row(c, position, figures.get(c.id) ?? NO_FIGURES)),
           ),
         );
-        writePhones(rows.map((row) => row.contractor));
-        adding.clear();
+        await writePhones(rows.map((r) => r.contractor));
       }
-      top = undefined;
-      if (statuses.size > 0) inChunks([...statuses], (chunk) => addStatuses(chunk.length).run(chunk));
-      statuses.clear();
+      if (statuses.size > 0) {
+        const names = [...statuses];
+        statuses.clear();
+        await inChunks(names, (chunk) => session.run(addStatuses(chunk.length), chunk));
+      }
     };
     const discard = () => {
       toRefresh.clear();
@@ -89,48 +87,48 @@ export const contractorsProjector: Projector = {
 
     const writePhones = (contractors: ContractorRecord[]) => {
       const rows = contractors.flatMap((c) => [c.phone1, c.phone2].flatMap((phone) => (phone === null ? [] : [[phoneDigits(phone), c.id]])));
-      inChunks(rows, (chunk) => addPhones(chunk.length).run(chunk.flat()));
+      return inChunks(rows, (chunk) => session.run(addPhones(chunk.length), chunk.flat()));
     };
-    const save = (c: ContractorRecord) => {
-      update.run({ id: c.id, inn: c.inn, record: JSON.stringify(c) });
-      dropPhones.run(c.id);
-      writePhones([c]);
+    const save = async (c: ContractorRecord) => {
+      await session.run(update, [c.inn, JSON.stringify(c), c.id]);
+      await session.run(dropPhones, [c.id]);
+      await writePhones([c]);
       toRefresh.add(c.id);
     };
-    const add = (c: ContractorRecord) => {
-      top ??= positions.highest([]) ?? { id: 0, rank: 0 };
+    const add = async (c: ContractorRecord) => {
+      top ??= (await positions.highest([])) ?? { id: 0, rank: 0 };
       if (c.id > top.id) {
         top = { id: c.id, rank: top.rank + 1 };
         adding.set(c.id, { contractor: c, position: top.rank });
         return;
       }
       // An id at or below the highest (an import, or the same event applied again) is placed among the rows.
-      persist();
-      const { existing, rank: position } = positions.place([], c.id, () => record.get(c.id));
+      await persist();
+      const { existing, rank: position } = await positions.place([], c.id, () => session.value<string>(recordOf, [c.id]));
       if (existing !== undefined) return save(c); // applying the same event twice changes nothing
-      const f = figuresOf([c.id]).get(c.id) ?? NO_FIGURES;
-      insert(1).run([c.id, position, c.inn, JSON.stringify(c), f.balance, f.bonusBalance, contractorJson(c, f)]);
-      writePhones([c]);
+      const f = (await figuresOf([c.id])).get(c.id) ?? NO_FIGURES;
+      await session.run(insert(1), row(c, position, f));
+      await writePhones([c]);
     };
-    const edit = (id: number, changes: Partial<ContractorRecord>) => {
+    const edit = async (id: number, changes: Partial<ContractorRecord>) => {
       const waiting = adding.get(id);
       if (waiting !== undefined) waiting.contractor = { ...waiting.contractor, ...changes };
-      else save({ ...(JSON.parse(record.get(id) as string) as ContractorRecord), ...changes });
+      else await save({ ...(JSON.parse((await session.value<string>(recordOf, [id]))!) as ContractorRecord), ...changes });
     };
 
     const handle = (event: StoredEvent) => {
       switch (event.type) {
         case 'ContractorAdded':
-          add(event.data);
-          break;
+          return add(event.data);
         case 'ContractorEdited':
-          edit(event.data.id, event.data.changes);
-          break;
+          return edit(event.data.id, event.data.changes);
         case 'ContractorStatusCreated':
           statuses.add(event.data.name);
           break;
         default:
-          persist();
+          // Nothing kept back: no promise made (most of a long log is other events).
+          if (adding.size > 0 || statuses.size > 0) return persist();
+          top = undefined;
       }
     };
     return Object.assign(handle, { persist, flush, discard });
@@ -155,20 +153,19 @@ const NO_FIGURES: ContractorFigures = { balance: 0, bonusBalance: 0 };
  * documents (an index range), so any revision or un-posting is reflected exactly. A contractor without posted
  * documents is not in the map.
  */
-function bindContractorFigures(db: Sqlite, n: TableNames): (ids: number[]) => Map<number, ContractorFigures> {
-  const figures = statementsByCount(
-    db,
+function bindContractorFigures(session: SqlSession, n: TableNames): (ids: number[]) => Promise<Map<number, ContractorFigures>> {
+  // Cast: PostgreSQL sums bigints as numeric, which would come back as text.
+  const figures = byCount(
     (count) =>
       `SELECT contractor_id,
-              coalesce(sum(CASE WHEN type IN (${CREDIT_TYPES}) THEN sum WHEN type IN (${DEBIT_TYPES}) THEN -sum ELSE 0 END), 0),
-              coalesce(sum(CASE WHEN type = 'sale' THEN bonus_accrual WHEN type = 'bonus' THEN -sum ELSE 0 END), 0)
+              CAST(coalesce(sum(CASE WHEN type IN (${CREDIT_TYPES}) THEN sum WHEN type IN (${DEBIT_TYPES}) THEN -sum ELSE 0 END), 0) AS BIGINT),
+              CAST(coalesce(sum(CASE WHEN type = 'sale' THEN bonus_accrual WHEN type = 'bonus' THEN -sum ELSE 0 END), 0) AS BIGINT)
        FROM ${n('document_records')} WHERE contractor_id IN (${valueList(count)}) AND status = 1 GROUP BY contractor_id`,
-    (statement) => statement.raw(),
   );
-  return (ids) => {
+  return async (ids) => {
     const found = new Map<number, ContractorFigures>();
-    inChunks(ids, (chunk) => {
-      for (const [id, balance, bonusBalance] of figures(chunk.length).all(chunk) as [number, number, number][]) found.set(id, { balance, bonusBalance });
+    await inChunks(ids, async (chunk) => {
+      for (const [id, balance, bonusBalance] of await session.rows<[number, number, number]>(figures(chunk.length), chunk)) found.set(id, { balance, bonusBalance });
     });
     return found;
   };
@@ -177,21 +174,21 @@ function bindContractorFigures(db: Sqlite, n: TableNames): (ids: number[]) => Ma
 const contractorJson = (c: ContractorRecord, f: ContractorFigures) => JSON.stringify(contractorView(c, f.balance, f.bonusBalance));
 
 /** Recomputes contractors' figures and re-renders their JSON, a statement's worth of contractors at a time (ids unknown are skipped). */
-export function bindContractorRefresh(db: Sqlite, n: TableNames): (ids: number[]) => void {
-  const recordsOf = statementsByCount(db, (count) => `SELECT id, record FROM ${n('contractors')} WHERE id IN (${valueList(count)})`, (statement) => statement.raw());
-  const figuresOf = bindContractorFigures(db, n);
-  const update = statementsByCount(
-    db,
+export function bindContractorRefresh(session: SqlSession, n: TableNames): (ids: number[]) => Promise<void> {
+  const recordsOf = byCount((count) => `SELECT id, record FROM ${n('contractors')} WHERE id IN (${valueList(count)})`);
+  const figuresOf = bindContractorFigures(session, n);
+  const update = byCount(
     (rows) =>
-      `WITH v (id, balance, bonus_balance, json) AS (VALUES ${placeholders(rows, 4)})
+      `WITH v (id, balance, bonus_balance, json) AS (VALUES ${session.dialect.typedRows(rows, ['integer', 'integer', 'integer', 'text'])})
        UPDATE ${n('contractors')} SET balance = v.balance, bonus_balance = v.bonus_balance, json = v.json FROM v WHERE ${n('contractors')}.id = v.id`,
   );
   return (ids) =>
-    inChunks(ids, (chunk) => {
-      const found = recordsOf(chunk.length).all(chunk) as [number, string][];
+    inChunks(ids, async (chunk) => {
+      const found = await session.rows<[number, string]>(recordsOf(chunk.length), chunk);
       if (found.length === 0) return;
-      const figures = figuresOf(found.map(([id]) => id));
-      update(found.length).run(
+      const figures = await figuresOf(found.map(([id]) => id));
+      await session.run(
+        update(found.length),
         found.flatMap(([id, json]) => {
           const f = figures.get(id) ?? NO_FIGURES;
           return [id, f.balance, f.bonusBalance, contractorJson(JSON.parse(json), f)];

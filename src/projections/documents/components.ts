@@ -34,18 +34,18 @@ interface Node {
 
 const nameOf = (r: DocumentRef) => `${r.type}:${r.id}`;
 
-export function bindComponents(records: DocumentRecords): (seed: DocumentRow) => Iterable<ComponentDocument> {
+export function bindComponents(records: DocumentRecords): (seed: DocumentRow) => Promise<Iterable<ComponentDocument>> {
   /** Every document connected to the seed by links, each with its children's names in key order. */
-  const walk = (seed: DocumentRow): Map<string, Node> => {
+  const walk = async (seed: DocumentRow): Promise<Map<string, Node>> => {
     const nodes = new Map<string, Node>();
     // Children come with their rows; parents (a document's basedOn) are loaded when reached.
     const queue: (DocumentRow | DocumentRef)[] = [seed];
     while (queue.length > 0) {
       const ref = queue.pop()!;
       if (nodes.has(nameOf(ref))) continue;
-      const r = 'record' in ref ? ref : records.load(ref.type, ref.id);
+      const r = 'record' in ref ? ref : await records.load(ref.type, ref.id);
       if (!r) continue;
-      const children = records.children(r.type, r.id);
+      const children = await records.children(r.type, r.id);
       const doc = JSON.parse(r.record) as DocumentRecord;
       nodes.set(nameOf(r), { ref: r, row: r, doc, head: treeNodeHead(r.type, r.id, doc.fields, doc.status), children: children.map(nameOf), paid: 0 });
       // A document's links are its basedOn: its parents need no query.
@@ -102,10 +102,13 @@ export function bindComponents(records: DocumentRecords): (seed: DocumentRow) =>
   };
 
   // One document at a time: a component's trees together grow with the square of its size.
-  return function* component(seed) {
-    const nodes = walk(seed);
-    addPayments(nodes);
+  function* documents(nodes: Map<string, Node>): Generator<ComponentDocument> {
     const treeFor = treeMaker(nodes);
     for (const [self, node] of nodes) yield { row: node.row, doc: node.doc, paid: node.paid, tree: treeFor(self, node) };
+  }
+  return async (seed) => {
+    const nodes = await walk(seed);
+    addPayments(nodes);
+    return documents(nodes);
   };
 }

@@ -1,6 +1,6 @@
-import type { Sqlite } from '../../storage/sqlite/open.ts';
+import type { SqlSession } from '../../storage/sql.ts';
 import type { DocumentType } from '../../events/documents.ts';
-import type { StoredEvent } from '../../events/store.ts';
+import type { StoredEvent } from '../../events/rows.ts';
 import { denseRank } from '../dense-rank.ts';
 import type { Projector, TableNames } from '../projector.ts';
 
@@ -17,41 +17,41 @@ export const documentMonthsProjector: Projector = {
   // Reads the key of the document the same event records.
   after: ['documents'],
   tables: ['document_months'],
-  schema: (n, dialect) => [
+  schema: (n, { types: t, clusteredTableSuffix }) => [
     `CREATE TABLE ${n('document_months')} (
-       type TEXT NOT NULL, id INTEGER NOT NULL, key INTEGER NOT NULL, month TEXT NOT NULL, rank INTEGER NOT NULL,
-       PRIMARY KEY (type, id))${dialect.clusteredTableSuffix}`,
+       type ${t.text} NOT NULL, id ${t.integer} NOT NULL, key ${t.integer} NOT NULL, month ${t.text} NOT NULL, rank ${t.integer} NOT NULL,
+       PRIMARY KEY (type, id))${clusteredTableSuffix}`,
     // Covering for a page: the key of each rank is read from the index, not from the table (30 of a 50-row
     // page's 90 µs went to those lookups).
     `CREATE INDEX ${n('document_months_rank')} ON ${n('document_months')} (type, month, rank, key)`,
   ],
   // The rank index is read by the projector itself (the month's last rank), so it is in the schema.
   readIndexes: () => [],
-  bind(db: Sqlite, n: TableNames) {
+  bind(session: SqlSession, n: TableNames) {
     // The documents projector runs first (`after`): the document's record, and so its key, exist.
-    const keyOf = db.prepare(`SELECT key FROM ${n('document_records')} WHERE type = ? AND id = ?`).pluck();
-    const monthOf = db.prepare(`SELECT month FROM ${n('document_months')} WHERE type = ? AND id = ?`).pluck();
+    const keyOf = `SELECT key FROM ${n('document_records')} WHERE type = ? AND id = ?`;
+    const monthOf = `SELECT month FROM ${n('document_months')} WHERE type = ? AND id = ?`;
     // The rank index finds a month's last document; the key (type, id) does not lead with the month.
-    const ranks = denseRank(db, { table: n('document_months'), rank: 'rank', partition: ['type', 'month'], highestBy: 'rank', rememberHighest: true });
-    const insert = db.prepare(`INSERT INTO ${n('document_months')} (type, id, key, month, rank) VALUES (?, ?, ?, ?, ?)`);
-    const remove = db.prepare(`DELETE FROM ${n('document_months')} WHERE type = ? AND id = ?`);
+    const ranks = denseRank(session, { table: n('document_months'), rank: 'rank', partition: ['type', 'month'], highestBy: 'rank', rememberHighest: true });
+    const insert = `INSERT INTO ${n('document_months')} (type, id, key, month, rank) VALUES (?, ?, ?, ?, ?)`;
+    const remove = `DELETE FROM ${n('document_months')} WHERE type = ? AND id = ?`;
 
-    const place = (type: DocumentType, id: number, date: string) => {
+    const place = async (type: DocumentType, id: number, date: string) => {
       const month = date.slice(0, 7);
-      const current = monthOf.get(type, id) as string | undefined;
+      const current = await session.value<string>(monthOf, [type, id]);
       if (current === month) return; // applying the same event twice changes nothing
       if (current !== undefined) {
-        remove.run(type, id);
-        ranks.closeGap([type, current], id);
+        await session.run(remove, [type, id]);
+        await ranks.closeGap([type, current], id);
       }
       // Not in this month yet: a document dated into a month that already holds higher ids moves those down.
-      const { rank } = ranks.place([type, month], id, () => undefined);
-      insert.run(type, id, keyOf.get(type, id), month, rank);
+      const { rank } = await ranks.place([type, month], id, async () => undefined);
+      await session.run(insert, [type, id, await session.value<number>(keyOf, [type, id]), month, rank]);
     };
 
     const handle = (event: StoredEvent) => {
-      if (event.type === 'DocumentRecorded') place(event.data.docType, event.data.id, event.data.fields.date);
-      else if (event.type === 'DocumentRevised' && event.data.changes.date !== undefined) place(event.data.docType, event.data.id, event.data.changes.date);
+      if (event.type === 'DocumentRecorded') return place(event.data.docType, event.data.id, event.data.fields.date);
+      if (event.type === 'DocumentRevised' && event.data.changes.date !== undefined) return place(event.data.docType, event.data.id, event.data.changes.date);
     };
     // `persist` comes at the end of every apply and replayed chunk, inside its transaction: the months' highest
     // ranks kept by `ranks` do not outlive it.

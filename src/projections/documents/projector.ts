@@ -1,7 +1,7 @@
-import type { Sqlite } from '../../storage/sqlite/open.ts';
+import type { SqlSession } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
 import type { DocumentType } from '../../events/documents.ts';
-import type { StoredEvent } from '../../events/store.ts';
+import type { StoredEvent } from '../../events/rows.ts';
 import { bindContractorRefresh } from '../contractors/projector.ts';
 import { type FlushBudget, type Projector, type TableNames, drain, drainInChunks } from '../projector.ts';
 import { bindComponents } from './components.ts';
@@ -31,37 +31,37 @@ export const documentsProjector: Projector = {
   // Reads a contractor's record (its bonus programme, what a document shows of it) and rewrites its balances.
   after: ['contractors'],
   tables: ['documents', 'document_records', 'document_links'],
-  schema: (n, dialect) => [
+  schema: (n, { types: t, clusteredTableSuffix }) => [
     `CREATE TABLE ${n('document_records')} (
-       key INTEGER PRIMARY KEY,
-       type TEXT NOT NULL,
-       id INTEGER NOT NULL,
-       position INTEGER NOT NULL,
-       status INTEGER NOT NULL,
-       contractor_id INTEGER NOT NULL,
-       number TEXT,
-       sum INTEGER NOT NULL,
-       bonus_percent REAL,
-       bonus_accrual INTEGER NOT NULL,
-       record TEXT NOT NULL,
+       key ${t.integer} PRIMARY KEY,
+       type ${t.text} NOT NULL,
+       id ${t.integer} NOT NULL,
+       position ${t.integer} NOT NULL,
+       status ${t.integer} NOT NULL,
+       contractor_id ${t.integer} NOT NULL,
+       number ${t.text},
+       sum ${t.integer} NOT NULL,
+       bonus_percent ${t.real},
+       bonus_accrual ${t.integer} NOT NULL,
+       record ${t.text} NOT NULL,
        UNIQUE (type, id))`,
     // Covering: a contractor's balances are summed from the index alone, never touching the records.
     `CREATE INDEX ${n('documents_contractor')} ON ${n('document_records')} (contractor_id, status, type, sum, bonus_accrual)`,
     // Auditors find a document by its number.
     `CREATE INDEX ${n('documents_number')} ON ${n('document_records')} (number)`,
     `CREATE TABLE ${n('documents')} (
-       key INTEGER PRIMARY KEY,
-       type TEXT NOT NULL,
-       id INTEGER NOT NULL,
-       position INTEGER NOT NULL,
-       date TEXT NOT NULL,
-       month TEXT NOT NULL,
-       status INTEGER NOT NULL,
-       paid INTEGER NOT NULL,
-       list_json TEXT NOT NULL)`,
+       key ${t.integer} PRIMARY KEY,
+       type ${t.text} NOT NULL,
+       id ${t.integer} NOT NULL,
+       position ${t.integer} NOT NULL,
+       date ${t.text} NOT NULL,
+       month ${t.text} NOT NULL,
+       status ${t.integer} NOT NULL,
+       paid ${t.integer} NOT NULL,
+       list_json ${t.text} NOT NULL)`,
     `CREATE TABLE ${n('document_links')} (
-       child_type TEXT NOT NULL, child_id INTEGER NOT NULL, parent_type TEXT NOT NULL, parent_id INTEGER NOT NULL,
-       PRIMARY KEY (child_type, child_id, parent_type, parent_id))${dialect.clusteredTableSuffix}`,
+       child_type ${t.text} NOT NULL, child_id ${t.integer} NOT NULL, parent_type ${t.text} NOT NULL, parent_id ${t.integer} NOT NULL,
+       PRIMARY KEY (child_type, child_id, parent_type, parent_id))${clusteredTableSuffix}`,
     `CREATE INDEX ${n('document_links_parent')} ON ${n('document_links')} (parent_type, parent_id)`,
   ],
   readIndexes: (n) => [
@@ -72,16 +72,16 @@ export const documentsProjector: Projector = {
     // (A column, not an expression on `date`: only then is the index covering.)
     `CREATE INDEX ${n('documents_month')} ON ${n('documents')} (type, month, id, status)`,
   ],
-  bind(db: Sqlite, n: TableNames) {
-    const contractorRecord = db.prepare(`SELECT record FROM ${n('contractors')} WHERE id = ?`).pluck();
-    const contractor = (id: number) => {
-      const json = contractorRecord.get(id) as string | undefined;
+  bind(session: SqlSession, n: TableNames) {
+    const contractorRecord = `SELECT record FROM ${n('contractors')} WHERE id = ?`;
+    const contractor = async (id: number) => {
+      const json = await session.value<string>(contractorRecord, [id]);
       return json === undefined ? undefined : (JSON.parse(json) as ContractorRecord);
     };
-    const records = bindDocumentRecords(db, n, contractor);
+    const records = bindDocumentRecords(session, n, contractor);
     const component = bindComponents(records);
-    const served = bindServedDocuments(db, n, contractor);
-    const refreshContractors = bindContractorRefresh(db, n);
+    const served = bindServedDocuments(session, n, contractor);
+    const refreshContractors = bindContractorRefresh(session, n);
 
     // Work deferred to the flush, so each component, document and contractor is rendered once however many
     // events touched it (a chain of k documents recorded in one rebuild renders k nodes, not k² as per event).
@@ -101,35 +101,35 @@ export const documentsProjector: Projector = {
       records.forgetContractors();
     };
     /** Recomputes paid and the tree of every document connected to the seed by links, and re-renders them. */
-    const refreshComponent = (seed: number) => {
+    const refreshComponent = async (seed: number) => {
       // Components are disjoint: a walk from a seed not refreshed yet meets no refreshed document.
-      for (const { row, doc, paid, tree } of component(records.byKey(seed))) {
+      for (const { row, doc, paid, tree } of await component(await records.byKey(seed))) {
         refreshed.add(row.key);
-        served.render(row, doc, paid, tree);
+        await served.render(row, doc, paid, tree);
       }
     };
-    const flush = (budget: FlushBudget) => {
+    const flush = async (budget: FlushBudget) => {
       const done =
-        drain(componentSeeds, budget, (seed) => {
-          if (!refreshed.has(seed)) refreshComponent(seed);
-        }) &&
-        drain(toRerender, budget, (key) => {
-          if (!refreshed.has(key)) served.rerender(records.byKey(key));
-        }) &&
-        drainInChunks(contractorsToRefresh, budget, refreshContractors);
-      served.write();
+        (await drain(componentSeeds, budget, async (seed) => {
+          if (!refreshed.has(seed)) await refreshComponent(seed);
+        })) &&
+        (await drain(toRerender, budget, async (key) => {
+          if (!refreshed.has(key)) await served.rerender(await records.byKey(key));
+        })) &&
+        (await drainInChunks(contractorsToRefresh, budget, refreshContractors));
+      await served.write();
       if (done) discard();
       return done;
     };
 
     /** Applies a change to one document and marks everything derived from it for the flush. */
-    const change = (type: DocumentType, id: number, next: (current: DocumentRecord | undefined) => DocumentRecord, wholeComponent: boolean) => {
-      const { key, before, doc } = records.write(type, id, next);
+    const change = async (type: DocumentType, id: number, next: (current: DocumentRecord | undefined) => DocumentRecord, wholeComponent: boolean) => {
+      const { key, before, doc } = await records.write(type, id, next);
       if (wholeComponent || !before) {
         // An unlinked parent may now head a component of its own.
         componentSeeds.add(key);
         for (const parent of before?.basedOn ?? []) {
-          const formerParent = records.load(parent.type, parent.id);
+          const formerParent = await records.load(parent.type, parent.id);
           if (formerParent) componentSeeds.add(formerParent.key);
         }
       } else {
@@ -139,37 +139,36 @@ export const documentsProjector: Projector = {
       if (before && before.fields.contractorId !== doc.fields.contractorId) contractorsToRefresh.add(before.fields.contractorId);
     };
 
+    /** Documents show their contractor as it is now: an edit of what they show re-renders them. */
+    const contractorEdited = async (contractorId: number) => {
+      for (const key of await records.keysOfContractor(contractorId)) toRerender.add(key);
+    };
+
     const handle = (event: StoredEvent) => {
       switch (event.type) {
         case 'DocumentRecorded': {
           const { docType, id, fields, status, basedOn } = event.data;
-          change(docType, id, () => ({ fields, status, basedOn }), true);
-          break;
+          return change(docType, id, () => ({ fields, status, basedOn }), true);
         }
         case 'DocumentRevised': {
           const { docType, id, changes } = event.data;
           const moves = Object.keys(changes).some((k) => COMPONENT_FIELDS.includes(k));
-          change(docType, id, (d) => ({ ...d!, fields: { ...d!.fields, ...changes } }), moves);
-          break;
+          return change(docType, id, (d) => ({ ...d!, fields: { ...d!.fields, ...changes } }), moves);
         }
         case 'DocumentPosted':
         case 'DocumentUnposted': {
           const status = event.type === 'DocumentPosted' ? 1 : 0;
-          change(event.data.docType, event.data.id, (d) => ({ ...d!, status }), true);
-          break;
+          return change(event.data.docType, event.data.id, (d) => ({ ...d!, status }), true);
         }
         case 'DocumentLinked':
-          change(event.data.docType, event.data.id, (d) => ({ ...d!, basedOn: event.data.basedOn }), true);
-          break;
+          return change(event.data.docType, event.data.id, (d) => ({ ...d!, basedOn: event.data.basedOn }), true);
         case 'ContractorAdded':
           records.forgetContractor(event.data.id);
           break;
         case 'ContractorEdited': {
           records.forgetContractor(event.data.id);
-          // Documents show their contractor as it is now.
           const shown = ['type', 'name', 'contactPerson', 'inn', 'kpp'];
-          if (!Object.keys(event.data.changes).some((k) => shown.includes(k))) break;
-          for (const key of records.keysOfContractor(event.data.id)) toRerender.add(key);
+          if (Object.keys(event.data.changes).some((k) => shown.includes(k))) return contractorEdited(event.data.id);
           break;
         }
       }

@@ -1,8 +1,6 @@
-import type { ReadModelDialect } from '../../storage/dialect.ts';
-import type { Sqlite } from '../../storage/sqlite/open.ts';
+import type { JoinedPage, JoinedPageQuery, SqlSession } from '../../storage/sql.ts';
 import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES, type DocumentType } from '../../events/documents.ts';
 import { daysInMonth } from '../../lib/clock.ts';
-import { type JoinedPage, joinedPageQuery } from '../joined-page.ts';
 import type { DocumentRecord } from './records.ts';
 
 /** `YYYY-MM` when the range is exactly the first to the last day of one month. */
@@ -41,94 +39,88 @@ export interface DocumentFilter {
  * filters select the page's keys in id order from a covering index (type, status, id) / (type, month, id,
  * status) / (type, date, status, id) — OFFSET skips index entries, never rows — and fetch just those rows.
  */
-export function documentQueries(db: Sqlite, dialect: ReadModelDialect) {
+export function documentQueries(session: SqlSession) {
+  const { indexHint } = session.dialect;
   // Positions are dense 1..n within a type, so the highest one is the count: one seek on (type, position).
-  const byPosition = joinedPageQuery(
-    db,
-    dialect,
-    'SELECT list_json AS json FROM documents WHERE type = @type AND position > @offset ORDER BY position LIMIT @limit',
-    'SELECT coalesce((SELECT position FROM documents WHERE type = @type ORDER BY position DESC LIMIT 1), 0)',
-  );
+  const byPosition = {
+    select: 'SELECT list_json AS json FROM documents WHERE type = ? AND position > ? ORDER BY position LIMIT ?',
+    allCount: 'SELECT coalesce((SELECT position FROM documents WHERE type = ? ORDER BY position DESC LIMIT 1), 0)',
+  };
   // The keys come from a co-routine in id order and each joins its row by rowid, so the page keeps that order
   // without sorting the wide rows (a `key IN (…) ORDER BY id` sorted 50 list JSONs: twice the cost).
-  const keyed = (index: string, where: string) =>
-    joinedPageQuery(
-      db,
-      dialect,
-      `SELECT d.list_json AS json FROM (SELECT key FROM ${dialect.indexHint('documents', index)} WHERE ${where} ORDER BY id LIMIT @limit OFFSET @offset) AS p
+  const keyed = (index: string, where: string) => ({
+    select: `SELECT d.list_json AS json FROM (SELECT key FROM ${indexHint('documents', index)} WHERE ${where} ORDER BY id LIMIT ? OFFSET ?) AS p
        JOIN documents d ON d.key = p.key`,
-      `SELECT count(*) FROM ${dialect.indexHint('documents', index)} WHERE ${where}`,
-    );
-  const byStatus = keyed('documents_status', 'type = @type AND status = @status');
+    allCount: `SELECT count(*) FROM ${indexHint('documents', index)} WHERE ${where}`,
+  });
+  const byStatus = keyed('documents_status', 'type = ? AND status = ?');
   // The index hint pins the covering indexes so the planner never picks a scan of the whole type in id order.
-  const dated = keyed('documents_date', 'type = @type AND date BETWEEN @from AND @to');
-  const datedStatus = keyed('documents_date', 'type = @type AND date BETWEEN @from AND @to AND status = @status');
-  const monthStatus = keyed('documents_month', 'type = @type AND month = @month AND status = @status');
-  const month = joinedPageQuery(
-    db,
-    dialect,
-    `SELECT d.list_json AS json FROM document_months m JOIN documents d ON d.key = m.key
-     WHERE m.type = @type AND m.month = @month AND m.rank > @offset ORDER BY m.rank LIMIT @limit`,
-    'SELECT coalesce((SELECT rank FROM document_months WHERE type = @type AND month = @month ORDER BY rank DESC LIMIT 1), 0)',
-  );
-  const recordOf = db.prepare('SELECT record FROM document_records WHERE type = ? AND id = ?').pluck();
+  const dated = keyed('documents_date', 'type = ? AND date BETWEEN ? AND ?');
+  const datedStatus = keyed('documents_date', 'type = ? AND date BETWEEN ? AND ? AND status = ?');
+  const monthStatus = keyed('documents_month', 'type = ? AND month = ? AND status = ?');
+  const month = {
+    select: `SELECT d.list_json AS json FROM document_months m JOIN documents d ON d.key = m.key
+     WHERE m.type = ? AND m.month = ? AND m.rank > ? ORDER BY m.rank LIMIT ?`,
+    allCount: 'SELECT coalesce((SELECT rank FROM document_months WHERE type = ? AND month = ? ORDER BY rank DESC LIMIT 1), 0)',
+  };
+  /** A page of a `keyed` query: its conditions' values, then the page's. */
+  const keyedPage = (query: JoinedPageQuery, where: unknown[], offset: number, limit: number) =>
+    session.joinedPage(query, { select: [...where, limit, offset], allCount: where });
   const balanceTypes = [...BALANCE_CREDIT_TYPES, ...BALANCE_DEBIT_TYPES].map((t) => `'${t}'`).join(', ');
   // A contractor's posted documents from the covering (contractor_id, status, type, sum) index, each joined to its date.
-  const posted = db.prepare(
-    `SELECT r.type, r.id, r.number, r.sum, d.date FROM document_records r JOIN documents d ON d.key = r.key
-     WHERE r.contractor_id = ? AND r.status = 1 AND r.type IN (${balanceTypes}) ORDER BY d.date, r.type, r.id`,
-  );
-  // Found through the (type, id) key of the records; the served row shares its key.
-  const listJsonOf = db.prepare('SELECT d.list_json FROM document_records r JOIN documents d ON d.key = r.key WHERE r.type = ? AND r.id = ?').pluck();
-
-  // One statement for each combination of conditions, prepared when first asked.
-  const searches = new Map<string, ReturnType<Sqlite['prepare']>>();
-  const childrenOf = db.prepare('SELECT child_type AS type, child_id AS id FROM document_links WHERE parent_type = ? AND parent_id = ? ORDER BY child_type, child_id');
+  const posted = `SELECT r.type, r.id, r.number, r.sum, d.date FROM document_records r JOIN documents d ON d.key = r.key
+     WHERE r.contractor_id = ? AND r.status = 1 AND r.type IN (${balanceTypes}) ORDER BY d.date, r.type, r.id`;
 
   return {
     /**
      * The documents matching a search, newest date first, as the lists show them (JSON texts): a number, a
      * contractor and a type's dates each have an index.
      */
-    search(by: DocumentSearch, offset: number, limit: number): string[] {
+    async search(by: DocumentSearch, offset: number, limit: number): Promise<string[]> {
       const conditions: string[] = [];
-      const params: Record<string, unknown> = { offset, limit };
-      const where = (condition: string, name: string, value: unknown) => {
+      const params: unknown[] = [];
+      const where = (condition: string, value: unknown) => {
         if (value === undefined) return;
         conditions.push(condition);
-        params[name] = value;
+        params.push(value);
       };
-      where('r.type = @type', 'type', by.type);
-      where('r.contractor_id = @contractorId', 'contractorId', by.contractorId);
-      where('r.status = @status', 'status', by.status);
-      where('d.date >= @dateFrom', 'dateFrom', by.dateFrom);
-      where('d.date <= @dateTo', 'dateTo', by.dateTo);
-      where('r.number = @number', 'number', by.number);
+      where('r.type = ?', by.type);
+      where('r.contractor_id = ?', by.contractorId);
+      where('r.status = ?', by.status);
+      where('d.date >= ?', by.dateFrom);
+      where('d.date <= ?', by.dateTo);
+      where('r.number = ?', by.number);
       const filter = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
-      const sql = `SELECT d.list_json FROM document_records r JOIN documents d ON d.key = r.key ${filter} ORDER BY d.date DESC, r.key DESC LIMIT @limit OFFSET @offset`;
-      let statement = searches.get(sql);
-      if (statement === undefined) searches.set(sql, (statement = db.prepare(sql).pluck()));
-      return statement.all(params) as string[];
+      const sql = `SELECT d.list_json FROM document_records r JOIN documents d ON d.key = r.key ${filter} ORDER BY d.date DESC, r.key DESC LIMIT ? OFFSET ?`;
+      return (await session.rows<[string]>(sql, [...params, limit, offset])).map(([json]) => json);
     },
     /** The documents made from this one (whose basedOn names it), by type and id. */
-    childrenOf: (type: DocumentType, id: number) => childrenOf.all(type, id) as { type: DocumentType; id: number }[],
-    page(type: DocumentType, filter: DocumentFilter, offset: number, limit: number): JoinedPage {
+    childrenOf: (type: DocumentType, id: number) =>
+      session.objects<{ type: DocumentType; id: number }>(
+        'SELECT child_type AS type, child_id AS id FROM document_links WHERE parent_type = ? AND parent_id = ? ORDER BY child_type, child_id',
+        [type, id],
+      ),
+    page(type: DocumentType, filter: DocumentFilter, offset: number, limit: number): Promise<JoinedPage> {
       const { dateFrom, dateTo, status } = filter;
-      const paging = { type, limit, offset };
-      if (dateFrom === undefined && dateTo === undefined) return status === undefined ? byPosition(paging) : byStatus({ ...paging, status });
+      if (dateFrom === undefined && dateTo === undefined) {
+        if (status === undefined) return session.joinedPage(byPosition, { select: [type, offset, limit], allCount: [type] });
+        return keyedPage(byStatus, [type, status], offset, limit);
+      }
       const whole = wholeMonth(dateFrom, dateTo);
-      if (whole !== undefined) return status === undefined ? month({ ...paging, month: whole }) : monthStatus({ ...paging, month: whole, status });
-      const range = { ...paging, from: dateFrom ?? '0000-01-01', to: dateTo ?? '9999-12-31' };
-      return status === undefined ? dated(range) : datedStatus({ ...range, status });
+      if (whole !== undefined) {
+        if (status === undefined) return session.joinedPage(month, { select: [type, whole, offset, limit], allCount: [type, whole] });
+        return keyedPage(monthStatus, [type, whole, status], offset, limit);
+      }
+      const range = [type, dateFrom ?? '0000-01-01', dateTo ?? '9999-12-31'];
+      return status === undefined ? keyedPage(dated, range, offset, limit) : keyedPage(datedStatus, [...range, status], offset, limit);
     },
     /** A contractor's posted documents that move its balance, by date (then type and id): sums in kopecks. */
-    postedOfContractor: (contractorId: number) => posted.all(contractorId) as PostedDocument[],
+    postedOfContractor: (contractorId: number) => session.objects<PostedDocument>(posted, [contractorId]),
     /** One document as the lists show it (its JSON text), of any type; undefined when there is none. */
-    listJson(type: DocumentType, id: number): string | undefined {
-      return listJsonOf.get(type, id) as string | undefined;
-    },
-    byId(type: DocumentType, id: number): DocumentRecord | undefined {
-      const json = recordOf.get(type, id) as string | undefined;
+    listJson: (type: DocumentType, id: number) =>
+      session.value<string>('SELECT d.list_json FROM document_records r JOIN documents d ON d.key = r.key WHERE r.type = ? AND r.id = ?', [type, id]),
+    async byId(type: DocumentType, id: number): Promise<DocumentRecord | undefined> {
+      const json = await session.value<string>('SELECT record FROM document_records WHERE type = ? AND id = ?', [type, id]);
       return json === undefined ? undefined : JSON.parse(json);
     },
   };

@@ -1,7 +1,6 @@
-import type { Sqlite } from '../../storage/sqlite/open.ts';
+import { ROWS_PER_STATEMENT, type SqlSession, byCount, inChunks, placeholders } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
 import { isLineDocument } from '../../events/documents.ts';
-import { ROWS_PER_STATEMENT, inChunks, placeholders, statementsByCount } from '../../storage/sqlite/statements.ts';
 import type { TableNames } from '../projector.ts';
 import type { DocumentRecord, DocumentRow } from './records.ts';
 import { type ShownContractor, lineDocumentView, moneyDocumentView, shownContractor } from './views.ts';
@@ -14,10 +13,9 @@ import { type ShownContractor, lineDocumentView, moneyDocumentView, shownContrac
 /** Contractors kept shown during a flush (~150 bytes each): a rebuild's flush reads each once, and memory stays bounded. */
 const OWNERS_KEPT = 20_000;
 
-export function bindServedDocuments(db: Sqlite, n: TableNames, contractor: (id: number) => ContractorRecord | undefined) {
-  const served = db.prepare(`SELECT paid, list_json AS json FROM ${n('documents')} WHERE key = ?`);
-  const save = statementsByCount(
-    db,
+export function bindServedDocuments(session: SqlSession, n: TableNames, contractor: (id: number) => Promise<ContractorRecord | undefined>) {
+  const served = `SELECT paid, list_json FROM ${n('documents')} WHERE key = ?`;
+  const save = byCount(
     (rows) =>
       `INSERT INTO ${n('documents')} (key, type, id, position, date, month, status, paid, list_json)
        VALUES ${placeholders(rows, 9)}
@@ -26,32 +24,34 @@ export function bindServedDocuments(db: Sqlite, n: TableNames, contractor: (id: 
   );
   // Rendered rows wait here and go in a hundred a statement; `write` saves the rest at the end of every flush step.
   const unwritten = new Map<number, unknown[]>();
-  const write = () => {
-    inChunks([...unwritten.values()], (rows) => save(rows.length).run(rows.flat()));
+  const write = async () => {
+    const rows = [...unwritten.values()];
     unwritten.clear();
+    await inChunks(rows, (chunk) => session.run(save(chunk.length), chunk.flat()));
   };
 
   /** What documents show of the contractors read during one flush, at most OWNERS_KEPT at a time. */
   const owners = new Map<number, ShownContractor | undefined>();
-  const owner = (id: number) => {
+  const owner = async (id: number) => {
     if (!owners.has(id)) {
+      const found = await contractor(id);
       if (owners.size >= OWNERS_KEPT) owners.clear();
-      const found = contractor(id);
       owners.set(id, found && shownContractor(found));
     }
     return owners.get(id);
   };
 
-  /** Writes the document's served row with the paid and tree given. */
-  const render = ({ key, type, id, position }: DocumentRow, doc: DocumentRecord, paid: number, tree: string) => {
+  /** Renders the document's served row with the paid and tree given; written a hundred at a time. */
+  const render = async ({ key, type, id, position }: DocumentRow, doc: DocumentRecord, paid: number, tree: string) => {
+    const shown = await owner(doc.fields.contractorId);
     const view = isLineDocument(type)
-      ? lineDocumentView(id, type, doc.status, doc.fields, owner(doc.fields.contractorId), paid, null)
-      : moneyDocumentView(id, type, doc.status, doc.fields, owner(doc.fields.contractorId), null);
+      ? lineDocumentView(id, type, doc.status, doc.fields, shown, paid, null)
+      : moneyDocumentView(id, type, doc.status, doc.fields, shown, null);
     // The tree is kept as JSON text already; it is the view's last key, so it is spliced in as text.
     const json = JSON.stringify(view).slice(0, -'null}'.length) + tree + '}';
     const date = doc.fields.date;
     unwritten.set(key, [key, type, id, position, date, date.slice(0, 7), doc.status, paid, json]);
-    if (unwritten.size >= ROWS_PER_STATEMENT) write();
+    if (unwritten.size >= ROWS_PER_STATEMENT) await write();
   };
 
   return {
@@ -60,10 +60,10 @@ export function bindServedDocuments(db: Sqlite, n: TableNames, contractor: (id: 
      * Re-renders one document's list JSON with the paid and tree it is served with (a change that moves neither).
      * The tree is the list JSON's last key, and no tree node holds a key named "tree".
      */
-    rerender(row: DocumentRow): void {
-      if (unwritten.has(row.key)) write();
-      const { paid, json } = served.get(row.key) as { paid: number; json: string };
-      render(row, JSON.parse(row.record), paid, json.slice(json.lastIndexOf(',"tree":') + ',"tree":'.length, -1));
+    async rerender(row: DocumentRow): Promise<void> {
+      if (unwritten.has(row.key)) await write();
+      const [[paid, json]] = await session.rows<[number, string]>(served, [row.key]);
+      await render(row, JSON.parse(row.record), paid, json.slice(json.lastIndexOf(',"tree":') + ',"tree":'.length, -1));
     },
     /** Saves the rows rendered and not written yet. */
     write,

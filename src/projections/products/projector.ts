@@ -1,8 +1,7 @@
-import type { Sqlite } from '../../storage/sqlite/open.ts';
+import { type SqlSession, byCount, valueList } from '../../storage/sql.ts';
 import type { ProductRecord } from '../../events/catalogue.ts';
-import type { StoredEvent } from '../../events/store.ts';
+import type { StoredEvent } from '../../events/rows.ts';
 import { denseRank } from '../dense-rank.ts';
-import { placeholders, statementsByCount, valueList } from '../../storage/sqlite/statements.ts';
 import { type FlushBudget, type Projector, type TableNames, drainInChunks } from '../projector.ts';
 import { type Named, SERVICE_CATEGORY, productFullJson, productListView } from './views.ts';
 
@@ -17,80 +16,77 @@ export const productsProjector: Projector = {
   // Its views show the brand's and the group's names.
   after: ['brands', 'categories'],
   tables: ['products'],
-  schema: (n) => [
+  schema: (n, { types: t }) => [
     `CREATE TABLE ${n('products')} (
-       id INTEGER PRIMARY KEY,
-       sku TEXT NOT NULL UNIQUE,
-       position INTEGER NOT NULL,
-       category_id INTEGER NOT NULL,
-       brand_id INTEGER,
-       record TEXT NOT NULL,
-       list_json TEXT NOT NULL,
-       full_json TEXT NOT NULL)`,
+       id ${t.integer} PRIMARY KEY,
+       sku ${t.text} NOT NULL UNIQUE,
+       position ${t.integer} NOT NULL,
+       category_id ${t.integer} NOT NULL,
+       brand_id ${t.integer},
+       record ${t.text} NOT NULL,
+       list_json ${t.text} NOT NULL,
+       full_json ${t.text} NOT NULL)`,
     // The products of a renamed brand or group are re-rendered.
     `CREATE INDEX ${n('products_brand')} ON ${n('products')} (brand_id)`,
     `CREATE INDEX ${n('products_category')} ON ${n('products')} (category_id)`,
   ],
   readIndexes: (n) => [`CREATE INDEX ${n('products_position')} ON ${n('products')} (position)`],
-  bind(db: Sqlite, n: TableNames) {
-    const recordOf = db.prepare(`SELECT record FROM ${n('products')} WHERE id = ?`).pluck();
-    const byId = (id: number) => JSON.parse(recordOf.get(id) as string) as ProductRecord;
-    const brandName = db.prepare(`SELECT name FROM ${n('product_brands')} WHERE id = ?`).pluck();
-    const categoryName = db.prepare(`SELECT name FROM ${n('product_categories')} WHERE id = ?`).pluck();
-    const positions = denseRank(db, { table: n('products'), rank: 'position' });
-    const insert = db.prepare(
-      `INSERT INTO ${n('products')} (id, sku, position, category_id, brand_id, record, list_json, full_json)
-       VALUES (@id, @sku, @position, @categoryId, @brandId, @record, @list, @full)`,
-    );
-    const update = db.prepare(
-      `UPDATE ${n('products')} SET sku = @sku, category_id = @categoryId, brand_id = @brandId, record = @record, list_json = @list, full_json = @full
-       WHERE id = @id`,
-    );
+  bind(session: SqlSession, n: TableNames) {
+    const byId = async (id: number) => JSON.parse((await session.value<string>(`SELECT record FROM ${n('products')} WHERE id = ?`, [id]))!) as ProductRecord;
+    const brandName = `SELECT name FROM ${n('product_brands')} WHERE id = ?`;
+    const categoryName = `SELECT name FROM ${n('product_categories')} WHERE id = ?`;
+    const positions = denseRank(session, { table: n('products'), rank: 'position' });
+    const insert = `INSERT INTO ${n('products')} (id, sku, position, category_id, brand_id, record, list_json, full_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
+    const update = `UPDATE ${n('products')} SET sku = ?, category_id = ?, brand_id = ?, record = ?, list_json = ?, full_json = ? WHERE id = ?`;
     // Many rows' record and views at once, a statement per hundred (a batch of price updates is one).
-    const updateViews = statementsByCount(
-      db,
+    const updateViews = byCount(
       (rows) =>
-        `WITH v (id, record, list_json, full_json) AS (VALUES ${placeholders(rows, 4)})
+        `WITH v (id, record, list_json, full_json) AS (VALUES ${session.dialect.typedRows(rows, ['integer', 'text', 'text', 'text'])})
          UPDATE ${n('products')} SET record = v.record, list_json = v.list_json, full_json = v.full_json FROM v WHERE ${n('products')}.id = v.id`,
     );
-    const recordsOf = statementsByCount(db, (count) => `SELECT id, record FROM ${n('products')} WHERE id IN (${valueList(count)})`, (statement) => statement.raw());
-    const exists = db.prepare(`SELECT 1 FROM ${n('products')} WHERE id = ?`).pluck();
-    const idsByBrand = db.prepare(`SELECT id FROM ${n('products')} WHERE brand_id = ?`).pluck();
-    const idsByCategory = db.prepare(`SELECT id FROM ${n('products')} WHERE category_id = ?`).pluck();
+    const recordsOf = byCount((count) => `SELECT id, record FROM ${n('products')} WHERE id IN (${valueList(count)})`);
+    const exists = `SELECT 1 FROM ${n('products')} WHERE id = ?`;
+    const idsByBrand = `SELECT id FROM ${n('products')} WHERE brand_id = ?`;
+    const idsByCategory = `SELECT id FROM ${n('products')} WHERE category_id = ?`;
+    const ids = async (text: string, id: number) => (await session.rows<[number]>(text, [id])).map(([found]) => found);
 
     // Changes not yet written to a product's row, by id: a product is rendered and written once per flush,
     // however many price updates it had since (a rebuild flushes once, so a million updates of a hundred
     // thousand products render a hundred thousand times). An entry also marks a row whose views are not rendered yet.
     const unwritten = new Map<number, Partial<ProductRecord>>();
-    const load = (id: number): ProductRecord => {
+    const load = async (id: number): Promise<ProductRecord> => {
+      const stored = await byId(id);
       const changes = unwritten.get(id);
       unwritten.delete(id); // the caller writes the whole record now
-      return { ...byId(id), ...changes };
+      return { ...stored, ...changes };
     };
     // Brand and group names read since the last flush (a rebuild's flush renders every product with a few reads);
     // a rename drops its entry and re-renders the products at the flush.
     const brands = new Map<number, Named>();
     const categories = new Map<number, Named>([[0, SERVICE_CATEGORY]]);
-    const named = (names: Map<number, Named>, id: number, lookup: typeof brandName) => {
+    const named = async (names: Map<number, Named>, id: number, lookup: string) => {
       let found = names.get(id);
-      if (found === undefined) names.set(id, (found = { id, name: lookup.get(id) as string }));
+      if (found === undefined) names.set(id, (found = { id, name: (await session.value<string>(lookup, [id]))! }));
       return found;
     };
-    const render = (p: ProductRecord) => {
-      const brand = p.brandId === null ? null : named(brands, p.brandId, brandName);
-      const category = named(categories, p.categoryId, categoryName);
+    const render = async (p: ProductRecord) => {
+      const brand = p.brandId === null ? null : await named(brands, p.brandId, brandName);
+      const category = await named(categories, p.categoryId, categoryName);
       const list = JSON.stringify(productListView(p, brand, category));
-      return { id: p.id, sku: p.sku, categoryId: p.categoryId, brandId: p.brandId, record: JSON.stringify(p), list, full: productFullJson(list, p) };
+      return { record: JSON.stringify(p), list, full: productFullJson(list, p) };
     };
-    const save = (p: ProductRecord) => update.run(render(p));
-    const add = (p: ProductRecord) => {
-      const { existing, rank: position } = positions.place([], p.id, () => exists.get(p.id));
+    const save = async (p: ProductRecord) => {
+      const { record, list, full } = await render(p);
+      await session.run(update, [p.sku, p.categoryId, p.brandId, record, list, full, p.id]);
+    };
+    const add = async (p: ProductRecord) => {
+      const { existing, rank: position } = await positions.place([], p.id, () => session.value<number>(exists, [p.id]));
       if (existing !== undefined) {
         unwritten.delete(p.id);
         return save(p); // applying the same event twice changes nothing
       }
       // The row exists now (positions and lookups need it); its views are rendered at the flush.
-      insert.run({ id: p.id, sku: p.sku, categoryId: p.categoryId, brandId: p.brandId, record: JSON.stringify(p), list: '', full: '', position });
+      await session.run(insert, [p.id, p.sku, position, p.categoryId, p.brandId, JSON.stringify(p), '', '']);
       unwritten.set(p.id, {});
     };
     // A renamed brand or group shows in its products' views: render them at the flush, with the name as it is then.
@@ -102,30 +98,36 @@ export const productsProjector: Projector = {
       categories.clear();
       categories.set(0, SERVICE_CATEGORY);
     };
-    const flush = (budget: FlushBudget) => {
+    const flush = async (budget: FlushBudget) => {
       // Prices touch no indexed column: rewriting only the record and its views spares the sku, brand and group
       // indexes. A hundred products at a time: their records read with one statement, written with another.
-      const done = drainInChunks(unwritten, budget, (ids) => {
-        const stored = new Map((recordsOf(ids.length).all(ids) as [number, string][]).map(([id, json]) => [id, JSON.parse(json) as ProductRecord]));
-        updateViews(ids.length).run(
-          ids.flatMap((id) => {
-            const { record, list, full } = render({ ...stored.get(id)!, ...unwritten.get(id) });
-            return [id, record, list, full];
-          }),
-        );
+      const done = await drainInChunks(unwritten, budget, async (ids) => {
+        const stored = new Map((await session.rows<[number, string]>(recordsOf(ids.length), ids)).map(([id, json]) => [id, JSON.parse(json) as ProductRecord]));
+        const rows: unknown[] = [];
+        for (const id of ids) {
+          const { record, list, full } = await render({ ...stored.get(id)!, ...unwritten.get(id) });
+          rows.push(id, record, list, full);
+        }
+        await session.run(updateViews(ids.length), rows);
       });
       if (done) discard();
       return done;
     };
 
+    const edit = async (id: number, changes: Partial<ProductRecord>) => save({ ...(await load(id)), ...changes });
+    /** A renamed brand or group: its products are rendered again at the flush. */
+    const renamed = async (names: Map<number, Named>, id: number, idsOf: string) => {
+      names.delete(id);
+      rerender(await ids(idsOf, id));
+    };
+
+    // Not async: a price update, most of a long log, is only remembered, with no promise made for it.
     const handle = (event: StoredEvent) => {
       switch (event.type) {
         case 'ProductAdded':
-          add(event.data);
-          break;
+          return add(event.data);
         case 'ProductEdited':
-          save({ ...load(event.data.id), ...event.data.changes });
-          break;
+          return edit(event.data.id, event.data.changes);
         case 'ProductPricesUpdated': {
           // Merged into the product's unwritten changes in place: they live until the flush, and a fresh
           // object per update would pile up as old-generation garbage over a long rebuild.
@@ -135,14 +137,10 @@ export const productsProjector: Projector = {
           break;
         }
         case 'BrandEdited':
-          if (event.data.name === undefined) break;
-          brands.delete(event.data.id);
-          rerender(idsByBrand.all(event.data.id) as number[]);
+          if (event.data.name !== undefined) return renamed(brands, event.data.id, idsByBrand);
           break;
         case 'CategoryEdited':
-          if (event.data.name === undefined) break;
-          categories.delete(event.data.id);
-          rerender(idsByCategory.all(event.data.id) as number[]);
+          if (event.data.name !== undefined) return renamed(categories, event.data.id, idsByCategory);
           break;
       }
     };

@@ -7,6 +7,8 @@ import postgres from 'postgres';
  */
 export interface Sql {
   sql<Row extends object = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<Row[]>;
+  /** The rows as arrays of their columns' values; the statement is prepared once a connection (read models repeat theirs). */
+  values<Row extends unknown[] = unknown[]>(text: string, params?: readonly unknown[]): Promise<Row[]>;
 }
 
 export interface PostgresDatabase {
@@ -32,6 +34,8 @@ export function openPostgres(url: string, poolSize = 4): PostgresDatabase {
   const pool = postgres(url, { ...options, max: poolSize });
   const over = (client: typeof session): Sql => ({
     sql: <Row extends object>(text: string, params: readonly unknown[] = []) => client.unsafe(text, params as never[]) as unknown as Promise<Row[]>,
+    values: <Row extends unknown[]>(text: string, params: readonly unknown[] = []) =>
+      client.unsafe(text, params as never[], { prepare: true }).values() as unknown as Promise<Row[]>,
   });
   return {
     session: over(session),

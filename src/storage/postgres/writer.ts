@@ -43,14 +43,17 @@ export class PostgresWriter implements Writer {
   private readonly lockBudgetMs: number;
   /** The names and versions of the read models this process keeps, as one string, when it keeps any. */
   private readonly readModels: string | undefined;
+  /** Runs in each group's transaction after its units (the read models' checkpoints: once a group). */
+  private readonly beforeCommit: () => Promise<void>;
 
   constructor(
     /** The writer's own connection: BEGIN, the savepoints and COMMIT are statements on it. */
     readonly session: Sql,
-    options: { lockBudgetMs?: number; readModels?: string } = {},
+    options: { lockBudgetMs?: number; readModels?: string; beforeCommit?: () => Promise<void> } = {},
   ) {
     this.lockBudgetMs = options.lockBudgetMs ?? BUSY_BUDGET_MS;
     this.readModels = options.readModels;
+    this.beforeCommit = options.beforeCommit ?? (async () => {});
   }
 
   /** Whether the caller runs inside a unit of this writer (not merely while one runs). */
@@ -126,6 +129,8 @@ export class PostgresWriter implements Writer {
       if (head.length !== 1) throw new Error('the chain_head table has lost its row: writes are refused');
       await this.checkReadModels(head[0].read_models);
       for (const job of jobs) outcomes.push(await this.unit(job.unit));
+      // Inside the lock as a unit is: what it writes commits with the group.
+      await this.units.run(true, this.beforeCommit);
       await session.sql('COMMIT');
     } catch (error) {
       // A connection that broke has lost the transaction with it: its ROLLBACK failing changes nothing.

@@ -49,7 +49,7 @@ export class GroupCommit implements Writer {
    */
   constructor(
     private readonly db: Sqlite,
-    private readonly beforeCommit: () => void = () => {},
+    private readonly beforeCommit: () => Promise<void> | void = () => {},
     private readonly faults?: FaultLog,
   ) {
     const walMode = db.pragma('journal_mode', { simple: true }) === 'wal';
@@ -135,7 +135,7 @@ export class GroupCommit implements Writer {
     const outcomes: Outcome[] = [];
     try {
       for (const job of jobs) outcomes.push(await this.piece(job.work));
-      this.beforeCommit();
+      await this.beforeCommit();
       commit.run();
     } catch (error) {
       if (this.db.inTransaction) rollback.run();

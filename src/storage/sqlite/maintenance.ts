@@ -29,13 +29,13 @@ export function tableExists(db: Sqlite, table: string): boolean {
  * promise) and checkpoints every BUILD_CHECKPOINT pages: every 1,000 made the replay ~10 s slower on the seeded
  * log, and none left the whole build in the log file for the swap to fsync and copy. The swap's commit is fsynced.
  */
-export function withBuildSettings<T>(db: Sqlite, build: () => T): T {
+export async function withBuildSettings<T>(db: Sqlite, build: () => Promise<T>): Promise<T> {
   const synchronous = db.pragma('synchronous', { simple: true });
   const autocheckpoint = db.pragma('wal_autocheckpoint', { simple: true });
   db.pragma('synchronous = NORMAL');
   db.pragma(`wal_autocheckpoint = ${BUILD_CHECKPOINT}`);
   try {
-    return build();
+    return await build();
   } finally {
     db.pragma(`synchronous = ${synchronous}`);
     db.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
@@ -43,12 +43,29 @@ export function withBuildSettings<T>(db: Sqlite, build: () => T): T {
 }
 
 /** Runs `work` with the database `file` attached to `db` as schema `alias`, detached afterwards whatever happens. */
-export function withAttached<T>(db: Sqlite, file: string, alias: string, work: () => T): T {
+export async function withAttached<T>(db: Sqlite, file: string, alias: string, work: () => Promise<T>): Promise<T> {
   db.prepare(`ATTACH DATABASE ? AS ${alias}`).run(file);
   try {
-    return work();
+    return await work();
   } finally {
     db.exec(`DETACH DATABASE ${alias}`);
+  }
+}
+
+/**
+ * Runs `work` in an IMMEDIATE transaction (the write lock taken at BEGIN), committed when it settles, rolled back
+ * when it fails. `work` may await only this connection's statements: they settle within the turn, so nothing
+ * else runs on the connection meanwhile.
+ */
+export async function inWriteTransaction<T>(db: Sqlite, work: () => Promise<T>): Promise<T> {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = await work();
+    db.exec('COMMIT');
+    return result;
+  } catch (error) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    throw error;
   }
 }
 

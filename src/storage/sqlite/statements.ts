@@ -1,5 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Sqlite } from './open.ts';
+import { ROWS_PER_STATEMENT } from '../sql.ts';
 
 /**
  * Statements whose text depends on how many rows or values they carry (a multi-row insert, an `IN` list),
@@ -14,20 +15,7 @@ export function statementsByCount(db: Sqlite, sql: (count: number) => string, ad
   };
 }
 
-/** `?, ?, ?` for `count` values (an `IN` list). */
-export function valueList(count: number): string {
-  return Array(count).fill('?').join(', ');
-}
-
-/** `(?, ?), (?, ?)` for `rows` rows of `columns` values. */
-export function placeholders(rows: number, columns: number): string {
-  return Array(rows).fill(`(${valueList(columns)})`).join(', ');
-}
-
-/** Rows or keys a multi-row statement carries: far below SQLite's limit of bound parameters, few statements to prepare. */
-export const ROWS_PER_STATEMENT = 100;
-
-/** Hands `rows` to `write` a statement's worth at a time. */
+/** Hands `rows` to `write` a statement's worth at a time, synchronously (the SQLite engine's own writes). */
 export function inChunks<T>(rows: T[], write: (chunk: T[]) => void): void {
   for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) write(rows.slice(start, start + ROWS_PER_STATEMENT));
 }

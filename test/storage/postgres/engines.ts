@@ -16,7 +16,10 @@ export interface TestDatabase extends PostgresDatabase {
 }
 
 function pgliteDatabase(pg: PGlite): TestDatabase {
-  const sql: Sql = { sql: async <Row extends object>(text: string, params: readonly unknown[] = []) => (await pg.query<Row>(text, params as unknown[])).rows };
+  const sql: Sql = {
+    sql: async <Row extends object>(text: string, params: readonly unknown[] = []) => (await pg.query<Row>(text, params as unknown[])).rows,
+    values: async <Row extends unknown[]>(text: string, params: readonly unknown[] = []) => (await pg.query<Row>(text, params as unknown[], { rowMode: 'array' })).rows,
+  };
   return { session: sql, pool: sql, close: async () => {} };
 }
 

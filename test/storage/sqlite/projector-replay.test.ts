@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { type StoredEvent, readEvents, toStoredEvent } from '../../../src/events/store.ts';
 import { openSqlite } from '../../../src/storage/sqlite/open.ts';
+import { sqliteSession } from '../../../src/storage/sqlite/session.ts';
+import { inWriteTransaction } from '../../../src/storage/sqlite/maintenance.ts';
 import { Projections, createProjectionTables, projectors } from '../../../src/projections/registry.ts';
 import { tempDir } from '../../helpers.ts';
 import { variedHistory } from '../../catalogue-history.ts';
@@ -13,12 +15,12 @@ describe('projectors replayed', () => {
     const { tb } = await variedHistory();
     const db = openSqlite(path.join(tempDir(), 'twice.db'));
     db.exec('CREATE TABLE projection_checkpoints (name TEXT PRIMARY KEY, version INTEGER NOT NULL, last_seq INTEGER NOT NULL)');
-    createProjectionTables(db, projectors, 0);
-    const projections = new Projections(db);
+    await createProjectionTables(sqliteSession(db), projectors, 0);
+    const projections = new Projections(sqliteSession(db));
     const events = [...readEvents(tb.db)].map(toStoredEvent);
-    db.transaction(() => projections.apply(events))();
+    await inWriteTransaction(db, async () => { await projections.apply(events); });
     const once = dumpReadTables(db);
-    db.transaction(() => projections.apply(events))();
+    await inWriteTransaction(db, async () => { await projections.apply(events); });
     expect(dumpReadTables(db)).toEqual(once);
     expect(once).toEqual(dumpReadTables(tb.db));
     db.close();
@@ -35,19 +37,21 @@ describe('projectors replayed', () => {
     await api.write('/api/edit-product-category', 'category', [{ id: 2, name: 'Молочка' }]);
     await api.write('/api/update-product-prices', 'data', [{ sku: 'K', salePrice: 81 }]);
     const events = [...readEvents(tb.db)].map(toStoredEvent);
-    const fresh = (name: string) => {
+    const fresh = async (name: string) => {
       const db = openSqlite(path.join(tempDir(), name));
       db.exec('CREATE TABLE projection_checkpoints (name TEXT PRIMARY KEY, version INTEGER NOT NULL, last_seq INTEGER NOT NULL)');
-      createProjectionTables(db, projectors, 0);
-      return { db, projections: new Projections(db) };
+      await createProjectionTables(sqliteSession(db), projectors, 0);
+      return { db, projections: new Projections(sqliteSession(db)) };
     };
-    const stepwise = fresh('stepwise.db');
-    stepwise.db.transaction(() => events.forEach((e) => stepwise.projections.apply([e])))();
-    const deferred = fresh('deferred.db');
-    deferred.db.transaction(() => deferred.projections.replay(events))();
+    const stepwise = await fresh('stepwise.db');
+    await inWriteTransaction(stepwise.db, async () => {
+      for (const e of events) await stepwise.projections.apply([e]);
+    });
+    const deferred = await fresh('deferred.db');
+    await inWriteTransaction(deferred.db, async () => { await deferred.projections.replay(events); });
     // Before the flush the last price update is not rendered yet.
     expect(JSON.parse(deferred.db.prepare("SELECT full_json FROM products WHERE sku = 'K'").pluck().get() as string).salePrice).toBe(79);
-    deferred.db.transaction(() => deferred.projections.flush())();
+    await inWriteTransaction(deferred.db, async () => { await deferred.projections.flush(); });
     expect(dumpReadTables(deferred.db)).toEqual(dumpReadTables(stepwise.db));
     expect(dumpReadTables(stepwise.db)).toEqual(dumpReadTables(tb.db));
     expect(JSON.parse((await tb.products.fullJsonBySku('K'))!)).toMatchObject({ salePrice: 81, purchasePrice: 40.25, brand: { name: 'Бренд три' }, category: { name: 'Молочка' } });
@@ -61,19 +65,19 @@ describe('projectors replayed', () => {
     const events = [...readEvents(tb.db)].map(toStoredEvent);
     const db = openSqlite(path.join(tempDir(), 'failed.db'));
     db.exec('CREATE TABLE projection_checkpoints (name TEXT PRIMARY KEY, version INTEGER NOT NULL, last_seq INTEGER NOT NULL)');
-    createProjectionTables(db, projectors, 0);
-    const projections = new Projections(db);
-    db.transaction(() => projections.apply(events))();
+    await createProjectionTables(sqliteSession(db), projectors, 0);
+    const projections = new Projections(sqliteSession(db));
+    await inWriteTransaction(db, async () => { await projections.apply(events); });
     const before = dumpReadTables(db);
     const last = events[events.length - 1].seq;
     const added = events.find((e) => e.type === 'ProductAdded')!;
     const price = { ...added, type: 'ProductPricesUpdated', seq: last + 1, data: { id: 1, changes: { salePrice: 99_999 } } } as StoredEvent;
     // A second product with the first one's sku: the products table refuses it, so the apply throws.
     const clash = { ...added, seq: last + 2, data: { ...added.data, id: 999 } } as StoredEvent;
-    expect(() => db.transaction(() => projections.apply([price, clash]))()).toThrow(/UNIQUE/);
+    await expect(inWriteTransaction(db, () => projections.apply([price, clash]))).rejects.toThrow(/UNIQUE/);
     expect(dumpReadTables(db)).toEqual(before);
-    db.transaction(() => projections.apply([]))();
-    db.transaction(() => projections.flush())();
+    await inWriteTransaction(db, async () => { await projections.apply([]); });
+    await inWriteTransaction(db, async () => { await projections.flush(); });
     expect(dumpReadTables(db)).toEqual(before);
     db.close();
   });

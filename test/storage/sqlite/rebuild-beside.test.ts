@@ -5,6 +5,8 @@ import { rebuild } from '../../../src/projections/rebuild.ts';
 import { Projections, createProjectionTables, projectors } from '../../../src/projections/registry.ts';
 import { readEvents, toStoredEvent } from '../../../src/events/store.ts';
 import { openSqlite } from '../../../src/storage/sqlite/open.ts';
+import { sqliteSession } from '../../../src/storage/sqlite/session.ts';
+import { inWriteTransaction } from '../../../src/storage/sqlite/maintenance.ts';
 import { Tradebook } from '../../../src/tradebook.ts';
 import { expectRebuildEqualsLive, importRecords, line, money, romashka, sale } from '../../documents-fixtures.ts';
 import { tempDir, testService } from '../../helpers.ts';
@@ -32,7 +34,7 @@ describe('rebuild beside the served tables', () => {
     tb.db.exec('CREATE TABLE rebuilding_products (id INTEGER PRIMARY KEY)');
     tb.db.exec('CREATE TABLE rebuilding_gone (x)');
     expect(dumpReadTables(tb.db)).toEqual(before);
-    rebuild(tb.db);
+    await rebuild(tb.db);
     expect(buildTables(tb.db)).toEqual([]);
     expect(dumpReadTables(tb.db)).toEqual(before);
   });
@@ -40,13 +42,13 @@ describe('rebuild beside the served tables', () => {
   test('a build that fails drops what it built and leaves the served tables', async () => {
     const { tb } = await catalogue();
     const before = dumpReadTables(tb.db);
-    expect(() =>
+    await expect(
       rebuild(tb.db, {
         onProgress: () => {
           throw new Error('stopped');
         },
       }),
-    ).toThrow('stopped');
+    ).rejects.toThrow('stopped');
     expect(buildTables(tb.db)).toEqual([]);
     expect(dumpReadTables(tb.db)).toEqual(before);
   });
@@ -57,14 +59,14 @@ describe('rebuild beside the served tables', () => {
     const reader = new Database(file, { readonly: true });
     const other = await Tradebook.open(file);
     let seen: unknown;
-    rebuild(tb.db, {
-      onProgress: () => {
+    await rebuild(tb.db, {
+      onProgress: async () => {
         if (seen !== undefined) return;
         // Between the build's transactions: its tables exist beside the served ones, which still serve.
         expect(buildTables(reader)).toContain('rebuilding_products');
         seen = reader.prepare('SELECT * FROM products ORDER BY id').all();
-        // Another writer's transaction, made on the spot: SQLite's append does its work before its promise settles.
-        other.db.transaction(() => void other.log.append([{ stream: 'brand-2', type: 'BrandAdded', data: { id: 2, name: 'Новый', logo: null } }], { source: 'test' }))();
+        // Another writer's transaction, made on the spot.
+        await inWriteTransaction(other.db, () => other.log.append([{ stream: 'brand-2', type: 'BrandAdded', data: { id: 2, name: 'Новый', logo: null } }], { source: 'test' }));
       },
     });
     expect(seen).toEqual(before.products);
@@ -84,7 +86,7 @@ describe('rebuild beside the served tables', () => {
     reader.exec('BEGIN');
     const before = page.all();
     await api.write('/api/add-product', 'products', [{ name: 'Сыр', sku: 'C', categoryId: 0 }]);
-    rebuild(tb.db);
+    await rebuild(tb.db);
     expect(page.all()).toEqual(before);
     reader.exec('COMMIT');
     expect(page.all()).toHaveLength(3);
@@ -107,11 +109,11 @@ describe('rebuild beside the served tables', () => {
     const records = [line('contractor', romashka), sale(1, 1, 1000), money('cashin', 1, 1, 300, [{ type: 'sale', id: 1 }]), sale(2, 1, 50), sale(3, 0, 70)];
     expect((await importRecords(tb, records)).failures).toEqual([]);
     const db = openSqlite(path.join(tempDir(), 'steps.db'));
-    createProjectionTables(db, projectors, 0);
-    const projections = new Projections(db);
-    db.transaction(() => projections.replay([...readEvents(tb.db)].map(toStoredEvent)))();
+    await createProjectionTables(sqliteSession(db), projectors, 0);
+    const projections = new Projections(sqliteSession(db));
+    await inWriteTransaction(db, async () => { await projections.replay([...readEvents(tb.db)].map(toStoredEvent)); });
     let steps = 0;
-    while (!db.transaction(() => projections.flush(1))()) steps++;
+    while (!(await inWriteTransaction(db, () => projections.flush(1)))) steps++;
     expect(steps).toBeGreaterThan(5);
     expect(dumpReadTables(db)).toEqual(dumpReadTables(tb.db));
     db.close();

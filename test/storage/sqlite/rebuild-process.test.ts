@@ -5,6 +5,7 @@ import { afterEach, describe, expect, test, vi } from 'vitest';
 import { ok } from '../../../src/lib/result.ts';
 import { brandsProjector } from '../../../src/projections/brands.ts';
 import { readCheckpoints } from '../../../src/projections/registry.ts';
+import { sqliteSession } from '../../../src/storage/sqlite/session.ts';
 import { Tradebook } from '../../../src/tradebook.ts';
 import { testService } from '../../helpers.ts';
 import { runCli, spawnCli, startServer } from '../../server-process.ts';
@@ -159,7 +160,7 @@ describe('projection versions', () => {
     const rebuilt: string[][] = [];
     const reopened = await Tradebook.open(file, { onRebuilt: (names) => rebuilt.push(names) });
     expect(rebuilt).toEqual([['brands']]);
-    expect(readCheckpoints(reopened.db).get('brands')).toEqual({ name: 'brands', version: codeVersion + 1, last_seq: 1 });
+    expect((await readCheckpoints(sqliteSession(reopened.db))).get('brands')).toEqual({ name: 'brands', version: codeVersion + 1, last_seq: 1 });
     expect(await reopened.brands.allJson()).toEqual(['{"id":1,"name":"Ферма","logo":null}']);
     reopened.close();
     expect((readTables(file) as { brands: unknown }).brands).toEqual(before.brands);

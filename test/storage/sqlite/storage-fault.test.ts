@@ -70,7 +70,7 @@ test('a storage failure while verify rebuilds is "could not check" (exit 2), nev
   });
   const db = openSqlite(file, { readonly: true });
   try {
-    expect(() => compareWithRebuild(db)).toThrow(expect.objectContaining({ kind: 'full' }));
+    await expect(compareWithRebuild(db)).rejects.toThrow(expect.objectContaining({ kind: 'full' }));
   } finally {
     db.close();
   }
@@ -101,7 +101,7 @@ test('a rebuild that fails for a storage fault throws it and leaves the served t
     throw diskFull();
   });
   try {
-    expect(() => rebuild(tb.db)).toThrow(expect.objectContaining({ code: 'SQLITE_FULL' }));
+    await expect(rebuild(tb.db)).rejects.toThrow(expect.objectContaining({ code: 'SQLITE_FULL' }));
   } finally {
     flush.mockRestore();
   }

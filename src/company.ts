@@ -1,0 +1,124 @@
+import type { Clock } from './lib/clock.ts';
+import type { Result } from './lib/result.ts';
+import type { EventFilter, EventRow, StoredEvent } from './events/rows.ts';
+import type { HistoryEntry } from './audit/history.ts';
+import { brandQueries } from './projections/brands.ts';
+import { bulkReads } from './projections/bulk-reads.ts';
+import { categoryQueries } from './projections/categories.ts';
+import { contractorQueries } from './projections/contractors/queries.ts';
+import { documentQueries } from './projections/documents/queries.ts';
+import { productQueries } from './projections/products/queries.ts';
+import type { StorageFault } from './storage/errors.ts';
+import type { EventLog, KeyStore, TokenStore, Writer } from './storage/port.ts';
+import type { SqlSession } from './storage/sql.ts';
+import { AccessTokens } from './tokens/access-tokens.ts';
+import { ApiKeys } from './tokens/api-keys.ts';
+import type { StateSource } from './use-cases/batch-state.ts';
+import { readModelState } from './use-cases/read-model-state.ts';
+import type { WriteContext } from './use-cases/write-context.ts';
+
+/** What auditors read of a company: the log as stored, a page at a time, its length, and one record's history. */
+export interface AuditReads {
+  /** Up to `limit` events after `after` (and matching `filter`), in seq order. */
+  eventsAfter(after: number, limit: number, filter?: Omit<EventFilter, 'after'>): Promise<EventRow[]>;
+  history(stream: string): Promise<HistoryEntry[]>;
+  /** One stream's events in order, in their current shape (for folding a record as of a moment). */
+  streamEvents(stream: string): Promise<StoredEvent[]>;
+  /** The seq of the log's last event: its length, the seqs being dense from 1 (0 for an empty log). */
+  lastSeq(): Promise<number>;
+  /** The stored hash of the event with this seq; undefined when there is none. */
+  hashAt(seq: number): Promise<string | undefined>;
+}
+
+/** What an engine gives a company: its writer and log, a session inside the writer's units and one outside, its stores. */
+export interface CompanyStorage {
+  writer: Writer;
+  log: EventLog;
+  /** Reads the commands decide on: inside a unit of the writer, under its lock, seeing the unit's group. */
+  decideOn: SqlSession;
+  /** Reads the endpoints serve: committed work only. */
+  readOn: SqlSession;
+  keys: KeyStore;
+  tokens: TokenStore;
+}
+
+class Rollback extends Error {
+  constructor(readonly failure: Result<never>) {
+    super('rolled back');
+  }
+}
+
+/** `work`'s result; a failure is thrown as a Rollback, so the writer undoes the unit of work around it. */
+async function decided<T>(work: () => Promise<Result<T>>): Promise<Result<T>> {
+  const result = await work();
+  if (!result.ok) throw new Rollback(result);
+  return result;
+}
+
+/** The failure a Rollback carries; any other error goes on. */
+function failureOf(error: unknown): Result<never> {
+  if (error instanceof Rollback) return error.failure;
+  throw error;
+}
+
+/**
+ * One company's trade records, open on an engine (`Tradebook`: SQLite, `PostgresTradebook`): everything the HTTP
+ * interface and the use cases need, the same on every engine. An engine supplies its storage; the read queries,
+ * the state commands decide on, the keys and the tokens are built here alike for each.
+ */
+export abstract class Company implements WriteContext {
+  readonly writer: Writer;
+  readonly log: EventLog;
+  readonly state: StateSource;
+  readonly keys: ApiKeys;
+  readonly tokens: AccessTokens;
+  readonly products;
+  readonly categories;
+  readonly brands;
+  readonly contractors;
+  readonly documents;
+  /** The log and records' histories, as the audit endpoints read them. */
+  abstract readonly audit: AuditReads;
+  /** Set in a point-in-time copy (the seq its log ends at): such a database refuses writes. */
+  abstract readonly pointInTime: number | undefined;
+  /** Names an error of this engine's storage (disk full, read-only, failing) as a `StorageFault`; undefined for any other. */
+  abstract readonly storageFaultOf: (error: unknown) => StorageFault | undefined;
+
+  constructor(
+    storage: CompanyStorage,
+    readonly clock: Clock,
+  ) {
+    this.writer = storage.writer;
+    this.log = storage.log;
+    this.keys = new ApiKeys(storage.keys, clock, storage.writer);
+    this.tokens = new AccessTokens(storage.tokens, clock);
+    const reads = storage.readOn;
+    this.products = productQueries(reads);
+    this.categories = categoryQueries(reads);
+    this.brands = brandQueries(reads);
+    this.contractors = contractorQueries(reads);
+    this.documents = documentQueries(reads);
+    const decideOn = storage.decideOn;
+    const deciding = {
+      products: productQueries(decideOn),
+      categories: categoryQueries(decideOn),
+      brands: brandQueries(decideOn),
+      contractors: contractorQueries(decideOn),
+      documents: documentQueries(decideOn),
+    };
+    this.state = { ...readModelState(deciding), ...bulkReads(decideOn) };
+  }
+
+  /**
+   * Runs `work` as a unit of the writer's next group (its own savepoint) and settles once the group is durable.
+   * A failure result undoes only this work.
+   */
+  write<T>(work: () => Promise<Result<T>>): Promise<Result<T>> {
+    return this.writer.run(() => decided(work)).catch(failureOf);
+  }
+
+  /** The read models whose tables are not current: missing, of another version, or behind the log. */
+  abstract staleProjections(): Promise<string[]>;
+
+  abstract close(): void | Promise<void>;
+}

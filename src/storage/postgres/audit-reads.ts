@@ -1,0 +1,21 @@
+import type { AuditReads } from '../../company.ts';
+import { historyOf, whoOf } from '../../audit/history.ts';
+import { toStoredEvent } from '../../events/store.ts';
+import type { Sql } from './connection.ts';
+import { eventsAfter, lastSeq, readStream } from './event-log.ts';
+
+/** What auditors read, on the pool: committed work only. */
+export function postgresAuditReads(pool: Sql): AuditReads {
+  const streamEvents = async (stream: string) => (await readStream(pool, stream)).map(toStoredEvent);
+  return {
+    eventsAfter: (after, limit, filter) => eventsAfter(pool, after, limit, filter),
+    streamEvents,
+    async history(stream) {
+      // Keys are few: their names are read whole, then told by id.
+      const names = new Map((await pool.sql<{ id: number; name: string }>('SELECT id, name FROM api_keys')).map((key) => [key.id, key.name]));
+      return historyOf(await streamEvents(stream), whoOf((id) => names.get(id)));
+    },
+    lastSeq: () => lastSeq(pool),
+    hashAt: async (seq) => (await pool.sql<{ hash: string }>('SELECT hash FROM events WHERE seq = $1', [seq]))[0]?.hash,
+  };
+}

@@ -1,0 +1,32 @@
+import type { SqlSession } from '../sql.ts';
+import type { Sql } from './connection.ts';
+import { numberedPlaceholders, postgresDialect } from './dialect.ts';
+
+/**
+ * PostgreSQL as an `SqlSession`, on the connection `on()` names when a statement is sent (the writer's session
+ * inside a unit of work, the pool otherwise). Texts are numbered once and prepared once a connection.
+ */
+export function postgresSession(on: () => Sql): SqlSession {
+  const numbered = new Map<string, string>();
+  const text = (sql: string) => {
+    let found = numbered.get(sql);
+    if (found === undefined) numbered.set(sql, (found = numberedPlaceholders(sql)));
+    return found;
+  };
+  const rows = <Row extends unknown[]>(sql: string, params: readonly unknown[] = []) => on().values<Row>(text(sql), params);
+  return {
+    dialect: postgresDialect,
+    rows,
+    objects: <Row extends object>(sql: string, params: readonly unknown[] = []) => on().sql<Row>(text(sql), params),
+    value: async <T>(sql: string, params: readonly unknown[] = []) => (await rows(sql, params))[0]?.[0] as T | undefined,
+    run: async (sql, params = []) => void (await on().values(text(sql), params)),
+    // One statement is one snapshot: the count comes with the page.
+    joinedPage: async (query, params) => {
+      const [[allCount, count, json]] = await rows<[number, number, string | null]>(
+        `SELECT (${query.allCount}), count(*), string_agg(json, ',') FROM (${query.select}) AS page`,
+        [...params.allCount, ...params.select],
+      );
+      return { allCount, count, json: Buffer.from(json ?? '') };
+    },
+  };
+}

@@ -1,9 +1,10 @@
 import { expect } from 'vitest';
 import { type LineFailure, importLines } from '../src/use-cases/import.ts';
 import type { Tradebook } from '../src/tradebook.ts';
+import type { Company } from '../src/company.ts';
 
 /** Imports NDJSON records (objects become lines) and returns the report with every failure. */
-export async function importRecords(tb: Tradebook, records: ({ type: string; data: unknown } | string)[]) {
+export async function importRecords(tb: Company, records: ({ type: string; data: unknown } | string)[]) {
   const failures: LineFailure[] = [];
   async function* lines() {
     for (const r of records) yield typeof r === 'string' ? r : JSON.stringify(r);
@@ -32,7 +33,7 @@ export const money = (type: string, id: number, status: number, sum: number, bas
   line(type, { id, date: '2026-11-03', status, contractor: { id: 7 }, sum, basedOn, ...extra });
 
 /** How many events the log holds, as an auditor reads it. */
-export const eventCount = (tb: Tradebook) => tb.audit.lastSeq();
+export const eventCount = (tb: Company) => tb.audit.lastSeq();
 
 /** The read tables a rebuild leaves equal the live ones, row for row, as the audit reads dump them. */
 export async function expectRebuildEqualsLive(tb: Tradebook) {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { ApiClient, manualClock, testService } from '../helpers.ts';
+import { ApiClient, manualClock } from '../helpers.ts';
+import { engineService as testService } from '../engine-service.ts';
 import { importRecords, line, money, romashka, sale } from '../documents-fixtures.ts';
 
 async function auditService() {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { testService } from '../helpers.ts';
+import { engineService as testService } from '../engine-service.ts';
 
 const codes = (body: { errors: { code: string }[] }) => body.errors.map((e) => e.code);
 

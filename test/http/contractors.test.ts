@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { phoneDigits } from '../../src/lib/phone.ts';
-import { testService } from '../helpers.ts';
+import { engineService as testService } from '../engine-service.ts';
 
 const romashka = { type: 'ЮЛ', name: 'ООО Ромашка', contactPerson: 'Иванов Иван', phone1: '+7 (916) 123-45-67', inn: '7701234567', kpp: '770101001' };
 const petrov = { type: 'ИП', name: 'ИП Петров', contactPerson: 'Петров Пётр', phone1: '8 903 000-11-22', phone2: '+7 495 111 22 33', inn: '770123456789' };

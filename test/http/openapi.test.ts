@@ -6,7 +6,8 @@ import ts from 'typescript';
 import { describe, expect, test, vi } from 'vitest';
 import type { z } from 'zod';
 import { readResponses, writeResults } from '../../src/http/responses.ts';
-import { ApiClient, testService } from '../helpers.ts';
+import { ApiClient } from '../helpers.ts';
+import { engineService as testService } from '../engine-service.ts';
 import { importRecords, line, money, romashka, sale } from '../documents-fixtures.ts';
 
 vi.setConfig({ testTimeout: 120_000 });

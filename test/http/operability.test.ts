@@ -3,7 +3,8 @@ import { describe, expect, test } from 'vitest';
 import type { AccessEntry } from '../../src/http/access-log.ts';
 import { createApp } from '../../src/http/app.ts';
 import { acceptsGzip } from '../../src/http/respond.ts';
-import { ApiClient, testService } from '../helpers.ts';
+import { ApiClient } from '../helpers.ts';
+import { engineService as testService } from '../engine-service.ts';
 
 describe('health', () => {
   test('/healthz and /readyz answer without a key; other methods are 405 with Allow', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { importLines } from '../../src/use-cases/import.ts';
 import { MAX_BODY_BYTES } from '../../src/http/app.ts';
-import { testService } from '../helpers.ts';
+import { engineService as testService } from '../engine-service.ts';
 
 /** Adds `n` products through the API, ten a batch (the path's limit), with names outside ASCII. */
 async function withProducts(n: number) {

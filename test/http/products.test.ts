@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { type ApiClient, testService } from '../helpers.ts';
+import type { ApiClient } from '../helpers.ts';
+import { engineService as testService } from '../engine-service.ts';
 
 const product = (sku: string, extra: Record<string, unknown> = {}) => ({ name: `Товар ${sku}`, sku, categoryId: 0, ...extra });
 const codes = (body: { errors: { code: string }[] }) => body.errors.map((e) => e.code);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { testService } from '../helpers.ts';
+import { engineService as testService } from '../engine-service.ts';
 
 describe('the HTTP protocol around the endpoints', () => {
   test('reads answer with and without a trailing slash', async () => {

@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { testService } from '../helpers.ts';
+import { engineService as testService } from '../engine-service.ts';
 
 // Both were found by the hostile-input tests: the first was a 500, the second stored U+FFFD for the bytes sent.
 

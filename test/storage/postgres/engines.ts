@@ -15,12 +15,24 @@ export interface TestDatabase extends PostgresDatabase {
   readonly url?: string;
 }
 
-function pgliteDatabase(pg: PGlite): TestDatabase {
-  const sql: Sql = {
-    sql: async <Row extends object>(text: string, params: readonly unknown[] = []) => (await pg.query<Row>(text, params as unknown[])).rows,
-    values: async <Row extends unknown[]>(text: string, params: readonly unknown[] = []) => (await pg.query<Row>(text, params as unknown[], { rowMode: 'array' })).rows,
+export function pgliteDatabase(pg: PGlite): TestDatabase {
+  // The instance outlives this handle (it is the file's): a closed handle refuses statements as a closed pool does.
+  let closed = false;
+  const open = () => {
+    if (closed) throw Object.assign(new Error('write CONNECTION_ENDED'), { code: 'CONNECTION_ENDED' });
   };
-  return { session: sql, pool: sql, close: async () => {} };
+  const sql: Sql = {
+    sql: async <Row extends object>(text: string, params: readonly unknown[] = []) => (open(), (await pg.query<Row>(text, params as unknown[])).rows),
+    values: async <Row extends unknown[]>(text: string, params: readonly unknown[] = []) =>
+      (open(), (await pg.query<Row>(text, params as unknown[], { rowMode: 'array' })).rows),
+  };
+  return {
+    session: sql,
+    pool: sql,
+    close: async () => {
+      closed = true;
+    },
+  };
 }
 
 /** `url` with its database replaced by `database`. */

@@ -1,0 +1,103 @@
+import type { AuditReads } from './company.ts';
+import { Company } from './company.ts';
+import { toStoredEvent } from './events/store.ts';
+import { type Clock, systemClock } from './lib/clock.ts';
+import { bringReadTablesUp } from './projections/bring-up.ts';
+import { Projections, readModelVersions, staleProjections } from './projections/registry.ts';
+import { StorageFault } from './storage/errors.ts';
+import { postgresAuditReads } from './storage/postgres/audit-reads.ts';
+import { type PostgresDatabase, openPostgres } from './storage/postgres/connection.ts';
+import { storageErrorOf, unreachableOf } from './storage/postgres/errors.ts';
+import { PostgresEventLog, readEvents } from './storage/postgres/event-log.ts';
+import { PostgresKeyStore, PostgresTokenStore } from './storage/postgres/keys-and-tokens.ts';
+import { migrate } from './storage/postgres/migrate.ts';
+import { postgresSession } from './storage/postgres/session.ts';
+import { PostgresWriter } from './storage/postgres/writer.ts';
+
+export interface OpenPostgresOptions {
+  clock?: Clock;
+  /** Called with the names of the read models whose tables were created at open (a database new to them). */
+  onCreated?: (names: string[]) => void;
+}
+
+/**
+ * One company's trade records in a PostgreSQL database, which any number of servers and commands share: every
+ * write takes the chain head's row lock, and the read tables are written in the same transaction as the events.
+ */
+export class PostgresTradebook extends Company {
+  declare readonly writer: PostgresWriter;
+  readonly audit: AuditReads;
+  // A point-in-time copy is always a SQLite file.
+  readonly pointInTime = undefined;
+  readonly projections: Projections;
+
+  private constructor(
+    private readonly database: PostgresDatabase,
+    clock: Clock,
+  ) {
+    const { session, pool } = database;
+    const projections = new Projections(postgresSession(() => writer.writesFor('a read model')));
+    const writer: PostgresWriter = new PostgresWriter(session, { readModels: readModelVersions(), beforeCommit: () => projections.saveCheckpoint() });
+    const log = new PostgresEventLog(writer, clock);
+    log.onAppend((events) => projections.apply(events));
+    super(
+      {
+        writer,
+        log,
+        decideOn: postgresSession(() => writer.readsOn(pool)),
+        readOn: postgresSession(() => pool),
+        keys: new PostgresKeyStore(writer, pool),
+        tokens: new PostgresTokenStore(writer, pool),
+      },
+      clock,
+    );
+    this.projections = projections;
+    this.audit = postgresAuditReads(pool);
+  }
+
+  /**
+   * Connects to the database `url` names, migrates it (an empty database gets its schema) and makes the read
+   * tables current under the chain head's lock. A database that cannot be reached is `DatabaseUnreachable`, the
+   * URL named without its password.
+   */
+  static async open(url: string, options: OpenPostgresOptions = {}): Promise<PostgresTradebook> {
+    const database = openPostgres(url);
+    try {
+      return await PostgresTradebook.on(database, options);
+    } catch (error) {
+      await database.close();
+      // The first statement (the migration's) shows whether the server is there, lets us in and has the database.
+      throw unreachableOf(error, url) ?? error;
+    }
+  }
+
+  /** Over a database connected already (`open` connects; tests hand in one of their own): migrated, its read tables brought up. */
+  static async on(database: PostgresDatabase, options: OpenPostgresOptions = {}): Promise<PostgresTradebook> {
+    await migrate(database.session);
+    const tb = new PostgresTradebook(database, options.clock ?? systemClock);
+    const created = await tb.writer.run(() => tb.bringReadTablesUp());
+    if (created.length > 0) options.onCreated?.(created);
+    return tb;
+  }
+
+  private bringReadTablesUp(): Promise<string[]> {
+    const session = this.writer.writesFor('bringing the read tables up');
+    const eventsAfter = async function* (seq: number) {
+      for await (const row of readEvents(session, seq)) yield toStoredEvent(row);
+    };
+    return bringReadTablesUp(postgresSession(() => session), this.projections, eventsAfter);
+  }
+
+  readonly storageFaultOf = (error: unknown) => {
+    const found = storageErrorOf(error);
+    return found instanceof StorageFault ? found : undefined;
+  };
+
+  staleProjections(): Promise<string[]> {
+    return staleProjections(postgresSession(() => this.database.pool));
+  }
+
+  close(): Promise<void> {
+    return this.database.close();
+  }
+}

@@ -1,0 +1,75 @@
+import { PGlite, types } from '@electric-sql/pglite';
+import { afterAll, afterEach } from 'vitest';
+import type { Company } from '../src/company.ts';
+import { createApp } from '../src/http/app.ts';
+import type { Clock } from '../src/lib/clock.ts';
+import { type PostgresDatabase, openPostgres } from '../src/storage/postgres/connection.ts';
+import { PostgresTradebook } from '../src/tradebook-postgres.ts';
+import { ApiClient, testService } from './helpers.ts';
+import { REAL_SERVER_URL, createDatabase, pgliteDatabase } from './storage/postgres/engines.ts';
+import type { Hono } from 'hono';
+import type { AppEnv } from '../src/http/env.ts';
+
+/**
+ * The engine the behavioural suites run on: `TRADEBOOK_TEST_ENGINE` (set by the vitest project): SQLite by default,
+ * `pglite` (PostgreSQL in WebAssembly, in-process), or `postgres` (the server TRADEBOOK_TEST_POSTGRES_URL names).
+ */
+export const TEST_ENGINE = (process.env.TRADEBOOK_TEST_ENGINE ?? 'sqlite') as 'sqlite' | 'pglite' | 'postgres';
+
+export interface EngineService {
+  tb: Company;
+  app: Hono<AppEnv>;
+  api: ApiClient;
+  key: string;
+}
+
+/** One PGlite instance a test file (it takes seconds to start), or one database on the real server. */
+let shared: Promise<{ database: () => PostgresDatabase; empty(): Promise<void>; end(): Promise<void> }> | undefined;
+
+function sharedDatabase() {
+  shared ??= (async () => {
+    if (TEST_ENGINE === 'pglite') {
+      const pg = await PGlite.create({ parsers: { [types.INT8]: Number } });
+      return {
+        database: () => pgliteDatabase(pg),
+        empty: async () => void (await pg.exec('ROLLBACK; DROP SCHEMA public CASCADE; CREATE SCHEMA public')),
+        end: () => pg.close(),
+      };
+    }
+    if (!REAL_SERVER_URL) throw new Error('TRADEBOOK_TEST_ENGINE=postgres needs TRADEBOOK_TEST_POSTGRES_URL');
+    const admin = openPostgres(REAL_SERVER_URL, 1);
+    const created = await createDatabase(admin);
+    const cleaner = openPostgres(created.url, 1);
+    return {
+      database: () => openPostgres(created.url),
+      empty: async () => void (await cleaner.session.sql('DROP SCHEMA public CASCADE; CREATE SCHEMA public')),
+      end: async () => {
+        await cleaner.close();
+        await created.drop();
+        await admin.close();
+      },
+    };
+  })();
+  return shared;
+}
+
+afterAll(async () => {
+  if (shared) await (await shared).end();
+});
+
+const open: Company[] = [];
+afterEach(async () => {
+  for (const tb of open.splice(0)) await tb.close();
+});
+
+/** A tradebook on an empty database of the suite's engine, with one API key and a client holding it; closed after the test. */
+export async function engineService(options: { clock?: Clock } = {}): Promise<EngineService> {
+  if (TEST_ENGINE === 'sqlite') return testService(options);
+  const { database, empty } = await sharedDatabase();
+  await empty();
+  const tb = await PostgresTradebook.on(database(), { clock: options.clock });
+  open.push(tb);
+  const { key } = await tb.keys.create({ name: 'test' });
+  const app = createApp(tb);
+  return { tb, app, api: new ApiClient(app, key), key };
+}

@@ -1,11 +1,12 @@
 import { Checkpointer } from './storage/sqlite/checkpointer.ts';
-import { FaultLog, NotADatabase } from './storage/errors.ts';
-import { databaseSetting, notYetOnPostgres } from './storage/database.ts';
-import { storageFaultOf } from './storage/sqlite/storage-fault.ts';
+import { DatabaseUnreachable, FaultLog, NotADatabase, StorageFault } from './storage/errors.ts';
+import { databaseSetting, shownUrl } from './storage/database.ts';
 import { createApp } from './http/app.ts';
 import { listen, readServerSettings } from './http/node-server.ts';
 import { log, logger } from './lib/log.ts';
+import { openCompany } from './open-company.ts';
 import { Tradebook } from './tradebook.ts';
+import { storageFaultOf } from './storage/sqlite/storage-fault.ts';
 
 // Checked before the database is opened: a wrong setting changes nothing on disk.
 const settings = readServerSettings(process.env);
@@ -15,28 +16,20 @@ if (!settings.ok) {
 }
 
 const database = databaseSetting();
-// Refused before anything connects, and before a file named like the URL could be created.
-if (database.engine === 'postgres') {
-  process.stderr.write(`tradebook: ${notYetOnPostgres('serving')}\n`);
-  process.exit(2);
-}
-const { file } = database;
+const shown = database.engine === 'postgres' ? shownUrl(database.url) : database.file;
 
 /**
- * A database the server cannot write (read-only, no space, no folder) or a file that is no database is refused
- * before listening: one line, exit code 2.
+ * A database the server cannot write (read-only, no space, no folder), a file that is no database or a PostgreSQL
+ * server out of reach is refused before listening: one line, exit code 2.
  */
-function refuse(error: unknown): never {
-  const fault = error instanceof NotADatabase ? error : storageFaultOf(error);
+function refuse(error: unknown, faultOf: (error: unknown) => Error | undefined = storageFaultOf): never {
+  const fault = error instanceof NotADatabase || error instanceof DatabaseUnreachable || error instanceof StorageFault ? error : faultOf(error);
   if (!fault) throw error;
-  process.stderr.write(`tradebook: cannot serve ${file}: ${fault.message}\n`);
+  process.stderr.write(`tradebook: cannot serve ${shown}: ${fault.message}\n`);
   process.exit(2);
 }
 
-const tb = await Tradebook.open(file, {
-  onRebuilt: (names) => log(`rebuilt projections whose version changed: ${names.join(', ')}`),
-  onStorageFault: log,
-}).catch(refuse);
+const tb = await openCompany(database, { onBuilt: log, onStorageFault: log }).catch((error) => refuse(error));
 
 try {
   const givenKey = process.env.TRADEBOOK_API_KEY;
@@ -50,12 +43,15 @@ try {
     process.stderr.write(`tradebook: created API key ${id}; keep it, it is not shown again:\n${key}\n`);
   }
 } catch (error) {
-  refuse(error);
+  refuse(error, tb.storageFaultOf);
 }
 
-tb.writer.waitForLocksAsynchronously();
-// Commits only append to the WAL and fsync it; copying it into the database file happens on another thread.
-const checkpointer = Checkpointer.start(tb.db, 200, new FaultLog('background checkpoints', log));
+let checkpointer: Checkpointer | undefined;
+if (tb instanceof Tradebook) {
+  tb.writer.waitForLocksAsynchronously();
+  // Commits only append to the WAL and fsync it; copying it into the database file happens on another thread.
+  checkpointer = Checkpointer.start(tb.db, 200, new FaultLog('background checkpoints', log));
+}
 
 // Slow or stalled clients are cut off (408) instead of holding a connection forever, and connections are
 // capped in all and per client address (503).
@@ -67,7 +63,7 @@ const app = createApp(tb, {
 const server = listen(
   app.fetch,
   settings.settings,
-  (listening) => log(`tradebook listening on port ${listening}, database ${file}`),
+  (listening) => log(`tradebook listening on port ${listening}, database ${shown}`),
   (error) => {
     // The port taken or the address not this machine's: the operator's to fix, said in one line.
     process.stderr.write(`tradebook: cannot listen on ${settings.settings.host ?? 'every address'} port ${settings.settings.port}: ${error.code ?? error.message}\n`);
@@ -80,8 +76,8 @@ function shutdown(signal: string) {
   shuttingDown = true;
   log(`${signal}: finishing requests in flight, then closing`);
   server.close(async () => {
-    await checkpointer.stop();
-    tb.close();
+    await checkpointer?.stop();
+    await tb.close();
     log('closed');
     process.exit(0);
   });

@@ -3,7 +3,7 @@ import readline from 'node:readline';
 import type { Command } from 'commander';
 import { importLines } from '../use-cases/import.ts';
 import { EXIT } from './exit.ts';
-import { UsageError, openForCli } from './open.ts';
+import { UsageError, openCompanyForCli } from './open.ts';
 
 /** The file opened for reading, or the one line saying why it cannot be (missing, a folder, not readable). */
 function openToRead(file: string): number {
@@ -29,15 +29,15 @@ export function importCommand(program: Command): void {
     .option('--json', 'print the report as one JSON object: lines, applied, failed, events')
     .action(async (file: string, options: { json?: boolean }) => {
       const input = file === '-' ? process.stdin : fs.createReadStream('', { fd: openToRead(file) });
-      const tb = await openForCli();
+      const tb = await openCompanyForCli();
       if (tb.pointInTime !== undefined) {
-        tb.close();
+        await tb.close();
         throw new UsageError(`this database is a point-in-time copy of the log up to seq ${tb.pointInTime}; it accepts no imports`);
       }
       const report = await importLines(tb, readline.createInterface({ input, crlfDelay: Infinity }), ({ line, errors }) => {
         for (const e of errors) process.stderr.write(`line ${line}: ${e.code}${e.field ? ` (${e.field})` : ''}: ${e.message}\n`);
       });
-      tb.close();
+      await tb.close();
       process.stdout.write(
         options.json ? `${JSON.stringify(report)}\n` : `${report.lines} lines: ${report.applied} applied, ${report.failed} failed, ${report.events} events appended\n`,
       );

@@ -5,11 +5,13 @@ import { auditReads } from '../audit/reads.ts';
 import { type HistoryEntry, historyOf, whoOf } from '../audit/history.ts';
 import { toStoredEvent } from '../events/store.ts';
 import { asyncReads } from '../storage/async-reads.ts';
-import { databaseSetting, notYetOnPostgres } from '../storage/database.ts';
+import { databaseSetting, notYetOnPostgres, shownUrl } from '../storage/database.ts';
+import type { Company } from '../company.ts';
+import { openCompany } from '../open-company.ts';
 import { type LogAndKeys, openLogAndKeys } from '../storage/postgres/log-and-keys.ts';
 
 /** The commands that run on PostgreSQL so far (`anchor-key` uses no database); the others need its read tables. */
-const ON_POSTGRES = new Set(['keys create', 'keys list', 'keys revoke', 'events', 'history', 'anchor', 'anchor-key']);
+const ON_POSTGRES = new Set(['keys create', 'keys list', 'keys revoke', 'events', 'history', 'anchor', 'anchor-key', 'import', 'seed']);
 
 /**
  * Refuses `command` (`keys list`, `import`) before it reads a file or connects, when TRADEBOOK_DB is a PostgreSQL
@@ -68,6 +70,19 @@ export async function openHistoryForCli(): Promise<{ history(stream: string): Pr
 export async function openForCli(options: { mustExist?: boolean } = {}): Promise<Tradebook> {
   if (options.mustExist) refuseMissing();
   return Tradebook.open(databasePath(), { onRebuilt: (names) => process.stderr.write(`rebuilt projections: ${names.join(', ')}\n`) });
+}
+
+/** The company in the database TRADEBOOK_DB names, on either engine, its read tables current (the commands that write). */
+export async function openCompanyForCli(): Promise<Company> {
+  const setting = databaseSetting();
+  if (setting.engine === 'sqlite') return openForCli();
+  return openCompany(setting, { onBuilt: (line) => process.stderr.write(`${line}\n`) });
+}
+
+/** TRADEBOOK_DB as messages name it: the file, or the URL without its password. */
+export function shownDatabase(): string {
+  const setting = databaseSetting();
+  return setting.engine === 'postgres' ? shownUrl(setting.url) : setting.file;
 }
 
 function refuseMissing(): void {

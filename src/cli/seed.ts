@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import { type ImportRecord, importRecords } from '../use-cases/import.ts';
-import { lastSeq } from '../events/store.ts';
 import { type DemoSizes, demoCompany, demoLineCount } from '../seed/demo-company.ts';
 import { EXIT } from './exit.ts';
-import { UsageError, openForCli, parseWholeNumber } from './open.ts';
+import { UsageError, openCompanyForCli, parseWholeNumber, shownDatabase } from './open.ts';
 import { progressReporter } from './progress.ts';
 
 const DEFAULT_SIZES: DemoSizes = { products: 200, contractors: 50, documents: 500 };
@@ -28,10 +27,10 @@ export function seedCommand(program: Command): void {
         documents: parseWholeNumber(options.documents, '--documents'),
       };
       if (sizes.documents > 0 && (sizes.products === 0 || sizes.contractors === 0)) throw new UsageError('documents need --products and --contractors of at least 1');
-      const tb = await openForCli();
+      const tb = await openCompanyForCli();
       try {
-        const events = lastSeq(tb.db);
-        if (events > 0) throw new UsageError(`the database ${tb.db.name} is not empty (${events} events); seed fills only an empty one`);
+        const events = await tb.audit.lastSeq();
+        if (events > 0) throw new UsageError(`the database ${shownDatabase()} is not empty (${events} events); seed fills only an empty one`);
         const total = demoLineCount(sizes);
         const progress = progressReporter('seed', 'records');
         const started = Date.now();
@@ -55,7 +54,7 @@ export function seedCommand(program: Command): void {
         process.stdout.write(options.json ? `${JSON.stringify({ ...report, seconds })}\n` : `seeded ${report.applied} records (${report.events} events) in ${seconds} s\n`);
         if (report.failed > 0) process.exitCode = EXIT.problemsFound;
       } finally {
-        tb.close();
+        await tb.close();
       }
     });
 }

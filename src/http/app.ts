@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { NotDurableError, StorageBusyError } from '../storage/errors.ts';
+import { NotDurableError, ReadModelsDifferError, StorageBusyError } from '../storage/errors.ts';
 import type { Company } from '../company.ts';
 import { AbortedRequests } from './aborts.ts';
 import { type AccessEntry, accessLog } from './access-log.ts';
@@ -90,6 +90,8 @@ export function createApp(tb: Company, options: AppOptions = {}): Hono<AppEnv> {
       return sendError(c, 400, 'ERROR_BAD_REQUEST', error.message);
     }
     if (error instanceof StorageBusyError) return sendError(c, 503, 'ERROR_BUSY', `${error.message}; nothing was applied, try again`, { 'Retry-After': RETRY_BUSY_S });
+    // A server of another release beside this database's (a rolling deploy): not a bug, and nothing was applied.
+    if (error instanceof ReadModelsDifferError) return sendError(c, 503, 'ERROR_READ_MODELS_DIFFER', `${error.message}; nothing was applied`, { 'Retry-After': RETRY_STORAGE_FAULT_S });
     // The disk's state, not a bug; the server logs it once, when it starts.
     const fault = tb.storageFaultOf(error);
     if (fault) return sendError(c, 503, STORAGE_ERRORS[fault.kind], `${fault.message}; nothing was applied`, { 'Retry-After': RETRY_STORAGE_FAULT_S });

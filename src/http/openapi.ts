@@ -118,12 +118,12 @@ export const STORAGE_ERRORS: Record<StorageFaultKind, string> = {
 /** Every write waits up to 10 s for another process's write lock, then answers this; a storage fault answers it at once. */
 const busyResponse = (codes: string[]) => ({
   description:
-    'Nothing was applied: another process held the write lock too long (ERROR_BUSY), or the disk is full (ERROR_STORAGE_FULL), the database cannot be written (ERROR_STORAGE_READ_ONLY) or the disk reported an error (ERROR_STORAGE_IO); also too many connections (ERROR_TOO_MANY_CONNECTIONS). Retry-After says when to try again.',
+    'Nothing was applied: another process held the write lock too long (ERROR_BUSY), or the disk is full (ERROR_STORAGE_FULL), the database cannot be written (ERROR_STORAGE_READ_ONLY) or the disk reported an error (ERROR_STORAGE_IO), or this server keeps read models of other versions than those of the database and must be upgraded or the read tables rebuilt (ERROR_READ_MODELS_DIFFER, PostgreSQL); also too many connections (ERROR_TOO_MANY_CONNECTIONS). Retry-After says when to try again.',
   content: jsonContent(errorBody(codes)),
 });
 
 /** What every step of a write may answer besides its own errors. */
-const WRITE_CODES = ['ERROR_READ_ONLY', 'ERROR_BUSY', ...Object.values(STORAGE_ERRORS)];
+const WRITE_CODES = ['ERROR_READ_ONLY', 'ERROR_BUSY', ...Object.values(STORAGE_ERRORS), 'ERROR_READ_MODELS_DIFFER'];
 
 const readOnlyResponse = (codes: string[]) => ({ description: 'The database is a point-in-time copy and accepts no writes (ERROR_READ_ONLY)', content: jsonContent(errorBody(codes)) });
 

@@ -11,9 +11,9 @@ export function databaseSetting(value: string | undefined = process.env.TRADEBOO
   return { engine: 'sqlite', file: value || DEFAULT_FILE };
 }
 
-/** The one line that refuses `what` (a command, serving) on PostgreSQL until its read tables are built there. */
+/** The one line that refuses `what` (a command) on PostgreSQL until it runs there. */
 export function notYetOnPostgres(what: string): string {
-  return `${what} on PostgreSQL is not available yet: the read tables are not built there; only \`tradebook keys\`, \`events\`, \`history\` and \`anchor\` run there so far (docs/postgres.md)`;
+  return `${what} on PostgreSQL is not available yet; the server, \`tradebook keys\`, \`import\`, \`seed\`, \`events\`, \`history\`, \`anchor\` and \`copy\` run there so far (docs/postgres.md)`;
 }
 
 /** A database URL without its password, fit for a message or a log. */

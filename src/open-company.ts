@@ -6,7 +6,7 @@ import { PostgresTradebook } from './tradebook-postgres.ts';
 
 export interface OpenCompanyOptions {
   clock?: Clock;
-  /** Told the read models whose tables were built at open, and why. */
+  /** Told the read models whose tables were built at open and why, or why writes are refused. */
   onBuilt?: (line: string) => void;
   /** Told once when writes start failing for a storage fault, once when they succeed again (SQLite's group commit). */
   onStorageFault?: (line: string) => void;
@@ -16,7 +16,11 @@ export interface OpenCompanyOptions {
 export function openCompany(setting: DatabaseSetting, options: OpenCompanyOptions = {}): Promise<Company> {
   const { clock, onBuilt, onStorageFault } = options;
   if (setting.engine === 'postgres') {
-    return PostgresTradebook.open(setting.url, { clock, onCreated: (names) => onBuilt?.(`built the read tables from the log: ${names.join(', ')}`) });
+    return PostgresTradebook.open(setting.url, {
+      clock,
+      onCreated: (names) => onBuilt?.(`built the read tables from the log: ${names.join(', ')}`),
+      onWritesRefused: onBuilt,
+    });
   }
   return Tradebook.open(setting.file, { clock, onStorageFault, onRebuilt: (names) => onBuilt?.(`rebuilt projections whose version changed: ${names.join(', ')}`) });
 }

@@ -4,7 +4,7 @@ import { toStoredEvent } from './events/store.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { bringReadTablesUp } from './projections/bring-up.ts';
 import { Projections, readModelVersions, staleProjections } from './projections/registry.ts';
-import { StorageFault } from './storage/errors.ts';
+import { ReadModelsDifferError, StorageFault } from './storage/errors.ts';
 import { postgresAuditReads } from './storage/postgres/audit-reads.ts';
 import { type PostgresDatabase, openPostgres } from './storage/postgres/connection.ts';
 import { storageErrorOf, unreachableOf } from './storage/postgres/errors.ts';
@@ -18,6 +18,8 @@ export interface OpenPostgresOptions {
   clock?: Clock;
   /** Called with the names of the read models whose tables were created at open (a database new to them). */
   onCreated?: (names: string[]) => void;
+  /** Told why writes are refused when the database's read models are other versions than this server's. */
+  onWritesRefused?: (why: string) => void;
 }
 
 /**
@@ -75,8 +77,14 @@ export class PostgresTradebook extends Company {
   static async on(database: PostgresDatabase, options: OpenPostgresOptions = {}): Promise<PostgresTradebook> {
     await migrate(database.session);
     const tb = new PostgresTradebook(database, options.clock ?? systemClock);
-    const created = await tb.writer.run(() => tb.bringReadTablesUp());
-    if (created.length > 0) options.onCreated?.(created);
+    try {
+      const created = await tb.writer.run(() => tb.bringReadTablesUp());
+      if (created.length > 0) options.onCreated?.(created);
+    } catch (error) {
+      // Another release's read tables: this server still serves what they hold, and refuses every write.
+      if (!(error instanceof ReadModelsDifferError)) throw error;
+      options.onWritesRefused?.(error.message);
+    }
     return tb;
   }
 

@@ -13,7 +13,7 @@ import { runCli as cli, runToExit } from '../server-process.ts';
 import { REAL_SERVER_URL, createDatabase } from '../storage/postgres/engines.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const NOT_YET = /^tradebook: .* on PostgreSQL is not available yet: the read tables are not built there; .*\(docs\/postgres\.md\)\n$/;
+const NOT_YET = /^tradebook: .* on PostgreSQL is not available yet; .*\(docs\/postgres\.md\)\n$/;
 
 describe('TRADEBOOK_DB=postgres://…: what does not run there yet is refused in one line, before connecting', () => {
   // A port that counts the connections made to it: a refusal must make none.
@@ -31,8 +31,6 @@ describe('TRADEBOOK_DB=postgres://…: what does not run there yet is refused in
   afterAll(() => new Promise((resolve) => listener.close(resolve)));
 
   test.each([
-    'import missing.ndjson',
-    'seed --demo',
     'verify',
     'rebuild',
     'rebuild --until 1 --into copy.db',
@@ -51,20 +49,19 @@ describe('TRADEBOOK_DB=postgres://…: what does not run there yet is refused in
     expect(fs.existsSync(path.join(ROOT, 'postgresql:'))).toBe(false);
   });
 
-  test('the server (npm start)', async () => {
-    const run = await runToExit('bin/server.mjs', [], { TRADEBOOK_DB: url, PORT: '0' });
-    expect([run.status, run.stdout]).toEqual([2, '']);
-    expect(run.stderr).toMatch(NOT_YET);
-    expect(run.stderr).toContain('serving');
-    expect(connections).toBe(0);
-    expect(fs.existsSync(path.join(ROOT, 'postgres:'))).toBe(false);
-  });
-
   test('a database that cannot be reached: one line naming it (never its password), exit 2', async () => {
-    for (const args of [['keys', 'list'], ['keys', 'create'], ['events']]) {
-      const run = await cli('postgres://root:secret@127.0.0.1:1/x', args);
+    const unreachable = 'postgres://root:secret@127.0.0.1:1/x';
+    for (const args of [['keys', 'list'], ['keys', 'create'], ['events'], ['import', '-'], ['seed', '--demo']]) {
+      const run = await cli(unreachable, args, '');
       expect([run.status, run.stdout, run.stderr]).toEqual([2, '', 'tradebook: cannot connect to postgres://root:***@127.0.0.1:1/x: connect ECONNREFUSED 127.0.0.1:1\n']);
     }
+    // The server says so before it listens.
+    const server = await runToExit('bin/server.mjs', [], { TRADEBOOK_DB: unreachable, PORT: '0' });
+    expect([server.status, server.stdout, server.stderr]).toEqual([
+      2,
+      '',
+      'tradebook: cannot serve postgres://root:***@127.0.0.1:1/x: cannot connect to postgres://root:***@127.0.0.1:1/x: connect ECONNREFUSED 127.0.0.1:1\n',
+    ]);
   });
 });
 

@@ -1,0 +1,166 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { verifyChain } from '../../src/audit/verify-chain.ts';
+import { type PostgresDatabase, openPostgres } from '../../src/storage/postgres/connection.ts';
+import { readEvents } from '../../src/storage/postgres/event-log.ts';
+import { tempDir } from '../helpers.ts';
+import { HttpClient, type ServerProcess, runCli, startServer } from '../server-process.ts';
+import { REAL_SERVER_URL, createDatabase } from '../storage/postgres/engines.ts';
+
+/**
+ * Several servers (`node bin/server.mjs`, as `npm start` runs it) and the command line on one PostgreSQL database.
+ * A real server only: PGlite is one connection in one process.
+ */
+const KEY = 'tb_several_servers_key_0123456789abcdef';
+
+interface Acknowledged {
+  ids: number[];
+  names: string[];
+}
+
+/** A client writing batches of ten contractors through `client` until `stop()`; every answer's status, and what was acknowledged. */
+async function contractorWriter(client: HttpClient, tag: string, stop: () => boolean, statuses: number[], acknowledged: Acknowledged[]) {
+  for (let i = 0; !stop(); i++) {
+    const names = Array.from({ length: 10 }, (_, n) => `${tag} ${i}-${n}`);
+    const res = await client.write(
+      '/api/add-contractor',
+      'contractors',
+      names.map((name, n) => ({ type: 'ФЛ', name, contactPerson: tag, phone1: `+7 916 ${String(i).padStart(3, '0')}-${String(n).padStart(4, '0')}` })),
+    );
+    statuses.push(res.status);
+    if (res.status === 200) acknowledged.push({ ids: res.body.data.map((r: { id: number }) => r.id), names });
+  }
+}
+
+describe.runIf(REAL_SERVER_URL)('several servers on one PostgreSQL database', () => {
+  let admin: PostgresDatabase;
+  let database: { url: string; drop(): Promise<void> };
+  let db: PostgresDatabase;
+  const servers: ServerProcess[] = [];
+  beforeAll(() => {
+    admin = openPostgres(REAL_SERVER_URL!, 1);
+  });
+  afterAll(() => admin.close());
+  beforeEach(async () => {
+    database = await createDatabase(admin);
+    db = openPostgres(database.url, 2);
+  });
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.stop('SIGKILL')));
+    await db.close();
+    await database.drop();
+  });
+
+  const start = async (count: number) => {
+    // One at a time: the first migrates the empty database, the others find it ready (together they take turns too).
+    for (let i = 0; i < count; i++) servers.push(await startServer(database.url, KEY));
+    return servers.map((server) => new HttpClient(server.url, KEY));
+  };
+
+  /** The log's seqs are 1..n with no gap, and its hash chain holds. */
+  const expectDenseIntactLog = async () => {
+    const [{ count, max }] = await db.pool.sql<{ count: number; max: number }>('SELECT count(*) AS count, coalesce(max(seq), 0) AS max FROM events');
+    expect(count).toBe(max);
+    const chain = await verifyChain(readEvents(db.pool));
+    expect(chain.ok, JSON.stringify(chain)).toBe(true);
+    return count;
+  };
+
+  /** Every acknowledged batch is in the read tables whole: each id with the name it was written with. */
+  const expectWhole = async (acknowledged: Acknowledged[]) => {
+    const rows = await db.pool.sql<{ id: number; record: string }>('SELECT id, record FROM contractors');
+    const names = new Map(rows.map((row) => [row.id, JSON.parse(row.record).name as string]));
+    for (const batch of acknowledged) expect(batch.ids.map((id) => names.get(id))).toEqual(batch.names);
+  };
+
+  test('three servers and an import writing at once: dense seqs, an intact chain, every acknowledged batch whole, no 5xx', async () => {
+    const clients = await start(3);
+    const lines = Array.from({ length: 1000 }, (_, i) =>
+      JSON.stringify({ type: 'contractor', data: { type: 'ЮЛ', name: `Импорт ${i}`, contactPerson: 'Бухгалтерия', phone1: `+7 495 ${String(i).padStart(7, '0')}`, inn: String(7_700_000_000 + i) } }),
+    );
+    const file = path.join(tempDir(), 'contractors.ndjson');
+    fs.writeFileSync(file, `${lines.join('\n')}\n`);
+    const statuses: number[] = [];
+    const acknowledged: Acknowledged[] = [];
+    let importing = true;
+    const deadline = Date.now() + 60_000;
+    const stop = () => !importing || Date.now() > deadline;
+    const writers = clients.flatMap((client, s) => [0, 1].map((c) => contractorWriter(client, `server ${s} client ${c}`, stop, statuses, acknowledged)));
+    const imported = await runCli(database.url, ['import', file]);
+    importing = false;
+    await Promise.all(writers);
+
+    expect(imported.status, imported.stderr).toBe(0);
+    expect(imported.stdout).toBe('1000 lines: 1000 applied, 0 failed, 1000 events appended\n');
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+    expect(acknowledged.length).toBeGreaterThan(0);
+    const events = await expectDenseIntactLog();
+    // Every event is a contractor added by the import or a batch, and each one is in the read tables once.
+    expect(events).toBe(1000 + acknowledged.length * 10);
+    const [{ contractors }] = await db.pool.sql<{ contractors: number }>('SELECT count(*) AS contractors FROM contractors');
+    expect(contractors).toBe(events);
+    await expectWhole(acknowledged);
+    // Any server answers the same page, byte for byte.
+    const pages = await Promise.all(clients.map((client) => client.request('GET', '/api/contractors?offset=500&limit=100')));
+    expect(new Set(pages.map((page) => page.text)).size).toBe(1);
+  });
+
+  test('a server killed while it writes: the others go on, no batch is half applied, the chain holds', async () => {
+    const clients = await start(3);
+    const statuses: number[][] = [[], [], []];
+    const acknowledged: Acknowledged[] = [];
+    let writing = true;
+    // The killed server's client sees its connection fail: that writer ends there.
+    const writers = clients.map((client, s) => contractorWriter(client, `server ${s}`, () => !writing, statuses[s], acknowledged).catch((error: Error) => error));
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await servers[0].stop('SIGKILL');
+    const afterKill = acknowledged.length;
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    writing = false;
+    expect(await writers[0]).toBeInstanceOf(Error);
+    await Promise.all(writers);
+    expect(acknowledged.length).toBeGreaterThan(afterKill);
+    expect([...statuses[1], ...statuses[2]].filter((status) => status !== 200)).toEqual([]);
+    const events = await expectDenseIntactLog();
+    // Batches of ten, all or nothing, including any the killed server committed without answering.
+    expect(events % 10).toBe(0);
+    await expectWhole(acknowledged);
+  });
+
+  test('the same record edited through two servers at once: the last writer wins whole, every edit is in the history', async () => {
+    const [one, two] = await start(2);
+    const added = await one.write('/api/add-contractor', 'contractors', [{ type: 'ЮЛ', name: 'Ромашка', contactPerson: 'Иванов', phone1: '+7 495 000-00-01', inn: '7701000001' }]);
+    const id = added.body.data[0].id;
+    const edits = Array.from({ length: 20 }, (_, i) => ({ id, type: 'ЮЛ', name: `Ромашка ${i}`, contactPerson: `Петров ${i}`, phone1: `+7 495 000-01-${String(i).padStart(2, '0')}`, inn: `77010000${String(i).padStart(2, '0')}` }));
+    const answers = await Promise.all(edits.map((edit, i) => (i % 2 === 0 ? one : two).write('/api/edit-contractor', 'contractors', [edit])));
+    expect(answers.map((answer) => answer.status)).toEqual(edits.map(() => 200));
+    const history = await runCli(database.url, ['history', `contractor-${id}`, '--json']);
+    expect(history.status, history.stderr).toBe(0);
+    const entries = JSON.parse(history.stdout) as { changes: { name?: string } }[];
+    expect(entries).toHaveLength(21);
+    // The record is the last edit in the log, whole: every field from the same edit.
+    const last = edits.find((edit) => edit.name === entries[20].changes.name)!;
+    for (const client of [one, two]) {
+      expect((await client.request('POST', '/api/contractor', JSON.stringify({ id }))).body.data).toMatchObject({ name: last.name, contactPerson: last.contactPerson, inn: last.inn });
+    }
+    expect(new Set(entries.slice(1).map((entry) => entry.changes.name))).toEqual(new Set(edits.map((edit) => edit.name)));
+  });
+
+  test('a server whose read models are other versions than the database has refuses writes and says why; reads go on', async () => {
+    const [client] = await start(1);
+    expect((await client.write('/api/add-product-brand', 'brand', [{ name: 'Бренд' }])).status).toBe(200);
+    // As if a server of another release had set up this database's read tables.
+    await db.session.sql("UPDATE chain_head SET projectors = 'products@99' WHERE id = 1");
+    const refused = await client.write('/api/add-product-brand', 'brand', [{ name: 'Ещё' }]);
+    expect(refused.status).toBe(503);
+    expect(refused.body.errors[0].code).toBe('ERROR_READ_MODELS_DIFFER');
+    expect(refused.body.errors[0].message).toMatch(/the database's are products@99/);
+    expect((await client.request('GET', '/api/product-brands')).body.data.map((b: { name: string }) => b.name)).toEqual(['Бренд']);
+    // A server started now says so when it starts, and serves reads all the same.
+    const late = await startServer(database.url, KEY);
+    servers.push(late);
+    expect(late.output()).toMatch(/writes are refused: this server keeps read models .*, the database's are products@99/);
+    expect((await new HttpClient(late.url, KEY).request('GET', '/api/product-brands')).status).toBe(200);
+  });
+});

@@ -9,6 +9,7 @@ const everyEngine = [
   'test/http/audit.test.ts',
   'test/http/categories-brands.test.ts',
   'test/http/contractors.test.ts',
+  'test/http/documents.test.ts',
   'test/http/openapi.test.ts',
   'test/http/operability.test.ts',
   'test/http/product-pages.test.ts',

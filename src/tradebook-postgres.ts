@@ -3,6 +3,8 @@ import { Company } from './company.ts';
 import { toStoredEvent } from './events/store.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { bringReadTablesUp } from './projections/bring-up.ts';
+import { rebuildPostgres } from './projections/rebuild-postgres.ts';
+import { verifyPostgres } from './audit/compare-postgres.ts';
 import { Projections, readModelVersions, staleProjections } from './projections/registry.ts';
 import { ReadModelsDifferError, StorageFault } from './storage/errors.ts';
 import { postgresAuditReads } from './storage/postgres/audit-reads.ts';
@@ -100,6 +102,20 @@ export class PostgresTradebook extends Company {
     const found = storageErrorOf(error);
     return found instanceof StorageFault ? found : undefined;
   };
+
+  /**
+   * Rebuilds every read table beside the served ones and swaps them in (see `rebuildPostgres`), on the writer's
+   * connection between its groups: for when no write of this process is in flight (tests, tools);
+   * `tradebook rebuild` runs it on a connection of its own.
+   */
+  rebuild(): Promise<{ events: number }> {
+    return this.writer.run(() => undefined).then(() => rebuildPostgres(this.database.session, this.writer));
+  }
+
+  /** The chain and the read tables against a fresh build, in one snapshot (see `verifyPostgres`); as `rebuild`, for tests and tools. */
+  verify() {
+    return verifyPostgres(this.database.session);
+  }
 
   staleProjections(): Promise<string[]> {
     return staleProjections(postgresSession(() => this.database.pool));

@@ -5,7 +5,7 @@ import { type Sqlite, openSqlite } from '../storage/sqlite/open.ts';
 import { sqliteSession } from '../storage/sqlite/session.ts';
 import { servedNames } from '../projections/projector.ts';
 import { buildProjections } from '../projections/rebuild.ts';
-import { projectors, readCheckpoints } from '../projections/registry.ts';
+import { type CheckpointRow, projectors, readCheckpoints } from '../projections/registry.ts';
 import { tableExists, withAttached } from '../storage/sqlite/maintenance.ts';
 import { storageFaultOf } from '../storage/sqlite/storage-fault.ts';
 
@@ -34,7 +34,7 @@ export async function compareWithRebuild(db: Sqlite): Promise<ProjectionCheck> {
         scratch.close();
         if (typeof built === 'string') differences.push(built);
         else {
-          differences.push(...(await checkpointDifferences(db, built)));
+          differences.push(...checkpointDifferences(await readCheckpoints(sqliteSession(db)), built));
           for (const table of tables) differences.push(...tableDifferences(db, table));
         }
       } finally {
@@ -60,8 +60,8 @@ async function rebuildOrExplain(scratch: Sqlite, db: Sqlite): Promise<number | s
   }
 }
 
-async function checkpointDifferences(db: Sqlite, builtSeq: number): Promise<string[]> {
-  const checkpoints = await readCheckpoints(sqliteSession(db));
+/** What the stored checkpoints say that a build of the log up to `builtSeq` by this code would not. */
+export function checkpointDifferences(checkpoints: Map<string, CheckpointRow>, builtSeq: number): string[] {
   return projectors.flatMap((p) => {
     const stored = checkpoints.get(p.name);
     if (!stored) return [`projection ${p.name} has no checkpoint`];
@@ -79,9 +79,13 @@ function tableDifferences(db: Sqlite, table: string): string[] {
   const live = count('main', 'rebuilt');
   const rebuilt = count('rebuilt', 'main');
   if (live === 0 && rebuilt === 0) return [];
-  // The first column is the table's key: enough to find the row.
-  const [key, value] = Object.entries((live > 0 ? onlyIn('main', 'rebuilt') : onlyIn('rebuilt', 'main')).get() as object)[0];
-  return [`table ${table}: live rows not in a fresh rebuild: ${live}, rebuilt rows not live: ${rebuilt}; first: ${key} ${JSON.stringify(value)}`];
+  return [tableDifference(table, live, rebuilt, (live > 0 ? onlyIn('main', 'rebuilt') : onlyIn('rebuilt', 'main')).get() as object)];
+}
+
+/** How a table differs: the rows only live, those only rebuilt, and the first such row by its key (the first column). */
+export function tableDifference(table: string, live: number, rebuilt: number, first: object): string {
+  const [key, value] = Object.entries(first)[0];
+  return `table ${table}: live rows not in a fresh rebuild: ${live}, rebuilt rows not live: ${rebuilt}; first: ${key} ${JSON.stringify(value)}`;
 }
 
 /** Where the fresh rebuild is built: beside the database, or in tmp for one in memory. */

@@ -3,6 +3,11 @@ import type { Command } from 'commander';
 import { lastSeq } from '../events/store.ts';
 import { resolveUntil, writePointInTime } from '../audit/point-in-time.ts';
 import { UsageError, databasePath, openForCli } from './open.ts';
+import { rebuildPostgres } from '../projections/rebuild-postgres.ts';
+import { databaseSetting, notYetOnPostgres } from '../storage/database.ts';
+import { openPostgres } from '../storage/postgres/connection.ts';
+import { storageErrorOf, unreachableOf } from '../storage/postgres/errors.ts';
+import { PostgresWriter } from '../storage/postgres/writer.ts';
 import { progressReporter } from './progress.ts';
 import { rebuildOnThread } from './rebuild-thread.ts';
 import { TIME_FORMS } from './times.ts';
@@ -17,6 +22,11 @@ export function rebuildCommand(program: Command): void {
     .action(async (options: { until?: string; into?: string; json?: boolean }) => {
       if (options.until !== undefined && options.into === undefined) throw new UsageError('--until needs --into FILE (the live read tables always follow the whole log)');
       if (options.into !== undefined && fs.existsSync(options.into)) throw new UsageError(`${options.into} exists; a point-in-time copy is only written to a new file`);
+      const setting = databaseSetting();
+      if (setting.engine === 'postgres') {
+        if (options.into !== undefined) throw new UsageError(notYetOnPostgres('`tradebook rebuild --into`'));
+        return report(await rebuildOnPostgres(setting.url), options.json);
+      }
       const tb = await openForCli();
       const until = options.until === undefined ? lastSeq(tb.db) : resolveUntil(tb.db, options.until);
       if (until === undefined) {
@@ -33,12 +43,31 @@ export function rebuildCommand(program: Command): void {
       progress.stop();
       tb.close();
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      if (options.json) process.stdout.write(`${JSON.stringify(options.into === undefined ? { events, seconds: Number(seconds) } : { into: options.into, until, seconds: Number(seconds) })}\n`);
-      else
-        process.stdout.write(
-          options.into === undefined
-            ? `rebuilt every projection from ${events} events in ${seconds} s\n`
-            : `wrote ${options.into}: the log up to seq ${until} and its read tables, in ${seconds} s; it is read-only\n`,
-        );
+      if (options.into === undefined) return report({ events, seconds }, options.json);
+      if (options.json) process.stdout.write(`${JSON.stringify({ into: options.into, until, seconds: Number(seconds) })}\n`);
+      else process.stdout.write(`wrote ${options.into}: the log up to seq ${until} and its read tables, in ${seconds} s; it is read-only\n`);
     });
+}
+
+function report({ events, seconds }: { events: number; seconds: string }, json: boolean | undefined): void {
+  process.stdout.write(json ? `${JSON.stringify({ events, seconds: Number(seconds) })}\n` : `rebuilt every projection from ${events} events in ${seconds} s\n`);
+}
+
+/**
+ * Builds beside the served tables on a connection of its own and swaps them in under the chain head's lock,
+ * while servers keep serving and writing.
+ */
+async function rebuildOnPostgres(url: string): Promise<{ events: number; seconds: string }> {
+  const db = openPostgres(url, 1);
+  const progress = progressReporter('rebuild', 'events');
+  const started = Date.now();
+  try {
+    const { events } = await rebuildPostgres(db.session, new PostgresWriter(db.session), { onProgress: progress.update }).catch((error: unknown) => {
+      throw unreachableOf(error, url) ?? storageErrorOf(error) ?? error;
+    });
+    return { events, seconds: ((Date.now() - started) / 1000).toFixed(1) };
+  } finally {
+    progress.stop();
+    await db.close();
+  }
 }

@@ -6,6 +6,12 @@ import { readEvents } from '../events/store.ts';
 import { storageFaultOf } from '../storage/sqlite/storage-fault.ts';
 import { type Anchor, type AnchorCheck, checkAnchors, keyFingerprint, parseAnchors } from '../audit/anchors.ts';
 import { auditReads } from '../audit/reads.ts';
+import { verifyPostgres } from '../audit/compare-postgres.ts';
+import { databaseSetting } from '../storage/database.ts';
+import { StorageFault } from '../storage/errors.ts';
+import { postgresAuditReads } from '../storage/postgres/audit-reads.ts';
+import { openPostgres } from '../storage/postgres/connection.ts';
+import { unreachableOf } from '../storage/postgres/errors.ts';
 import { EXIT } from './exit.ts';
 import { UsageError, openExistingReadonly } from './open.ts';
 
@@ -34,6 +40,30 @@ function anchorLine(check: AnchorCheck): string {
   return check.holds ? `${name}: holds` : `${name}: FAILED: ${check.problem}`;
 }
 
+/** The SQLite file as it is, without the migrations or catch-up an ordinary open runs: verify must see what is there. */
+async function checkSqlite(anchors: Anchor[] | undefined) {
+  const db = openExistingReadonly();
+  try {
+    const audit = auditReads(db);
+    return { chain: await verifyChain(readEvents(db)), projections: await compareWithRebuild(db), anchors: anchors && (await checkAnchors(anchors, audit.hashAt)) };
+  } finally {
+    db.close();
+  }
+}
+
+/** The PostgreSQL database on a connection of its own: one snapshot, nothing left behind. */
+async function checkPostgres(url: string, anchors: Anchor[] | undefined) {
+  const db = openPostgres(url, 1);
+  try {
+    const { chain, projections } = await verifyPostgres(db.session).catch((error: unknown) => {
+      throw unreachableOf(error, url) ?? error;
+    });
+    return { chain, projections, anchors: anchors && (await checkAnchors(anchors, postgresAuditReads(db.pool).hashAt)) };
+  } finally {
+    await db.close();
+  }
+}
+
 export function verifyCommand(program: Command): void {
   program
     .command('verify')
@@ -42,15 +72,13 @@ export function verifyCommand(program: Command): void {
     .option('--json', 'print one JSON object: ok, the chain, the read tables, the anchors')
     .action(async (options: { anchor?: string; json?: boolean }) => {
       const anchors = options.anchor === undefined ? undefined : readAnchors(options.anchor);
-      // Opened as it is, without the migrations or catch-up an ordinary open runs: verify must see what is there.
-      const db = openExistingReadonly();
+      const setting = databaseSetting();
       let checked;
       try {
-        const audit = auditReads(db);
-        checked = { chain: await verifyChain(readEvents(db)), projections: await compareWithRebuild(db), anchors: anchors && (await checkAnchors(anchors, audit.hashAt)) };
+        checked = setting.engine === 'postgres' ? await checkPostgres(setting.url, anchors) : await checkSqlite(anchors);
       } catch (error) {
         // A full or failing disk (the rebuild's scratch database is written beside the file) is no finding either way.
-        const fault = storageFaultOf(error);
+        const fault = error instanceof StorageFault ? error : storageFaultOf(error);
         if (!fault) throw error;
         process.stdout.write(
           options.json
@@ -59,8 +87,6 @@ export function verifyCommand(program: Command): void {
         );
         process.exitCode = EXIT.usage;
         return;
-      } finally {
-        db.close();
       }
       const { chain, projections, anchors: anchorChecks = [] } = checked;
       const failedAnchors = anchorChecks.filter((check) => !check.holds);

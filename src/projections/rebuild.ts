@@ -3,7 +3,8 @@ import type { Sqlite } from '../storage/sqlite/open.ts';
 import { sqliteSession } from '../storage/sqlite/session.ts';
 import { type StoredEvent, lastSeq, replayEvents } from '../events/store.ts';
 import { type TableNames, servedNames } from './projector.ts';
-import { Projections, createProjectionTables, createReadIndexes, projectors, readCheckpoints, setCheckpoints } from './registry.ts';
+import { Projections, createReadIndexes, projectors, readCheckpoints, setCheckpoints } from './registry.ts';
+import { buildInto } from './build.ts';
 
 export interface RebuildProgress {
   done: number;
@@ -21,13 +22,19 @@ export interface BuildOptions {
 
 // Rows read a query at a time: each piece is alive at once, and larger pieces raised the peak RSS measurably.
 const READ_CHUNK = 200;
-/** Deferred items (products, document components, contractors) flushed a transaction at the end of a build. */
-const FLUSH_STEP = 5000;
 
 /** Where a build writes: the tables' names, and whether it creates the read indexes (after the load) itself. */
 export interface BuildTarget {
   names: TableNames;
   readIndexes: boolean;
+}
+
+/** The events of `log` up to and including `until`. */
+function* upTo(log: Iterable<StoredEvent>, until: number): Generator<StoredEvent> {
+  for (const event of log) {
+    if (event.seq > until) return;
+    yield event;
+  }
 }
 
 /**
@@ -41,38 +48,16 @@ export async function buildProjections(
   into: BuildTarget = { names: servedNames, readIndexes: true },
 ): Promise<number> {
   const until = options.until ?? lastSeq(source);
-  // Small transactions: a rebuild defers its heavy work to the final flush, so a transaction costs little.
-  const chunk = options.chunk ?? 1000;
-  const session = sqliteSession(target);
-  // Every transaction takes the write lock at BEGIN: a transaction that read first could not wait for a server's
-  // writer to finish (SQLite fails such an upgrade at once rather than risk a deadlock).
-  await inWriteTransaction(target, () => createProjectionTables(session, projectors, 0, into.names, false));
-  const projections = new Projections(session, projectors, into.names);
-  const log = replayEvents(source, 0, READ_CHUNK);
-  let done = 0;
-  let more = true;
-  // Yielded one by one rather than collected: an event then dies young (a chunk held in an array outlived the
-  // young generation, and the old one grew with garbage).
-  function* nextChunk(): Generator<StoredEvent> {
-    for (let n = 0; n < chunk; n++) {
-      const next = log.next();
-      if (next.done || next.value.seq > until) {
-        more = false;
-        return;
-      }
-      done++;
-      yield next.value;
-    }
-  }
-  do {
-    await inWriteTransaction(target, () => projections.replay(nextChunk()));
-    await options.onProgress?.({ done, total: until });
-  } while (more);
-  // The deferred work (each product's views, each document component) once for the whole log, in transactions of
-  // FLUSH_STEP items: a build in the live database shares it with a server's writers, which wait for each one.
-  while (!(await inWriteTransaction(target, () => projections.flush(FLUSH_STEP))));
-  // An index built from the loaded table costs less than one kept up to date row by row.
-  if (into.readIndexes) await inWriteTransaction(target, () => createReadIndexes(session, projectors, into.names));
+  await buildInto(sqliteSession(target), into.names, upTo(replayEvents(source, 0, READ_CHUNK), until)[Symbol.iterator](), {
+    // Small transactions: a rebuild defers its heavy work to the final flush, so a transaction costs little.
+    chunk: options.chunk ?? 1000,
+    readIndexes: into.readIndexes,
+    // Every transaction takes the write lock at BEGIN: a transaction that read first could not wait for a server's
+    // writer to finish (SQLite fails such an upgrade at once rather than risk a deadlock). The deferred work is
+    // flushed in steps, each its own transaction: a build in the live database shares it with a server's writers.
+    transaction: (work) => inWriteTransaction(target, work),
+    onProgress: (done) => options.onProgress?.({ done, total: until }),
+  });
   return Math.min(until, lastSeq(source));
 }
 

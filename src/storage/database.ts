@@ -13,7 +13,7 @@ export function databaseSetting(value: string | undefined = process.env.TRADEBOO
 
 /** The one line that refuses `what` (a command) on PostgreSQL until it runs there. */
 export function notYetOnPostgres(what: string): string {
-  return `${what} on PostgreSQL is not available yet; the server, \`tradebook keys\`, \`import\`, \`seed\`, \`events\`, \`history\`, \`anchor\` and \`copy\` run there so far (docs/postgres.md)`;
+  return `${what} on PostgreSQL is not available yet; the server and every command but \`backup\` and \`rebuild --into\` run there so far (docs/postgres.md)`;
 }
 
 /** A database URL without its password, fit for a message or a log. */

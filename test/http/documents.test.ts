@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { testService } from '../helpers.ts';
+import { engineService as testService } from '../engine-service.ts';
 import { eventCount, expectRebuildEqualsLive, importRecords, line, money, romashka, sale } from '../documents-fixtures.ts';
 
 async function serviceWith(records: Parameters<typeof importRecords>[1]) {

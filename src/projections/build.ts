@@ -1,0 +1,51 @@
+import type { StoredEvent } from '../events/rows.ts';
+import type { SqlSession } from '../storage/sql.ts';
+import type { TableNames } from './projector.ts';
+import { Projections, createProjectionTables, createReadIndexes, projectors } from './registry.ts';
+
+/** Deferred items (products, document components, contractors) flushed a transaction at the end of a build. */
+export const FLUSH_STEP = 5000;
+
+export interface BuildSteps {
+  /** Runs `work` as one transaction on the session's connection. */
+  transaction<T>(work: () => Promise<T>): Promise<T>;
+  /** Told after each transaction of the replay; the build goes on once it settles. */
+  onProgress?: (done: number) => Promise<void> | void;
+}
+
+/**
+ * Builds every projection's tables under `names` from `events` (in seq order, the whole prefix to build): the
+ * tables created, then the events applied in transactions of `chunk`, then the deferred work flushed in steps of
+ * FLUSH_STEP items, then (when asked) the read indexes, built from the loaded tables at once. Engine-neutral: the
+ * caller chooses where the tables go and where the events come from.
+ */
+export async function buildInto(
+  session: SqlSession,
+  names: TableNames,
+  events: AsyncIterator<StoredEvent> | Iterator<StoredEvent>,
+  steps: BuildSteps & { chunk: number; readIndexes: boolean },
+): Promise<number> {
+  await steps.transaction(() => createProjectionTables(session, projectors, 0, names, false));
+  const projections = new Projections(session, projectors, names);
+  let done = 0;
+  let more = true;
+  // Yielded one by one rather than collected: an event then dies young.
+  async function* nextChunk(): AsyncGenerator<StoredEvent> {
+    for (let n = 0; n < steps.chunk; n++) {
+      const next = await events.next();
+      if (next.done) {
+        more = false;
+        return;
+      }
+      done++;
+      yield next.value;
+    }
+  }
+  do {
+    await steps.transaction(() => projections.replay(nextChunk()));
+    await steps.onProgress?.(done);
+  } while (more);
+  while (!(await steps.transaction(() => projections.flush(FLUSH_STEP))));
+  if (steps.readIndexes) await steps.transaction(() => createReadIndexes(session, projectors, names));
+  return done;
+}

@@ -18,7 +18,10 @@ const ON_POSTGRES = new Set(['keys create', 'keys list', 'keys revoke', 'events'
  * URL and the command does not run there yet.
  */
 export function refuseOnPostgres(command: string): void {
-  if (databaseSetting().engine === 'postgres' && !ON_POSTGRES.has(command)) throw new UsageError(notYetOnPostgres(`\`tradebook ${command}\``));
+  if (databaseSetting().engine !== 'postgres' || ON_POSTGRES.has(command)) return;
+  // A PostgreSQL database is backed up by PostgreSQL's own tools, which its operators already run.
+  if (command === 'backup') throw new UsageError('on PostgreSQL, back up with its own tools: pg_dump for a copy, or base backups with WAL archiving (README, "Running on PostgreSQL")');
+  throw new UsageError(notYetOnPostgres(`\`tradebook ${command}\``));
 }
 
 /** The SQLite file the command line works on (TRADEBOOK_DB, as for the server), for the commands that run on SQLite only. */

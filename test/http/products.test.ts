@@ -92,6 +92,13 @@ describe('GET /api/product', () => {
     expect((await api.get('/api/product?id=2&sku=P1')).body.data.id).toBe(2);
   });
 
+  test('a sku holding U+0000 is one no product has: 404, on every engine', async () => {
+    const { api } = await testService();
+    await api.write('/api/add-product', 'products', [product('A')]);
+    const res = await api.get('/api/product?sku=A%00');
+    expect([res.status, codes(res.body)]).toEqual([404, ['ERROR_SKU']]);
+  });
+
   test('errors: neither key, a bad id, unknown id or sku', async () => {
     const { api } = await testService();
     await addProducts(api, 1);

@@ -3,12 +3,13 @@ import { historyOf, whoOf } from '../../audit/history.ts';
 import { toStoredEvent } from '../../events/store.ts';
 import type { Sql } from './connection.ts';
 import { eventsAfter, lastSeq, readStream } from './event-log.ts';
+import { holdsNul } from './session.ts';
 
 /** What auditors read, on the pool: committed work only. */
 export function postgresAuditReads(pool: Sql): AuditReads {
-  const streamEvents = async (stream: string) => (await readStream(pool, stream)).map(toStoredEvent);
+  const streamEvents = async (stream: string) => (holdsNul([stream]) ? [] : (await readStream(pool, stream)).map(toStoredEvent));
   return {
-    eventsAfter: (after, limit, filter) => eventsAfter(pool, after, limit, filter),
+    eventsAfter: async (after, limit, filter = {}) => (holdsNul(Object.values(filter)) ? [] : eventsAfter(pool, after, limit, filter)),
     streamEvents,
     async history(stream) {
       // Keys are few: their names are read whole, then told by id.

@@ -6,6 +6,12 @@ import { numberedPlaceholders, postgresDialect } from './dialect.ts';
  * PostgreSQL as an `SqlSession`, on the connection `on()` names when a statement is sent (the writer's session
  * inside a unit of work, the pool otherwise). Texts are numbered once and prepared once a connection.
  */
+/**
+ * Whether a parameter is text holding U+0000, which PostgreSQL refuses in text: no stored text holds it (writes
+ * refuse it at validation), so a read keyed by one finds nothing, as on SQLite.
+ */
+export const holdsNul = (params: readonly unknown[]) => params.some((param) => typeof param === 'string' && param.includes('\u0000'));
+
 export function postgresSession(on: () => Sql): SqlSession {
   const numbered = new Map<string, string>();
   const text = (sql: string) => {
@@ -13,11 +19,11 @@ export function postgresSession(on: () => Sql): SqlSession {
     if (found === undefined) numbered.set(sql, (found = numberedPlaceholders(sql)));
     return found;
   };
-  const rows = <Row extends unknown[]>(sql: string, params: readonly unknown[] = []) => on().values<Row>(text(sql), params);
+  const rows = async <Row extends unknown[]>(sql: string, params: readonly unknown[] = []) => (holdsNul(params) ? [] : on().values<Row>(text(sql), params));
   return {
     dialect: postgresDialect,
     rows,
-    objects: <Row extends object>(sql: string, params: readonly unknown[] = []) => on().sql<Row>(text(sql), params),
+    objects: async <Row extends object>(sql: string, params: readonly unknown[] = []) => (holdsNul(params) ? [] : on().sql<Row>(text(sql), params)),
     value: async <T>(sql: string, params: readonly unknown[] = []) => (await rows(sql, params))[0]?.[0] as T | undefined,
     run: async (sql, params = []) => void (await on().values(text(sql), params)),
     // One statement is one snapshot: the count comes with the page.

@@ -1,16 +1,17 @@
 import type { AuditReads } from './company.ts';
 import { Company } from './company.ts';
-import { toStoredEvent } from './events/store.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { bringReadTablesUp } from './projections/bring-up.ts';
-import { rebuildPostgres } from './projections/rebuild-postgres.ts';
+import { rebuildPostgres, storedEventsAfter } from './projections/rebuild-postgres.ts';
 import { verifyPostgres } from './audit/compare-postgres.ts';
-import { Projections, readModelVersions, staleProjections } from './projections/registry.ts';
+import { Projections, createProjectionTables, createReadIndexes, projectors, readModelVersions, staleProjections } from './projections/registry.ts';
+import { servedNames } from './projections/projector.ts';
+import { buildViaScratch } from './projections/scratch-build.ts';
 import { ReadModelsDifferError, StorageFault } from './storage/errors.ts';
 import { postgresAuditReads } from './storage/postgres/audit-reads.ts';
 import { type PostgresDatabase, openPostgres } from './storage/postgres/connection.ts';
 import { storageErrorOf, unreachableOf } from './storage/postgres/errors.ts';
-import { PostgresEventLog, readEvents } from './storage/postgres/event-log.ts';
+import { PostgresEventLog } from './storage/postgres/event-log.ts';
 import { PostgresKeyStore, PostgresTokenStore } from './storage/postgres/keys-and-tokens.ts';
 import { migrate } from './storage/postgres/migrate.ts';
 import { postgresSession } from './storage/postgres/session.ts';
@@ -92,10 +93,15 @@ export class PostgresTradebook extends Company {
 
   private bringReadTablesUp(): Promise<string[]> {
     const session = this.writer.writesFor('bringing the read tables up');
-    const eventsAfter = async function* (seq: number) {
-      for await (const row of readEvents(session, seq)) yield toStoredEvent(row);
-    };
-    return bringReadTablesUp(postgresSession(() => session), this.projections, eventsAfter);
+    const served = postgresSession(() => session);
+    // Inside the unit's transaction: the tables commit with it, or nothing does.
+    const inUnit = <T>(work: () => Promise<T>) => work();
+    return bringReadTablesUp(served, this.projections, (seq) => storedEventsAfter(session, seq), async (end) => {
+      // A new database: nothing to build from.
+      if (end === 0) return createProjectionTables(served, projectors, 0);
+      await buildViaScratch(storedEventsAfter(session, 0, end), end, session, servedNames, inUnit);
+      await createReadIndexes(served, projectors);
+    });
   }
 
   readonly storageFaultOf = (error: unknown) => {

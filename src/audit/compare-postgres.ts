@@ -1,6 +1,7 @@
 import { verifyChain, type ChainCheck } from './verify-chain.ts';
 import { type ProjectionCheck, checkpointDifferences, tableDifference } from './compare.ts';
-import { buildInto } from '../projections/build.ts';
+import { buildViaScratch } from '../projections/scratch-build.ts';
+import { storageFaultOf } from '../storage/sqlite/storage-fault.ts';
 import type { TableNames } from '../projections/projector.ts';
 import { storedEventsAfter } from '../projections/rebuild-postgres.ts';
 import { projectors, readCheckpoints } from '../projections/registry.ts';
@@ -41,16 +42,13 @@ export async function verifyPostgres(sql: Sql): Promise<{ chain: ChainCheck; pro
 async function buildOrExplain(sql: Sql, until: number): Promise<number | string> {
   await sql.sql('SAVEPOINT build');
   try {
-    const built = await buildInto(postgresSession(() => sql), verifyNames, storedEventsAfter(sql, 0, until), {
-      chunk: 1000,
-      // Compared row by row: the read indexes would never be used.
-      readIndexes: false,
-      transaction: (work) => work(),
-    });
+    // Inside the verify's transaction; compared row by row: the read indexes would never be used.
+    await buildViaScratch(storedEventsAfter(sql, 0, until), until, sql, verifyNames, (work) => work());
     await sql.sql('RELEASE build');
-    return built;
+    return until;
   } catch (error) {
-    const fault = storageErrorOf(error);
+    // The scratch build's disk, or the database's.
+    const fault = storageFaultOf(error) ?? storageErrorOf(error);
     if (fault) throw fault;
     await sql.sql('ROLLBACK TO build');
     return `the log does not replay: ${error instanceof Error ? error.message : String(error)}`;

@@ -5,21 +5,24 @@ import { lastSeq, readEvents } from '../storage/postgres/event-log.ts';
 import { renameBuilt, tablesNamedWith } from '../storage/postgres/read-tables.ts';
 import { postgresSession } from '../storage/postgres/session.ts';
 import type { PostgresWriter } from '../storage/postgres/writer.ts';
-import { buildInto } from './build.ts';
 import type { TableNames } from './projector.ts';
-import { Projections, projectors, readModelVersions, setCheckpoints } from './registry.ts';
+import { Projections, createReadIndexes, projectors, readModelVersions, setCheckpoints } from './registry.ts';
+import { buildViaScratch } from './scratch-build.ts';
 import type { RebuildProgress } from './rebuild.ts';
 
 /** A rebuild writes its tables and indexes beside the served ones, under this prefix, until the swap renames them. */
 const BUILD_PREFIX = 'rebuilding_';
 const buildNames: TableNames = (name) => BUILD_PREFIX + name;
 
-/** The events after `seq` on `sql`, in their current shape. */
-export async function* storedEventsAfter(sql: Sql, seq: number, until = Infinity): AsyncGenerator<StoredEvent> {
+/** The events after `seq` on `sql` up to `until`, in their current shape; `onProgress` told every thousand. */
+export async function* storedEventsAfter(sql: Sql, seq: number, until = Infinity, onProgress?: (progress: RebuildProgress) => void): AsyncGenerator<StoredEvent> {
+  let done = 0;
   for await (const row of readEvents(sql, seq, 1000)) {
     if (row.seq > until) return;
     yield toStoredEvent(row);
+    if (++done % 1000 === 0) onProgress?.({ done, total: until - seq });
   }
+  onProgress?.({ done, total: until - seq });
 }
 
 /** Runs `work` in a transaction of `sql` (a connection of the caller's own), rolled back when it fails. */
@@ -37,8 +40,8 @@ export async function inTransaction<T>(sql: Sql, work: () => Promise<T>, begin =
 
 /**
  * Rebuilds every read table of a PostgreSQL database from its log while servers keep serving and writing: the
- * tables are built beside the served ones on `build` (a connection of the rebuild's own, without the chain head's
- * lock), then swapped in by one unit of `writer`, under the lock: the served tables dropped, the built ones
+ * tables are built (`buildViaScratch`) and loaded beside the served ones on `build` (a connection of the rebuild's
+ * own, without the chain head's lock), then swapped in by one unit of `writer`, under the lock: the served tables dropped, the built ones
  * renamed, the events appended meanwhile applied, the checkpoints and the read models' versions set. DDL is
  * transactional: every server's next statement reads the new tables, none ever sees a half-built state. An
  * interrupted rebuild leaves the served tables; its leftovers are dropped by the next one.
@@ -46,13 +49,10 @@ export async function inTransaction<T>(sql: Sql, work: () => Promise<T>, begin =
 export async function rebuildPostgres(build: Sql, writer: PostgresWriter, options: { onProgress?: (progress: RebuildProgress) => void } = {}): Promise<{ events: number }> {
   await dropBuildTables(build);
   const until = await lastSeq(build);
-  const session = postgresSession(() => build);
-  await buildInto(session, buildNames, storedEventsAfter(build, 0, until), {
-    chunk: 1000,
-    readIndexes: true,
-    transaction: (work) => inTransaction(build, work),
-    onProgress: (done) => options.onProgress?.({ done, total: until }),
-  });
+  const transaction = <T>(work: () => Promise<T>) => inTransaction(build, work);
+  await buildViaScratch(storedEventsAfter(build, 0, until, options.onProgress), until, build, buildNames, transaction);
+  // Built from the loaded tables at once, as on SQLite.
+  await transaction(() => createReadIndexes(postgresSession(() => build), projectors, buildNames));
   await writer.run(async () => {
     const swap = writer.writesFor('the swap');
     const served = postgresSession(() => swap);

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { beforeEach, describe, expect, test } from 'vitest';
-import { type ApiClient, type Response, type TestService, testService } from '../helpers.ts';
+import type { ApiClient, Response } from '../helpers.ts';
+import { type EngineService, engineService as testService } from '../engine-service.ts';
 
 /**
  * Generated hostile requests at every endpoint the OpenAPI document lists, so endpoints added later are
@@ -49,7 +50,7 @@ const hostileQueryValue = fc.oneof(
   fc.constantFrom('%', '%ZZ', '%E0%A4%A', '%C0%AF', '-1', '1.5', '1e2', '00001', '9007199254740993', '+5', ' 5', '0x1A', '[]', 'null'),
 );
 
-let service: TestService;
+let service: EngineService;
 let api: ApiClient;
 let paths: Paths;
 

@@ -1,7 +1,6 @@
 import type { Clock } from './lib/clock.ts';
 import type { Result } from './lib/result.ts';
-import type { EventFilter, EventRow, StoredEvent } from './events/rows.ts';
-import type { HistoryEntry } from './audit/history.ts';
+import type { AuditReads } from './audit/reads.ts';
 import { brandQueries } from './projections/brands.ts';
 import { bulkReads } from './projections/bulk-reads.ts';
 import { categoryQueries } from './projections/categories.ts';
@@ -16,19 +15,6 @@ import { ApiKeys } from './tokens/api-keys.ts';
 import type { StateSource } from './use-cases/batch-state.ts';
 import { readModelState } from './use-cases/read-model-state.ts';
 import type { WriteContext } from './use-cases/write-context.ts';
-
-/** What auditors read of a company: the log as stored, a page at a time, its length, and one record's history. */
-export interface AuditReads {
-  /** Up to `limit` events after `after` (and matching `filter`), in seq order. */
-  eventsAfter(after: number, limit: number, filter?: Omit<EventFilter, 'after'>): Promise<EventRow[]>;
-  history(stream: string): Promise<HistoryEntry[]>;
-  /** One stream's events in order, in their current shape (for folding a record as of a moment). */
-  streamEvents(stream: string): Promise<StoredEvent[]>;
-  /** The seq of the log's last event: its length, the seqs being dense from 1 (0 for an empty log). */
-  lastSeq(): Promise<number>;
-  /** The stored hash of the event with this seq; undefined when there is none. */
-  hashAt(seq: number): Promise<string | undefined>;
-}
 
 /** What an engine gives a company: its writer and log, a session inside the writer's units and one outside, its stores. */
 export interface CompanyStorage {

@@ -2,7 +2,8 @@ import { type EventFilter, type EventRow, lastSeq, queryEvents } from '../events
 import { projectors } from '../projections/registry.ts';
 import { everyRow } from '../storage/sqlite/maintenance.ts';
 import type { Sqlite } from '../storage/sqlite/open.ts';
-import { streamEvents, streamHistory } from './history.ts';
+import { type HistoryEntry, streamEvents, streamHistory } from './history.ts';
+import type { StoredEvent } from '../events/rows.ts';
 
 /** What auditors read, bound to one connection: the log as stored, a page at a time, its length, and one record's history. */
 export function auditReads(db: Sqlite) {
@@ -30,4 +31,17 @@ export function auditReads(db: Sqlite) {
     /** The stored hash of the event with this seq; undefined when there is none. */
     hashAt: (seq: number) => (hashAt ??= db.prepare('SELECT hash FROM events WHERE seq = ?').pluck()).get(seq) as string | undefined,
   };
+}
+
+/** What auditors read of a company: the log as stored, a page at a time, its length, and one record's history. */
+export interface AuditReads {
+  /** Up to `limit` events after `after` (and matching `filter`), in seq order. */
+  eventsAfter(after: number, limit: number, filter?: Omit<EventFilter, 'after'>): Promise<EventRow[]>;
+  history(stream: string): Promise<HistoryEntry[]>;
+  /** One stream's events in order, in their current shape (for folding a record as of a moment). */
+  streamEvents(stream: string): Promise<StoredEvent[]>;
+  /** The seq of the log's last event: its length, the seqs being dense from 1 (0 for an empty log). */
+  lastSeq(): Promise<number>;
+  /** The stored hash of the event with this seq; undefined when there is none. */
+  hashAt(seq: number): Promise<string | undefined>;
 }

@@ -9,7 +9,7 @@ import { auditReads } from '../audit/reads.ts';
 import { verifyPostgres } from '../audit/compare-postgres.ts';
 import { databaseSetting } from '../storage/database.ts';
 import { StorageFault } from '../storage/errors.ts';
-import { postgresAuditReads } from '../storage/postgres/audit-reads.ts';
+import { postgresAuditReads } from '../audit/postgres-reads.ts';
 import { openPostgres } from '../storage/postgres/connection.ts';
 import { unreachableOf } from '../storage/postgres/errors.ts';
 import { EXIT } from './exit.ts';

@@ -1,9 +1,9 @@
-import type { AuditReads } from '../../company.ts';
-import { historyOf, whoOf } from '../../audit/history.ts';
-import { toStoredEvent } from '../../events/store.ts';
-import type { Sql } from './connection.ts';
-import { eventsAfter, lastSeq, readStream } from './event-log.ts';
-import { holdsNul } from './session.ts';
+import type { AuditReads } from './reads.ts';
+import { historyOf, whoOf } from './history.ts';
+import { toStoredEvent } from '../events/store.ts';
+import type { Sql } from '../storage/postgres/connection.ts';
+import { eventsAfter, lastSeq, readStream } from '../storage/postgres/event-log.ts';
+import { holdsNul } from '../storage/postgres/session.ts';
 
 /** What auditors read, on the pool: committed work only. */
 export function postgresAuditReads(pool: Sql): AuditReads {

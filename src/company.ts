@@ -7,7 +7,7 @@ import { categoryQueries } from './projections/categories.ts';
 import { contractorQueries } from './projections/contractors/queries.ts';
 import { documentQueries } from './projections/documents/queries.ts';
 import { productQueries } from './projections/products/queries.ts';
-import type { StorageFault } from './storage/errors.ts';
+import type { StorageBusyError, StorageFault } from './storage/errors.ts';
 import type { EventLog, KeyStore, TokenStore, Writer } from './storage/port.ts';
 import type { SqlSession } from './storage/sql.ts';
 import { AccessTokens } from './tokens/access-tokens.ts';
@@ -67,8 +67,12 @@ export abstract class Company implements WriteContext {
   abstract readonly audit: AuditReads;
   /** Set in a point-in-time copy (the seq its log ends at): such a database refuses writes. */
   abstract readonly pointInTime: number | undefined;
-  /** Names an error of this engine's storage (disk full, read-only, failing) as a `StorageFault`; undefined for any other. */
-  abstract readonly storageFaultOf: (error: unknown) => StorageFault | undefined;
+  /**
+   * Names an error of this engine's storage as the engine-neutral error it is: a `StorageFault` (disk full,
+   * read-only, failing) or a `StorageBusyError` (a lock held too long, a connection lost: nothing applied, try
+   * again); undefined for any other.
+   */
+  abstract readonly storageErrorOf: (error: unknown) => StorageFault | StorageBusyError | undefined;
 
   constructor(
     storage: CompanyStorage,

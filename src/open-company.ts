@@ -10,14 +10,17 @@ export interface OpenCompanyOptions {
   onBuilt?: (line: string) => void;
   /** Told once when writes start failing for a storage fault, once when they succeed again (SQLite's group commit). */
   onStorageFault?: (line: string) => void;
+  /** PostgreSQL: a statement unanswered this long is abandoned with its connections (none: waited for). */
+  stallMs?: number;
 }
 
 /** The company in the database `TRADEBOOK_DB` names, on its engine, with its read tables current. */
 export function openCompany(setting: DatabaseSetting, options: OpenCompanyOptions = {}): Promise<Company> {
-  const { clock, onBuilt, onStorageFault } = options;
+  const { clock, onBuilt, onStorageFault, stallMs } = options;
   if (setting.engine === 'postgres') {
     return PostgresTradebook.open(setting.url, {
       clock,
+      stallMs,
       onCreated: (names) => onBuilt?.(`built the read tables from the log: ${names.join(', ')}`),
       onWritesRefused: onBuilt,
     });

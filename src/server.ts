@@ -29,7 +29,7 @@ function refuse(error: unknown, faultOf: (error: unknown) => Error | undefined =
   process.exit(2);
 }
 
-const tb = await openCompany(database, { onBuilt: log, onStorageFault: log }).catch((error) => refuse(error));
+const tb = await openCompany(database, { onBuilt: log, onStorageFault: log, stallMs: settings.settings.databaseStallMs }).catch((error) => refuse(error));
 
 try {
   const givenKey = process.env.TRADEBOOK_API_KEY;
@@ -43,7 +43,7 @@ try {
     process.stderr.write(`tradebook: created API key ${id}; keep it, it is not shown again:\n${key}\n`);
   }
 } catch (error) {
-  refuse(error, tb.storageFaultOf);
+  refuse(error, tb.storageErrorOf);
 }
 
 let checkpointer: Checkpointer | undefined;

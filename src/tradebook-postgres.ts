@@ -7,7 +7,7 @@ import { verifyPostgres } from './audit/compare-postgres.ts';
 import { Projections, createProjectionTables, createReadIndexes, projectors, readModelVersions, staleProjections } from './projections/registry.ts';
 import { servedNames } from './projections/projector.ts';
 import { buildViaScratch } from './projections/scratch-build.ts';
-import { ReadModelsDifferError, StorageFault } from './storage/errors.ts';
+import { ReadModelsDifferError } from './storage/errors.ts';
 import { postgresAuditReads } from './audit/postgres-reads.ts';
 import { type PostgresDatabase, openPostgres } from './storage/postgres/connection.ts';
 import { storageErrorOf, unreachableOf } from './storage/postgres/errors.ts';
@@ -23,6 +23,8 @@ export interface OpenPostgresOptions {
   onCreated?: (names: string[]) => void;
   /** Told why writes are refused when the database's read models are other versions than this server's. */
   onWritesRefused?: (why: string) => void;
+  /** A statement unanswered this long is abandoned with its connections (`openPostgres`); none: waited for. */
+  stallMs?: number;
 }
 
 /**
@@ -66,7 +68,7 @@ export class PostgresTradebook extends Company {
    * URL named without its password.
    */
   static async open(url: string, options: OpenPostgresOptions = {}): Promise<PostgresTradebook> {
-    const database = openPostgres(url);
+    const database = openPostgres(url, { stallMs: options.stallMs });
     try {
       return await PostgresTradebook.on(database, options);
     } catch (error) {
@@ -104,10 +106,7 @@ export class PostgresTradebook extends Company {
     });
   }
 
-  readonly storageFaultOf = (error: unknown) => {
-    const found = storageErrorOf(error);
-    return found instanceof StorageFault ? found : undefined;
-  };
+  readonly storageErrorOf = storageErrorOf;
 
   /**
    * Rebuilds every read table beside the served ones and swaps them in (see `rebuildPostgres`), on the writer's

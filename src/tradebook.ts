@@ -31,7 +31,7 @@ export class Tradebook extends Company {
   /** The one writer: concurrent requests, imports and seeds share its commits (one fsync a group). */
   declare readonly writer: GroupCommit;
   readonly projections: Projections;
-  readonly storageFaultOf = storageFaultOf;
+  readonly storageErrorOf = storageFaultOf;
   readonly audit;
   readonly pointInTime: number | undefined;
 

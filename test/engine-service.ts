@@ -37,9 +37,9 @@ function sharedDatabase() {
       };
     }
     if (!REAL_SERVER_URL) throw new Error('TRADEBOOK_TEST_ENGINE=postgres needs TRADEBOOK_TEST_POSTGRES_URL');
-    const admin = openPostgres(REAL_SERVER_URL, 1);
+    const admin = openPostgres(REAL_SERVER_URL, { poolSize: 1 });
     const created = await createDatabase(admin);
-    const cleaner = openPostgres(created.url, 1);
+    const cleaner = openPostgres(created.url, { poolSize: 1 });
     return {
       database: () => openPostgres(created.url),
       empty: async () => void (await cleaner.session.sql('DROP SCHEMA public CASCADE; CREATE SCHEMA public')),

@@ -29,7 +29,7 @@ export function copyCommand(program: Command): void {
       let report;
       try {
         const source = await inEnvironment(`cannot read ${from}`, () => sqliteCopySource(db));
-        const target = await inEnvironment(`cannot copy to ${to}`, async () => openPostgres(options.to, 1));
+        const target = await inEnvironment(`cannot copy to ${to}`, async () => openPostgres(options.to, { poolSize: 1 }));
         try {
           report = await inEnvironment(`cannot copy to ${to}`, () =>
             copyCompany(source, postgresCopyTarget(target), (now, done, total) => {

@@ -58,7 +58,7 @@ function report({ events, seconds }: { events: number; seconds: string }, json: 
  * while servers keep serving and writing.
  */
 async function rebuildOnPostgres(url: string): Promise<{ events: number; seconds: string }> {
-  const db = openPostgres(url, 1);
+  const db = openPostgres(url, { poolSize: 1 });
   const progress = progressReporter('rebuild', 'events');
   const started = Date.now();
   try {

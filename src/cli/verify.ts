@@ -53,7 +53,7 @@ async function checkSqlite(anchors: Anchor[] | undefined) {
 
 /** The PostgreSQL database on a connection of its own: one snapshot, nothing left behind. */
 async function checkPostgres(url: string, anchors: Anchor[] | undefined) {
-  const db = openPostgres(url, 1);
+  const db = openPostgres(url, { poolSize: 1 });
   try {
     const { chain, projections } = await verifyPostgres(db.session).catch((error: unknown) => {
       throw unreachableOf(error, url) ?? error;

@@ -89,12 +89,12 @@ export function createApp(tb: Company, options: AppOptions = {}): Hono<AppEnv> {
       aborted.record(c.req.method, c.req.path);
       return sendError(c, 400, 'ERROR_BAD_REQUEST', error.message);
     }
-    if (error instanceof StorageBusyError) return sendError(c, 503, 'ERROR_BUSY', `${error.message}; nothing was applied, try again`, { 'Retry-After': RETRY_BUSY_S });
+    // The storage's state, not a bug (the server logs a fault once, when it starts).
+    const storage = error instanceof StorageBusyError ? error : tb.storageErrorOf(error);
+    if (storage instanceof StorageBusyError) return sendError(c, 503, 'ERROR_BUSY', `${storage.message}; nothing was applied, try again`, { 'Retry-After': RETRY_BUSY_S });
+    if (storage) return sendError(c, 503, STORAGE_ERRORS[storage.kind], `${storage.message}; nothing was applied`, { 'Retry-After': RETRY_STORAGE_FAULT_S });
     // A server of another release beside this database's (a rolling deploy): not a bug, and nothing was applied.
     if (error instanceof ReadModelsDifferError) return sendError(c, 503, 'ERROR_READ_MODELS_DIFFER', `${error.message}; nothing was applied`, { 'Retry-After': RETRY_STORAGE_FAULT_S });
-    // The disk's state, not a bug; the server logs it once, when it starts.
-    const fault = tb.storageFaultOf(error);
-    if (fault) return sendError(c, 503, STORAGE_ERRORS[fault.kind], `${fault.message}; nothing was applied`, { 'Retry-After': RETRY_STORAGE_FAULT_S });
     console.error(error);
     if (error instanceof NotDurableError) return sendError(c, 500, 'ERROR_INTERNAL', `${error.message}; read it back before sending it again`);
     return sendError(c, 500, 'ERROR_INTERNAL', 'internal error; nothing was applied');

@@ -17,9 +17,11 @@ export interface ServerSettings {
   /** Connections open at once, in all and from one client address; one more is answered 503. */
   maxConnections: number;
   maxConnectionsPerClient: number;
+  /** PostgreSQL: a statement unanswered this long fails as a lost connection, and new connections are made. */
+  databaseStallMs: number;
 }
 
-type Limit = 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxConnections' | 'maxConnectionsPerClient';
+type Limit = 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxConnections' | 'maxConnectionsPerClient' | 'databaseStallMs';
 
 /** The limits: whole numbers from 1. */
 const LIMITS: Record<Limit, [variable: string, fallback: number]> = {
@@ -27,6 +29,7 @@ const LIMITS: Record<Limit, [variable: string, fallback: number]> = {
   requestTimeoutMs: ['TRADEBOOK_REQUEST_TIMEOUT_MS', 30_000],
   maxConnections: ['TRADEBOOK_MAX_CONNECTIONS', 2048],
   maxConnectionsPerClient: ['TRADEBOOK_MAX_CONNECTIONS_PER_CLIENT', 512],
+  databaseStallMs: ['TRADEBOOK_DB_STALL_MS', 30_000],
 };
 
 /** A host name or an IP address, as `listen` takes it. */

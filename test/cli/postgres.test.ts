@@ -70,7 +70,7 @@ describe.runIf(REAL_SERVER_URL)('tradebook keys, events, history and anchor on a
   let admin: PostgresDatabase;
   let database: { url: string; drop(): Promise<void> };
   beforeAll(async () => {
-    admin = openPostgres(REAL_SERVER_URL!, 1);
+    admin = openPostgres(REAL_SERVER_URL!, { poolSize: 1 });
     database = await createDatabase(admin);
   });
   afterAll(async () => {

@@ -39,12 +39,12 @@ describe.runIf(REAL_SERVER_URL)('several servers on one PostgreSQL database', ()
   let db: PostgresDatabase;
   const servers: ServerProcess[] = [];
   beforeAll(() => {
-    admin = openPostgres(REAL_SERVER_URL!, 1);
+    admin = openPostgres(REAL_SERVER_URL!, { poolSize: 1 });
   });
   afterAll(() => admin.close());
   beforeEach(async () => {
     database = await createDatabase(admin);
-    db = openPostgres(database.url, 2);
+    db = openPostgres(database.url, { poolSize: 2 });
   });
   afterEach(async () => {
     await Promise.all(servers.splice(0).map((server) => server.stop('SIGKILL')));
@@ -198,5 +198,29 @@ describe.runIf(REAL_SERVER_URL)('several servers on one PostgreSQL database', ()
     expect(failed.stderr).toMatch(/^table contractors: live rows not in a fresh rebuild: 1, rebuilt rows not live: 1; first: id 3\n$/);
     expect((await runCli(database.url, ['rebuild'])).status).toBe(0);
     expect((await runCli(database.url, ['verify'])).status).toBe(0);
+  });
+
+  test('connections cut by the database: a write in flight is 503 with nothing applied or goes through, the next ones connect again, never a 500', async () => {
+    // A connection the driver leaves stuck after its backend ended is abandoned after 2 s here (30 s by default).
+    servers.push(await startServer(database.url, KEY, { TRADEBOOK_DB_STALL_MS: '2000' }));
+    const client = new HttpClient(servers[0].url, KEY);
+    const statuses: number[] = [];
+    const acknowledged: Acknowledged[] = [];
+    let writing = true;
+    const writer = contractorWriter(client, 'cut', () => !writing, statuses, acknowledged);
+    for (let i = 0; i < 5; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await db.session.sql('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+    }
+    // Past the stall: whatever the driver left stuck has been abandoned.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    writing = false;
+    await writer;
+    expect(statuses.filter((status) => status !== 200 && status !== 503)).toEqual([]);
+    expect(statuses.slice(-3)).toEqual([200, 200, 200]);
+    const events = await expectDenseIntactLog();
+    expect(events % 10).toBe(0);
+    await expectWhole(acknowledged);
+    expect(servers[0].output()).not.toMatch(/\n\s+at /);
   });
 });

@@ -21,24 +21,111 @@ export interface PostgresDatabase {
 
 const INT8 = 20;
 
+/**
+ * postgres.js connects again, silently, when its connection was closed (the server restarted, an administrator
+ * ended the backend): the statements after it would run on a new connection outside the transaction they belong
+ * to, each committed alone, without the chain head's lock. The session's guard sees BEGIN, COMMIT and ROLLBACK go
+ * by; once the connection closes inside a transaction, every statement but the ROLLBACK fails as the lost
+ * connection it is (nothing of that transaction was committed), and the ROLLBACK, the transaction being gone
+ * already, is not sent.
+ */
+class TransactionGuard {
+  private open = false;
+  private lost = false;
+
+  connectionClosed(): void {
+    if (this.open) this.lost = true;
+  }
+
+  /** Whether `text` is not to be sent (the ROLLBACK of a lost transaction); throws for any other statement of one. */
+  skips(text: string): boolean {
+    const rollback = text.startsWith('ROLLBACK') && !text.startsWith('ROLLBACK TO');
+    if (this.lost) {
+      if (!rollback) throw Object.assign(new Error('the connection closed inside a transaction, which is lost'), { code: 'CONNECTION_CLOSED' });
+      this.open = this.lost = false;
+      return true;
+    }
+    if (text.startsWith('BEGIN')) this.open = true;
+    else if (rollback || text === 'COMMIT') this.open = false;
+    return false;
+  }
+}
+
+export interface ConnectOptions {
+  /** Connections of the pool. */
+  poolSize?: number;
+  /** A statement unanswered this long is abandoned with its connections (see `Client`); none: waited for. */
+  stallMs?: number;
+}
+
+type Postgres = ReturnType<typeof postgres>;
+
+/**
+ * A postgres.js client replaced by a fresh one when a statement stalls. postgres.js 3.4.9 can leave a connection
+ * whose backend was ended in the middle of a statement (a failover, a restart, an administrator) stuck: every
+ * statement queued on it then waits forever, and a server would stop answering. Past `stallMs` the statement
+ * fails as a lost connection, and the next ones go to new connections.
+ */
+class Client {
+  private current: Postgres;
+
+  constructor(
+    private readonly connect: () => Postgres,
+    private readonly stallMs: number | undefined,
+    private readonly onLost: () => void,
+  ) {
+    this.current = connect();
+  }
+
+  run<T>(statement: (client: Postgres) => Promise<T>): Promise<T> {
+    const answer = statement(this.current);
+    if (this.stallMs === undefined) return answer;
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.replace();
+        reject(Object.assign(new Error(`no answer from the database within ${this.stallMs} ms`), { code: 'CONNECTION_STALLED' }));
+      }, this.stallMs);
+      answer.then(
+        (value) => (clearTimeout(timer), resolve(value)),
+        (error: unknown) => (clearTimeout(timer), reject(error)),
+      );
+    });
+  }
+
+  private replace(): void {
+    const stalled = this.current;
+    this.current = this.connect();
+    this.onLost();
+    // Not awaited: ending a stuck client can wait forever too.
+    stalled.end({ timeout: 0 }).catch(() => {});
+  }
+
+  end(): Promise<void> {
+    return this.current.end();
+  }
+}
+
 /** Connects to the database a `postgres://` URL names. Connections open on first use. */
-export function openPostgres(url: string, poolSize = 4): PostgresDatabase {
-  const options = {
+export function openPostgres(url: string, options: ConnectOptions = {}): PostgresDatabase {
+  const settings = {
     // Notices (a ROLLBACK with no transaction, IF NOT EXISTS) are not problems.
     onnotice: () => {},
     // Ids, money and positions are bigint; tradebook keeps them as JS numbers, as SQLite hands them over.
     types: { int8: { to: INT8, from: [INT8], serialize: String, parse: Number } },
   };
+  const transaction = new TransactionGuard();
+  const lost = () => transaction.connectionClosed();
   // A pool of one connection: postgres.js lets BEGIN be sent as a statement only there.
-  const session = postgres(url, { ...options, max: 1 });
-  const pool = postgres(url, { ...options, max: poolSize });
-  const over = (client: typeof session): Sql => ({
-    sql: <Row extends object>(text: string, params: readonly unknown[] = []) => client.unsafe(text, params as never[]) as unknown as Promise<Row[]>,
-    values: <Row extends unknown[]>(text: string, params: readonly unknown[] = []) =>
-      client.unsafe(text, params as never[], { prepare: true }).values() as unknown as Promise<Row[]>,
+  const session = new Client(() => postgres(url, { ...settings, max: 1, onclose: lost }), options.stallMs, lost);
+  const pool = new Client(() => postgres(url, { ...settings, max: options.poolSize ?? 4 }), options.stallMs, () => {});
+  const over = (client: Client, guard?: TransactionGuard): Sql => ({
+    sql: async <Row extends object>(text: string, params: readonly unknown[] = []) =>
+      guard?.skips(text) ? [] : client.run((c) => c.unsafe(text, params as never[]) as unknown as Promise<Row[]>),
+    values: async <Row extends unknown[]>(text: string, params: readonly unknown[] = []) =>
+      guard?.skips(text) ? [] : client.run((c) => c.unsafe(text, params as never[], { prepare: true }).values() as unknown as Promise<Row[]>),
   });
   return {
-    session: over(session),
+    session: over(session, transaction),
     pool: over(pool),
     close: async () => {
       await Promise.all([session.end(), pool.end()]);

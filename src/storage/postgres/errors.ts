@@ -11,11 +11,22 @@ const FAULTS: Record<string, StorageFaultKind> = {
   '58030': 'io', // io_error
 };
 
+/**
+ * Codes of a connection lost in the middle of its work: postgres.js's, the network's, the server's shutting
+ * down or restarting (57P01–57P03), and a statement left unanswered (`connection.ts`). A transaction open on it is rolled back by the server.
+ */
+const CONNECTION_LOST = new Set(['CONNECTION_CLOSED', 'CONNECTION_DESTROYED', 'CONNECTION_ENDED', 'CONNECTION_STALLED', 'ECONNRESET', 'EPIPE', '57P01', '57P02', '57P03']);
+
+export const connectionLost = (error: unknown) => CONNECTION_LOST.has(String((error as { code?: unknown } | null)?.code));
+
 /** The engine-neutral error `error` stands for; undefined for any other (a bug, a refused statement). */
 export function storageErrorOf(error: unknown): StorageBusyError | StorageFault | undefined {
   if (error instanceof StorageBusyError || error instanceof StorageFault) return error;
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   if (typeof code !== 'string') return undefined;
+  // Before COMMIT was sent nothing was applied, and the next attempt connects again (the writer tells a COMMIT's
+  // loss apart: its outcome is unknown).
+  if (connectionLost(error)) return new StorageBusyError(`the connection to the database was lost (${String(message)})`, { cause: error });
   // lock_not_available: a lock wait outlasted the transaction's lock_timeout, the busy budget.
   if (code === '55P03') return new StorageBusyError(`another writer held a lock past the budget (${String(message)})`, { cause: error });
   const kind = FAULTS[code];

@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { BUSY_BUDGET_MS, ReadModelsDifferError } from '../errors.ts';
+import { BUSY_BUDGET_MS, NotDurableError, ReadModelsDifferError } from '../errors.ts';
 import type { Writer } from '../port.ts';
 import type { Sql } from './connection.ts';
-import { storageErrorOf } from './errors.ts';
+import { connectionLost, storageErrorOf } from './errors.ts';
 
 interface Job {
   unit: () => unknown;
@@ -131,7 +131,7 @@ export class PostgresWriter implements Writer {
       for (const job of jobs) outcomes.push(await this.unit(job.unit));
       // Inside the lock as a unit is: what it writes commits with the group.
       await this.units.run(true, this.beforeCommit);
-      await session.sql('COMMIT');
+      await this.commit();
     } catch (error) {
       // A connection that broke has lost the transaction with it: its ROLLBACK failing changes nothing.
       await session.sql('ROLLBACK').catch(() => {});
@@ -139,6 +139,15 @@ export class PostgresWriter implements Writer {
     }
     this.commits++;
     return outcomes;
+  }
+
+  /** COMMIT; a connection lost meanwhile leaves the outcome unknown: never acknowledged, never called nothing applied. */
+  private async commit(): Promise<void> {
+    try {
+      await this.session.sql('COMMIT');
+    } catch (error) {
+      throw connectionLost(error) ? new NotDurableError(error) : error;
+    }
   }
 
   /**

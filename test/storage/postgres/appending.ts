@@ -17,7 +17,7 @@ export interface Appended {
  * the batch, so the log shows each batch whole.
  */
 export async function appendBetween(url: string, start: number, until: number, name: string): Promise<Appended> {
-  const db = openPostgres(url, 1);
+  const db = openPostgres(url, { poolSize: 1 });
   const writer = new PostgresWriter(db.session);
   const log = new PostgresEventLog(writer, Date.now);
   const appended: Appended = { batches: 0, events: 0 };

@@ -73,7 +73,7 @@ export function describeEngines(title: string, suite: (database: () => TestDatab
       let admin: PostgresDatabase;
       let drop: () => Promise<void>;
       beforeAll(() => {
-        admin = openPostgres(REAL_SERVER_URL!, 1);
+        admin = openPostgres(REAL_SERVER_URL!, { poolSize: 1 });
       });
       afterAll(() => admin.close());
       beforeEach(async () => {

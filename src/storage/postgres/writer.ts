@@ -128,7 +128,15 @@ export class PostgresWriter implements Writer {
       // Without its row the lock would guard nothing, and writers would race for seqs.
       if (head.length !== 1) throw new Error('the chain_head table has lost its row: writes are refused');
       await this.checkReadModels(head[0].read_models);
-      for (const job of jobs) outcomes.push(await this.unit(job.unit));
+      if (jobs.length === 1) {
+        // A unit alone (a server's write, most often) needs no savepoint: undoing it is undoing the group.
+        const outcome = await this.settle(jobs[0].unit);
+        if (!outcome.ok) {
+          await session.sql('ROLLBACK');
+          return [outcome];
+        }
+        outcomes.push(outcome);
+      } else for (const job of jobs) outcomes.push(await this.unit(job.unit));
       // Inside the lock as a unit is: what it writes commits with the group.
       await this.units.run(true, this.beforeCommit);
       await this.commit();
@@ -161,21 +169,27 @@ export class PostgresWriter implements Writer {
     await this.session.sql('UPDATE chain_head SET projectors = $1 WHERE id = 1', [this.readModels]);
   }
 
-  private async unit(unit: () => unknown): Promise<Outcome> {
-    const { session } = this;
-    await session.sql('SAVEPOINT unit');
+  /** Runs `unit` inside the group; busy or a storage fault gives the group up as a whole (thrown). */
+  private async settle(unit: () => unknown): Promise<Outcome> {
     let outcome: Outcome;
     try {
       outcome = { ok: true, value: await this.units.run(true, unit) };
     } catch (error) {
       outcome = { ok: false, error };
     }
+    if (!outcome.ok && storageErrorOf(outcome.error)) throw outcome.error;
+    return outcome;
+  }
+
+  /** A unit among others, in a savepoint of its own: undone alone when it fails. */
+  private async unit(unit: () => unknown): Promise<Outcome> {
+    const { session } = this;
+    await session.sql('SAVEPOINT unit');
+    const outcome = await this.settle(unit);
     if (outcome.ok) {
       await session.sql('RELEASE unit');
       return outcome;
     }
-    // Busy or a storage fault: the group is given up as a whole.
-    if (storageErrorOf(outcome.error)) throw outcome.error;
     await session.sql('ROLLBACK TO unit');
     await session.sql('RELEASE unit');
     return outcome;

@@ -9,6 +9,8 @@ export interface Sql {
   sql<Row extends object = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<Row[]>;
   /** The rows as arrays of their columns' values; the statement is prepared once a connection (read models repeat theirs). */
   values<Row extends unknown[] = unknown[]>(text: string, params?: readonly unknown[]): Promise<Row[]>;
+  /** The rows as arrays of their columns' text as received, in UTF-8 buffers (null for NULL), never decoded; prepared as `values`. */
+  buffers(text: string, params?: readonly unknown[]): Promise<(Buffer | null)[][]>;
 }
 
 export interface PostgresDatabase {
@@ -123,6 +125,8 @@ export function openPostgres(url: string, options: ConnectOptions = {}): Postgre
       guard?.skips(text) ? [] : client.run((c) => c.unsafe(text, params as never[]) as unknown as Promise<Row[]>),
     values: async <Row extends unknown[]>(text: string, params: readonly unknown[] = []) =>
       guard?.skips(text) ? [] : client.run((c) => c.unsafe(text, params as never[], { prepare: true }).values() as unknown as Promise<Row[]>),
+    buffers: async (text: string, params: readonly unknown[] = []) =>
+      guard?.skips(text) ? [] : client.run((c) => c.unsafe(text, params as never[], { prepare: true }).raw() as unknown as Promise<(Buffer | null)[][]>),
   });
   return {
     session: over(session, transaction),

@@ -26,13 +26,16 @@ export function postgresSession(on: () => Sql): SqlSession {
     objects: async <Row extends object>(sql: string, params: readonly unknown[] = []) => (holdsNul(params) ? [] : on().sql<Row>(text(sql), params)),
     value: async <T>(sql: string, params: readonly unknown[] = []) => (await rows(sql, params))[0]?.[0] as T | undefined,
     run: async (sql, params = []) => void (await on().values(text(sql), params)),
-    // One statement is one snapshot: the count comes with the page.
+    // One statement is one snapshot: the count comes with the page. The page's JSON crosses as the bytes received,
+    // never decoded into a string to be encoded again for the socket.
     joinedPage: async (query, params) => {
-      const [[allCount, count, json]] = await rows<[number, number, string | null]>(
-        `SELECT (${query.allCount}), count(*), string_agg(json, ',') FROM (${query.select}) AS page`,
-        [...params.allCount, ...params.select],
+      const all = [...params.allCount, ...params.select];
+      if (holdsNul(all)) return { allCount: 0, count: 0, json: Buffer.alloc(0) };
+      const [[allCount, count, json]] = await on().buffers(
+        text(`SELECT (${query.allCount}), count(*), string_agg(json, ',') FROM (${query.select}) AS page`),
+        all,
       );
-      return { allCount, count, json: Buffer.from(json ?? '') };
+      return { allCount: Number(String(allCount)), count: Number(String(count)), json: json ?? Buffer.alloc(0) };
     },
   };
 }

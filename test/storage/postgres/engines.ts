@@ -25,6 +25,9 @@ export function pgliteDatabase(pg: PGlite): TestDatabase {
     sql: async <Row extends object>(text: string, params: readonly unknown[] = []) => (open(), (await pg.query<Row>(text, params as unknown[])).rows),
     values: async <Row extends unknown[]>(text: string, params: readonly unknown[] = []) =>
       (open(), (await pg.query<Row>(text, params as unknown[], { rowMode: 'array' })).rows),
+    // PGlite parses every value; the text a server would send is its string form.
+    buffers: async (text: string, params: readonly unknown[] = []) =>
+      (open(), (await pg.query<unknown[]>(text, params as unknown[], { rowMode: 'array' })).rows.map((row) => row.map((value) => (value === null ? null : Buffer.from(String(value)))))),
   };
   return {
     session: sql,

@@ -61,7 +61,7 @@ describeEngines('the PostgreSQL writer', (database, real) => {
     const { db } = await notes();
     const writer = new PostgresWriter(db.session);
     // An object of its own: on PGlite the pool and the session are the same connection.
-    const pool = { sql: db.pool.sql, values: db.pool.values };
+    const pool = { ...db.pool };
     let entered!: () => void;
     let leave!: () => void;
     const inside = new Promise<void>((resolve) => (entered = resolve));

@@ -77,8 +77,9 @@ export function runToExit(script: string, args: string[], env: Record<string, st
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
+  // Decoded as a stream: a character whose bytes two chunks share is not split into two broken ones.
+  child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
   child.stdin.end(stdin ?? '');
   return new Promise((resolve) => child.once('close', (code) => resolve({ status: code ?? -1, stdout, stderr })));
 }

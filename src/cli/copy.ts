@@ -1,66 +1,136 @@
 import type { Command } from 'commander';
-import { SourceIsPointInTimeError, TargetNotEmptyError } from '../storage/copy.ts';
-import { databaseSetting, shownUrl } from '../storage/database.ts';
+import { type CopySource, type CopyTarget, SourceIsPointInTimeError, TargetNotEmptyError } from '../storage/copy.ts';
+import { type DatabaseSetting, databaseSetting, sameDatabase, shownUrl } from '../storage/database.ts';
 import { openPostgres } from '../storage/postgres/connection.ts';
+import { postgresCopySource } from '../storage/postgres/copy-source.ts';
 import { postgresCopyTarget } from '../storage/postgres/copy-target.ts';
 import { sqliteCopySource } from '../storage/sqlite/copy-source.ts';
+import { sqliteCopyTarget } from '../storage/sqlite/copy-target.ts';
+import { Tradebook } from '../tradebook.ts';
 import { copyCompany } from '../use-cases/copy-company.ts';
 import { EXIT } from './exit.ts';
-import { UsageError, databasePath, openExistingReadonly } from './open.ts';
+import { UsageError, openExistingReadonly } from './open.ts';
 import { progressReporter } from './progress.ts';
 
 export function copyCommand(program: Command): void {
   program
     .command('copy')
-    .description("copy the company's log (hashes as they are) and keys from TRADEBOOK_DB, a SQLite file, into an empty PostgreSQL database, then check the copy's hash chain")
-    .requiredOption('--to <url>', 'the PostgreSQL database (postgres://user@host:5432/db); it must hold no event and no key')
+    .description(
+      "copy the company's log (hashes as they are) and keys from TRADEBOOK_DB into another, empty database of either engine (a SQLite file into PostgreSQL, PostgreSQL back into a SQLite file), " +
+        "then check the copy's hash chain there; a SQLite copy then gets its read tables built, ready to serve",
+    )
+    .requiredOption('--to <database>', 'a SQLite file (new, or holding no event and no key) or a PostgreSQL database (postgres://user@host:5432/db) holding no event and no key')
     .option('--json', 'print the report as one JSON object')
     .action(async (options: { to: string; json?: boolean }) => {
-      const from = databasePath();
-      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(from)) throw new UsageError(`copy reads a SQLite file; TRADEBOOK_DB is ${shownUrl(from)}`);
-      if (databaseSetting(options.to).engine !== 'postgres' || !URL.canParse(options.to)) throw new UsageError(`--to must be a postgres:// or postgresql:// URL, got ${shownUrl(options.to)}`);
-      const to = shownUrl(options.to);
-      // A missing file, one that is no database or cannot be opened: one line from the command line's own handling.
-      const db = openExistingReadonly();
+      const from = copyEnd(databaseSetting(), 'TRADEBOOK_DB');
+      const to = copyEnd(databaseSetting(options.to), '--to');
+      if (sameDatabase(from, to)) throw new UsageError(`TRADEBOOK_DB and --to are the same database, ${shown(from)}: a copy goes into another one`);
+      const started = Date.now();
+      const source = await openSource(from);
+      const target = openTarget(to);
       // A bar a phase, each started when its phase begins: its rate and ETA are its own.
       let phase = 'copy';
       let progress = progressReporter(phase, 'events');
-      const started = Date.now();
       let report;
       try {
-        const source = await inEnvironment(`cannot read ${from}`, () => sqliteCopySource(db));
-        const target = await inEnvironment(`cannot copy to ${to}`, async () => openPostgres(options.to, { poolSize: 1 }));
-        try {
-          report = await inEnvironment(`cannot copy to ${to}`, () =>
-            copyCompany(source, postgresCopyTarget(target), (now, done, total) => {
-              if (now !== phase) {
-                progress.stop();
-                phase = now;
-                progress = progressReporter(phase, 'events');
-              }
-              progress.update({ done, total });
-            }),
-          );
-        } finally {
-          await target.close();
-        }
+        report = await inEnvironment(`cannot copy to ${shown(to)}`, () =>
+          copyCompany(source.copy, target.copy, (now, done, total) => {
+            if (now !== phase) {
+              progress.stop();
+              phase = now;
+              progress = progressReporter(phase, 'events');
+            }
+            progress.update({ done, total });
+          }),
+        );
       } finally {
         progress.stop();
-        db.close();
+        try {
+          await target.close();
+        } finally {
+          await source.close();
+        }
       }
-      const seconds = Number(((Date.now() - started) / 1000).toFixed(1));
       const { events, keys, head, problems } = report;
+      const readTables = await target.buildReadTables(problems.length === 0);
+      const seconds = Number(((Date.now() - started) / 1000).toFixed(1));
       for (const problem of problems) process.stderr.write(`copy: ${problem}\n`);
-      if (options.json) process.stdout.write(`${JSON.stringify({ from, to, events, keys, seq: head.seq, hash: head.hash, seconds, ok: problems.length === 0 })}\n`);
+      if (options.json) process.stdout.write(`${JSON.stringify({ from: shown(from), to: shown(to), events, keys, seq: head.seq, hash: head.hash, seconds, ok: problems.length === 0 })}\n`);
       else {
         const outcome = problems.length === 0 ? 'its hash chain recomputes there and ends at the same hash' : 'its hash chain does NOT check out there (above)';
-        process.stdout.write(
-          `copied ${events} events and ${keys} keys from ${from} to ${to} in ${seconds} s; last seq ${head.seq}, hash ${head.hash}; ${outcome}\n` +
-            'the read tables are not built on PostgreSQL yet: tradebook cannot serve this database until they are\n',
-        );
+        process.stdout.write(`copied ${events} events and ${keys} keys from ${shown(from)} to ${shown(to)} in ${seconds} s; last seq ${head.seq}, hash ${head.hash}; ${outcome}\n${readTables}\n`);
       }
       if (problems.length > 0) process.exitCode = EXIT.problemsFound;
     });
+}
+
+/** A database as messages and the report name it: a file by its path, a URL without its password. */
+function shown(setting: DatabaseSetting): string {
+  return setting.engine === 'sqlite' ? setting.file : shownUrl(setting.url);
+}
+
+/** `setting` when a copy can go from or to it; `name` (TRADEBOOK_DB, --to) says which end is refused. */
+function copyEnd(setting: DatabaseSetting, name: string): DatabaseSetting {
+  if (setting.engine === 'postgres' && !URL.canParse(setting.url)) throw new UsageError(`${name} must be a postgres:// or postgresql:// URL, got ${shown(setting)}`);
+  if (setting.engine === 'sqlite' && /^[a-z][a-z0-9+.-]*:\/\//i.test(setting.file)) {
+    throw new UsageError(`${name} must be a SQLite file or a postgres:// or postgresql:// URL, got ${shownUrl(setting.file)}`);
+  }
+  return setting;
+}
+
+/** The database TRADEBOOK_DB names as a copy's source: one snapshot of it, held until `close`. */
+async function openSource(setting: DatabaseSetting): Promise<{ copy: CopySource; close(): Promise<void> }> {
+  if (setting.engine === 'sqlite') {
+    // A missing file, one that is no database or cannot be opened: one line from the command line's own handling.
+    const db = openExistingReadonly();
+    const close = async () => {
+      db.close();
+    };
+    try {
+      return { copy: await inEnvironment(`cannot read ${setting.file}`, () => sqliteCopySource(db)), close };
+    } catch (error) {
+      await close();
+      throw error;
+    }
+  }
+  // One connection: the snapshot is a transaction on the session.
+  const db = openPostgres(setting.url, { poolSize: 1 });
+  try {
+    return { copy: await inEnvironment(`cannot read ${shown(setting)}`, () => postgresCopySource(db)), close: db.close };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}
+
+/**
+ * The database --to names as a copy's target (nothing is opened or connected before the copy loads it), and the
+ * copy's last step: its read tables built where the engine has them, when the copy checks out (one that does not
+ * is not to be served), answering the line that tells how they are.
+ */
+function openTarget(setting: DatabaseSetting): { copy: CopyTarget; close(): Promise<void>; buildReadTables(checksOut: boolean): Promise<string> } {
+  if (setting.engine === 'postgres') {
+    const db = openPostgres(setting.url, { poolSize: 1 });
+    return {
+      copy: postgresCopyTarget(db),
+      close: db.close,
+      buildReadTables: async () => 'the read tables are not built on PostgreSQL yet: tradebook cannot serve this database until they are',
+    };
+  }
+  const { file } = setting;
+  const copy = sqliteCopyTarget(file);
+  return {
+    copy,
+    close: async () => copy.close(),
+    buildReadTables: async (checksOut) => {
+      if (!checksOut) return 'its read tables are not built: the copy does not check out';
+      // Opened as the server opens it, the file gets its read tables built from the log. That shows no bar and
+      // takes longer than the copy: a line says what is under way.
+      process.stderr.write(`build: the read tables of ${file}\n`);
+      await inEnvironment(`${file} holds the whole copy, but its read tables could not be built (any later open of the file builds them)`, async () => (await Tradebook.open(file)).close());
+      return 'its read tables are built: tradebook can serve it';
+    },
+  };
 }
 
 /**

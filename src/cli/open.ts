@@ -11,7 +11,7 @@ import { openCompany } from '../open-company.ts';
 import { type LogAndKeys, openLogAndKeys } from '../storage/postgres/log-and-keys.ts';
 
 /** The commands that run on PostgreSQL so far (`anchor-key` uses no database); the others need its read tables. */
-const ON_POSTGRES = new Set(['keys create', 'keys list', 'keys revoke', 'events', 'history', 'anchor', 'anchor-key', 'import', 'seed', 'verify', 'rebuild']);
+const ON_POSTGRES = new Set(['keys create', 'keys list', 'keys revoke', 'events', 'history', 'anchor', 'anchor-key', 'import', 'seed', 'verify', 'rebuild', 'copy']);
 
 /**
  * Refuses `command` (`keys list`, `import`) before it reads a file or connects, when TRADEBOOK_DB is a PostgreSQL

@@ -2,11 +2,11 @@ import type { EventRow, LogHead } from '../events/rows.ts';
 import type { StoredKey } from './port.ts';
 
 /**
- * A company's log and keys as stored in one engine, to be copied into another: rows as they are, never re-hashed.
- * Access tokens are not part of it (they live a minute).
+ * A company's log and keys as stored in one database, to be copied into another (SQLite or PostgreSQL, either
+ * way): rows as they are, never re-hashed. Access tokens are not part of it (they live a minute).
  */
 export interface CopySource {
-  /** The log in seq order from the first event. */
+  /** The log in seq order from the first event, read as it is consumed (memory stays flat). */
   events: Iterable<EventRow> | AsyncIterable<EventRow>;
   /** How many events `events` yields (the log's last seq: seq is dense). */
   count: number;
@@ -18,15 +18,22 @@ export interface CopySource {
 /** An empty database a company is copied into. */
 export interface CopyTarget {
   /**
-   * Brings the schema up to date, then writes the events, the keys and the chain head in one transaction: a
-   * failure leaves no event and no key. Refused with `TargetNotEmptyError` when the database holds any.
+   * Brings the schema up to date, then writes the events and the keys (and the chain head, where the engine keeps
+   * one) in one durable transaction: a failure leaves no event and no key. Refused with `TargetNotEmptyError` when
+   * the database holds any.
    */
   load(events: AsyncIterable<EventRow>, keys: StoredKey[]): Promise<void>;
   /** The log as now stored there, in seq order, for the check that follows the copy. */
-  events(): AsyncIterable<EventRow>;
+  events(): Iterable<EventRow> | AsyncIterable<EventRow>;
   /** Its chain head: the last seq and hash, as its writers will continue from. */
   head(): Promise<LogHead>;
 }
+
+/** The columns of `api_keys`, the same on both engines, in the order `apiKeyValues` gives a key's values. */
+export const API_KEY_COLUMNS = ['id', 'name', 'scope', 'key_hash', 'created_at', 'expires_at', 'revoked_at'] as const;
+
+/** A key's values as a copy inserts them: its id too, so the keys keep their numbers. */
+export const apiKeyValues = (key: StoredKey) => [key.id, key.name, key.scope, key.keyHash, key.created, key.expires, key.revoked];
 
 /** A copy goes into an empty database only: this one holds events or keys. */
 export class TargetNotEmptyError extends Error {

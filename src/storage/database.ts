@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+
 /**
  * Which engine `TRADEBOOK_DB` names, for the server and the command line alike: a `postgres://` or
  * `postgresql://` URL is PostgreSQL, anything else the path of a SQLite file.
@@ -19,4 +21,33 @@ export function notYetOnPostgres(what: string): string {
 /** A database URL without its password, fit for a message or a log. */
 export function shownUrl(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/]*):[^@]*@/i, '$1:***@');
+}
+
+/**
+ * Whether two settings name one database: the same SQLite file, whatever path leads to it (its device and inode),
+ * or the same host, port and database of a PostgreSQL server. Two names of one server (localhost, 127.0.0.1) are
+ * not told apart.
+ */
+export function sameDatabase(a: DatabaseSetting, b: DatabaseSetting): boolean {
+  if (a.engine === 'sqlite' && b.engine === 'sqlite') {
+    const identity = fileIdentity(a.file);
+    return identity !== undefined && identity === fileIdentity(b.file);
+  }
+  return a.engine === 'postgres' && b.engine === 'postgres' && serverDatabase(a.url) === serverDatabase(b.url);
+}
+
+/** The file's device and inode; undefined when it cannot be seen (missing: then it is no database yet). */
+function fileIdentity(file: string): string | undefined {
+  try {
+    const { dev, ino } = fs.statSync(file);
+    return `${dev}:${ino}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `host:port/database` of a URL, with the defaults a connection takes (the database is named as the user by default). */
+function serverDatabase(url: string): string {
+  const { hostname, port, username, pathname } = new URL(url);
+  return `${hostname.toLowerCase() || 'localhost'}:${port || '5432'}/${decodeURIComponent(pathname.slice(1) || username)}`;
 }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { NewEvent } from '../../src/events/rows.ts';
@@ -172,5 +173,138 @@ describe.runIf(REAL_SERVER_URL)('tradebook keys, events, history and anchor on a
     const history = await cli(database.url, ['history', 'brand-1']);
     expect([history.status, history.stdout.split('\n').length - 1]).toEqual([0, 3]);
     expect(history.stdout).toContain('key 9  name: "Бренд 1" → "nul \\u0000 «кавычки» \u{1F600}"');
+  });
+});
+
+describe.runIf(REAL_SERVER_URL)('tradebook copy from PostgreSQL back into a SQLite file, as processes', () => {
+  let admin: PostgresDatabase;
+  const databases: { url: string; drop(): Promise<void> }[] = [];
+  let dir: string;
+  /** A SQLite tradebook with a demo company and two keys (one with an expiry, revoked). */
+  let first: string;
+  let firstEvents: string;
+  let last: { seq: number; hash: string };
+  beforeAll(async () => {
+    admin = openPostgres(REAL_SERVER_URL!, { poolSize: 1 });
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tradebook-test-'));
+    first = path.join(dir, 'first.db');
+    for (const args of [
+      ['seed', '--demo', '--products', '30', '--contractors', '8', '--documents', '300'],
+      ['keys', 'create', '--name', 'bookkeeper'],
+      ['keys', 'create', '--name', 'auditor', '--scope', 'audit', '--expires', '2030-01-01 00:00:00'],
+      ['keys', 'revoke', '2'],
+    ]) {
+      expect((await cli(first, args)).status).toBe(0);
+    }
+    firstEvents = (await cli(first, ['events'])).stdout;
+    const { seq, hash } = JSON.parse(firstEvents.trimEnd().split('\n').at(-1)!);
+    last = { seq, hash };
+  }, 60_000);
+  afterAll(async () => {
+    for (const database of databases) await database.drop();
+    await admin?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A new database on the server, holding the first file's company. */
+  async function companyOnServer(): Promise<string> {
+    const database = await createDatabase(admin);
+    databases.push(database);
+    expect((await cli(first, ['copy', '--to', database.url])).status).toBe(0);
+    return database.url;
+  }
+
+  const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+  test('up to PostgreSQL and back down into a new file: the same events and keys, the read tables built, verify passes there', async () => {
+    const url = await companyOnServer();
+    const back = path.join(dir, 'back.db');
+    const run = await cli(url, ['copy', '--to', back]);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(
+      new RegExp(
+        `^copied ${last.seq} events and 2 keys from ${escaped(url)} to ${escaped(back)} in [\\d.]+ s; last seq ${last.seq}, hash ${last.hash}; its hash chain recomputes there and ends at the same hash\n` +
+          'its read tables are built: tradebook can serve it\n$',
+      ),
+    );
+    expect(run.stderr).toContain(`build: the read tables of ${back}\n`);
+    expect(await cli(back, ['events'])).toEqual({ status: 0, stdout: firstEvents, stderr: '' });
+    for (const args of [['keys', 'list'], ['keys', 'list', '--json']]) {
+      const listed = await cli(back, args);
+      expect(listed).toEqual(await cli(first, args));
+      expect(listed.stdout).toContain('auditor');
+    }
+    const verified = await cli(back, ['verify']);
+    expect([verified.status, verified.stderr]).toEqual([0, '']);
+    expect(verified.stdout).toMatch(new RegExp(`^verify: OK: hash chain of ${last.seq} events intact; \\d+ read tables equal a fresh rebuild\n$`));
+
+    // --json, into a file that is there and empty (a tradebook opened once, with its tables and no event or key).
+    const empty = path.join(dir, 'empty.db');
+    (await Tradebook.open(empty)).close();
+    const json = await cli(url, ['copy', '--to', empty, '--json']);
+    expect(json.status).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({ from: url, to: empty, events: last.seq, keys: 2, seq: last.seq, hash: last.hash, seconds: expect.any(Number), ok: true });
+    expect((await cli(empty, ['events'])).stdout).toBe(firstEvents);
+    expect((await cli(empty, ['verify'])).status).toBe(0);
+  });
+
+  test('between two databases of one engine: PostgreSQL into another, a SQLite file into another', async () => {
+    const url = await companyOnServer();
+    const second = await createDatabase(admin);
+    databases.push(second);
+    expect((await cli(url, ['copy', '--to', second.url])).status).toBe(0);
+    const copy = path.join(dir, 'copy.db');
+    expect((await cli(first, ['copy', '--to', copy])).status).toBe(0);
+    for (const db of [second.url, copy]) {
+      expect(await cli(db, ['events'])).toEqual({ status: 0, stdout: firstEvents, stderr: '' });
+      expect(await cli(db, ['keys', 'list'])).toEqual(await cli(first, ['keys', 'list']));
+    }
+    expect((await cli(copy, ['verify'])).status).toBe(0);
+  });
+
+  test('a file holding an event, or a key and no event, is refused in one line, exit 2, and left as it was', async () => {
+    const url = await companyOnServer();
+    const withEvents = path.join(dir, 'with-events.db');
+    fs.copyFileSync(first, withEvents);
+    const withAKey = path.join(dir, 'with-a-key.db');
+    expect((await cli(withAKey, ['keys', 'create'])).status).toBe(0);
+    for (const [target, held] of [
+      [withEvents, `${last.seq} events, 2 keys`],
+      [withAKey, '0 events, 1 keys'],
+    ]) {
+      const before = fs.readFileSync(target);
+      expect(await cli(url, ['copy', '--to', target])).toEqual({
+        status: 2,
+        stdout: '',
+        stderr: `tradebook: cannot copy to ${target}: it is not empty (${held}); a copy goes only into an empty database\n`,
+      });
+      expect(fs.readFileSync(target).equals(before)).toBe(true);
+    }
+  });
+
+  test('a database onto itself, however named, and a source server not there: one line, exit 2, nothing written', async () => {
+    const url = await companyOnServer();
+    const before = fs.readFileSync(first);
+    const link = path.join(dir, 'link.db');
+    fs.symlinkSync(first, link);
+    for (const [from, to] of [
+      [url, url],
+      [url, url.replace('postgres://', 'postgresql://').replace(':5432/', '/')],
+      [first, first],
+      [first, path.relative(ROOT, first)],
+      [first, link],
+    ]) {
+      expect(await cli(from, ['copy', '--to', to])).toEqual({ status: 2, stdout: '', stderr: `tradebook: TRADEBOOK_DB and --to are the same database, ${from}: a copy goes into another one\n` });
+    }
+    expect(fs.readFileSync(first).equals(before)).toBe(true);
+    expect((await cli(url, ['events'])).stdout).toBe(firstEvents);
+
+    const target = path.join(dir, 'never.db');
+    expect(await cli('postgres://root:secret@127.0.0.1:1/x', ['copy', '--to', target])).toEqual({
+      status: 2,
+      stdout: '',
+      stderr: 'tradebook: cannot read postgres://root:***@127.0.0.1:1/x: connect ECONNREFUSED 127.0.0.1:1\n',
+    });
+    expect(fs.existsSync(target)).toBe(false);
   });
 });

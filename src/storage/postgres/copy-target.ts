@@ -1,6 +1,5 @@
 import { EVENT_COLUMNS, type EventRow, type LogHead } from '../../events/rows.ts';
-import { type CopyTarget, TargetNotEmptyError } from '../copy.ts';
-import type { StoredKey } from '../port.ts';
+import { API_KEY_COLUMNS, type CopyTarget, TargetNotEmptyError, apiKeyValues } from '../copy.ts';
 import type { PostgresDatabase, Sql } from './connection.ts';
 import { MAX_PARAMETERS, chunks, placeholders, readEvents } from './event-log.ts';
 import { migrate } from './migrate.ts';
@@ -8,9 +7,6 @@ import { PostgresWriter } from './writer.ts';
 
 /** Events a statement: few round trips, and memory bounded by one statement's rows whatever the log's length. */
 const EVENTS_PER_STATEMENT = 2000;
-
-const KEY_COLUMNS = ['id', 'name', 'scope', 'key_hash', 'created_at', 'expires_at', 'revoked_at'] as const;
-const keyValues = (key: StoredKey) => [key.id, key.name, key.scope, key.keyHash, key.created, key.expires, key.revoked];
 
 /** The PostgreSQL database `db` as the target of a copy: written on its session, read back through its pool. */
 export function postgresCopyTarget(db: PostgresDatabase): CopyTarget {
@@ -40,7 +36,7 @@ export function postgresCopyTarget(db: PostgresDatabase): CopyTarget {
         }
         await inserting;
         if (batch.length > 0) await insertEvents(batch);
-        for (const chunk of chunks(keys, Math.floor(MAX_PARAMETERS / KEY_COLUMNS.length))) await insert(db.session, 'api_keys', KEY_COLUMNS, chunk.map(keyValues));
+        for (const chunk of chunks(keys, Math.floor(MAX_PARAMETERS / API_KEY_COLUMNS.length))) await insert(db.session, 'api_keys', API_KEY_COLUMNS, chunk.map(apiKeyValues));
         if (last) await db.session.sql('UPDATE chain_head SET seq = $1, hash = $2 WHERE id = 1', [last.seq, last.hash]);
       });
     },

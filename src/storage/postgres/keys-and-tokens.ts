@@ -51,6 +51,11 @@ export class PostgresKeyStore implements KeyStore {
   }
 }
 
+/** Every key with its hash, by id, in one query on `db` (a copy's snapshot): what a copy takes of them. */
+export function storedKeys(db: Sql): Promise<StoredKey[]> {
+  return db.sql<StoredKey>(`SELECT ${KEY} FROM api_keys ORDER BY id`);
+}
+
 /**
  * The access tokens on PostgreSQL, as `PostgresKeyStore`: issued and spent inside a unit; the check that decides
  * is the one made inside the unit (on the session, under the lock), the early check before the body is read goes

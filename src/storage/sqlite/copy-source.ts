@@ -1,7 +1,6 @@
 import { lastSeq, readEvents } from '../../events/store.ts';
 import type { CopySource } from '../copy.ts';
-import type { StoredKey } from '../port.ts';
-import { SqliteKeyStore } from './keys-and-tokens.ts';
+import { storedKeys } from './keys-and-tokens.ts';
 import { pointInTimeOf } from './maintenance.ts';
 import type { Sqlite } from './open.ts';
 
@@ -11,7 +10,5 @@ import type { Sqlite } from './open.ts';
  */
 export async function sqliteCopySource(db: Sqlite): Promise<CopySource> {
   db.exec('BEGIN');
-  const store = new SqliteKeyStore(db);
-  const keys = await Promise.all((await store.list()).map(async ({ id }) => (await store.byId(id)) as StoredKey));
-  return { events: readEvents(db), count: lastSeq(db), keys, pointInTime: pointInTimeOf(db) };
+  return { events: readEvents(db), count: lastSeq(db), keys: storedKeys(db), pointInTime: pointInTimeOf(db) };
 }

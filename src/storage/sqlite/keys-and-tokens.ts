@@ -44,6 +44,11 @@ export class SqliteKeyStore implements KeyStore {
   }
 }
 
+/** Every key with its hash, by id, in one query: what a copy takes of them. */
+export function storedKeys(db: Sqlite): StoredKey[] {
+  return db.prepare(`SELECT ${KEY} FROM api_keys ORDER BY id`).all() as StoredKey[];
+}
+
 /** The access tokens on SQLite, on the writer's connection, as `SqliteKeyStore`. */
 export class SqliteTokenStore implements TokenStore {
   private readonly statements;

@@ -9,12 +9,15 @@ import type { EventRow } from '../../../src/events/rows.ts';
 import { readEvents as readSqliteEvents } from '../../../src/events/store.ts';
 import { demoCompany } from '../../../src/seed/demo-company.ts';
 import { SourceIsPointInTimeError, TargetNotEmptyError } from '../../../src/storage/copy.ts';
-import { notYetOnPostgres } from '../../../src/storage/database.ts';
-import type { Sql } from '../../../src/storage/postgres/connection.ts';
+import { type Sql, openPostgres } from '../../../src/storage/postgres/connection.ts';
+import { postgresCopySource } from '../../../src/storage/postgres/copy-source.ts';
 import { postgresCopyTarget } from '../../../src/storage/postgres/copy-target.ts';
-import { readEvents } from '../../../src/storage/postgres/event-log.ts';
+import { PostgresEventLog, readEvents } from '../../../src/storage/postgres/event-log.ts';
 import { migrate } from '../../../src/storage/postgres/migrate.ts';
+import { PostgresWriter } from '../../../src/storage/postgres/writer.ts';
 import { sqliteCopySource } from '../../../src/storage/sqlite/copy-source.ts';
+import { sqliteCopyTarget } from '../../../src/storage/sqlite/copy-target.ts';
+import { kyselyOf, migrate as migrateSqlite } from '../../../src/storage/sqlite/migrate.ts';
 import { openSqlite } from '../../../src/storage/sqlite/open.ts';
 import { Tradebook } from '../../../src/tradebook.ts';
 import { copyCompany } from '../../../src/use-cases/copy-company.ts';
@@ -182,11 +185,141 @@ describeEngines('tradebook copy into PostgreSQL', (database, real) => {
     ]) {
       expect(await runCli(file, ['copy', '--to', to])).toEqual({ status: 2, stdout: '', stderr: `${line}\n` });
     }
-    // The way back is not built yet: a PostgreSQL source is refused as every command not yet there, another URL by copy.
-    expect(await runCli(url, ['copy', '--to', url])).toEqual({ status: 2, stdout: '', stderr: `tradebook: ${notYetOnPostgres('`tradebook copy`')}\n` });
-    expect(await runCli('mysql://root@127.0.0.1/db', ['copy', '--to', url])).toEqual({ status: 2, stdout: '', stderr: 'tradebook: copy reads a SQLite file; TRADEBOOK_DB is mysql://root@127.0.0.1/db\n' });
+    // A database onto itself, and a source that is neither a file nor PostgreSQL, are refused before anything is read.
+    expect(await runCli(url, ['copy', '--to', url])).toEqual({ status: 2, stdout: '', stderr: `tradebook: TRADEBOOK_DB and --to are the same database, ${url}: a copy goes into another one\n` });
+    expect(await runCli('mysql://root@127.0.0.1/db', ['copy', '--to', url])).toEqual({
+      status: 2,
+      stdout: '',
+      stderr: 'tradebook: TRADEBOOK_DB must be a SQLite file or a postgres:// or postgresql:// URL, got mysql://root@127.0.0.1/db\n',
+    });
     const run = await runCli(file, ['copy', '--to', url, '--json']);
     expect(run.status).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({ from: file, to: url, events: sourceEvents.length, keys: 2, seq: last.seq, hash: last.hash, seconds: expect.any(Number), ok: true });
   });
+});
+
+/** A file not there yet, in the folder of the source. */
+const newFile = () => path.join(dir, `target-${Math.random()}.db`);
+
+/** What a SQLite file holds of a company: its log, keys and tokens. */
+function fileContents(target: string) {
+  const db = openSqlite(target, { readonly: true });
+  try {
+    return {
+      events: [...readSqliteEvents(db)],
+      keys: db.prepare(KEYS.replaceAll('"', '')).all(),
+      tokens: db.prepare('SELECT token_hash FROM access_tokens').all(),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/** Copies the PostgreSQL database `source` into the SQLite file `target`, as `tradebook copy --to FILE` does. */
+async function copyBack(source: TestDatabase, target: string) {
+  const copy = sqliteCopyTarget(target);
+  try {
+    return await copyCompany(await postgresCopySource(source), copy);
+  } finally {
+    copy.close();
+  }
+}
+
+describeEngines('tradebook copy from PostgreSQL into a SQLite file', (database, real) => {
+  test('the log row for row (hashes as stored), the keys with their revocations, no token: what the first file held', async () => {
+    await copyInto(database());
+    const target = newFile();
+    const last = sourceEvents[sourceEvents.length - 1];
+    expect(await copyBack(database(), target)).toEqual({ events: sourceEvents.length, keys: 2, head: { seq: last.seq, hash: last.hash }, problems: [] });
+    const copied = fileContents(target);
+    expect(copied).toEqual({ ...fileContents(file), tokens: [] });
+    expect(copied.events).toEqual(sourceEvents);
+    expect(copied.keys).toMatchObject([{ name: 'bookkeeper', revoked: null }, { name: 'auditor', revoked: expect.any(String) }]);
+  });
+
+  test('a file holding events, or a key and no event, is refused and left as it was, byte for byte', async () => {
+    await copyInto(database());
+    const withEvents = newFile();
+    fs.copyFileSync(file, withEvents);
+    const withAKey = newFile();
+    const tb = await Tradebook.open(withAKey);
+    await tb.keys.create({ name: 'theirs' });
+    tb.close();
+    for (const [target, refusal] of [
+      [withEvents, new TargetNotEmptyError(sourceEvents.length, 2)],
+      [withAKey, new TargetNotEmptyError(0, 1)],
+    ] as const) {
+      const before = fs.readFileSync(target);
+      await expect(copyBack(database(), target)).rejects.toThrow(refusal);
+      expect(fs.readFileSync(target).equals(before)).toBe(true);
+    }
+  });
+
+  test('a failure after every event went in leaves the file without an event or a key, and the copy can be run again', async () => {
+    await copyInto(database());
+    const target = newFile();
+    const db = openSqlite(target);
+    try {
+      await migrateSqlite(kyselyOf(db));
+      // The last row of the transaction is refused: the keys go in after the whole log.
+      db.exec(`CREATE TRIGGER no_auditor BEFORE INSERT ON api_keys WHEN NEW.name = 'auditor' BEGIN SELECT RAISE(ABORT, 'no auditor'); END`);
+    } finally {
+      db.close();
+    }
+    await expect(copyBack(database(), target)).rejects.toThrow(/no auditor/);
+    expect(fileContents(target)).toEqual({ events: [], keys: [], tokens: [] });
+    const again = openSqlite(target);
+    again.exec('DROP TRIGGER no_auditor');
+    again.close();
+    expect((await copyBack(database(), target)).problems).toEqual([]);
+    expect(fileContents(target).events).toEqual(sourceEvents);
+  });
+
+  test.runIf(real)('the source is read as one snapshot: what is written to it meanwhile is not copied', async () => {
+    await copyInto(database());
+    const reading = openPostgres(database().url!, { poolSize: 1 });
+    const copied = newFile();
+    const target = sqliteCopyTarget(copied);
+    try {
+      const source = await postgresCopySource(reading);
+      const writer = new PostgresWriter(database().session);
+      await writer.run(() => new PostgresEventLog(writer, Date.now).append([{ stream: 'brand-100000', type: 'BrandAdded', data: { id: 100_000, name: 'later', logo: null } }], {}));
+      await database().session.sql(`INSERT INTO api_keys (id, name, scope, key_hash, created_at) VALUES (3, 'later', 'api', 'h', '2026-11-25T10:00:00.000Z')`);
+      expect(await copyCompany(source, target)).toMatchObject({ events: sourceEvents.length, keys: 2, problems: [] });
+    } finally {
+      target.close();
+      await reading.close();
+    }
+    // The first file's log and keys: neither the later event nor the later key.
+    expect(fileContents(copied)).toEqual({ ...fileContents(file), tokens: [] });
+  });
+});
+
+test('from one SQLite file into another: the same log and keys; a point-in-time source is refused before the file is made', async () => {
+  const target = newFile();
+  const db = openSqlite(file, { readonly: true });
+  try {
+    const copy = sqliteCopyTarget(target);
+    expect((await copyCompany(await sqliteCopySource(db), copy)).problems).toEqual([]);
+    copy.close();
+  } finally {
+    db.close();
+  }
+  expect(fileContents(target)).toEqual({ ...fileContents(file), tokens: [] });
+
+  const pointInTime = path.join(dir, `until-100-${Math.random()}.db`);
+  const source = openSqlite(file, { readonly: true });
+  try {
+    await writePointInTime(source, 100, pointInTime);
+  } finally {
+    source.close();
+  }
+  const copy = openSqlite(pointInTime, { readonly: true });
+  const untouched = newFile();
+  try {
+    await expect(copyCompany(await sqliteCopySource(copy), sqliteCopyTarget(untouched))).rejects.toThrow(new SourceIsPointInTimeError(100));
+  } finally {
+    copy.close();
+  }
+  expect(fs.existsSync(untouched)).toBe(false);
 });

@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import { type CopySource, type CopyTarget, SourceIsPointInTimeError, TargetNotEmptyError } from '../storage/copy.ts';
-import { type DatabaseSetting, databaseSetting, sameDatabase, shownUrl } from '../storage/database.ts';
+import { type DatabaseSetting, databaseSetting, sameDatabase, shownDatabase as shown, shownUrl } from '../storage/database.ts';
 import { openPostgres } from '../storage/postgres/connection.ts';
 import { postgresCopySource } from '../storage/postgres/copy-source.ts';
 import { postgresCopyTarget } from '../storage/postgres/copy-target.ts';
 import { sqliteCopySource } from '../storage/sqlite/copy-source.ts';
 import { sqliteCopyTarget } from '../storage/sqlite/copy-target.ts';
-import { Tradebook } from '../tradebook.ts';
+import { openCompany } from '../open-company.ts';
 import { copyCompany } from '../use-cases/copy-company.ts';
 import { EXIT } from './exit.ts';
 import { UsageError, openExistingReadonly } from './open.ts';
@@ -64,10 +64,6 @@ export function copyCommand(program: Command): void {
     });
 }
 
-/** A database as messages and the report name it: a file by its path, a URL without its password. */
-function shown(setting: DatabaseSetting): string {
-  return setting.engine === 'sqlite' ? setting.file : shownUrl(setting.url);
-}
 
 /** `setting` when a copy can go from or to it; `name` (TRADEBOOK_DB, --to) says which end is refused. */
 function copyEnd(setting: DatabaseSetting, name: string): DatabaseSetting {
@@ -109,25 +105,20 @@ async function openSource(setting: DatabaseSetting): Promise<{ copy: CopySource;
  * is not to be served), answering the line that tells how they are.
  */
 function openTarget(setting: DatabaseSetting): { copy: CopyTarget; close(): Promise<void>; buildReadTables(checksOut: boolean): Promise<string> } {
-  if (setting.engine === 'postgres') {
-    const db = openPostgres(setting.url, { poolSize: 1 });
-    return {
-      copy: postgresCopyTarget(db),
-      close: db.close,
-      buildReadTables: async () => 'the read tables are not built on PostgreSQL yet: tradebook cannot serve this database until they are',
-    };
-  }
-  const { file } = setting;
-  const copy = sqliteCopyTarget(file);
+  const postgres = setting.engine === 'postgres' ? openPostgres(setting.url, { poolSize: 1 }) : undefined;
+  const sqlite = setting.engine === 'sqlite' ? sqliteCopyTarget(setting.file) : undefined;
+  const name = shown(setting);
   return {
-    copy,
-    close: async () => copy.close(),
+    copy: postgres ? postgresCopyTarget(postgres) : sqlite!,
+    close: async () => (postgres ? postgres.close() : sqlite!.close()),
     buildReadTables: async (checksOut) => {
       if (!checksOut) return 'its read tables are not built: the copy does not check out';
-      // Opened as the server opens it, the file gets its read tables built from the log. That shows no bar and
+      // Opened as the server opens it, the database gets its read tables built from the log. That shows no bar and
       // takes longer than the copy: a line says what is under way.
-      process.stderr.write(`build: the read tables of ${file}\n`);
-      await inEnvironment(`${file} holds the whole copy, but its read tables could not be built (any later open of the file builds them)`, async () => (await Tradebook.open(file)).close());
+      process.stderr.write(`build: the read tables of ${name}\n`);
+      await inEnvironment(`${name} holds the whole copy, but its read tables could not be built (any later open of it builds them)`, async () =>
+        (await openCompany(setting)).close(),
+      );
       return 'its read tables are built: tradebook can serve it';
     },
   };

@@ -5,7 +5,7 @@ import { auditReads } from '../audit/reads.ts';
 import { type HistoryEntry, historyOf, whoOf } from '../audit/history.ts';
 import { toStoredEvent } from '../events/store.ts';
 import { asyncReads } from '../storage/async-reads.ts';
-import { databaseSetting, notYetOnPostgres, shownUrl } from '../storage/database.ts';
+import { databaseSetting, notYetOnPostgres } from '../storage/database.ts';
 import type { Company } from '../company.ts';
 import { openCompany } from '../open-company.ts';
 import { type LogAndKeys, openLogAndKeys } from '../storage/postgres/log-and-keys.ts';
@@ -82,11 +82,6 @@ export async function openCompanyForCli(): Promise<Company> {
   return openCompany(setting, { onBuilt: (line) => process.stderr.write(`${line}\n`) });
 }
 
-/** TRADEBOOK_DB as messages name it: the file, or the URL without its password. */
-export function shownDatabase(): string {
-  const setting = databaseSetting();
-  return setting.engine === 'postgres' ? shownUrl(setting.url) : setting.file;
-}
 
 function refuseMissing(): void {
   const file = databasePath();

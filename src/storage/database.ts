@@ -51,3 +51,8 @@ function serverDatabase(url: string): string {
   const { hostname, port, username, pathname } = new URL(url);
   return `${hostname.toLowerCase() || 'localhost'}:${port || '5432'}/${decodeURIComponent(pathname.slice(1) || username)}`;
 }
+
+/** A database as messages name it: a file by its path, a URL without its password. */
+export function shownDatabase(setting: DatabaseSetting): string {
+  return setting.engine === 'sqlite' ? setting.file : shownUrl(setting.url);
+}

@@ -2,7 +2,7 @@ import type { Hono } from 'hono';
 import { describe, expect, test } from 'vitest';
 import { anchorKeyFrom, newAnchorKey, signAnchor } from '../../src/audit/anchors.ts';
 import type { AppEnv } from '../../src/http/env.ts';
-import { ApiClient, manualClock } from '../helpers.ts';
+import { manualClock } from '../helpers.ts';
 import { engineService as testService } from '../engine-service.ts';
 import { importRecords, line, money, romashka, sale } from '../documents-fixtures.ts';
 

@@ -42,6 +42,8 @@ class TransactionGuard {
   /** Whether `text` is not to be sent (the ROLLBACK of a lost transaction); throws for any other statement of one. */
   skips(text: string): boolean {
     const rollback = text.startsWith('ROLLBACK') && !text.startsWith('ROLLBACK TO');
+    // A BEGIN starts afresh: whatever was lost is over (the BEGIN itself may be what failed, with no ROLLBACK after).
+    if (text.startsWith('BEGIN')) this.lost = false;
     if (this.lost) {
       if (!rollback) throw Object.assign(new Error('the connection closed inside a transaction, which is lost'), { code: 'CONNECTION_CLOSED' });
       this.open = this.lost = false;

@@ -118,9 +118,9 @@ export class PostgresWriter implements Writer {
   /** The group's transaction: the chain head's lock, its units in order, the commit; rolled back when it fails. */
   private async commitGroup(jobs: Job[]): Promise<Outcome[]> {
     const { session } = this;
-    await session.sql('BEGIN ISOLATION LEVEL READ COMMITTED');
     const outcomes: Outcome[] = [];
     try {
+      await session.sql('BEGIN ISOLATION LEVEL READ COMMITTED');
       // SET LOCAL, with the budget as a parameter: a lock wait past it fails the group, and COMMIT returns once on disk.
       await session.sql("SELECT set_config('lock_timeout', $1, true), set_config('synchronous_commit', 'on', true)", [`${this.lockBudgetMs}ms`]);
       // Outside the savepoints: a unit rolled back must not release the lock.

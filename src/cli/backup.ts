@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { Command } from 'commander';
 import { backupTo } from '../storage/sqlite/backup.ts';
 import { UsageError, databasePath, openExistingReadonly } from './open.ts';
+import { databaseSetting } from '../storage/database.ts';
 
 export function backupCommand(program: Command): void {
   program
@@ -10,6 +11,10 @@ export function backupCommand(program: Command): void {
     .argument('<file>', 'the copy to write; it must not exist')
     .option('--json', 'print the report as one JSON object')
     .action(async (file: string, options: { json?: boolean }) => {
+      // A PostgreSQL database is backed up by PostgreSQL's own tools, which its operators already run.
+      if (databaseSetting().engine === 'postgres') {
+        throw new UsageError('on PostgreSQL, back up with its own tools: pg_dump for a copy, or base backups with WAL archiving (README, "Running on PostgreSQL")');
+      }
       if (fs.existsSync(file)) throw new UsageError(`${file} exists; a backup is only written to a new file`);
       const db = openExistingReadonly();
       const started = Date.now();

@@ -75,7 +75,7 @@ function copyEnd(setting: DatabaseSetting, name: string): DatabaseSetting {
 }
 
 /** The database TRADEBOOK_DB names as a copy's source: one snapshot of it, held until `close`. */
-async function openSource(setting: DatabaseSetting): Promise<{ copy: CopySource; close(): Promise<void> }> {
+export async function openSource(setting: DatabaseSetting): Promise<{ copy: CopySource; close(): Promise<void> }> {
   if (setting.engine === 'sqlite') {
     // A missing file, one that is no database or cannot be opened: one line from the command line's own handling.
     const db = openExistingReadonly();

@@ -11,7 +11,7 @@ import { historyCommand } from './history.ts';
 import { importCommand } from './import.ts';
 import { keysCommand } from './keys.ts';
 import { EXIT } from './exit.ts';
-import { UsageError, refuseOnPostgres } from './open.ts';
+import { UsageError } from './open.ts';
 import { rebuildCommand } from './rebuild.ts';
 import { verifyCommand } from './verify.ts';
 import { seedCommand } from './seed.ts';
@@ -25,9 +25,7 @@ export async function main(argv: string[]): Promise<void> {
   const program = new Command('tradebook')
     .description('tradebook: the event-sourced trade-accounting service')
     .version(packageJson.version, '-V, --version', 'print the version')
-    .exitOverride()
-    // Before any action: a command that does not run on PostgreSQL yet is refused before it reads or connects.
-    .hook('preAction', (_, command) => refuseOnPostgres(commandName(command)));
+    .exitOverride();
   keysCommand(program);
   importCommand(program);
   eventsCommand(program);
@@ -56,11 +54,4 @@ export async function main(argv: string[]): Promise<void> {
     }
     throw error;
   }
-}
-
-/** A command's name under the program's: `keys list`, `import`. */
-function commandName(command: Command): string {
-  const names: string[] = [];
-  for (let c: Command | null = command; c?.parent; c = c.parent) names.unshift(c.name());
-  return names.join(' ');
 }

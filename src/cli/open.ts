@@ -5,29 +5,14 @@ import { auditReads } from '../audit/reads.ts';
 import { type HistoryEntry, historyOf, whoOf } from '../audit/history.ts';
 import { toStoredEvent } from '../events/store.ts';
 import { asyncReads } from '../storage/async-reads.ts';
-import { databaseSetting, notYetOnPostgres } from '../storage/database.ts';
+import { databaseSetting } from '../storage/database.ts';
 import type { Company } from '../company.ts';
 import { openCompany } from '../open-company.ts';
 import { type LogAndKeys, openLogAndKeys } from '../storage/postgres/log-and-keys.ts';
 
-/** The commands that run on PostgreSQL so far (`anchor-key` uses no database); the others need its read tables. */
-const ON_POSTGRES = new Set(['keys create', 'keys list', 'keys revoke', 'events', 'history', 'anchor', 'anchor-key', 'import', 'seed', 'verify', 'rebuild', 'copy']);
-
-/**
- * Refuses `command` (`keys list`, `import`) before it reads a file or connects, when TRADEBOOK_DB is a PostgreSQL
- * URL and the command does not run there yet.
- */
-export function refuseOnPostgres(command: string): void {
-  if (databaseSetting().engine !== 'postgres' || ON_POSTGRES.has(command)) return;
-  // A PostgreSQL database is backed up by PostgreSQL's own tools, which its operators already run.
-  if (command === 'backup') throw new UsageError('on PostgreSQL, back up with its own tools: pg_dump for a copy, or base backups with WAL archiving (README, "Running on PostgreSQL")');
-  throw new UsageError(notYetOnPostgres(`\`tradebook ${command}\``));
-}
-
 /** The SQLite file the command line works on (TRADEBOOK_DB, as for the server), for the commands that run on SQLite only. */
 export function databasePath(): string {
   const setting = databaseSetting();
-  // `refuseOnPostgres` has turned such a command away before it ran.
   if (setting.engine !== 'sqlite') throw new Error(`a SQLite-only command reached ${setting.engine}`);
   return setting.file;
 }

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { lastSeq } from '../events/store.ts';
 import { resolveUntil, writePointInTime } from '../audit/point-in-time.ts';
 import { UsageError, databasePath, openForCli } from './open.ts';
 import { rebuildPostgres } from '../projections/rebuild-postgres.ts';
-import { databaseSetting, notYetOnPostgres } from '../storage/database.ts';
+import { type DatabaseSetting, databaseSetting, shownDatabase } from '../storage/database.ts';
+import { openSource } from './copy.ts';
 import { openPostgres } from '../storage/postgres/connection.ts';
 import { storageErrorOf, unreachableOf } from '../storage/postgres/errors.ts';
 import { PostgresWriter } from '../storage/postgres/writer.ts';
@@ -23,30 +23,39 @@ export function rebuildCommand(program: Command): void {
       if (options.until !== undefined && options.into === undefined) throw new UsageError('--until needs --into FILE (the live read tables always follow the whole log)');
       if (options.into !== undefined && fs.existsSync(options.into)) throw new UsageError(`${options.into} exists; a point-in-time copy is only written to a new file`);
       const setting = databaseSetting();
-      if (setting.engine === 'postgres') {
-        if (options.into !== undefined) throw new UsageError(notYetOnPostgres('`tradebook rebuild --into`'));
-        return report(await rebuildOnPostgres(setting.url), options.json);
-      }
-      const tb = await openForCli();
-      const until = options.until === undefined ? lastSeq(tb.db) : resolveUntil(tb.db, options.until);
-      if (until === undefined) {
-        tb.close();
-        throw new UsageError(`--until takes a seq or a time, ${TIME_FORMS}`);
-      }
-      if (options.into !== undefined && until === 0) {
-        tb.close();
-        throw new UsageError(`--until ${options.until} is before the first event: the copy would hold no log`);
-      }
-      const progress = progressReporter('rebuild', 'events');
-      const started = Date.now();
-      const { events } = options.into === undefined ? await rebuildOnThread(databasePath(), progress.update, (reason) => process.stderr.write(`${reason}\n`)) : await writePointInTime(tb.db, until, options.into, { onProgress: progress.update });
-      progress.stop();
-      tb.close();
-      const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      if (options.into === undefined) return report({ events, seconds }, options.json);
-      if (options.json) process.stdout.write(`${JSON.stringify({ into: options.into, until, seconds: Number(seconds) })}\n`);
-      else process.stdout.write(`wrote ${options.into}: the log up to seq ${until} and its read tables, in ${seconds} s; it is read-only\n`);
+      if (options.into !== undefined) return writeCopy(setting, options.until, options.into, options.json);
+      return report(setting.engine === 'postgres' ? await rebuildOnPostgres(setting.url) : await rebuildSqlite(), options.json);
     });
+}
+
+/** The SQLite file's tables rebuilt on a thread of their own (after an ordinary open: migrated, current). */
+async function rebuildSqlite(): Promise<{ events: number; seconds: string }> {
+  (await openForCli()).close();
+  const progress = progressReporter('rebuild', 'events');
+  const started = Date.now();
+  const { events } = await rebuildOnThread(databasePath(), progress.update, (reason) => process.stderr.write(`${reason}\n`));
+  progress.stop();
+  return { events, seconds: ((Date.now() - started) / 1000).toFixed(1) };
+}
+
+/** A point-in-time copy into `into`, from one snapshot of the database on either engine. */
+async function writeCopy(setting: DatabaseSetting, untilText: string | undefined, into: string, json: boolean | undefined): Promise<void> {
+  const source = await openSource(setting);
+  const started = Date.now();
+  let until: number | undefined;
+  try {
+    until = untilText === undefined ? source.copy.count : await resolveUntil({ lastSeq: source.copy.count, firstRecordedSince: source.copy.firstRecordedSince }, untilText);
+    if (until === undefined) throw new UsageError(`--until takes a seq or a time, ${TIME_FORMS}`);
+    if (until === 0) throw new UsageError(`--until ${untilText} is before the first event: the copy would hold no log`);
+    const progress = progressReporter('rebuild', 'events');
+    await writePointInTime(source.copy, shownDatabase(setting), until, into, { onProgress: progress.update });
+    progress.stop();
+  } finally {
+    await source.close();
+  }
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  if (json) process.stdout.write(`${JSON.stringify({ into, until, seconds: Number(seconds) })}\n`);
+  else process.stdout.write(`wrote ${into}: the log up to seq ${until} and its read tables, in ${seconds} s; it is read-only\n`);
 }
 
 function report({ events, seconds }: { events: number; seconds: string }, json: boolean | undefined): void {

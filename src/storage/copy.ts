@@ -13,6 +13,8 @@ export interface CopySource {
   keys: StoredKey[];
   /** The seq a point-in-time copy ends at; undefined for a company's own database. */
   pointInTime: number | undefined;
+  /** The seq of the first event recorded at or after `iso`, in the same snapshot (a point in time named by its time). */
+  firstRecordedSince(iso: string): Promise<number | undefined>;
 }
 
 /** An empty database a company is copied into. */

@@ -13,10 +13,6 @@ export function databaseSetting(value: string | undefined = process.env.TRADEBOO
   return { engine: 'sqlite', file: value || DEFAULT_FILE };
 }
 
-/** The one line that refuses `what` (a command) on PostgreSQL until it runs there. */
-export function notYetOnPostgres(what: string): string {
-  return `${what} on PostgreSQL is not available yet; the server and every command but \`backup\` and \`rebuild --into\` run there so far (docs/postgres.md)`;
-}
 
 /** A database URL without its password, fit for a message or a log. */
 export function shownUrl(url: string): string {

@@ -14,9 +14,8 @@ import { runCli as cli, runToExit } from '../server-process.ts';
 import { REAL_SERVER_URL, createDatabase } from '../storage/postgres/engines.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const NOT_YET = /^tradebook: .* on PostgreSQL is not available yet; .*\(docs\/postgres\.md\)\n$/;
 
-describe('TRADEBOOK_DB=postgres://…: what does not run there yet is refused in one line, before connecting', () => {
+describe('TRADEBOOK_DB=postgres://…: what does not run there is refused in one line, before connecting', () => {
   // A port that counts the connections made to it: a refusal must make none.
   let listener: net.Server;
   let connections = 0;
@@ -30,20 +29,6 @@ describe('TRADEBOOK_DB=postgres://…: what does not run there yet is refused in
     url = `postgres://root@127.0.0.1:${(listener.address() as net.AddressInfo).port}/tradebook`;
   });
   afterAll(() => new Promise((resolve) => listener.close(resolve)));
-
-  test.each(['rebuild --until 1 --into copy.db'])('tradebook %s', async (command) => {
-    const args = command.split(' ');
-    for (const db of [url, url.replace('postgres:', 'postgresql:')]) {
-      const run = await cli(db, args);
-      expect([run.status, run.stdout]).toEqual([2, '']);
-      expect(run.stderr).toMatch(NOT_YET);
-      expect(run.stderr).toContain(`\`tradebook ${args[0]}`);
-    }
-    expect(connections).toBe(0);
-    // Nothing named like the URL appears where the command ran.
-    expect(fs.existsSync(path.join(ROOT, 'postgres:'))).toBe(false);
-    expect(fs.existsSync(path.join(ROOT, 'postgresql:'))).toBe(false);
-  });
 
   test('tradebook backup points to PostgreSQL\'s own tools', async () => {
     const run = await cli(url, ['backup', 'copy.db']);

@@ -223,4 +223,22 @@ describe.runIf(REAL_SERVER_URL)('several servers on one PostgreSQL database', ()
     await expectWhole(acknowledged);
     expect(servers[0].output()).not.toMatch(/\n\s+at /);
   });
+
+  test('rebuild --until … --into FILE writes a SQLite point-in-time copy of the PostgreSQL log: verify passes on it, a server serves it read-only', async () => {
+    const seeded = await runCli(database.url, ['seed', '--demo', '--products', '20', '--contractors', '10', '--documents', '40']);
+    expect(seeded.status, seeded.stderr).toBe(0);
+    const file = path.join(tempDir(), 'until-30.db');
+    const written = await runCli(database.url, ['rebuild', '--until', '30', '--into', file]);
+    expect([written.status, written.stdout]).toEqual([0, expect.stringMatching(/^wrote .*until-30\.db: the log up to seq 30 and its read tables, in [\d.]+ s; it is read-only\n$/)]);
+    expect((await runCli(file, ['verify'])).stdout).toMatch(/^verify: OK: hash chain of 30 events intact; 10 read tables equal a fresh rebuild\n$/);
+    const log = (await runCli(database.url, ['events'])).stdout.split('\n');
+    expect((await runCli(file, ['events'])).stdout).toBe(`${log.slice(0, 30).join('\n')}\n`);
+    const server = await startServer(file, KEY);
+    servers.push(server);
+    const client = new HttpClient(server.url, KEY);
+    // The first 30 events of the demo company are its product groups and brands.
+    expect((await client.request('GET', '/api/product-categories')).body.data.length).toBeGreaterThan(0);
+    const refused = await client.request('GET', '/api/add-product-brand');
+    expect([refused.status, refused.body.errors[0].code]).toEqual([403, 'ERROR_READ_ONLY']);
+  });
 });

@@ -13,5 +13,11 @@ export async function postgresCopySource(db: PostgresDatabase): Promise<CopySour
   const count = await lastSeq(db.session);
   const keys = await storedKeys(db.session);
   const [pointInTime] = await db.session.sql<{ until_seq: number }>('SELECT until_seq FROM point_in_time LIMIT 1');
-  return { events: readEvents(db.session), count, keys, pointInTime: pointInTime?.until_seq };
+  return {
+    events: readEvents(db.session),
+    count,
+    keys,
+    pointInTime: pointInTime?.until_seq,
+    firstRecordedSince: async (iso) => (await db.session.sql<{ seq: number | null }>('SELECT min(seq) AS seq FROM events WHERE recorded_at >= $1', [iso]))[0].seq ?? undefined,
+  };
 }

@@ -10,5 +10,12 @@ import type { Sqlite } from './open.ts';
  */
 export async function sqliteCopySource(db: Sqlite): Promise<CopySource> {
   db.exec('BEGIN');
-  return { events: readEvents(db), count: lastSeq(db), keys: storedKeys(db), pointInTime: pointInTimeOf(db) };
+  const firstSince = db.prepare('SELECT min(seq) FROM events WHERE recorded_at >= ?').pluck();
+  return {
+    events: readEvents(db),
+    count: lastSeq(db),
+    keys: storedKeys(db),
+    pointInTime: pointInTimeOf(db),
+    firstRecordedSince: async (iso) => (firstSince.get(iso) as number | null) ?? undefined,
+  };
 }

@@ -139,7 +139,7 @@ describeEngines('tradebook copy into PostgreSQL', (database, real) => {
     const pointInTime = path.join(dir, `until-100-${Math.random()}.db`);
     const db = openSqlite(file, { readonly: true });
     try {
-      await writePointInTime(db, 100, pointInTime);
+      await writePointInTime(await sqliteCopySource(db), file, 100, pointInTime);
     } finally {
       db.close();
     }
@@ -154,7 +154,7 @@ describeEngines('tradebook copy into PostgreSQL', (database, real) => {
 
   test('a log whose chain does not recompute is copied as it is, and the check says where it breaks', async () => {
     const altered = sourceEvents.map((row) => (row.seq === 5 ? { ...row, data: row.data.replace('}', ',"x":1}') } : row));
-    const report = await copyCompany({ events: altered, count: altered.length, keys: [], pointInTime: undefined }, postgresCopyTarget(database()));
+    const report = await copyCompany({ events: altered, count: altered.length, keys: [], pointInTime: undefined, firstRecordedSince: async () => undefined }, postgresCopyTarget(database()));
     expect(report.problems).toEqual([`the copy's hash chain is broken at seq 5 (${altered[4].stream}): event 5 of ${altered[4].stream} does not match its hash`]);
   });
 
@@ -312,7 +312,7 @@ test('from one SQLite file into another: the same log and keys; a point-in-time 
   const pointInTime = path.join(dir, `until-100-${Math.random()}.db`);
   const source = openSqlite(file, { readonly: true });
   try {
-    await writePointInTime(source, 100, pointInTime);
+    await writePointInTime(await sqliteCopySource(source), file, 100, pointInTime);
   } finally {
     source.close();
   }

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { projectors } from '../src/projections/registry.ts';
 import { sqliteDialect } from '../src/storage/sqlite/dialect.ts';
-import type { BareRecord, BareWrites } from './ceilings.ts';
+import type { BareRecord, BareWrites, RowWrite, SqliteBareWrites } from './ceilings.ts';
 
 /**
  * Floors: what SQLite alone costs for the bytes tradebook must store, with none of its code. They are not targets;
@@ -14,33 +14,58 @@ type Row = Record<string, unknown>;
 /** The read-model tables the write scenarios' events leave rows in: their DDL is copied for the floor. */
 const READ_MODEL_TABLES = ['contractors', 'contractor_phones', 'products'];
 
+/** The read-model rows of the records of a run as they are now, looked up by each engine's own reads. */
+export interface ReadModelRows {
+  contractor(id: number): Row;
+  phones(contractorId: number): Row[];
+  product(id: number): Row;
+}
+
+/** The aggregate an event's stream names (`contractor-12`: a contractor, id 12). */
+const streamOf = (event: Row) => {
+  const [kind, id] = String(event.stream).split('-');
+  return { kind, id: Number(id) };
+};
+
+/** The contractors and products whose read-model rows `events` left, for an engine to fetch them together. */
+export function readModelKeys(events: Row[]): { contractors: number[]; products: number[] } {
+  const of = (kind: string) => [...new Set(events.map(streamOf).filter((s) => s.kind === kind).map((s) => s.id))];
+  return { contractors: of('contractor'), products: of('product') };
+}
+
 /**
- * The event rows appended between `from` and `to` (at most `limit`), each with the read-model rows it left as they
- * are now: a new contractor's row and phones inserted; a product's record and views updated (the products rows
- * present before the clock starts).
+ * Each event row with the read-model rows it left: a new contractor's row and phones inserted; a product's record
+ * and views updated (the products rows present before the clock starts, as the prefill).
  */
-export function writesOf(db: Database.Database, run: { from: number; to: number }, limit: number): BareWrites {
+export function recordsOf(events: Row[], rows: ReadModelRows): BareWrites {
+  const prefill = new Map<number, RowWrite>();
+  const records = events.map((event): BareRecord => {
+    const { kind, id } = streamOf(event);
+    if (kind === 'contractor') {
+      return { event, readModel: [{ table: 'contractors', row: rows.contractor(id) }, ...rows.phones(id).map((row) => ({ table: 'contractor_phones', row }))] };
+    }
+    if (kind === 'product') {
+      const row = rows.product(id);
+      prefill.set(id, { table: 'products', row });
+      return { event, readModel: [{ table: 'products', row: { record: row.record, list_json: row.list_json, full_json: row.full_json, id: row.id }, key: ['id'] }] };
+    }
+    throw new Error(`no read-model rows known for stream ${event.stream}`);
+  });
+  return { tables: ['events', ...READ_MODEL_TABLES], prefill: [...prefill.values()], records };
+}
+
+/**
+ * The event rows appended between `from` and `to` (at most `limit`) of a SQLite database, each with the read-model
+ * rows it left, and the DDL of their tables.
+ */
+export function writesOf(db: Database.Database, run: { from: number; to: number }, limit: number): SqliteBareWrites {
   const ddlOf = db.prepare("SELECT sql FROM sqlite_master WHERE tbl_name = ? AND type IN ('table', 'index') AND sql IS NOT NULL ORDER BY type DESC").pluck();
-  const ddl = ['events', ...READ_MODEL_TABLES].flatMap((table) => ddlOf.all(table) as string[]);
   const events = db.prepare('SELECT * FROM events WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?').all(run.from, run.to, limit) as Row[];
   const contractor = db.prepare('SELECT * FROM contractors WHERE id = ?');
   const phones = db.prepare('SELECT * FROM contractor_phones WHERE contractor_id = ?');
   const product = db.prepare('SELECT * FROM products WHERE id = ?');
-  const insert = (table: string, row: Row) => ({ sql: `INSERT INTO ${table} (${Object.keys(row).join(', ')}) VALUES (${Object.keys(row).map((c) => `@${c}`).join(', ')})`, row });
-  const prefill = new Map<number, { sql: string; row: Row }>();
-  const records = events.map((event): BareRecord => {
-    const [kind, id] = String(event.stream).split('-');
-    if (kind === 'contractor') {
-      return { event, readModel: [insert('contractors', contractor.get(Number(id)) as Row), ...(phones.all(Number(id)) as Row[]).map((p) => insert('contractor_phones', p))] };
-    }
-    if (kind === 'product') {
-      const row = product.get(Number(id)) as Row;
-      prefill.set(Number(id), insert('products', row));
-      return { event, readModel: [{ sql: 'UPDATE products SET record = @record, list_json = @list_json, full_json = @full_json WHERE id = @id', row: { id: row.id, record: row.record, list_json: row.list_json, full_json: row.full_json } }] };
-    }
-    throw new Error(`no read-model rows known for stream ${event.stream}`);
-  });
-  return { ddl, prefill: [...prefill.values()], records };
+  const writes = recordsOf(events, { contractor: (id) => contractor.get(id) as Row, phones: (id) => phones.all(id) as Row[], product: (id) => product.get(id) as Row });
+  return { ...writes, ddl: writes.tables.flatMap((table) => ddlOf.all(table) as string[]) };
 }
 
 export interface RebuildFloor {

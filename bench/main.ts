@@ -1,16 +1,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 // @ts-expect-error: a plain ES module of the entry points, without type declarations
 import { ENTRIES, ensureBundle } from '../bin/bundle.mjs';
-import { bareWritesPerSecond } from './ceilings.ts';
-import { rebuildFloor, writesOf } from './floors.ts';
+import { type Engine, type EngineUnderTest, sqliteUnderTest } from './engines.ts';
+import { rebuildFloor } from './floors.ts';
 import { DATA_DIR, FULL, QUICK, type Sizes, copyDatabase, ensureDataset, ensureLogs } from './dataset.ts';
-import { type LoadSettings, LoadRunner, readLoad } from './load.ts';
+import { type LoadSettings, type Target, LoadRunner, readLoad } from './load.ts';
+import { PostgresServer, postgresUnderTest, rebuildFloorOnPostgres, shown } from './postgres.ts';
 import { ROOT, SERVER_SCRIPT, type Child, runMeasured, serverNodeOptions, startProcess, waitUntilAnswering } from './processes.ts';
-import { type ScenarioResult, type Results, printResults, targetsOf } from './report.ts';
-import { Probe, type Scenario, type WorkbenchSubject, readScenarios, workbenchScenarios, writeScenarios } from './scenarios.ts';
+import { type LoadResults, type PostgresResults, type RebuildResult, type Results, type ScenarioResult, printResults, targetsOf } from './report.ts';
+import { Probe, type Scenario, readScenarios, workbenchScenarios, writeScenarios } from './scenarios.ts';
 import { spread } from './stats.ts';
 
 const API_KEY = 'tb_bench_0123456789abcdefghijklmnopqrstuv';
@@ -18,145 +18,261 @@ const AUTH = { Authorization: `Bearer ${API_KEY}` };
 const SERVER_PORT = 3917;
 const CEILING_PORT = 3918;
 const SALES_BODY_PORT = 3919;
+/** The first server listens on SERVER_PORT; more servers of one PostgreSQL database on the ports after the fixed-body servers'. */
+const serverPort = (index: number) => (index === 0 ? SERVER_PORT : SALES_BODY_PORT + index);
 /** At most this many of the event rows a write scenario's last run appended are bare-inserted for its ceiling. */
 const CEILING_ROWS = { full: 50_000, quick: 5_000 };
 const STARTUP_RUNS = 3;
+/** The first open of a PostgreSQL copy builds its read tables from the whole log: minutes, not a minute. */
+const FIRST_OPEN_TIMEOUT_MS = 6 * 3600_000;
+
+interface Options {
+  sizes: Sizes;
+  settings: LoadSettings;
+  engines: Engine[];
+  /** How many servers share the PostgreSQL database, one load phase each. */
+  servers: number[];
+}
+
+function optionsOf(argv: string[]): Options {
+  const value = (flag: string) => {
+    const at = argv.indexOf(flag);
+    return at < 0 ? undefined : argv[at + 1];
+  };
+  const engine = value('--engine') ?? 'sqlite';
+  const engines: Record<string, Engine[]> = { sqlite: ['sqlite'], postgres: ['postgres'], both: ['sqlite', 'postgres'] };
+  if (!engines[engine]) throw new Error(`--engine takes sqlite, postgres or both, not ${engine}`);
+  const servers = (value('--servers') ?? '1').split(',').map(Number);
+  if (servers.some((n) => !Number.isInteger(n) || n < 1 || n > 10)) throw new Error(`--servers takes a number of servers from 1 to 10, or several separated by commas: ${value('--servers')}`);
+  if (value('--servers') !== undefined && engine === 'sqlite') throw new Error('--servers is for PostgreSQL (--engine postgres or both): a SQLite file is served by one process');
+  const sizes = argv.includes('--quick') ? QUICK : FULL;
+  return { sizes, settings: sizes === QUICK ? { runs: 3, duration: 1 } : { runs: 3, duration: 5 }, engines: engines[engine], servers };
+}
 
 export async function main(argv: string[]): Promise<void> {
-  const sizes: Sizes = argv.includes('--quick') ? QUICK : FULL;
-  const settings: LoadSettings = sizes === QUICK ? { runs: 3, duration: 1 } : { runs: 3, duration: 5 };
+  const options = optionsOf(argv);
+  const { sizes, settings } = options;
 
   // A stale bundle is rebuilt by the first process that runs it: that process's time and memory would count the build.
   for (const [name, entry] of Object.entries(ENTRIES as Record<string, string>)) await ensureBundle(entry, name);
   const dataset = await ensureDataset(sizes);
   const logs = await ensureLogs(sizes, dataset);
-  const work = path.join(DATA_DIR, `${sizes.name}-work.db`);
-  copyDatabase(dataset, work);
-  const subject = await workbenchSubject(work);
 
   const results: Results = {
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model ?? 'unknown', node: process.version },
+    loadAverage: { start: os.loadavg(), end: [] },
     sizes,
     settings,
+    engines: options.engines,
     scenarios: {},
     ceilings: {},
     rebuild: [],
   };
+  if (options.engines.includes('sqlite')) {
+    const work = path.join(DATA_DIR, `${sizes.name}-work.db`);
+    copyDatabase(dataset, work);
+    Object.assign(results, await measureLoad(sqliteUnderTest(work), 1, options));
+    for (const file of logs) results.rebuild.push(await measureRebuild(file));
+    // On the longer log, whose read tables the rebuild just made current.
+    results.rebuildFloor = rebuildFloor(logs[1]);
+    results.startupMs = await measureStartup(logs[1]);
+    results.targets = targetsOf(results);
+  }
+  if (options.engines.includes('postgres')) results.postgres = await benchPostgres(dataset, logs, options);
 
-  const server = await startServer(work);
+  results.loadAverage!.end = os.loadavg();
+  printResults(results);
+  const engines = results.postgres ? `${options.engines.includes('sqlite') ? '-sqlite' : ''}-postgres-x${options.servers.join('-')}` : '';
+  const out = path.join(ROOT, 'bench', 'results', `${results.date.slice(0, 10)}${sizes === QUICK ? '-quick' : ''}${engines}.json`);
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, JSON.stringify(results, null, 2) + '\n');
+  console.log(`\nwritten to ${path.relative(ROOT, out)}`);
+}
+
+/**
+ * The data set moved into a fresh PostgreSQL database as an operator would (`tradebook copy --to`), its first
+ * open (the read tables built from the log) timed on its own, then for each number of servers a fresh copy of it
+ * (`CREATE DATABASE … TEMPLATE`) loaded through that many servers; the grown logs copied in and rebuilt there.
+ */
+async function benchPostgres(dataset: string, logs: [string, string], options: Options): Promise<PostgresResults> {
+  const server = new PostgresServer();
+  try {
+    const name = `tradebook_bench_${options.sizes.name}`;
+    const url = await server.recreate(name);
+    const copy = await copyInto(dataset, url);
+    console.log(`PostgreSQL: ${copy.events} events copied into ${shown(url)} in ${copy.seconds} s; first open (builds the read tables from the log)…`);
+    const firstOpenMs = await startServers(url, 1, FIRST_OPEN_TIMEOUT_MS).then(async ({ servers, ms }) => {
+      await Promise.all(servers.map((s) => s.stop()));
+      return { ms, line: /"msg":"(built the read tables from the log[^"]*)"/.exec(servers[0].output())?.[1] };
+    });
+    const firstOpen = { events: copy.events, seconds: firstOpenMs.ms / 1000, eventsPerSecond: copy.events / (firstOpenMs.ms / 1000), line: firstOpenMs.line };
+    console.log(`first open: ${firstOpen.seconds.toFixed(1)} s (${firstOpen.eventsPerSecond.toFixed(0)} events/s): ${firstOpen.line ?? 'no build logged'}`);
+
+    const notMeasured: string[] = [];
+    const runs: PostgresResults['runs'] = [];
+    for (const servers of options.servers) {
+      // Every load phase starts from the same built copy, as SQLite's starts from a fresh copy of the data set.
+      const db = await postgresUnderTest(await server.recreate(`${name}_work`, name));
+      if (!db.databaseCpu && runs.length === 0) notMeasured.push("the PostgreSQL processes' CPU: the server is not on this machine");
+      try {
+        console.log(`PostgreSQL, ${servers} server${servers > 1 ? 's' : ''}:`);
+        runs.push({ servers, ...(await measureLoad(db, servers, options)) });
+      } finally {
+        await db.close();
+      }
+    }
+
+    const rebuild: PostgresResults['rebuild'] = [];
+    let longest = url;
+    for (const file of logs) {
+      longest = await server.recreate(`${name}_log_${path.basename(file, '.db').split('-').at(-1)}`);
+      const { seconds: copySeconds } = await copyInto(file, longest);
+      rebuild.push({ ...(await measureRebuild(longest)), copySeconds });
+    }
+    return {
+      server: `PostgreSQL ${await server.version()}`,
+      database: shown(url),
+      copy,
+      firstOpen,
+      runs,
+      rebuild,
+      // On the longer log, whose read tables the rebuild just made current.
+      rebuildFloor: await rebuildFloorOnPostgres(longest),
+      startupMs: await measureStartup(longest),
+      notMeasured,
+    };
+  } finally {
+    await server.close();
+  }
+}
+
+/** `tradebook copy --to url` from a SQLite file, as the command reports it. */
+async function copyInto(file: string, url: string): Promise<{ events: number; seconds: number }> {
+  const run = await runMeasured('bin/tradebook.mjs', ['copy', '--to', url, '--json'], { TRADEBOOK_DB: file });
+  const report = run.output.split('\n').find((line) => line.startsWith('{'));
+  if (run.code !== 0 || !report) throw new Error(`tradebook copy failed:\n${run.output}`);
+  const { events, seconds } = JSON.parse(report) as { events: number; seconds: number };
+  return { events, seconds };
+}
+
+/**
+ * Loads `servers` servers of one database with every scenario, interleaved run by run with the ceilings'
+ * fixed-body servers; the write scenarios' bare writes, and where the engine shows it the write lock, after.
+ */
+async function measureLoad(db: EngineUnderTest, serverCount: number, { sizes, settings }: Options): Promise<LoadResults> {
+  const results: LoadResults = { ceilings: {}, scenarios: {} };
+  const subject = { auditKey: await createAuditKey(db.setting), busiest: await db.busiest() };
+  const { servers } = await startServers(db.setting, serverCount);
+  const targets: Target[] = servers.map((s, i) => ({ url: `http://127.0.0.1:${serverPort(i)}`, pid: s.pid }));
   const fixedBodies: Child[] = [];
   try {
-    const probe = new Probe(`http://127.0.0.1:${SERVER_PORT}`, AUTH);
-    const bodyOf = async (path: string) => (await fetch(`http://127.0.0.1:${SERVER_PORT}${path}`, { headers: AUTH })).text();
+    const base = targets[0].url;
+    const probe = new Probe(base, AUTH);
+    const bodyOf = async (path: string) => (await fetch(`${base}${path}`, { headers: AUTH })).text();
     const reads = await readScenarios(probe);
     // Each fixed-body server answers one real page, pre-serialised: the products page is the read ceiling; the
     // sales page's own body (about twice as long) shows what its size alone costs against that ceiling.
-    const fixed: Partial<Record<string, { port: number; child: Child }>> = {};
+    const fixed: Partial<Record<string, Target>> = {};
     const fixedBody = async (key: string, path: string, port: number) => {
       const child = await startFixedBodyServer(await bodyOf(path), key, port);
       fixedBodies.push(child);
-      fixed[key] = { port, child };
+      fixed[key] = { url: `http://127.0.0.1:${port}`, pid: child.pid };
       return { name: `${key === 'fixedBody' ? 'ceiling' : 'floor'}: fixed body of ${path}`, load: readLoad(() => '/') };
     };
-    const skus = readOnly(work, (db) => db.prepare('SELECT sku FROM products ORDER BY id').pluck().all() as string[]);
     const planned: Planned[] = [
       { key: 'fixedBody', kind: 'fixed', scenario: await fixedBody('fixedBody', '/api/products?limit=100', CEILING_PORT) },
       { key: 'fixedSalesBody', kind: 'fixed', scenario: reads.salesFirst?.path ? await fixedBody('fixedSalesBody', reads.salesFirst.path, SALES_BODY_PORT) : undefined },
       ...Object.entries(reads).map(([key, scenario]) => ({ key, kind: 'read' as const, scenario })),
-      ...Object.entries(await workbenchScenarios(`http://127.0.0.1:${SERVER_PORT}`, probe, subject)).map(([key, scenario]) => ({ key, kind: 'read' as const, scenario })),
-      ...Object.entries(await writeScenarios(probe, skus)).map(([key, scenario]) => ({ key, kind: 'write' as const, scenario })),
+      ...Object.entries(await workbenchScenarios(base, probe, subject)).map(([key, scenario]) => ({ key, kind: 'read' as const, scenario })),
+      ...Object.entries(await writeScenarios(probe, await db.skus())).map(([key, scenario]) => ({ key, kind: 'write' as const, scenario })),
     ];
     const running = planned.flatMap((p) => {
-      const target = fixed[p.key] ?? { port: SERVER_PORT, child: server };
-      if (p.scenario) return [{ ...p, scenario: p.scenario, runner: new LoadRunner(`http://127.0.0.1:${target.port}`, target.child.pid, AUTH, p.scenario.load), lastRun: { from: 0, to: 0 } }];
+      const target = fixed[p.key];
+      // A fixed-body server needs no database; the database server's CPU is read for tradebook's servers only.
+      if (p.scenario) return [{ ...p, scenario: p.scenario, runner: target ? new LoadRunner([target], AUTH, p.scenario.load) : new LoadRunner(targets, AUTH, p.scenario.load, db.databaseCpu), lastRun: { from: 0, to: 0 } }];
       console.log(`${p.key}: skipped: endpoint not available`);
       results.scenarios[p.key] = { name: p.key, kind: p.kind as ScenarioResult['kind'], skipped: 'endpoint not available' };
       return [];
     });
-    for (const r of running) await r.runner.warmUp(Math.max(1, settings.duration / 5));
+    for (const r of running) await r.runner.unmeasuredRun(Math.max(1, settings.duration / 5));
     // Run by run over every scenario, so a shared machine's changing load falls on all of them alike; each run
     // starts at another scenario, as the first one after a pause measured dearer.
     for (let run = 1; run <= settings.runs; run++) {
       for (const r of [...running.slice(run - 1), ...running.slice(0, run - 1)]) {
-        const from = lastEventSeq(work);
+        const from = await db.lastEventSeq();
         await r.runner.measure(settings.duration);
-        r.lastRun = { from, to: lastEventSeq(work) };
+        r.lastRun = { from, to: await db.lastEventSeq() };
       }
       console.log(`run ${run} of ${settings.runs} done`);
     }
     for (const r of running) {
       const figures = r.runner.figures();
       if (r.kind === 'fixed') {
-        results.ceilings[r.key as keyof Results['ceilings']] = figures;
+        results.ceilings[r.key as keyof LoadResults['ceilings']] = figures;
         continue;
       }
       const result: ScenarioResult = { name: r.scenario.name, kind: r.kind, figures };
-      if (r.kind === 'write') Object.assign(result, bareWrites(work, r.lastRun, sizes, settings.runs));
+      if (r.kind === 'write') {
+        Object.assign(result, await db.bareWrites(r.lastRun, CEILING_ROWS[sizes.name], settings.runs));
+        // Sampling takes CPU of its own on a small machine: in one more run, whose figures are not kept.
+        if (db.sampleLock) result.lockHold = await db.sampleLock(r.runner.unmeasuredRun(settings.duration));
+      }
       results.scenarios[r.key] = result;
     }
     // The table lists scenarios in the order they were planned, skipped ones in their place.
     results.scenarios = Object.fromEntries(planned.filter((p) => p.kind !== 'fixed').map((p) => [p.key, results.scenarios[p.key]]));
+    return results;
   } finally {
     for (const child of fixedBodies) await child.stop();
-    await server.stop();
+    await Promise.all(servers.map((s) => s.stop()));
   }
+}
 
-  for (const file of logs) {
-    const run = await runMeasured('bin/tradebook.mjs', ['rebuild'], { TRADEBOOK_DB: file });
-    const match = /from (\d+) events in ([\d.]+) s/.exec(run.output);
-    if (run.code !== 0 || !match) throw new Error(`rebuild failed:\n${run.output}`);
-    const events = Number(match[1]);
-    results.rebuild.push({ events, seconds: Number(match[2]), eventsPerSecond: events / Number(match[2]), processSeconds: run.seconds, peakRssMb: run.peakRss / 2 ** 20 });
-    console.log(`rebuild of ${events} events: ${Math.round(events / Number(match[2]))} events/s, peak RSS ${(run.peakRss / 2 ** 20).toFixed(0)} MB`);
-  }
-  // On the longer log, whose read tables the rebuild just made current.
-  results.rebuildFloor = rebuildFloor(logs[1]);
+/** An audit key made in the database through the command line, for the workbench's pages. */
+async function createAuditKey(setting: string): Promise<string> {
+  const made = await runMeasured('bin/tradebook.mjs', ['keys', 'create', '--name', 'bench auditor', '--scope', 'audit', '--json'], { TRADEBOOK_DB: setting });
+  if (made.code !== 0) throw new Error(`could not create an audit key:\n${made.output}`);
+  return (JSON.parse(made.output.split('\n').find((line) => line.startsWith('{'))!) as { key: string }).key;
+}
 
+/** `tradebook rebuild` as a process on `setting`: events/s from its own report, peak RSS from /proc. */
+async function measureRebuild(setting: string): Promise<RebuildResult> {
+  const run = await runMeasured('bin/tradebook.mjs', ['rebuild'], { TRADEBOOK_DB: setting });
+  const match = /from (\d+) events in ([\d.]+) s/.exec(run.output);
+  if (run.code !== 0 || !match) throw new Error(`rebuild failed:\n${run.output}`);
+  const events = Number(match[1]);
+  const seconds = Number(match[2]);
+  console.log(`rebuild of ${events} events: ${Math.round(events / seconds)} events/s, peak RSS ${(run.peakRss / 2 ** 20).toFixed(0)} MB`);
+  return { events, seconds, eventsPerSecond: events / seconds, processSeconds: run.seconds, peakRssMb: run.peakRss / 2 ** 20 };
+}
+
+/** Milliseconds from spawning the server on `setting` to its first 200, STARTUP_RUNS times. */
+async function measureStartup(setting: string) {
   const startups: number[] = [];
   for (let i = 0; i < STARTUP_RUNS; i++) {
-    const started = performance.now();
-    const child = spawnServer(logs[1]);
-    startups.push(await waitUntilAnswering(child, `http://127.0.0.1:${SERVER_PORT}/api/products?limit=1`, AUTH, started));
-    await child.stop();
+    const { servers, ms } = await startServers(setting, 1);
+    startups.push(ms);
+    await servers[0].stop();
   }
-  results.startupMs = spread(startups);
-
-  results.targets = targetsOf(results);
-  printResults(results);
-  const out = path.join(ROOT, 'bench', 'results', `${results.date.slice(0, 10)}${sizes === QUICK ? '-quick' : ''}.json`);
-  fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, JSON.stringify(results, null, 2) + '\n');
-  console.log(`\nwritten to ${path.relative(ROOT, out)}`);
+  return spread(startups);
 }
 
-/** An audit key made in the work database, and the contractor whose year has the most documents. */
-async function workbenchSubject(file: string): Promise<WorkbenchSubject> {
-  const made = await runMeasured('bin/tradebook.mjs', ['keys', 'create', '--name', 'bench auditor', '--scope', 'audit', '--json'], { TRADEBOOK_DB: file });
-  if (made.code !== 0) throw new Error(`could not create an audit key:\n${made.output}`);
-  const auditKey = (JSON.parse(made.output.split('\n').find((line) => line.startsWith('{'))!) as { key: string }).key;
-  const db = new Database(file, { readonly: true });
-  try {
-    const busiest = db
-      .prepare(
-        `SELECT r.contractor_id AS contractorId, substr(d.date, 1, 4) AS year, count(*) AS documents
-         FROM document_records r JOIN documents d ON d.key = r.key GROUP BY 1, 2 ORDER BY 3 DESC LIMIT 1`,
-      )
-      .get() as WorkbenchSubject['busiest'];
-    return { auditKey, busiest };
-  } finally {
-    db.close();
-  }
-}
+/** A server on `setting` and `port`, started as `npm start` starts it (its Node options too). */
+const spawnServer = (setting: string, port: number) =>
+  startProcess(SERVER_SCRIPT, [], { TRADEBOOK_DB: setting, PORT: String(port), TRADEBOOK_API_KEY: API_KEY }, serverNodeOptions());
 
-/** The server on `file`, started as `npm start` starts it (its Node options too). */
-const spawnServer = (file: string) => startProcess(SERVER_SCRIPT, [], { TRADEBOOK_DB: file, PORT: String(SERVER_PORT), TRADEBOOK_API_KEY: API_KEY }, serverNodeOptions());
-
-async function startServer(file: string): Promise<Child> {
+/** `count` servers on one database, started together; the milliseconds until the last of them answered. */
+async function startServers(setting: string, count: number, timeoutMs?: number): Promise<{ servers: Child[]; ms: number }> {
   const started = performance.now();
-  const server = spawnServer(file);
-  await waitUntilAnswering(server, `http://127.0.0.1:${SERVER_PORT}/api/products?limit=1`, AUTH, started);
-  return server;
+  const servers = Array.from({ length: count }, (_, i) => spawnServer(setting, serverPort(i)));
+  try {
+    const answered = await Promise.all(servers.map((s, i) => waitUntilAnswering(s, `http://127.0.0.1:${serverPort(i)}/api/products?limit=1`, AUTH, started, timeoutMs)));
+    return { servers, ms: Math.max(...answered) };
+  } catch (error) {
+    await Promise.all(servers.map((s) => s.stop()));
+    throw error;
+  }
 }
 
 interface Planned {
@@ -173,25 +289,4 @@ async function startFixedBodyServer(body: string, name: string, port: number): P
   const child = startProcess('bench/fixed-body-server.mjs', [bodyFile], { PORT: String(port) });
   await waitUntilAnswering(child, `http://127.0.0.1:${port}/`, {}, started);
   return child;
-}
-
-const lastEventSeq = (file: string) => readOnly(file, (db) => db.prepare('SELECT coalesce(max(seq), 0) FROM events').pluck().get() as number);
-
-/**
- * Bare writes of the records a scenario's last run appended, into the database's own table shapes, several runs
- * each: their event rows alone (the ceiling), and with the read-model rows they left (the floor).
- */
-function bareWrites(work: string, run: { from: number; to: number }, sizes: Sizes, runs: number): Pick<ScenarioResult, 'bareInsertRowsPerSecond' | 'readModelFloorRowsPerSecond'> {
-  const writes = readOnly(work, (db) => writesOf(db, run, CEILING_ROWS[sizes.name]));
-  const measure = (withReadModel: boolean) => spread(Array.from({ length: runs }, () => bareWritesPerSecond(writes, path.join(DATA_DIR, 'ceiling.db'), withReadModel)));
-  return { bareInsertRowsPerSecond: measure(false), readModelFloorRowsPerSecond: measure(true) };
-}
-
-function readOnly<T>(file: string, read: (db: Database.Database) => T): T {
-  const db = new Database(file, { readonly: true });
-  try {
-    return read(db);
-  } finally {
-    db.close();
-  }
 }

@@ -19,6 +19,32 @@ export function cpuSeconds(pid: number): number {
   return cpuTicksOf(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')) / TICKS_PER_SECOND;
 }
 
+/** CPU seconds (user + system) of each of a set of processes, by pid. */
+export type CpuReading = Map<number, number>;
+
+/** The CPU seconds of each of `pids` now; a process that has exited since it was listed is left out. */
+export function cpuOf(pids: Iterable<number>): CpuReading {
+  const reading: CpuReading = new Map();
+  for (const pid of pids) {
+    try {
+      reading.set(pid, cpuSeconds(pid));
+    } catch {
+      // exited since it was listed
+    }
+  }
+  return reading;
+}
+
+/**
+ * The CPU the processes read in `after` used since `before`. A process first read in `after` counts from its
+ * start; one read only in `before` (it exited) is lost, with what it used meanwhile.
+ */
+export function cpuBetween(before: CpuReading, after: CpuReading): number {
+  let used = 0;
+  for (const [pid, seconds] of after) used += seconds - (before.get(pid) ?? 0);
+  return used;
+}
+
 /** A process the bench started and measures from outside. */
 export interface Child {
   process: ChildProcess;
@@ -93,7 +119,8 @@ export function startProcess(script: string, args: string[], env: Record<string,
 /** Polls `url` until it answers 200; returns the milliseconds since `since`. Throws when the process exits first. */
 export async function waitUntilAnswering(child: Child, url: string, headers: Record<string, string>, since: number, timeoutMs = 60_000): Promise<number> {
   for (;;) {
-    if (child.process.exitCode !== null) throw new Error(`the process exited before answering:\n${child.output()}`);
+    const { exitCode, signalCode } = child.process;
+    if (exitCode !== null || signalCode !== null) throw new Error(`the process exited (${exitCode ?? signalCode}) before answering:\n${child.output()}`);
     try {
       const res = await fetch(url, { headers });
       if (res.status === 200) {

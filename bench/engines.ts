@@ -3,13 +3,10 @@ import Database from 'better-sqlite3';
 import { bareWritesPerSecond } from './ceilings.ts';
 import { DATA_DIR } from './dataset.ts';
 import { writesOf } from './floors.ts';
-import type { LockHold } from './postgres.ts';
 import type { CpuReading } from './processes.ts';
-import type { ScenarioResult } from './report.ts';
-import type { WorkbenchSubject } from './scenarios.ts';
+import type { Engine, LockHold, ScenarioResult } from './report.ts';
+import { BUSIEST_CONTRACTOR_YEAR, type WorkbenchSubject } from './scenarios.ts';
 import { spread } from './stats.ts';
-
-export type Engine = 'sqlite' | 'postgres';
 
 /**
  * A database the servers under load serve, as the bench reads it beside them: what the scenarios need from it
@@ -35,9 +32,6 @@ export interface EngineUnderTest {
   close(): Promise<void>;
 }
 
-/** The contractor whose one year holds the most documents, for the workbench's statement page (both engines' SQL). */
-export const BUSIEST_CONTRACTOR_YEAR = `SELECT r.contractor_id AS "contractorId", substr(d.date, 1, 4) AS year, count(*) AS documents
-  FROM document_records r JOIN documents d ON d.key = r.key GROUP BY 1, 2 ORDER BY 3 DESC LIMIT 1`;
 
 /** A SQLite file, opened read-only for each read so that the server's writes are never held up. */
 export function sqliteUnderTest(file: string): EngineUnderTest {

@@ -3,13 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 // @ts-expect-error: a plain ES module of the entry points, without type declarations
 import { ENTRIES, ensureBundle } from '../bin/bundle.mjs';
-import { type Engine, type EngineUnderTest, sqliteUnderTest } from './engines.ts';
+import { type EngineUnderTest, sqliteUnderTest } from './engines.ts';
 import { rebuildFloor } from './floors.ts';
 import { DATA_DIR, FULL, QUICK, type Sizes, copyDatabase, ensureDataset, ensureLogs } from './dataset.ts';
 import { type LoadSettings, type Target, LoadRunner, readLoad } from './load.ts';
 import { PostgresServer, postgresUnderTest, rebuildFloorOnPostgres, shown } from './postgres.ts';
 import { ROOT, SERVER_SCRIPT, type Child, runMeasured, serverNodeOptions, startProcess, waitUntilAnswering } from './processes.ts';
-import { type LoadResults, type PostgresResults, type RebuildResult, type Results, type ScenarioResult, printResults, targetsOf } from './report.ts';
+import { type Engine, type LoadResults, type PostgresResults, type RebuildResult, type Results, type ScenarioResult, printResults, targetsOf } from './report.ts';
 import { Probe, type Scenario, readScenarios, workbenchScenarios, writeScenarios } from './scenarios.ts';
 import { spread } from './stats.ts';
 

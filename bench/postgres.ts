@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import postgres from 'postgres';
 import { bareWritesPerSecondOnPostgres } from './ceilings.ts';
-import { BUSIEST_CONTRACTOR_YEAR, type EngineUnderTest } from './engines.ts';
+import type { EngineUnderTest } from './engines.ts';
 import { projectors } from '../src/projections/registry.ts';
 import { type RebuildFloor, readModelKeys, recordsOf } from './floors.ts';
 import { type CpuReading, cpuOf } from './processes.ts';
-import type { WorkbenchSubject } from './scenarios.ts';
+import { BUSIEST_CONTRACTOR_YEAR, type WorkbenchSubject } from './scenarios.ts';
+import type { LockHold } from './report.ts';
 import { type Spread, spread } from './stats.ts';
 
 /** The PostgreSQL server the bench makes its databases on (trust auth): any database of it, used to create and drop others. */
@@ -54,24 +55,6 @@ export class PostgresServer {
   close(): Promise<void> {
     return this.admin.end();
   }
-}
-
-/** Write groups seen holding the chain head's row lock while a write scenario ran, from pg_stat_activity. */
-export interface LockHold {
-  /** Samples of pg_stat_activity taken, and their mean interval in ms. */
-  samples: number;
-  intervalMs: number;
-  /** Write transactions (groups of units: token GETs and POSTs alike) seen from start to commit. */
-  groups: number;
-  /**
-   * Milliseconds each such group held the lock: from its transaction's start, or the previous group's commit when
-   * that came later (it waited meanwhile), to its commit.
-   */
-  holdMs?: Spread & { p90: number };
-  /** Share of the samples in which a group held the lock (not waiting for it). */
-  heldShare: number;
-  /** Transactions waiting for a lock, on average over the samples. */
-  waiting: number;
 }
 
 /** One write transaction as the samples saw it. */

@@ -1,9 +1,29 @@
 import type { Sizes } from './dataset.ts';
-import type { Engine } from './engines.ts';
 import type { RebuildFloor } from './floors.ts';
 import type { LoadFigures, LoadSettings } from './load.ts';
-import type { LockHold } from './postgres.ts';
 import type { Spread } from './stats.ts';
+
+/** The engines the bench runs. */
+export type Engine = 'sqlite' | 'postgres';
+
+/** Write groups seen holding the chain head's row lock while a write scenario ran, from pg_stat_activity. */
+export interface LockHold {
+  /** Samples of pg_stat_activity taken, and their mean interval in ms. */
+  samples: number;
+  intervalMs: number;
+  /** Write transactions (groups of units: token GETs and POSTs alike) seen from start to commit. */
+  groups: number;
+  /**
+   * Milliseconds each such group held the lock: from its transaction's start, or the previous group's commit when
+   * that came later (it waited meanwhile), to its commit.
+   */
+  holdMs?: Spread & { p90: number };
+  /** Share of the samples in which a group held the lock (not waiting for it). */
+  heldShare: number;
+  /** Transactions waiting for a lock, on average over the samples. */
+  waiting: number;
+}
+
 
 export interface ScenarioResult {
   name: string;

@@ -143,3 +143,7 @@ export async function workbenchScenarios(base: string, probe: Probe, subject: Wo
     statementPage: page(`GET /audit/statement, the busiest contractor's year (${documents} documents)`, statement),
   };
 }
+
+/** The contractor whose one year holds the most documents, for the workbench's statement page (both engines' SQL). */
+export const BUSIEST_CONTRACTOR_YEAR = `SELECT r.contractor_id AS "contractorId", substr(d.date, 1, 4) AS year, count(*) AS documents
+  FROM document_records r JOIN documents d ON d.key = r.key GROUP BY 1, 2 ORDER BY 3 DESC LIMIT 1`;

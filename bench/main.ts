@@ -102,11 +102,14 @@ async function benchPostgres(dataset: string, logs: [string, string], options: O
     const url = await server.recreate(name);
     const copy = await copyInto(dataset, url);
     console.log(`PostgreSQL: ${copy.events} events copied into ${shown(url)} in ${copy.seconds} s; first open (builds the read tables from the log)…`);
-    const firstOpenMs = await startServers(url, 1, FIRST_OPEN_TIMEOUT_MS).then(async ({ servers, ms }) => {
-      await Promise.all(servers.map((s) => s.stop()));
-      return { ms, line: /"msg":"(built the read tables from the log[^"]*)"/.exec(servers[0].output())?.[1] };
-    });
-    const firstOpen = { events: copy.events, seconds: firstOpenMs.ms / 1000, eventsPerSecond: copy.events / (firstOpenMs.ms / 1000), line: firstOpenMs.line };
+    const opened = await startServers(url, 1, FIRST_OPEN_TIMEOUT_MS);
+    await opened.servers[0].stop();
+    const firstOpen = {
+      events: copy.events,
+      seconds: opened.ms / 1000,
+      eventsPerSecond: copy.events / (opened.ms / 1000),
+      line: /"msg":"(built the read tables from the log[^"]*)"/.exec(opened.servers[0].output())?.[1],
+    };
     console.log(`first open: ${firstOpen.seconds.toFixed(1)} s (${firstOpen.eventsPerSecond.toFixed(0)} events/s): ${firstOpen.line ?? 'no build logged'}`);
 
     const notMeasured: string[] = [];
@@ -124,11 +127,12 @@ async function benchPostgres(dataset: string, logs: [string, string], options: O
     }
 
     const rebuild: PostgresResults['rebuild'] = [];
-    let longest = url;
+    const logUrls: string[] = [];
     for (const file of logs) {
-      longest = await server.recreate(`${name}_log_${path.basename(file, '.db').split('-').at(-1)}`);
-      const { seconds: copySeconds } = await copyInto(file, longest);
-      rebuild.push({ ...(await measureRebuild(longest)), copySeconds });
+      const logUrl = await server.recreate(`${name}_log_${path.basename(file, '.db').split('-').at(-1)}`);
+      const { seconds: copySeconds } = await copyInto(file, logUrl);
+      rebuild.push({ ...(await measureRebuild(logUrl)), copySeconds });
+      logUrls.push(logUrl);
     }
     return {
       server: `PostgreSQL ${await server.version()}`,
@@ -138,8 +142,8 @@ async function benchPostgres(dataset: string, logs: [string, string], options: O
       runs,
       rebuild,
       // On the longer log, whose read tables the rebuild just made current.
-      rebuildFloor: await rebuildFloorOnPostgres(longest),
-      startupMs: await measureStartup(longest),
+      rebuildFloor: await rebuildFloorOnPostgres(logUrls[1]),
+      startupMs: await measureStartup(logUrls[1]),
       notMeasured,
     };
   } finally {

@@ -7,7 +7,7 @@ import { type RebuildFloor, readModelKeys, recordsOf } from './floors.ts';
 import { type CpuReading, cpuOf } from './processes.ts';
 import { BUSIEST_CONTRACTOR_YEAR, type WorkbenchSubject } from './scenarios.ts';
 import type { LockHold } from './report.ts';
-import { type Spread, spread } from './stats.ts';
+import { spread } from './stats.ts';
 
 /** The PostgreSQL server the bench makes its databases on (trust auth): any database of it, used to create and drop others. */
 export const ADMIN_URL = process.env.TRADEBOOK_BENCH_POSTGRES_URL ?? 'postgres://root@127.0.0.1:5432/postgres';

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import { type Sqlite, openSqlite } from '../storage/sqlite/open.ts';
 import { Tradebook } from '../tradebook.ts';
-import { auditReads } from '../audit/reads.ts';
-import { type HistoryEntry, historyOf, whoOf } from '../audit/history.ts';
-import { toStoredEvent } from '../events/store.ts';
+import { type AuditReads, auditReads } from '../audit/reads.ts';
+import type { HistoryEntry } from '../audit/history.ts';
+import { postgresAuditReads } from '../audit/postgres-reads.ts';
 import { asyncReads } from '../storage/async-reads.ts';
 import { databaseSetting } from '../storage/database.ts';
 import type { Company } from '../company.ts';
@@ -26,28 +26,23 @@ export async function openKeysForCli(options: { mustExist?: boolean } = {}): Pro
 }
 
 /** The event log of the database TRADEBOOK_DB names, read a page at a time, and its length, on either engine. */
-export async function openLogForCli(): Promise<Pick<LogAndKeys, 'eventsAfter' | 'lastSeq' | 'close'>> {
-  const setting = databaseSetting();
-  if (setting.engine === 'postgres') return openLogAndKeys(setting.url);
-  const { audit, close } = openAuditReadsForCli();
+export async function openLogForCli(): Promise<Pick<AuditReads, 'eventsAfter' | 'lastSeq'> & { close(): Promise<void> }> {
+  const { audit, close } = await openAuditForCli();
   return { eventsAfter: audit.eventsAfter, lastSeq: audit.lastSeq, close };
 }
 
 /** One record's history (each event, who, each field before → after) from the database TRADEBOOK_DB names, on either engine. */
 export async function openHistoryForCli(): Promise<{ history(stream: string): Promise<HistoryEntry[]>; close(): Promise<void> }> {
-  const setting = databaseSetting();
-  if (setting.engine === 'postgres') {
-    const pg = await openLogAndKeys(setting.url);
-    return {
-      history: async (stream) => {
-        const names = new Map((await pg.keys.list()).map((key) => [key.id, key.name]));
-        return historyOf((await pg.readStream(stream)).map(toStoredEvent), whoOf((id) => names.get(id)));
-      },
-      close: pg.close,
-    };
-  }
-  const { audit, close } = openAuditReadsForCli();
+  const { audit, close } = await openAuditForCli();
   return { history: audit.history, close };
+}
+
+/** The auditors' reads of the database TRADEBOOK_DB names, as it is, on either engine. */
+async function openAuditForCli(): Promise<{ audit: AuditReads; close(): Promise<void> }> {
+  const setting = databaseSetting();
+  if (setting.engine === 'sqlite') return openAuditReadsForCli();
+  const pg = await openLogAndKeys(setting.url);
+  return { audit: postgresAuditReads(pg.pool), close: pg.close };
 }
 
 /**

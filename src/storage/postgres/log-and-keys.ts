@@ -1,22 +1,16 @@
-import type { EventFilter, EventRow } from '../../events/rows.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
 import { ApiKeys } from '../../tokens/api-keys.ts';
-import { type PostgresDatabase, openPostgres } from './connection.ts';
+import { type PostgresDatabase, type Sql, openPostgres } from './connection.ts';
 import { unreachableOf } from './errors.ts';
-import { eventsAfter, lastSeq, readStream } from './event-log.ts';
 import { PostgresKeyStore } from './keys-and-tokens.ts';
 import { migrate } from './migrate.ts';
 import { PostgresWriter } from './writer.ts';
 
-/** What runs on PostgreSQL before the read tables do: the API keys, and the log read a page or a stream at a time. */
+/** What the command line needs of PostgreSQL without the read tables: the API keys, and the pool the log is read on. */
 export interface LogAndKeys {
   readonly keys: ApiKeys;
-  /** Up to `limit` events after `after` (and matching `filter`), in seq order, read on the pool. */
-  eventsAfter(after: number, limit: number, filter?: Omit<EventFilter, 'after'>): Promise<EventRow[]>;
-  /** One stream's events in version order, read on the pool. */
-  readStream(stream: string): Promise<EventRow[]>;
-  /** The seq of the log's last event (0 for an empty log). */
-  lastSeq(): Promise<number>;
+  /** Committed work only: the log and the keys as auditors read them (`audit/postgres-reads.ts`). */
+  readonly pool: Sql;
   close(): Promise<void>;
 }
 
@@ -39,9 +33,7 @@ export async function openLogAndKeys(url: string, clock: Clock = systemClock): P
   const writer = new PostgresWriter(session);
   return {
     keys: new ApiKeys(new PostgresKeyStore(writer, pool), clock, writer),
-    eventsAfter: (after, limit, filter) => eventsAfter(pool, after, limit, filter),
-    readStream: (stream) => readStream(pool, stream),
-    lastSeq: () => lastSeq(pool),
+    pool,
     close,
   };
 }

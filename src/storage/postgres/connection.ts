@@ -11,6 +11,8 @@ export interface Sql {
   values<Row extends unknown[] = unknown[]>(text: string, params?: readonly unknown[]): Promise<Row[]>;
   /** The rows as arrays of their columns' text as received, in UTF-8 buffers (null for NULL), never decoded; prepared as `values`. */
   buffers(text: string, params?: readonly unknown[]): Promise<(Buffer | null)[][]>;
+  /** A statement whose rows nobody reads (prepared as `values`); on the writer's connection it is pipelined (`PipelinedSql`). */
+  run(text: string, params?: readonly unknown[]): Promise<void>;
 }
 
 export interface PostgresDatabase {
@@ -129,6 +131,8 @@ export function openPostgres(url: string, options: ConnectOptions = {}): Postgre
       guard?.skips(text) ? [] : client.run((c) => c.unsafe(text, params as never[], { prepare: true }).values() as unknown as Promise<Row[]>),
     buffers: async (text: string, params: readonly unknown[] = []) =>
       guard?.skips(text) ? [] : client.run((c) => c.unsafe(text, params as never[], { prepare: true }).raw() as unknown as Promise<(Buffer | null)[][]>),
+    run: async (text: string, params: readonly unknown[] = []) =>
+      void (guard?.skips(text) ? [] : await client.run((c) => c.unsafe(text, params as never[], { prepare: true }).values())),
   });
   return {
     session: over(session, transaction),

@@ -1,4 +1,4 @@
-import { type EventFilter, type EventMeta, type EventRow, EVENT_COLUMNS, type LogHead, type NewEvent, type StoredEvent, eventRows, streamsOf } from '../../events/rows.ts';
+import { type EventFilter, type EventMeta, type EventRow, EVENT_COLUMNS, type NewEvent, type StoredEvent, eventRows, streamsOf } from '../../events/rows.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { EventLog } from '../port.ts';
 import type { Sql } from './connection.ts';
@@ -22,7 +22,8 @@ const SELECT_EVENTS = `SELECT ${EVENT_COLUMNS.join(', ')} FROM events`;
 
 /**
  * The append-only event log on PostgreSQL. `append` runs inside a unit of the writer, under the chain head's
- * lock its group holds: the head it reads is the log's last event, whichever server wrote it. It hands the stored
+ * lock its group holds: the head it chains onto is the log's last event, whichever server wrote it (the writer
+ * read it with the lock). It hands the stored
  * events to its listeners (the inline projectors) in the same transaction, so events and read tables commit
  * together.
  */
@@ -41,17 +42,17 @@ export class PostgresEventLog implements EventLog {
   async append(events: NewEvent[], meta: EventMeta): Promise<StoredEvent[]> {
     if (events.length === 0) return [];
     const session = this.writer.writesFor('PostgresEventLog.append');
-    const [head] = await session.sql<LogHead>('SELECT seq, hash FROM chain_head WHERE id = 1');
-    const { rows, stored } = eventRows(events, meta, head, await this.versionsOf(streamsOf(events)), new Date(this.clock()).toISOString());
+    const { rows, stored } = eventRows(events, meta, this.writer.logHead(), await this.versionsOf(streamsOf(events)), new Date(this.clock()).toISOString());
     // One statement for the batch's rows, more only past the parameter limit.
     for (const chunk of chunks(rows, Math.floor(MAX_PARAMETERS / EVENT_COLUMNS.length))) {
-      await session.sql(
+      await session.run(
         `INSERT INTO events (${EVENT_COLUMNS.join(', ')}) VALUES ${placeholders(chunk.length, EVENT_COLUMNS.length)}`,
         chunk.flatMap((row) => EVENT_COLUMNS.map((column) => row[column])),
       );
     }
     const last = rows[rows.length - 1];
-    await session.sql('UPDATE chain_head SET seq = $1, hash = $2 WHERE id = 1', [last.seq, last.hash]);
+    await session.run('UPDATE chain_head SET seq = $1, hash = $2 WHERE id = 1', [last.seq, last.hash]);
+    this.writer.headMoved({ seq: last.seq, hash: last.hash });
     for (const listener of this.listeners) await listener(stored);
     return stored;
   }

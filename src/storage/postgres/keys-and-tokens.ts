@@ -69,7 +69,7 @@ export class PostgresTokenStore implements TokenStore {
 
   async insert(tokenHash: string, token: Pick<StoredToken, 'keyId' | 'path' | 'expiresAt'>, now: number): Promise<void> {
     // One round trip while the lock is held: the sweep rides along with the insert.
-    await this.writer.writesFor('a new token').sql(
+    await this.writer.writesFor('a new token').run(
       `WITH swept AS (DELETE FROM access_tokens WHERE expires_at < $5)
        INSERT INTO access_tokens (token_hash, key_id, path, expires_at) VALUES ($1, $2, $3, $4)`,
       [tokenHash, token.keyId, token.path, token.expiresAt, now],

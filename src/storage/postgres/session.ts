@@ -25,7 +25,7 @@ export function postgresSession(on: () => Sql): SqlSession {
     rows,
     objects: async <Row extends object>(sql: string, params: readonly unknown[] = []) => (holdsNul(params) ? [] : on().sql<Row>(text(sql), params)),
     value: async <T>(sql: string, params: readonly unknown[] = []) => (await rows(sql, params))[0]?.[0] as T | undefined,
-    run: async (sql, params = []) => void (await on().values(text(sql), params)),
+    run: (sql, params = []) => on().run(text(sql), params),
     // One statement is one snapshot: the count comes with the page. The page's JSON crosses as the bytes received,
     // never decoded into a string to be encoded again for the socket.
     joinedPage: async (query, params) => {

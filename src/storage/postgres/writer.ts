@@ -1,8 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { LogHead } from '../../events/rows.ts';
 import { BUSY_BUDGET_MS, NotDurableError, ReadModelsDifferError } from '../errors.ts';
 import type { Writer } from '../port.ts';
 import type { Sql } from './connection.ts';
 import { connectionLost, storageErrorOf } from './errors.ts';
+import { PipelinedSql } from './pipeline.ts';
 
 interface Job {
   unit: () => unknown;
@@ -30,6 +32,11 @@ export const UNITS_PER_GROUP = 50;
  * waited for past the budget, or a storage fault, fails the group as a whole: every unit is rejected with the
  * engine-neutral error and nothing is applied. Units settle after COMMIT returned at synchronous_commit=on, that
  * is once the commit is on disk.
+ *
+ * The lock is held while the group's statements travel to the database and back, so statements without an
+ * answer to read (BEGIN, the savepoints, the units' inserts and updates) are pipelined (`PipelinedSql`): they
+ * travel with the next statement awaited: a group costs a round trip for each read, one to settle each unit and one
+ * before COMMIT, so that only the loss of COMMIT itself leaves an outcome unknown.
  */
 export class PostgresWriter implements Writer {
   private queue: Job[] = [];
@@ -38,6 +45,11 @@ export class PostgresWriter implements Writer {
   private readonly units = new AsyncLocalStorage<true>();
   /** How many group transactions have been committed (observability, and tests of the grouping). */
   commits = 0;
+  /**
+   * The log's head while a group holds its lock: read with the lock, moved by each append. No one else appends
+   * meanwhile, so an append needs no query for it; a unit rolled back puts it back.
+   */
+  private head: LogHead | undefined;
 
   /** How long a group waits for a lock (another writer's chain head) before it fails as busy. */
   private readonly lockBudgetMs: number;
@@ -46,11 +58,11 @@ export class PostgresWriter implements Writer {
   /** Runs in each group's transaction after its units (the read models' checkpoints: once a group). */
   private readonly beforeCommit: () => Promise<void>;
 
-  constructor(
-    /** The writer's own connection: BEGIN, the savepoints and COMMIT are statements on it. */
-    readonly session: Sql,
-    options: { lockBudgetMs?: number; readModels?: string; beforeCommit?: () => Promise<void> } = {},
-  ) {
+  /** The writer's own connection, pipelined: BEGIN, the savepoints and COMMIT are statements on it. */
+  readonly session: PipelinedSql;
+
+  constructor(connection: Sql, options: { lockBudgetMs?: number; readModels?: string; beforeCommit?: () => Promise<void> } = {}) {
+    this.session = new PipelinedSql(connection);
     this.lockBudgetMs = options.lockBudgetMs ?? BUSY_BUDGET_MS;
     this.readModels = options.readModels;
     this.beforeCommit = options.beforeCommit ?? (async () => {});
@@ -73,6 +85,18 @@ export class PostgresWriter implements Writer {
   writesFor(what: string): Sql {
     if (!this.inUnit) throw new Error(`${what} must run inside a unit of the writer`);
     return this.session;
+  }
+
+  /** The log's last event as the group holding the lock has left it so far (only inside a unit). */
+  logHead(): LogHead {
+    if (!this.inUnit || this.head === undefined) throw new Error('the log head is known only inside a unit of the writer');
+    return this.head;
+  }
+
+  /** An append inside a unit moved the log's head to `head`. */
+  headMoved(head: LogHead): void {
+    this.logHead();
+    this.head = head;
   }
 
   run<T>(unit: () => Promise<T> | T): Promise<T> {
@@ -120,18 +144,21 @@ export class PostgresWriter implements Writer {
     const { session } = this;
     const outcomes: Outcome[] = [];
     try {
-      await session.sql('BEGIN ISOLATION LEVEL READ COMMITTED');
+      await session.run('BEGIN ISOLATION LEVEL READ COMMITTED');
       // SET LOCAL, with the budget as a parameter: a lock wait past it fails the group, and COMMIT returns once on disk.
-      await session.sql("SELECT set_config('lock_timeout', $1, true), set_config('synchronous_commit', 'on', true)", [`${this.lockBudgetMs}ms`]);
+      await session.run("SELECT set_config('lock_timeout', $1, true), set_config('synchronous_commit', 'on', true)", [`${this.lockBudgetMs}ms`]);
       // Outside the savepoints: a unit rolled back must not release the lock.
-      const head = await session.sql<{ read_models: string | null }>('SELECT projectors AS read_models FROM chain_head WHERE id = 1 FOR UPDATE');
+      const head = await session.sql<LogHead & { read_models: string | null }>('SELECT seq, hash, projectors AS read_models FROM chain_head WHERE id = 1 FOR UPDATE');
       // Without its row the lock would guard nothing, and writers would race for seqs.
       if (head.length !== 1) throw new Error('the chain_head table has lost its row: writes are refused');
       await this.checkReadModels(head[0].read_models);
+      this.head = { seq: head[0].seq, hash: head[0].hash };
       if (jobs.length === 1) {
         // A unit alone (a server's write, most often) needs no savepoint: undoing it is undoing the group.
         const outcome = await this.settle(jobs[0].unit);
         if (!outcome.ok) {
+          this.head = undefined;
+          await session.reset();
           await session.sql('ROLLBACK');
           return [outcome];
         }
@@ -139,12 +166,18 @@ export class PostgresWriter implements Writer {
       } else for (const job of jobs) outcomes.push(await this.unit(job.unit));
       // Inside the lock as a unit is: what it writes commits with the group.
       await this.units.run(true, this.beforeCommit);
+      // Answered before COMMIT is sent: a connection lost now has applied nothing, and only COMMIT's own loss
+      // leaves the outcome unknown.
+      await session.settled();
       await this.commit();
     } catch (error) {
       // A connection that broke has lost the transaction with it: its ROLLBACK failing changes nothing.
+      this.head = undefined;
+      await session.reset();
       await session.sql('ROLLBACK').catch(() => {});
       throw error;
     }
+    this.head = undefined;
     this.commits++;
     return outcomes;
   }
@@ -173,7 +206,10 @@ export class PostgresWriter implements Writer {
   private async settle(unit: () => unknown): Promise<Outcome> {
     let outcome: Outcome;
     try {
-      outcome = { ok: true, value: await this.units.run(true, unit) };
+      const value = await this.units.run(true, unit);
+      // What the unit sent without waiting must have gone through before it counts as done.
+      await this.session.settled();
+      outcome = { ok: true, value };
     } catch (error) {
       outcome = { ok: false, error };
     }
@@ -184,14 +220,15 @@ export class PostgresWriter implements Writer {
   /** A unit among others, in a savepoint of its own: undone alone when it fails. */
   private async unit(unit: () => unknown): Promise<Outcome> {
     const { session } = this;
-    await session.sql('SAVEPOINT unit');
+    const head = this.head;
+    await session.run('SAVEPOINT unit');
     const outcome = await this.settle(unit);
-    if (outcome.ok) {
-      await session.sql('RELEASE unit');
-      return outcome;
+    if (!outcome.ok) {
+      this.head = head;
+      await session.reset();
+      await session.sql('ROLLBACK TO unit');
     }
-    await session.sql('ROLLBACK TO unit');
-    await session.sql('RELEASE unit');
+    await session.run('RELEASE unit');
     return outcome;
   }
 }

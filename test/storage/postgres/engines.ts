@@ -28,6 +28,7 @@ export function pgliteDatabase(pg: PGlite): TestDatabase {
     // PGlite parses every value; the text a server would send is its string form.
     buffers: async (text: string, params: readonly unknown[] = []) =>
       (open(), (await pg.query<unknown[]>(text, params as unknown[], { rowMode: 'array' })).rows.map((row) => row.map((value) => (value === null ? null : Buffer.from(String(value)))))),
+    run: async (text: string, params: readonly unknown[] = []) => void (open(), await pg.query(text, params as unknown[])),
   };
   return {
     session: sql,

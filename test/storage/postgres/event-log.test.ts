@@ -114,6 +114,35 @@ describeEngines('the PostgreSQL event log', (database) => {
     expectIntactChain(rows);
   });
 
+  test('a unit undone after it appended gives the head back: the next unit of its group chains onto the last event kept', async () => {
+    const { db, writer, log } = await migrated();
+    await writer.run(() => log.append([brand(1, 'A')], {}));
+    const outcomes = await Promise.allSettled([
+      writer.run(async () => {
+        await log.append([brand(2, 'undone')], {});
+        throw new Error('refused after appending');
+      }),
+      writer.run(() => log.append([brand(3, 'C')], {})),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'fulfilled']);
+    // A group whose only unit is undone leaves the head where it was too.
+    await expect(
+      writer.run(async () => {
+        await log.append([brand(4, 'undone')], {});
+        throw new Error('refused after appending');
+      }),
+    ).rejects.toThrow('refused after appending');
+    await writer.run(() => log.append([brand(5, 'E')], {}));
+    const rows = await all(readEvents(db.pool));
+    expect(rows.map((r) => [r.seq, r.stream])).toEqual([
+      [1, 'brand-1'],
+      [2, 'brand-3'],
+      [3, 'brand-5'],
+    ]);
+    expectIntactChain(rows);
+    expect(await db.pool.sql('SELECT seq, hash FROM chain_head')).toEqual([{ seq: 3, hash: rows[2].hash }]);
+  });
+
   test('refuses an append outside a unit of the writer, and an event whose data does not match its schema', async () => {
     const { db, writer, log } = await migrated();
     await expect(log.append([brand(1, 'A')], {})).rejects.toThrow(/inside a unit/);

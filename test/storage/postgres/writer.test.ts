@@ -37,6 +37,52 @@ describeEngines('the PostgreSQL writer', (database, real) => {
     expect(await texts()).toEqual(['kept', 'also kept']);
   });
 
+  test('a statement sent without waiting for its answer fails the unit that sent it, with its own error; the others stand', async () => {
+    const { db, texts } = await notes();
+    const writer = new PostgresWriter(db.session);
+    const send = (id: number, text: string) => writer.session.run('INSERT INTO notes (id, text) VALUES ($1, $2)', [id, text]);
+    const count = () => writer.session.values('SELECT count(*) FROM notes');
+    const outcomes = await Promise.allSettled([
+      writer.run(async () => (await send(1, 'kept'), 'first')),
+      // The duplicate's failure arrives with the next statement awaited, which failed only because of it.
+      writer.run(async () => {
+        await send(1, 'duplicate');
+        await send(2, 'after the duplicate');
+        await count();
+      }),
+      // Nothing awaited after it: the unit's end waits for it.
+      writer.run(async () => void (await send(1, 'duplicate again'))),
+      writer.run(async () => (await send(3, 'also kept'), 'fourth')),
+    ]);
+    const answers = outcomes.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as Error).message));
+    expect(answers).toEqual(['first', expect.stringMatching(/duplicate key/), expect.stringMatching(/duplicate key/), 'fourth']);
+    expect(writer.commits).toBe(1);
+    expect(await texts()).toEqual(['kept', 'also kept']);
+    // A unit alone (no savepoint) is undone with its group, and the next group starts clean.
+    await expect(writer.run(async () => void (await send(3, 'duplicate')))).rejects.toThrow(/duplicate key/);
+    await writer.run(() => send(4, 'next'));
+    expect(await texts()).toEqual(['kept', 'also kept', 'next']);
+  });
+
+  test('a unit that throws while a statement it sent is still on its way leaves nothing of its failure to the units after it', async () => {
+    const { db, texts } = await notes();
+    const writer = new PostgresWriter(db.session);
+    const send = (id: number, text: string) => writer.session.run('INSERT INTO notes (id, text) VALUES ($1, $2)', [id, text]);
+    await writer.run(() => send(1, 'kept'));
+    const outcomes = await Promise.allSettled([
+      writer.run(async () => {
+        await send(1, 'duplicate');
+        throw new Error('refused');
+      }),
+      writer.run(async () => {
+        await send(2, 'next unit');
+        return (await writer.session.values<[number]>('SELECT count(*) FROM notes'))[0][0];
+      }),
+    ]);
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as Error).message))).toEqual(['refused', 2]);
+    expect(await texts()).toEqual(['kept', 'next unit']);
+  });
+
   test(`a group holds at most ${UNITS_PER_GROUP} units (savepoints), the rest go in the next`, async () => {
     const { db, insert, texts } = await notes();
     const writer = new PostgresWriter(db.session);
@@ -69,7 +115,7 @@ describeEngines('the PostgreSQL writer', (database, real) => {
     const unit = writer.run(async () => {
       entered();
       await left;
-      return writer.readsOn(pool) === db.session && writer.writesFor('a note') === db.session;
+      return writer.readsOn(pool) === writer.session && writer.writesFor('a note') === writer.session;
     });
     await inside;
     expect(writer.readsOn(pool)).toBe(pool);

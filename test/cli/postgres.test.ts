@@ -52,6 +52,32 @@ describe('TRADEBOOK_DB=postgres://…: what does not run there is refused in one
   });
 });
 
+describe('TRADEBOOK_DB=postgres://… that cannot be used: one line naming it, exit 2, never a stack trace', () => {
+  const commands = [['keys', 'list'], ['events'], ['verify'], ['rebuild']];
+
+  test('a URL the driver cannot parse (no host)', async () => {
+    const url = 'postgres://root:secret@/tradebook';
+    for (const args of commands) {
+      const run = await cli(url, args);
+      expect([run.status, run.stdout, run.stderr]).toEqual([2, '', 'tradebook: cannot connect to postgres://root:***@/tradebook: Invalid URL\n']);
+    }
+    const server = await runToExit('bin/server.mjs', [], { TRADEBOOK_DB: url, PORT: '0' });
+    expect([server.status, server.stdout, server.stderr]).toEqual([2, '', 'tradebook: cannot serve postgres://root:***@/tradebook: cannot connect to postgres://root:***@/tradebook: Invalid URL\n']);
+  });
+
+  test.runIf(REAL_SERVER_URL)('a setting the server does not know, named in the URL: it refuses the connection', async () => {
+    const url = new URL(REAL_SERVER_URL!);
+    url.searchParams.set('no_such_setting', 'on');
+    const said = `cannot connect to ${url}: unrecognized configuration parameter "no_such_setting"`;
+    for (const args of commands) {
+      const run = await cli(url.toString(), args);
+      expect([run.status, run.stdout, run.stderr]).toEqual([2, '', `tradebook: ${said}\n`]);
+    }
+    const server = await runToExit('bin/server.mjs', [], { TRADEBOOK_DB: url.toString(), PORT: '0' });
+    expect([server.status, server.stdout, server.stderr]).toEqual([2, '', `tradebook: cannot serve ${url}: ${said}\n`]);
+  });
+});
+
 describe.runIf(REAL_SERVER_URL)('tradebook keys, events, history and anchor on a PostgreSQL server', () => {
   let admin: PostgresDatabase;
   let database: { url: string; drop(): Promise<void> };

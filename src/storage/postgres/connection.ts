@@ -1,4 +1,5 @@
 import postgres from 'postgres';
+import { unreachableOf } from './errors.ts';
 
 /**
  * All the PostgreSQL engine asks of a connection: a statement with parameters, answered with its rows. On a
@@ -119,6 +120,12 @@ export function openPostgres(url: string, options: ConnectOptions = {}): Postgre
     // Ids, money and positions are bigint; tradebook keeps them as JS numbers, as SQLite hands them over.
     types: { int8: { to: INT8, from: [INT8], serialize: String, parse: Number } },
   };
+  // postgres.js parses the URL when a client is made: one it cannot parse is said before anything connects.
+  try {
+    postgres(url, { max: 0 });
+  } catch (error) {
+    throw unreachableOf(error, url) ?? error;
+  }
   const transaction = new TransactionGuard();
   const lost = () => transaction.connectionClosed();
   // A pool of one connection: postgres.js lets BEGIN be sent as a statement only there.

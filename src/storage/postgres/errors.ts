@@ -43,9 +43,13 @@ const UNREACHABLE = new Set([
   'CONNECT_TIMEOUT', 'ERR_INVALID_URL', '3D000', '57P03', '53300',
 ]);
 
-/** `error` as `DatabaseUnreachable` when it says that `url` could not be connected to; undefined for any other. */
+/**
+ * `error` as `DatabaseUnreachable` when it says that `url` could not be connected to; undefined for any other. Asked
+ * of the first statement's error only: a FATAL one there is the server refusing the connection itself (a setting
+ * the URL names that it does not know, a value it refuses), since a statement's own errors are not FATAL.
+ */
 export function unreachableOf(error: unknown, url: string): DatabaseUnreachable | undefined {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  if (typeof code !== 'string' || !(UNREACHABLE.has(code) || code.startsWith('08') || code.startsWith('28'))) return undefined;
+  const { code, message, severity } = (error ?? {}) as { code?: unknown; message?: unknown; severity?: unknown };
+  if (typeof code !== 'string' || !(UNREACHABLE.has(code) || code.startsWith('08') || code.startsWith('28') || severity === 'FATAL')) return undefined;
   return new DatabaseUnreachable(`cannot connect to ${shownUrl(url)}: ${String(message)}`, { cause: error });
 }

@@ -44,7 +44,7 @@ export class PostgresTradebook extends Company {
   ) {
     const { session, pool } = database;
     const projections = new Projections(postgresSession(() => writer.writesFor('a read model')));
-    const writer: PostgresWriter = new PostgresWriter(session, { readModels: readModelVersions(), beforeCommit: () => projections.saveCheckpoint() });
+    const writer: PostgresWriter = new PostgresWriter(session, { readModels: readModelVersions(), beforeCommit: () => projections.saveCheckpoint(), fateOn: pool });
     const log = new PostgresEventLog(writer, clock);
     log.onAppend((events) => projections.apply(events));
     super(

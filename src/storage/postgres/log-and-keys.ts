@@ -30,7 +30,7 @@ export async function openLogAndKeys(url: string, clock: Clock = systemClock): P
     throw unreachableOf(error, url) ?? error;
   }
   const { session, pool, close } = db;
-  const writer = new PostgresWriter(session);
+  const writer = new PostgresWriter(session, { fateOn: pool });
   return {
     keys: new ApiKeys(new PostgresKeyStore(writer, pool), clock, writer),
     pool,

@@ -20,6 +20,10 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
  */
 export const UNITS_PER_GROUP = 50;
 
+/** How long a lost COMMIT's outcome is asked for: a backend whose client went away ends its transaction soon after. */
+const FATE_ATTEMPTS = 20;
+const FATE_INTERVAL_MS = 100;
+
 /**
  * The PostgreSQL engine's `Writer`: the units that arrive while a group is on its way share the next group
  * transaction, on a connection of the writer's own. Every group starts by locking the chain head's row and holds
@@ -61,11 +65,15 @@ export class PostgresWriter implements Writer {
   /** The writer's own connection, pipelined: BEGIN, the savepoints and COMMIT are statements on it. */
   readonly session: PipelinedSql;
 
-  constructor(connection: Sql, options: { lockBudgetMs?: number; readModels?: string; beforeCommit?: () => Promise<void> } = {}) {
+  /** Another connection, to ask whether a group whose COMMIT lost its answer committed (none: the outcome stays unknown). */
+  private readonly fateOn: Sql | undefined;
+
+  constructor(connection: Sql, options: { lockBudgetMs?: number; readModels?: string; beforeCommit?: () => Promise<void>; fateOn?: Sql } = {}) {
     this.session = new PipelinedSql(connection);
     this.lockBudgetMs = options.lockBudgetMs ?? BUSY_BUDGET_MS;
     this.readModels = options.readModels;
     this.beforeCommit = options.beforeCommit ?? (async () => {});
+    this.fateOn = options.fateOn;
   }
 
   /** Whether the caller runs inside a unit of this writer (not merely while one runs). */
@@ -148,7 +156,10 @@ export class PostgresWriter implements Writer {
       // SET LOCAL, with the budget as a parameter: a lock wait past it fails the group, and COMMIT returns once on disk.
       await session.run("SELECT set_config('lock_timeout', $1, true), set_config('synchronous_commit', 'on', true)", [`${this.lockBudgetMs}ms`]);
       // Outside the savepoints: a unit rolled back must not release the lock.
-      const head = await session.sql<LogHead & { read_models: string | null }>('SELECT seq, hash, projectors AS read_models FROM chain_head WHERE id = 1 FOR UPDATE');
+      // With the transaction's id: should COMMIT's answer be lost, another connection can ask what became of it.
+      const head = await session.sql<LogHead & { read_models: string | null; xid: string }>(
+        'SELECT seq, hash, projectors AS read_models, CAST(pg_current_xact_id() AS text) AS xid FROM chain_head WHERE id = 1 FOR UPDATE',
+      );
       // Without its row the lock would guard nothing, and writers would race for seqs.
       if (head.length !== 1) throw new Error('the chain_head table has lost its row: writes are refused');
       await this.checkReadModels(head[0].read_models);
@@ -169,7 +180,7 @@ export class PostgresWriter implements Writer {
       // Answered before COMMIT is sent: a connection lost now has applied nothing, and only COMMIT's own loss
       // leaves the outcome unknown.
       await session.settled();
-      await this.commit();
+      await this.commit(head[0].xid);
     } catch (error) {
       // A connection that broke has lost the transaction with it: its ROLLBACK failing changes nothing.
       this.head = undefined;
@@ -182,13 +193,31 @@ export class PostgresWriter implements Writer {
     return outcomes;
   }
 
-  /** COMMIT; a connection lost meanwhile leaves the outcome unknown: never acknowledged, never called nothing applied. */
-  private async commit(): Promise<void> {
+  /**
+   * COMMIT. A connection lost meanwhile leaves the outcome to be asked of another connection: PostgreSQL keeps what
+   * became of each transaction. Committed, the group stands; aborted, nothing was applied (the connection lost);
+   * still unknown, the group is never acknowledged and never called nothing applied (`NotDurableError`).
+   */
+  private async commit(xid: string): Promise<void> {
     try {
       await this.session.sql('COMMIT');
     } catch (error) {
-      throw connectionLost(error) ? new NotDurableError(error) : error;
+      if (!connectionLost(error)) throw error;
+      const fate = await this.fateOf(xid);
+      if (fate === 'committed') return;
+      throw fate === 'aborted' ? error : new NotDurableError(error);
     }
+  }
+
+  /** 'committed' or 'aborted' once the server has decided (a backend ending rolls back what it had open); undefined while unknown. */
+  private async fateOf(xid: string): Promise<'committed' | 'aborted' | undefined> {
+    if (this.fateOn === undefined) return undefined;
+    for (let attempt = 0; attempt < FATE_ATTEMPTS; attempt++) {
+      const [row] = await this.fateOn.sql<{ status: string | null }>('SELECT pg_xact_status(CAST($1 AS xid8)) AS status', [xid]).catch(() => []);
+      if (row?.status === 'committed' || row?.status === 'aborted') return row.status;
+      await new Promise((resolve) => setTimeout(resolve, FATE_INTERVAL_MS));
+    }
+    return undefined;
   }
 
   /**

@@ -1,11 +1,11 @@
-import { expect, test } from 'vitest';
-import { ReadModelsDifferError, StorageBusyError, StorageFault } from '../../../src/storage/errors.ts';
-import { openPostgres } from '../../../src/storage/postgres/connection.ts';
+import { describe, expect, test } from 'vitest';
+import { NotDurableError, ReadModelsDifferError, StorageBusyError, StorageFault } from '../../../src/storage/errors.ts';
+import { type Sql, openPostgres } from '../../../src/storage/postgres/connection.ts';
 import { storageErrorOf } from '../../../src/storage/postgres/errors.ts';
 import { PostgresEventLog, lastSeq } from '../../../src/storage/postgres/event-log.ts';
 import { migrate } from '../../../src/storage/postgres/migrate.ts';
 import { PostgresWriter, UNITS_PER_GROUP } from '../../../src/storage/postgres/writer.ts';
-import { describeEngines } from './engines.ts';
+import { type TestDatabase, describeEngines } from './engines.ts';
 
 const brand = (id: number) => ({ stream: `brand-${id}`, type: 'BrandAdded' as const, data: { id, name: `brand ${id}`, logo: null } });
 
@@ -81,6 +81,43 @@ describeEngines('the PostgreSQL writer', (database, real) => {
     ]);
     expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as Error).message))).toEqual(['refused', 2]);
     expect(await texts()).toEqual(['kept', 'next unit']);
+  });
+
+  describe('a COMMIT whose answer is lost (its connection closed): what became of it is asked of another connection', () => {
+    const lost = () => Object.assign(new Error('write CONNECTION_CLOSED'), { code: 'CONNECTION_CLOSED' });
+    /** The writer's connection, with COMMIT replaced by `commit` and its answer lost. */
+    const losingCommit = (db: TestDatabase, commit: () => Promise<unknown>): Sql => ({
+      ...db.session,
+      sql: async <Row extends object>(text: string, params?: readonly unknown[]) => {
+        if (text !== 'COMMIT') return db.session.sql<Row>(text, params);
+        await commit();
+        throw lost();
+      },
+    });
+
+    test('committed: the units stand and are acknowledged', async () => {
+      const { db, texts } = await notes();
+      const writer = new PostgresWriter(losingCommit(db, () => db.session.sql('COMMIT')), { fateOn: db.pool });
+      const send = (id: number) => writer.session.run('INSERT INTO notes (id, text) VALUES ($1, $2)', [id, `note ${id}`]);
+      expect(await Promise.all([writer.run(async () => (await send(1), 'first')), writer.run(async () => (await send(2), 'second'))])).toEqual(['first', 'second']);
+      expect(await texts()).toEqual(['note 1', 'note 2']);
+    });
+
+    test('aborted before it took effect: busy, nothing applied', async () => {
+      const { db, texts } = await notes();
+      const writer = new PostgresWriter(losingCommit(db, () => db.session.sql('ROLLBACK')), { fateOn: db.pool });
+      await expect(writer.run(() => writer.session.run("INSERT INTO notes (id, text) VALUES (1, 'lost')"))).rejects.toThrow(StorageBusyError);
+      expect(await texts()).toEqual([]);
+    });
+
+    test('still undecided, or no other connection to ask: never acknowledged, never called nothing applied', async () => {
+      const { db } = await notes();
+      // The transaction is left open: PostgreSQL reports it in progress for as long as it is asked.
+      const undecided = new PostgresWriter(losingCommit(db, async () => {}), { fateOn: db.pool });
+      await expect(undecided.run(() => undecided.session.run("INSERT INTO notes (id, text) VALUES (1, 'unknown')"))).rejects.toThrow(NotDurableError);
+      const unasked = new PostgresWriter(losingCommit(db, () => db.session.sql('COMMIT')));
+      await expect(unasked.run(() => unasked.session.run("INSERT INTO notes (id, text) VALUES (2, 'unknown')"))).rejects.toThrow(NotDurableError);
+    });
   });
 
   test(`a group holds at most ${UNITS_PER_GROUP} units (savepoints), the rest go in the next`, async () => {

@@ -23,9 +23,8 @@ const SELECT_EVENTS = `SELECT ${EVENT_COLUMNS.join(', ')} FROM events`;
 /**
  * The append-only event log on PostgreSQL. `append` runs inside a unit of the writer, under the chain head's
  * lock its group holds: the head it chains onto is the log's last event, whichever server wrote it (the writer
- * read it with the lock). It hands the stored
- * events to its listeners (the inline projectors) in the same transaction, so events and read tables commit
- * together.
+ * read it with the lock). It hands the stored events to its listeners (the inline projectors) in the same
+ * transaction, so events and read tables commit together.
  */
 export class PostgresEventLog implements EventLog {
   private readonly listeners: PostgresAppendListener[] = [];

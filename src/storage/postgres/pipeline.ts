@@ -9,7 +9,7 @@ import type { Sql } from './connection.ts';
  * wrong (the statements after it fail only because the transaction was aborted).
  */
 export class PipelinedSql implements Sql {
-  /** The first failure of a statement sent and not waited for, until `forgetFailure()`. */
+  /** The first failure of a statement sent and not waited for, until `reset()`. */
   private failure: { error: unknown } | undefined;
   /** Settles once every statement sent so far has been answered; never rejects. */
   private sent: Promise<void> = Promise.resolve();

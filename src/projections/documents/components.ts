@@ -34,27 +34,60 @@ interface Node {
 
 const nameOf = (r: DocumentRef) => `${r.type}:${r.id}`;
 
-export function bindComponents(records: DocumentRecords): (seed: DocumentRow) => Promise<Iterable<ComponentDocument>> {
-  /** Every document connected to the seed by links, each with its children's names in key order. */
-  const walk = async (seed: DocumentRow): Promise<Map<string, Node>> => {
+export function bindComponents(records: DocumentRecords): (seeds: number[]) => Promise<Iterable<ComponentDocument>> {
+  /**
+   * Every document connected to the seeds (keys) by links, each with its children's names in key order. Read a
+   * level at a time, whatever the number of components: the level's children with one statement per hundred
+   * documents, its parents not met yet (a document's links are its basedOn) with another.
+   */
+  const walk = async (seeds: number[]): Promise<Map<string, Node>> => {
     const nodes = new Map<string, Node>();
-    // Children come with their rows; parents (a document's basedOn) are loaded when reached.
-    const queue: (DocumentRow | DocumentRef)[] = [seed];
-    while (queue.length > 0) {
-      const ref = queue.pop()!;
-      if (nodes.has(nameOf(ref))) continue;
-      const r = 'record' in ref ? ref : await records.load(ref.type, ref.id);
-      if (!r) continue;
-      const children = await records.children(r.type, r.id);
-      const doc = JSON.parse(r.record) as DocumentRecord;
-      nodes.set(nameOf(r), { ref: r, row: r, doc, head: treeNodeHead(r.type, r.id, doc.fields, doc.status), children: children.map(nameOf), paid: 0 });
-      // A document's links are its basedOn: its parents need no query.
-      queue.push(...children, ...doc.basedOn);
+    let level = await records.byKeys(seeds);
+    while (level.length > 0) {
+      const fresh = new Map<string, DocumentRow>();
+      for (const r of level) if (!nodes.has(nameOf(r))) fresh.set(nameOf(r), r);
+      const children = new Map<string, DocumentRow[]>();
+      for (const child of await records.childrenOf([...fresh.values()])) {
+        const parent = nameOf({ type: child.parentType, id: child.parentId });
+        const siblings = children.get(parent);
+        if (siblings === undefined) children.set(parent, [child]);
+        else siblings.push(child);
+      }
+      const next: DocumentRow[] = [];
+      const parents = new Map<string, DocumentRef>();
+      for (const [name, r] of fresh) {
+        const doc = JSON.parse(r.record) as DocumentRecord;
+        const own = children.get(name) ?? [];
+        nodes.set(name, { ref: r, row: r, doc, head: treeNodeHead(r.type, r.id, doc.fields, doc.status), children: own.map(nameOf), paid: 0 });
+        next.push(...own);
+        for (const p of doc.basedOn) parents.set(nameOf(p), p);
+      }
+      const unmet = [...parents].filter(([name]) => !nodes.has(name) && !fresh.has(name)).map(([, p]) => p);
+      level = [...next, ...(await records.loadAll(unmet))];
     }
     const byKey = (a: string, b: string) => nodes.get(a)!.row.key - nodes.get(b)!.row.key;
     for (const node of nodes.values()) node.children.sort(byKey);
     return nodes;
   };
+
+  /** The walked documents split into their components: a money document's tree is its component's whole forest. */
+  function* componentsOf(nodes: Map<string, Node>): Generator<Map<string, Node>> {
+    const placed = new Set<string>();
+    for (const start of nodes.keys()) {
+      if (placed.has(start)) continue;
+      const component = new Map<string, Node>();
+      const reach = [start];
+      while (reach.length > 0) {
+        const at = reach.pop()!;
+        const node = nodes.get(at);
+        if (node === undefined || placed.has(at)) continue;
+        placed.add(at);
+        component.set(at, node);
+        reach.push(...node.children, ...node.doc.basedOn.map(nameOf));
+      }
+      yield component;
+    }
+  }
 
   /** paid: each posted payment counts once on every document its basedOn chain reaches. */
   const addPayments = (nodes: Map<string, Node>) => {
@@ -103,12 +136,11 @@ export function bindComponents(records: DocumentRecords): (seed: DocumentRow) =>
 
   // One document at a time: a component's trees together grow with the square of its size.
   function* documents(nodes: Map<string, Node>): Generator<ComponentDocument> {
-    const treeFor = treeMaker(nodes);
-    for (const [self, node] of nodes) yield { row: node.row, doc: node.doc, paid: node.paid, tree: treeFor(self, node) };
+    for (const component of componentsOf(nodes)) {
+      addPayments(component);
+      const treeFor = treeMaker(component);
+      for (const [self, node] of component) yield { row: node.row, doc: node.doc, paid: node.paid, tree: treeFor(self, node) };
+    }
   }
-  return async (seed) => {
-    const nodes = await walk(seed);
-    addPayments(nodes);
-    return documents(nodes);
-  };
+  return async (seeds) => documents(await walk(seeds));
 }

@@ -79,7 +79,7 @@ export const documentsProjector: Projector = {
       return json === undefined ? undefined : (JSON.parse(json) as ContractorRecord);
     };
     const records = bindDocumentRecords(session, n, contractor);
-    const component = bindComponents(records);
+    const components = bindComponents(records);
     const served = bindServedDocuments(session, n, contractor);
     const refreshContractors = bindContractorRefresh(session, n);
 
@@ -100,19 +100,19 @@ export const documentsProjector: Projector = {
       served.forget();
       records.forgetContractors();
     };
-    /** Recomputes paid and the tree of every document connected to the seed by links, and re-renders them. */
-    const refreshComponent = async (seed: number) => {
-      // Components are disjoint: a walk from a seed not refreshed yet meets no refreshed document.
-      for (const { row, doc, paid, tree } of await component(await records.byKey(seed))) {
+    /** Recomputes paid and the tree of every document connected to the seeds by links, and re-renders them. */
+    const refreshComponents = async (seeds: number[]) => {
+      // Components are disjoint: a walk from seeds not refreshed yet meets no refreshed document.
+      const fresh = seeds.filter((seed) => !refreshed.has(seed));
+      if (fresh.length === 0) return;
+      for (const { row, doc, paid, tree } of await components(fresh)) {
         refreshed.add(row.key);
         await served.render(row, doc, paid, tree);
       }
     };
     const flush = async (budget: FlushBudget) => {
       const done =
-        (await drain(componentSeeds, budget, async (seed) => {
-          if (!refreshed.has(seed)) await refreshComponent(seed);
-        })) &&
+        (await drainInChunks(componentSeeds, budget, refreshComponents)) &&
         (await drain(toRerender, budget, async (key) => {
           if (!refreshed.has(key)) await served.rerender(await records.byKey(key));
         })) &&

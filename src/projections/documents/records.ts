@@ -1,4 +1,4 @@
-import type { SqlSession } from '../../storage/sql.ts';
+import { type SqlSession, byCount, inChunks, valueList } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
 import type { DocumentFields, DocumentRef, DocumentType } from '../../events/documents.ts';
 import { denseRank } from '../dense-rank.ts';
@@ -27,6 +27,12 @@ export interface DocumentRow {
   bonusPercent: number | null;
 }
 
+/** The parent a child's row was read through. */
+export interface ChildOf {
+  parentType: DocumentType;
+  parentId: number;
+}
+
 /** A document as one event left it: its key, its record before (none when the event recorded it) and after. */
 export interface WrittenDocument {
   key: number;
@@ -41,9 +47,18 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
   const columns = `key, type, id, position, record, bonus_percent AS "bonusPercent" FROM ${n('document_records')}`;
   const row = `SELECT ${columns} WHERE type = ? AND id = ?`;
   const rowByKey = `SELECT ${columns} WHERE key = ?`;
-  const childRows = `SELECT r.key, r.type, r.id, r.position, r.record, r.bonus_percent AS "bonusPercent"
-     FROM ${n('document_links')} l JOIN ${n('document_records')} r ON r.type = l.child_type AND r.id = l.child_id
-     WHERE l.parent_type = ? AND l.parent_id = ?`;
+  const rowsByKey = byCount((count) => `SELECT ${columns} WHERE key IN (${valueList(count)})`);
+  const wanted = (count: number) => `WITH wanted (type, id) AS (VALUES ${session.dialect.typedRows(count, ['text', 'integer'])})`;
+  const rowColumns = `r.key, r.type, r.id, r.position, r.record, r.bonus_percent AS "bonusPercent"`;
+  const rowsOf = byCount(
+    (count) => `${wanted(count)} SELECT ${rowColumns} FROM wanted w JOIN ${n('document_records')} r ON r.type = w.type AND r.id = w.id`,
+  );
+  const childRowsOf = byCount(
+    (count) =>
+      `${wanted(count)} SELECT l.parent_type AS "parentType", l.parent_id AS "parentId", ${rowColumns}
+       FROM wanted w JOIN ${n('document_links')} l ON l.parent_type = w.type AND l.parent_id = w.id
+       JOIN ${n('document_records')} r ON r.type = l.child_type AND r.id = l.child_id`,
+  );
   // The served rows keep the records' positions.
   const positions = denseRank(session, { table: n('document_records'), rank: 'position', partition: ['type'], copies: [n('documents')], rememberHighest: true });
   const insert = `INSERT INTO ${n('document_records')} (key, type, id, position, status, contractor_id, number, sum, bonus_percent, bonus_accrual, record)
@@ -55,6 +70,15 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
   const highestKey = `SELECT coalesce(max(key), 0) FROM ${n('document_records')}`;
 
   const load = async (type: DocumentType, id: number) => (await session.objects<DocumentRow>(row, [type, id]))[0];
+
+  /** The rows a statement per hundred items reads for `items` (the ones found, in no particular order). */
+  const readMany = async <T, R extends object>(items: T[], text: (count: number) => string, params: (item: T) => unknown[]) => {
+    const found: R[] = [];
+    await inChunks(items, async (chunk) => {
+      found.push(...(await session.objects<R>(text(chunk.length), chunk.flatMap(params))));
+    });
+    return found;
+  };
 
   /**
    * The key the next new document takes: the highest so far plus one, as SQLite numbers rows itself, so every
@@ -109,8 +133,12 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
   return {
     load,
     byKey: async (key: number) => (await session.objects<DocumentRow>(rowByKey, [key]))[0],
-    /** The rows of the documents based on this one (a child's link is written with its record). */
-    children: (type: DocumentType, id: number) => session.objects<DocumentRow>(childRows, [type, id]),
+    /** The rows of the documents with these keys (those that exist). */
+    byKeys: (keys: number[]) => readMany<number, DocumentRow>(keys, rowsByKey, (key) => [key]),
+    /** The rows of these documents (those that exist). */
+    loadAll: (refs: DocumentRef[]) => readMany<DocumentRef, DocumentRow>(refs, rowsOf, (r) => [r.type, r.id]),
+    /** The rows of the documents based on any of these, each with the parent it was found through (a child's link is written with its record). */
+    childrenOf: (parents: DocumentRef[]) => readMany<DocumentRef, DocumentRow & ChildOf>(parents, childRowsOf, (r) => [r.type, r.id]),
     write,
     /** The keys of a contractor's documents. */
     keysOfContractor: async (contractorId: number) => (await session.rows<[number]>(ofContractor, [contractorId])).map(([key]) => key),

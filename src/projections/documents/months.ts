@@ -28,33 +28,42 @@ export const documentMonthsProjector: Projector = {
   // The rank index is read by the projector itself (the month's last rank), so it is in the schema.
   readIndexes: () => [],
   bind(session: SqlSession, n: TableNames) {
-    // The documents projector runs first (`after`): the document's record, and so its key, exist.
-    const keyOf = `SELECT key FROM ${n('document_records')} WHERE type = ? AND id = ?`;
     const monthOf = `SELECT month FROM ${n('document_months')} WHERE type = ? AND id = ?`;
+    const highestId = `SELECT max(id) FROM ${n('document_months')} WHERE type = ?`;
     // The rank index finds a month's last document; the key (type, id) does not lead with the month.
     const ranks = denseRank(session, { table: n('document_months'), rank: 'rank', partition: ['type', 'month'], highestBy: 'rank', rememberHighest: true });
-    const insert = `INSERT INTO ${n('document_months')} (type, id, key, month, rank) VALUES (?, ?, ?, ?, ?)`;
+    // The documents projector runs first (`after`): the document's record, and so its key, exist.
+    const insert = `INSERT INTO ${n('document_months')} (type, id, key, month, rank)
+       VALUES (?, ?, (SELECT key FROM ${n('document_records')} WHERE type = ? AND id = ?), ?, ?)`;
     const remove = `DELETE FROM ${n('document_months')} WHERE type = ? AND id = ?`;
 
+    /** Each type's highest id as `place` left it: a document above it is new to the table, with no month to look up. */
+    const highestIds = new Map<DocumentType, number>();
     const place = async (type: DocumentType, id: number, date: string) => {
       const month = date.slice(0, 7);
-      const current = await session.value<string>(monthOf, [type, id]);
+      const highest = highestIds.get(type) ?? (await session.value<number | null>(highestId, [type])) ?? 0;
+      const current = id > highest ? undefined : await session.value<string>(monthOf, [type, id]);
       if (current === month) return; // applying the same event twice changes nothing
       if (current !== undefined) {
         await session.run(remove, [type, id]);
         await ranks.closeGap([type, current], id);
       }
+      highestIds.set(type, Math.max(highest, id));
       // Not in this month yet: a document dated into a month that already holds higher ids moves those down.
       const { rank } = await ranks.place([type, month], id, async () => undefined);
-      await session.run(insert, [type, id, await session.value<number>(keyOf, [type, id]), month, rank]);
+      await session.run(insert, [type, id, type, id, month, rank]);
+    };
+    const forget = () => {
+      ranks.forget();
+      highestIds.clear();
     };
 
     const handle = (event: StoredEvent) => {
       if (event.type === 'DocumentRecorded') return place(event.data.docType, event.data.id, event.data.fields.date);
       if (event.type === 'DocumentRevised' && event.data.changes.date !== undefined) return place(event.data.docType, event.data.id, event.data.changes.date);
     };
-    // `persist` comes at the end of every apply and replayed chunk, inside its transaction: the months' highest
-    // ranks kept by `ranks` do not outlive it.
-    return Object.assign(handle, { persist: ranks.forget, discard: ranks.forget });
+    // `persist` comes at the end of every apply and replayed chunk, inside its transaction: the highest ids and
+    // the months' highest ranks kept do not outlive it.
+    return Object.assign(handle, { persist: forget, discard: forget });
   },
 };

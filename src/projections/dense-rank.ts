@@ -65,21 +65,27 @@ export function denseRank(session: SqlSession, options: DenseRankOptions) {
   };
 
   /**
+   * The rank `id` takes when it is above its partition's highest id (a new row: nothing to find, nothing moves),
+   * kept as the partition's highest (`rememberHighest`); undefined when it is not above it.
+   */
+  const append = async (key: Partition, id: number): Promise<number | undefined> => {
+    const top = await highestPlaced(key);
+    if (top !== undefined && id <= top.id) return undefined;
+    const placed = { id, rank: (top?.rank ?? 0) + 1 };
+    if (rememberHighest) remembered.set(JSON.stringify(key), placed);
+    return placed.rank;
+  };
+
+  /**
    * Places `id` in its partition. `find` looks for its row, only when the id is not above the highest (one above
    * cannot exist yet): a row found keeps its rank (applying an event twice changes nothing). Otherwise the rank
    * a new row takes, with the later rows already moved down to make room; the caller inserts the row.
    */
   async function place<T>(key: Partition, id: number, find: () => Promise<T | undefined>): Promise<Placement<T>> {
-    const top = await highestPlaced(key);
-    if (top !== undefined && id <= top.id) {
-      const existing = await find();
-      if (existing !== undefined) return { existing };
-    }
-    if (top === undefined || id > top.id) {
-      const placed = { id, rank: (top?.rank ?? 0) + 1 };
-      if (rememberHighest) remembered.set(JSON.stringify(key), placed);
-      return { existing: undefined, rank: placed.rank };
-    }
+    const appended = await append(key, id);
+    if (appended !== undefined) return { existing: undefined, rank: appended };
+    const existing = await find();
+    if (existing !== undefined) return { existing };
     // The later rows move: the partition's highest is read again next time.
     remembered.delete(JSON.stringify(key));
     const rankOfId = (await session.value<number>(lowerCount, [...key, id]))!;
@@ -96,5 +102,5 @@ export function denseRank(session: SqlSession, options: DenseRankOptions) {
   /** Drops the highest rows kept (`rememberHighest`). */
   const forget = () => remembered.clear();
 
-  return { place, closeGap, highest, forget };
+  return { append, place, closeGap, highest, forget };
 }

@@ -1,4 +1,4 @@
-import type { SqlSession } from '../../storage/sql.ts';
+import { type SqlSession, byCount, inChunks } from '../../storage/sql.ts';
 import type { DocumentType } from '../../events/documents.ts';
 import type { StoredEvent } from '../../events/rows.ts';
 import { denseRank } from '../dense-rank.ts';
@@ -32,17 +32,40 @@ export const documentMonthsProjector: Projector = {
     const highestId = `SELECT max(id) FROM ${n('document_months')} WHERE type = ?`;
     // The rank index finds a month's last document; the key (type, id) does not lead with the month.
     const ranks = denseRank(session, { table: n('document_months'), rank: 'rank', partition: ['type', 'month'], highestBy: 'rank', rememberHighest: true });
-    // The documents projector runs first (`after`): the document's record, and so its key, exist.
-    const insert = `INSERT INTO ${n('document_months')} (type, id, key, month, rank)
-       VALUES (?, ?, (SELECT key FROM ${n('document_records')} WHERE type = ? AND id = ?), ?, ?)`;
+    // The documents projector runs first (`after`) and writes the documents it keeps back first: the document's
+    // record, and so its key, exist when its row goes in.
+    const insert = byCount(
+      (rows) =>
+        `INSERT INTO ${n('document_months')} (type, id, key, month, rank)
+         VALUES ${Array(rows).fill(`(?, ?, (SELECT key FROM ${n('document_records')} WHERE type = ? AND id = ?), ?, ?)`).join(', ')}`,
+    );
     const remove = `DELETE FROM ${n('document_months')} WHERE type = ? AND id = ?`;
+
+    /**
+     * Rows of documents above their type's highest id wait here and go a hundred a statement, as the documents
+     * projector keeps back the same documents' records: before this projector reads or moves its rows, and at
+     * `persist` (after the documents projector's).
+     */
+    const added: unknown[][] = [];
+    const writeAdded = async () => {
+      if (added.length === 0) return;
+      await inChunks(added.splice(0), (chunk) => session.run(insert(chunk.length), chunk.flat()));
+    };
 
     /** Each type's highest id as `place` left it: a document above it is new to the table, with no month to look up. */
     const highestIds = new Map<DocumentType, number>();
     const place = async (type: DocumentType, id: number, date: string) => {
       const month = date.slice(0, 7);
       const highest = highestIds.get(type) ?? (await session.value<number | null>(highestId, [type])) ?? 0;
-      const current = id > highest ? undefined : await session.value<string>(monthOf, [type, id]);
+      // Above every id of its type, a document is above every id of its month too: it takes the next rank.
+      const appended = id > highest ? await ranks.append([type, month], id) : undefined;
+      if (appended !== undefined) {
+        highestIds.set(type, id);
+        added.push([type, id, type, id, month, appended]);
+        return;
+      }
+      await writeAdded();
+      const current = await session.value<string>(monthOf, [type, id]);
       if (current === month) return; // applying the same event twice changes nothing
       if (current !== undefined) {
         await session.run(remove, [type, id]);
@@ -51,19 +74,24 @@ export const documentMonthsProjector: Projector = {
       highestIds.set(type, Math.max(highest, id));
       // Not in this month yet: a document dated into a month that already holds higher ids moves those down.
       const { rank } = await ranks.place([type, month], id, async () => undefined);
-      await session.run(insert, [type, id, type, id, month, rank]);
+      await session.run(insert(1), [type, id, type, id, month, rank]);
     };
     const forget = () => {
+      added.length = 0;
       ranks.forget();
       highestIds.clear();
+    };
+    const persist = async () => {
+      await writeAdded();
+      forget();
     };
 
     const handle = (event: StoredEvent) => {
       if (event.type === 'DocumentRecorded') return place(event.data.docType, event.data.id, event.data.fields.date);
       if (event.type === 'DocumentRevised' && event.data.changes.date !== undefined) return place(event.data.docType, event.data.id, event.data.changes.date);
     };
-    // `persist` comes at the end of every apply and replayed chunk, inside its transaction: the highest ids and
-    // the months' highest ranks kept do not outlive it.
-    return Object.assign(handle, { persist: forget, discard: forget });
+    // `persist` comes at the end of every apply and replayed chunk, inside its transaction: the rows kept back, the
+    // highest ids and the months' highest ranks do not outlive it.
+    return Object.assign(handle, { persist, discard: forget });
   },
 };

@@ -95,7 +95,7 @@ export const documentsProjector: Projector = {
     const refreshed = new Set<number>();
     // Nothing outlives a flush, so a rolled-back transaction leaves nothing behind for the next one.
     const discard = () => {
-      records.forgetHighest();
+      records.discard();
       for (const pending of [componentSeeds, toRerender, contractorsToRefresh, refreshed]) pending.clear();
       served.forget();
       records.forgetContractors();
@@ -111,6 +111,8 @@ export const documentsProjector: Projector = {
       }
     };
     const flush = async (budget: FlushBudget) => {
+      // The documents kept back go in first: the flush reads the tables, and its end forgets what is kept.
+      await records.persist();
       const done =
         (await drainInChunks(componentSeeds, budget, refreshComponents)) &&
         (await drain(toRerender, budget, async (key) => {
@@ -174,6 +176,6 @@ export const documentsProjector: Projector = {
       }
     };
     // Called at the end of every apply and replayed chunk, inside its transaction: nothing kept outlives it.
-    return Object.assign(handle, { persist: records.forgetHighest, flush, discard });
+    return Object.assign(handle, { persist: records.persist, flush, discard });
   },
 };

@@ -1,4 +1,4 @@
-import { type SqlSession, byCount, inChunks, valueList } from '../../storage/sql.ts';
+import { type SqlSession, byCount, inChunks, placeholders, valueList } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
 import type { DocumentFields, DocumentRef, DocumentType } from '../../events/documents.ts';
 import { denseRank } from '../dense-rank.ts';
@@ -40,6 +40,9 @@ export interface WrittenDocument {
   doc: DocumentRecord;
 }
 
+/** The bonus a sale of `sum` earns at `percent` (none without a programme). */
+const accrual = (sum: number, percent: number | null) => (percent === null ? 0 : Math.round((sum * percent) / 100));
+
 /** Contractors' bonus percents kept at once (a few dozen bytes each). */
 const CONTRACTORS_KEPT = 20_000;
 
@@ -61,15 +64,42 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
   );
   // The served rows keep the records' positions.
   const positions = denseRank(session, { table: n('document_records'), rank: 'position', partition: ['type'], copies: [n('documents')], rememberHighest: true });
-  const insert = `INSERT INTO ${n('document_records')} (key, type, id, position, status, contractor_id, number, sum, bonus_percent, bonus_accrual, record)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  const insert = byCount(
+    (rows) =>
+      `INSERT INTO ${n('document_records')} (key, type, id, position, status, contractor_id, number, sum, bonus_percent, bonus_accrual, record)
+       VALUES ${placeholders(rows, 11)}`,
+  );
   const update = `UPDATE ${n('document_records')} SET status = ?, contractor_id = ?, number = ?, sum = ?, bonus_accrual = ?, record = ? WHERE key = ?`;
   const dropLinks = `DELETE FROM ${n('document_links')} WHERE child_type = ? AND child_id = ?`;
-  const addLink = `INSERT INTO ${n('document_links')} (child_type, child_id, parent_type, parent_id) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`;
+  const addLinks = byCount(
+    (rows) => `INSERT INTO ${n('document_links')} (child_type, child_id, parent_type, parent_id) VALUES ${placeholders(rows, 4)} ON CONFLICT DO NOTHING`,
+  );
   const ofContractor = `SELECT key FROM ${n('document_records')} WHERE contractor_id = ?`;
   const highestKey = `SELECT coalesce(max(key), 0) FROM ${n('document_records')}`;
 
-  const load = async (type: DocumentType, id: number) => (await session.objects<DocumentRow>(row, [type, id]))[0];
+  /**
+   * New documents above their type's highest id, with their links, wait here and go a hundred a statement: every
+   * read of the tables and every other write writes them first, and `persist` at the end of every apply and
+   * replayed chunk. (document_months keeps back the same documents and writes them after these.)
+   */
+  const added: unknown[][] = [];
+  const addedLinks: unknown[][] = [];
+  const writeAdded = async () => {
+    if (added.length === 0) return;
+    const rows = added.splice(0);
+    const links = addedLinks.splice(0);
+    await inChunks(rows, (chunk) => session.run(insert(chunk.length), chunk.flat()));
+    await inChunks(links, (chunk) => session.run(addLinks(chunk.length), chunk.flat()));
+  };
+  /** `read` after the documents kept back are written. */
+  const afterAdded =
+    <A extends unknown[], R>(read: (...args: A) => Promise<R>) =>
+    async (...args: A) => {
+      await writeAdded();
+      return read(...args);
+    };
+
+  const load = afterAdded(async (type: DocumentType, id: number) => (await session.objects<DocumentRow>(row, [type, id]))[0]);
 
   /** The rows a statement per hundred items reads for `items` (the ones found, in no particular order). */
   const readMany = async <T, R extends object>(items: T[], text: (count: number) => string, params: (item: T) => unknown[]) => {
@@ -103,47 +133,63 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
     return percent;
   };
 
+  /** A new document's row and links, kept back when it is above its type's highest id (`keepBack`). */
+  const add = async (type: DocumentType, id: number, position: number, doc: DocumentRecord, keepBack: boolean): Promise<WrittenDocument> => {
+    const { contractorId, number, sum } = doc.fields;
+    // A sale earns bonus at the percent of the contractor's programme as it is when the sale is recorded.
+    const bonusPercent = type === 'sale' ? await bonusPercentOf(contractorId) : null;
+    const key = (nextKey ??= (await session.value<number>(highestKey))! + 1);
+    nextKey++;
+    added.push([key, type, id, position, doc.status, contractorId, number, sum, bonusPercent, accrual(sum, bonusPercent), JSON.stringify(doc)]);
+    for (const p of doc.basedOn) addedLinks.push([type, id, p.type, p.id]);
+    if (!keepBack) await writeAdded();
+    return { key, before: undefined, doc };
+  };
+
   /** Writes the record `next` makes of the document's current one (none when it is new), and its links when they changed. */
   const write = async (type: DocumentType, id: number, next: (current: DocumentRecord | undefined) => DocumentRecord): Promise<WrittenDocument> => {
+    const appended = await positions.append([type], id);
+    if (appended !== undefined) return add(type, id, appended, next(undefined), true);
+    // Finding the row, or moving later positions down, needs the documents kept back in the table.
+    await writeAdded();
     const { existing: current, rank: position } = await positions.place([type], id, () => load(type, id));
-    const before = current ? (JSON.parse(current.record) as DocumentRecord) : undefined;
+    if (!current) return add(type, id, position, next(undefined), false);
+    const before = JSON.parse(current.record) as DocumentRecord;
     const doc = next(before);
-    const record = JSON.stringify(doc);
     const { contractorId, number, sum } = doc.fields;
-    const accrual = (percent: number | null) => (percent === null ? 0 : Math.round((sum * percent) / 100));
-    let key: number;
-    if (current) {
-      key = current.key;
-      await session.run(update, [doc.status, contractorId, number, sum, accrual(current.bonusPercent), record, key]);
-    } else {
-      // A sale earns bonus at the percent of the contractor's programme as it is when the sale is recorded.
-      const bonusPercent = type === 'sale' ? await bonusPercentOf(contractorId) : null;
-      key = nextKey ??= (await session.value<number>(highestKey))! + 1;
-      nextKey++;
-      await session.run(insert, [key, type, id, position, doc.status, contractorId, number, sum, bonusPercent, accrual(bonusPercent), record]);
+    await session.run(update, [doc.status, contractorId, number, sum, accrual(sum, current.bonusPercent), JSON.stringify(doc), current.key]);
+    if (JSON.stringify(before.basedOn) !== JSON.stringify(doc.basedOn)) {
+      await session.run(dropLinks, [type, id]);
+      await inChunks(
+        doc.basedOn.map((p) => [type, id, p.type, p.id]),
+        (chunk) => session.run(addLinks(chunk.length), chunk.flat()),
+      );
     }
-    if (!before || JSON.stringify(before.basedOn) !== JSON.stringify(doc.basedOn)) {
-      // A document recorded now has no links to drop: they are written with its record.
-      if (before) await session.run(dropLinks, [type, id]);
-      for (const p of doc.basedOn) await session.run(addLink, [type, id, p.type, p.id]);
-    }
-    return { key, before, doc };
+    return { key: current.key, before, doc };
   };
 
   return {
     load,
-    byKey: async (key: number) => (await session.objects<DocumentRow>(rowByKey, [key]))[0],
+    byKey: afterAdded(async (key: number) => (await session.objects<DocumentRow>(rowByKey, [key]))[0]),
     /** The rows of the documents with these keys (those that exist). */
-    byKeys: (keys: number[]) => readMany<number, DocumentRow>(keys, rowsByKey, (key) => [key]),
+    byKeys: afterAdded((keys: number[]) => readMany<number, DocumentRow>(keys, rowsByKey, (key) => [key])),
     /** The rows of these documents (those that exist). */
-    loadAll: (refs: DocumentRef[]) => readMany<DocumentRef, DocumentRow>(refs, rowsOf, (r) => [r.type, r.id]),
+    loadAll: afterAdded((refs: DocumentRef[]) => readMany<DocumentRef, DocumentRow>(refs, rowsOf, (r) => [r.type, r.id])),
     /** The rows of the documents based on any of these, each with the parent it was found through (a child's link is written with its record). */
-    childrenOf: (parents: DocumentRef[]) => readMany<DocumentRef, DocumentRow & ChildOf>(parents, childRowsOf, (r) => [r.type, r.id]),
+    childrenOf: afterAdded((parents: DocumentRef[]) => readMany<DocumentRef, DocumentRow & ChildOf>(parents, childRowsOf, (r) => [r.type, r.id])),
     write,
     /** The keys of a contractor's documents. */
-    keysOfContractor: async (contractorId: number) => (await session.rows<[number]>(ofContractor, [contractorId])).map(([key]) => key),
-    /** Forgets each type's highest document kept by the positions, and the next key (before the transaction ends). */
-    forgetHighest: () => {
+    keysOfContractor: afterAdded(async (contractorId: number) => (await session.rows<[number]>(ofContractor, [contractorId])).map(([key]) => key)),
+    /** Writes the documents kept back and forgets each type's highest document and the next key (before the transaction ends). */
+    persist: async () => {
+      await writeAdded();
+      positions.forget();
+      nextKey = undefined;
+    },
+    /** Forgets the documents kept back, each type's highest document and the next key (the transaction is rolled back). */
+    discard: () => {
+      added.length = 0;
+      addedLinks.length = 0;
       positions.forget();
       nextKey = undefined;
     },

@@ -37,8 +37,9 @@ const nameOf = (r: DocumentRef) => `${r.type}:${r.id}`;
 export function bindComponents(records: DocumentRecords): (seeds: number[]) => Promise<Iterable<ComponentDocument>> {
   /**
    * Every document connected to the seeds (keys) by links, each with its children's names in key order. Read a
-   * level at a time, whatever the number of components: the level's children with one statement per hundred
-   * documents, its parents not met yet (a document's links are its basedOn) with another.
+   * level at a time, whatever the number of components: the level's links to its children with one statement per
+   * hundred documents, then the rows of the children and parents (a document's links are its basedOn) not met
+   * yet with another, so each document's row is read once.
    */
   const walk = async (seeds: number[]): Promise<Map<string, Node>> => {
     const nodes = new Map<string, Node>();
@@ -46,24 +47,20 @@ export function bindComponents(records: DocumentRecords): (seeds: number[]) => P
     while (level.length > 0) {
       const fresh = new Map<string, DocumentRow>();
       for (const r of level) if (!nodes.has(nameOf(r))) fresh.set(nameOf(r), r);
-      const children = new Map<string, DocumentRow[]>();
-      for (const child of await records.childrenOf([...fresh.values()])) {
-        const parent = nameOf({ type: child.parentType, id: child.parentId });
-        const siblings = children.get(parent);
-        if (siblings === undefined) children.set(parent, [child]);
+      const children = new Map<string, DocumentRef[]>();
+      for (const { parent, child } of await records.childLinksOf([...fresh.values()])) {
+        const siblings = children.get(nameOf(parent));
+        if (siblings === undefined) children.set(nameOf(parent), [child]);
         else siblings.push(child);
       }
-      const next: DocumentRow[] = [];
-      const parents = new Map<string, DocumentRef>();
+      const unmet = new Map<string, DocumentRef>();
       for (const [name, r] of fresh) {
         const doc = JSON.parse(r.record) as DocumentRecord;
         const own = children.get(name) ?? [];
         nodes.set(name, { ref: r, row: r, doc, head: treeNodeHead(r.type, r.id, doc.fields, doc.status), children: own.map(nameOf), paid: 0 });
-        next.push(...own);
-        for (const p of doc.basedOn) parents.set(nameOf(p), p);
+        for (const ref of [...own, ...doc.basedOn]) if (!nodes.has(nameOf(ref)) && !fresh.has(nameOf(ref))) unmet.set(nameOf(ref), ref);
       }
-      const unmet = [...parents].filter(([name]) => !nodes.has(name) && !fresh.has(name)).map(([, p]) => p);
-      level = [...next, ...(await records.loadAll(unmet))];
+      level = await records.loadAll([...unmet.values()]);
     }
     const byKey = (a: string, b: string) => nodes.get(a)!.row.key - nodes.get(b)!.row.key;
     for (const node of nodes.values()) node.children.sort(byKey);

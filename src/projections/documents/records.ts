@@ -27,10 +27,10 @@ export interface DocumentRow {
   bonusPercent: number | null;
 }
 
-/** The parent a child's row was read through. */
-export interface ChildOf {
-  parentType: DocumentType;
-  parentId: number;
+/** A link from a document to one it is based on. */
+export interface Link {
+  child: DocumentRef;
+  parent: DocumentRef;
 }
 
 /** A document as one event left it: its key, its record before (none when the event recorded it) and after. */
@@ -52,15 +52,15 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
   const rowByKey = `SELECT ${columns} WHERE key = ?`;
   const rowsByKey = byCount((count) => `SELECT ${columns} WHERE key IN (${valueList(count)})`);
   const wanted = (count: number) => `WITH wanted (type, id) AS (VALUES ${session.dialect.typedRows(count, ['text', 'integer'])})`;
-  const rowColumns = `r.key, r.type, r.id, r.position, r.record, r.bonus_percent AS "bonusPercent"`;
   const rowsOf = byCount(
-    (count) => `${wanted(count)} SELECT ${rowColumns} FROM wanted w JOIN ${n('document_records')} r ON r.type = w.type AND r.id = w.id`,
-  );
-  const childRowsOf = byCount(
     (count) =>
-      `${wanted(count)} SELECT l.parent_type AS "parentType", l.parent_id AS "parentId", ${rowColumns}
-       FROM wanted w JOIN ${n('document_links')} l ON l.parent_type = w.type AND l.parent_id = w.id
-       JOIN ${n('document_records')} r ON r.type = l.child_type AND r.id = l.child_id`,
+      `${wanted(count)} SELECT r.key, r.type, r.id, r.position, r.record, r.bonus_percent AS "bonusPercent"
+       FROM wanted w JOIN ${n('document_records')} r ON r.type = w.type AND r.id = w.id`,
+  );
+  const childLinksOf = byCount(
+    (count) =>
+      `${wanted(count)} SELECT l.parent_type, l.parent_id, l.child_type, l.child_id
+       FROM wanted w JOIN ${n('document_links')} l ON l.parent_type = w.type AND l.parent_id = w.id`,
   );
   // The served rows keep the records' positions.
   const positions = denseRank(session, { table: n('document_records'), rank: 'position', partition: ['type'], copies: [n('documents')], rememberHighest: true });
@@ -109,6 +109,7 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
     });
     return found;
   };
+
 
   /**
    * The key the next new document takes: the highest so far plus one, as SQLite numbers rows itself, so every
@@ -175,8 +176,15 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
     byKeys: afterAdded((keys: number[]) => readMany<number, DocumentRow>(keys, rowsByKey, (key) => [key])),
     /** The rows of these documents (those that exist). */
     loadAll: afterAdded((refs: DocumentRef[]) => readMany<DocumentRef, DocumentRow>(refs, rowsOf, (r) => [r.type, r.id])),
-    /** The rows of the documents based on any of these, each with the parent it was found through (a child's link is written with its record). */
-    childrenOf: afterAdded((parents: DocumentRef[]) => readMany<DocumentRef, DocumentRow & ChildOf>(parents, childRowsOf, (r) => [r.type, r.id])),
+    /** The links of the documents based on any of these (a child's links are written with its record). */
+    childLinksOf: afterAdded(async (parents: DocumentRef[]) => {
+      const links: Link[] = [];
+      await inChunks(parents, async (chunk) => {
+        const rows = await session.rows<[DocumentType, number, DocumentType, number]>(childLinksOf(chunk.length), chunk.flatMap((p) => [p.type, p.id]));
+        for (const [parentType, parentId, childType, childId] of rows) links.push({ parent: { type: parentType, id: parentId }, child: { type: childType, id: childId } });
+      });
+      return links;
+    }),
     write,
     /** The keys of a contractor's documents. */
     keysOfContractor: afterAdded(async (contractorId: number) => (await session.rows<[number]>(ofContractor, [contractorId])).map(([key]) => key)),

@@ -1,4 +1,4 @@
-import { type SqlSession, byCount, valueList } from '../../storage/sql.ts';
+import { type SqlSession, byCount, inChunks, placeholders, valueList } from '../../storage/sql.ts';
 import type { ProductRecord } from '../../events/catalogue.ts';
 import type { StoredEvent } from '../../events/rows.ts';
 import { denseRank } from '../dense-rank.ts';
@@ -32,11 +32,13 @@ export const productsProjector: Projector = {
   ],
   readIndexes: (n) => [`CREATE INDEX ${n('products_position')} ON ${n('products')} (position)`],
   bind(session: SqlSession, n: TableNames) {
-    const byId = async (id: number) => JSON.parse((await session.value<string>(`SELECT record FROM ${n('products')} WHERE id = ?`, [id]))!) as ProductRecord;
+    const recordOf = `SELECT record FROM ${n('products')} WHERE id = ?`;
     const brandName = `SELECT name FROM ${n('product_brands')} WHERE id = ?`;
     const categoryName = `SELECT name FROM ${n('product_categories')} WHERE id = ?`;
-    const positions = denseRank(session, { table: n('products'), rank: 'position' });
-    const insert = `INSERT INTO ${n('products')} (id, sku, position, category_id, brand_id, record, list_json, full_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
+    const positions = denseRank(session, { table: n('products'), rank: 'position', rememberHighest: true });
+    const insert = byCount(
+      (rows) => `INSERT INTO ${n('products')} (id, sku, position, category_id, brand_id, record, list_json, full_json) VALUES ${placeholders(rows, 8)}`,
+    );
     const update = `UPDATE ${n('products')} SET sku = ?, category_id = ?, brand_id = ?, record = ?, list_json = ?, full_json = ? WHERE id = ?`;
     // Many rows' record and views at once, a statement per hundred (a batch of price updates is one).
     const updateViews = byCount(
@@ -48,7 +50,27 @@ export const productsProjector: Projector = {
     const exists = `SELECT 1 FROM ${n('products')} WHERE id = ?`;
     const idsByBrand = `SELECT id FROM ${n('products')} WHERE brand_id = ?`;
     const idsByCategory = `SELECT id FROM ${n('products')} WHERE category_id = ?`;
-    const ids = async (text: string, id: number) => (await session.rows<[number]>(text, [id])).map(([found]) => found);
+
+    // New products above the highest id wait here and go a hundred a statement (a batch of adds is one insert):
+    // they are written before this projector reads its table, and at `persist` (the end of every apply and
+    // replayed chunk). No other projector reads products.
+    const adding: unknown[][] = [];
+    const writeAdded = async () => {
+      if (adding.length > 0) await inChunks(adding.splice(0), (chunk) => session.run(insert(chunk.length), chunk.flat()));
+    };
+    const persist = async () => {
+      await writeAdded();
+      positions.forget();
+    };
+
+    const byId = async (id: number) => {
+      await writeAdded();
+      return JSON.parse((await session.value<string>(recordOf, [id]))!) as ProductRecord;
+    };
+    const ids = async (text: string, id: number) => {
+      await writeAdded();
+      return (await session.rows<[number]>(text, [id])).map(([found]) => found);
+    };
 
     // Changes not yet written to a product's row, by id: a product is rendered and written once per flush,
     // however many price updates it had since (a rebuild flushes once, so a million updates of a hundred
@@ -80,19 +102,29 @@ export const productsProjector: Projector = {
       await session.run(update, [p.sku, p.categoryId, p.brandId, record, list, full, p.id]);
     };
     const add = async (p: ProductRecord) => {
+      // The row exists from now on (positions and lookups need it); its views are rendered at the flush.
+      const row = (position: number) => [p.id, p.sku, position, p.categoryId, p.brandId, JSON.stringify(p), '', ''];
+      const appended = await positions.append([], p.id);
+      if (appended !== undefined) {
+        adding.push(row(appended));
+        unwritten.set(p.id, {});
+        return;
+      }
+      await writeAdded();
       const { existing, rank: position } = await positions.place([], p.id, () => session.value<number>(exists, [p.id]));
       if (existing !== undefined) {
         unwritten.delete(p.id);
         return save(p); // applying the same event twice changes nothing
       }
-      // The row exists now (positions and lookups need it); its views are rendered at the flush.
-      await session.run(insert, [p.id, p.sku, position, p.categoryId, p.brandId, JSON.stringify(p), '', '']);
+      await session.run(insert(1), row(position));
       unwritten.set(p.id, {});
     };
     // A renamed brand or group shows in its products' views: render them at the flush, with the name as it is then.
     const rerender = (ids: number[]) => ids.forEach((id) => unwritten.has(id) || unwritten.set(id, {}));
     // Nothing outlives a flush, so a rolled-back transaction leaves nothing behind for the next one.
     const discard = () => {
+      adding.length = 0;
+      positions.forget();
       unwritten.clear();
       brands.clear();
       categories.clear();
@@ -101,6 +133,7 @@ export const productsProjector: Projector = {
     const flush = async (budget: FlushBudget) => {
       // Prices touch no indexed column: rewriting only the record and its views spares the sku, brand and group
       // indexes. A hundred products at a time: their records read with one statement, written with another.
+      await writeAdded();
       const done = await drainInChunks(unwritten, budget, async (ids) => {
         const stored = new Map((await session.rows<[number, string]>(recordsOf(ids.length), ids)).map(([id, json]) => [id, JSON.parse(json) as ProductRecord]));
         const rows: unknown[] = [];
@@ -144,6 +177,6 @@ export const productsProjector: Projector = {
           break;
       }
     };
-    return Object.assign(handle, { flush, discard });
+    return Object.assign(handle, { persist, flush, discard });
   },
 };

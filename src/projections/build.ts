@@ -1,7 +1,7 @@
 import type { StoredEvent } from '../events/rows.ts';
 import type { SqlSession } from '../storage/sql.ts';
 import type { TableNames } from './projector.ts';
-import { Projections, createProjectionTables, createReadIndexes, projectors } from './registry.ts';
+import { type EventReader, Projections, createProjectionTables, createReadIndexes, projectors } from './registry.ts';
 
 /** Deferred items (products, document components, contractors) flushed a transaction at the end of a build. */
 export const FLUSH_STEP = 5000;
@@ -22,25 +22,30 @@ export interface BuildSteps {
 export async function buildInto(
   session: SqlSession,
   names: TableNames,
-  events: AsyncIterator<StoredEvent> | Iterator<StoredEvent>,
+  events: EventReader,
   steps: BuildSteps & { chunk: number; readIndexes: boolean },
 ): Promise<number> {
   await steps.transaction(() => createProjectionTables(session, projectors, 0, names, false));
   const projections = new Projections(session, projectors, names);
   let done = 0;
   let more = true;
-  // Yielded one by one rather than collected: an event then dies young.
-  async function* nextChunk(): AsyncGenerator<StoredEvent> {
-    for (let n = 0; n < steps.chunk; n++) {
-      const next = await events.next();
-      if (next.done) {
-        more = false;
-        return;
-      }
-      done++;
-      yield next.value;
-    }
-  }
+  const counted = (next: IteratorResult<StoredEvent>) => {
+    if (next.done) more = false;
+    else done++;
+    return next;
+  };
+  // The next `chunk` events, each read as the log reads (at once from SQLite) and handed on as it comes rather
+  // than collected: an event then dies young.
+  const nextChunk = (): EventReader => {
+    let left = steps.chunk;
+    return {
+      next: () => {
+        if (left-- <= 0) return { done: true, value: undefined };
+        const read = events.next();
+        return read instanceof Promise ? read.then(counted) : counted(read);
+      },
+    };
+  };
   do {
     await steps.transaction(() => projections.replay(nextChunk()));
     await steps.onProgress?.(done);

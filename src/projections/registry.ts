@@ -22,6 +22,11 @@ export const projectors: Projector[] = inDependencyOrder([
 /** The read models' names and versions as one string: two processes keep the same read models when theirs are equal. */
 export const readModelVersions = (list: Projector[] = projectors) => list.map((p) => `${p.name}@${p.version}`).join(' ');
 
+/** Events one at a time, each answered at once (a SQLite log: an `Iterator`) or later (an `AsyncIterator`). */
+export interface EventReader {
+  next(): IteratorResult<StoredEvent> | Promise<IteratorResult<StoredEvent>>;
+}
+
 /**
  * The projectors writing through one session. `apply` runs inside the appending transaction and moves every
  * checkpoint with it, so read tables and log commit together.
@@ -51,7 +56,10 @@ export class Projections {
   async apply(events: StoredEvent[]): Promise<void> {
     if (events.length === 0) return;
     try {
-      for (const event of events) await this.handle(event);
+      for (const event of events) {
+        const pending = this.handle(event);
+        if (pending !== undefined) await pending;
+      }
       await this.persist();
       await this.flush();
     } catch (error) {
@@ -68,12 +76,21 @@ export class Projections {
     this.unsaved = false;
   }
 
-  /** Applies `events` and moves the checkpoints, leaving the handlers' deferred work to `flush` (a rebuild flushes once, at its end). */
-  async replay(events: Iterable<StoredEvent> | AsyncIterable<StoredEvent>): Promise<void> {
+  /**
+   * Applies `events` and moves the checkpoints, leaving the handlers' deferred work to `flush` (a rebuild flushes
+   * once, at its end). Events read synchronously (SQLite's log) are handled without a promise for each: most of a
+   * long log is events no handler does I/O for.
+   */
+  async replay(events: Iterable<StoredEvent> | AsyncIterable<StoredEvent> | EventReader): Promise<void> {
+    const reader = 'next' in events ? events : Symbol.iterator in events ? events[Symbol.iterator]() : events[Symbol.asyncIterator]();
     let last: number | undefined;
-    for await (const event of events) {
-      await this.handle(event);
-      last = event.seq;
+    for (;;) {
+      const read = reader.next();
+      const next = read instanceof Promise ? await read : read;
+      if (next.done) break;
+      const pending = this.handle(next.value);
+      if (pending !== undefined) await pending;
+      last = next.value.seq;
     }
     await this.persist();
     if (last !== undefined) await this.session.run(this.checkpoint, [last, last]);
@@ -84,12 +101,13 @@ export class Projections {
     for (const handle of this.handlers) await handle.persist?.();
   }
 
-  /** One event through every handler; only the handlers that do I/O for it make a promise. */
-  private async handle(event: StoredEvent): Promise<void> {
-    for (const handle of this.handlers) {
-      const pending = handle(event);
-      if (pending !== undefined) await pending;
+  /** One event through every handler, from the `from`th on; a promise only when a handler made one. */
+  private handle(event: StoredEvent, from = 0): Promise<void> | undefined {
+    for (let i = from; i < this.handlers.length; i++) {
+      const pending = this.handlers[i](event);
+      if (pending !== undefined) return pending.then(() => this.handle(event, i + 1));
     }
+    return undefined;
   }
 
   /** Does the handlers' deferred work, at most `limit` items of it; true when none is left. */

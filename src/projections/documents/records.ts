@@ -110,7 +110,6 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
     return found;
   };
 
-
   /**
    * The key the next new document takes: the highest so far plus one, as SQLite numbers rows itself, so every
    * engine gives a document the same key (no sequence: a rolled-back insert would burn one). Read once a

@@ -1,7 +1,8 @@
-import { type SqlSession, byCount, inChunks } from '../../storage/sql.ts';
+import { type SqlSession, byCount } from '../../storage/sql.ts';
 import type { DocumentType } from '../../events/documents.ts';
 import type { StoredEvent } from '../../events/rows.ts';
 import { denseRank } from '../dense-rank.ts';
+import { rowsKeptBack } from '../rows-kept-back.ts';
 import type { Projector, TableNames } from '../projector.ts';
 
 /**
@@ -46,11 +47,7 @@ export const documentMonthsProjector: Projector = {
      * projector keeps back the same documents' records: before this projector reads or moves its rows, and at
      * `persist` (after the documents projector's).
      */
-    const added: unknown[][] = [];
-    const writeAdded = async () => {
-      if (added.length === 0) return;
-      await inChunks(added.splice(0), (chunk) => session.run(insert(chunk.length), chunk.flat()));
-    };
+    const added = rowsKeptBack(session, insert);
 
     /** Each type's highest id as `place` left it: a document above it is new to the table, with no month to look up. */
     const highestIds = new Map<DocumentType, number>();
@@ -61,10 +58,10 @@ export const documentMonthsProjector: Projector = {
       const appended = id > highest ? await ranks.append([type, month], id) : undefined;
       if (appended !== undefined) {
         highestIds.set(type, id);
-        added.push([type, id, type, id, month, appended]);
+        added.add([type, id, type, id, month, appended]);
         return;
       }
-      await writeAdded();
+      await added.write();
       const current = await session.value<string>(monthOf, [type, id]);
       if (current === month) return; // applying the same event twice changes nothing
       if (current !== undefined) {
@@ -77,12 +74,12 @@ export const documentMonthsProjector: Projector = {
       await session.run(insert(1), [type, id, type, id, month, rank]);
     };
     const forget = () => {
-      added.length = 0;
+      added.discard();
       ranks.forget();
       highestIds.clear();
     };
     const persist = async () => {
-      await writeAdded();
+      await added.write();
       forget();
     };
 

@@ -2,6 +2,7 @@ import { type SqlSession, byCount, inChunks, placeholders, valueList } from '../
 import type { ContractorRecord } from '../../events/contractors.ts';
 import type { DocumentFields, DocumentRef, DocumentType } from '../../events/documents.ts';
 import { denseRank } from '../dense-rank.ts';
+import { rowsKeptBack } from '../rows-kept-back.ts';
 import type { TableNames } from '../projector.ts';
 
 /**
@@ -82,14 +83,11 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
    * read of the tables and every other write writes them first, and `persist` at the end of every apply and
    * replayed chunk. (document_months keeps back the same documents and writes them after these.)
    */
-  const added: unknown[][] = [];
-  const addedLinks: unknown[][] = [];
+  const added = rowsKeptBack(session, insert);
+  const addedLinks = rowsKeptBack(session, addLinks);
   const writeAdded = async () => {
-    if (added.length === 0) return;
-    const rows = added.splice(0);
-    const links = addedLinks.splice(0);
-    await inChunks(rows, (chunk) => session.run(insert(chunk.length), chunk.flat()));
-    await inChunks(links, (chunk) => session.run(addLinks(chunk.length), chunk.flat()));
+    await added.write();
+    await addedLinks.write();
   };
   /** `read` after the documents kept back are written. */
   const afterAdded =
@@ -140,8 +138,8 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
     const bonusPercent = type === 'sale' ? await bonusPercentOf(contractorId) : null;
     const key = (nextKey ??= (await session.value<number>(highestKey))! + 1);
     nextKey++;
-    added.push([key, type, id, position, doc.status, contractorId, number, sum, bonusPercent, accrual(sum, bonusPercent), JSON.stringify(doc)]);
-    for (const p of doc.basedOn) addedLinks.push([type, id, p.type, p.id]);
+    added.add([key, type, id, position, doc.status, contractorId, number, sum, bonusPercent, accrual(sum, bonusPercent), JSON.stringify(doc)]);
+    for (const p of doc.basedOn) addedLinks.add([type, id, p.type, p.id]);
     if (!keepBack) await writeAdded();
     return { key, before: undefined, doc };
   };
@@ -160,10 +158,8 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
     await session.run(update, [doc.status, contractorId, number, sum, accrual(sum, current.bonusPercent), JSON.stringify(doc), current.key]);
     if (JSON.stringify(before.basedOn) !== JSON.stringify(doc.basedOn)) {
       await session.run(dropLinks, [type, id]);
-      await inChunks(
-        doc.basedOn.map((p) => [type, id, p.type, p.id]),
-        (chunk) => session.run(addLinks(chunk.length), chunk.flat()),
-      );
+      for (const p of doc.basedOn) addedLinks.add([type, id, p.type, p.id]);
+      await addedLinks.write();
     }
     return { key: current.key, before, doc };
   };
@@ -195,8 +191,8 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
     },
     /** Forgets the documents kept back, each type's highest document and the next key (the transaction is rolled back). */
     discard: () => {
-      added.length = 0;
-      addedLinks.length = 0;
+      added.discard();
+      addedLinks.discard();
       positions.forget();
       nextKey = undefined;
     },

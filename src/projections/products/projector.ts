@@ -1,7 +1,8 @@
-import { type SqlSession, byCount, inChunks, placeholders, valueList } from '../../storage/sql.ts';
+import { type SqlSession, byCount, placeholders, valueList } from '../../storage/sql.ts';
 import type { ProductRecord } from '../../events/catalogue.ts';
 import type { StoredEvent } from '../../events/rows.ts';
 import { denseRank } from '../dense-rank.ts';
+import { rowsKeptBack } from '../rows-kept-back.ts';
 import { type FlushBudget, type Projector, type TableNames, drainInChunks } from '../projector.ts';
 import { type Named, SERVICE_CATEGORY, productFullJson, productListView } from './views.ts';
 
@@ -54,21 +55,18 @@ export const productsProjector: Projector = {
     // New products above the highest id wait here and go a hundred a statement (a batch of adds is one insert):
     // they are written before this projector reads its table, and at `persist` (the end of every apply and
     // replayed chunk). No other projector reads products.
-    const adding: unknown[][] = [];
-    const writeAdded = async () => {
-      if (adding.length > 0) await inChunks(adding.splice(0), (chunk) => session.run(insert(chunk.length), chunk.flat()));
-    };
+    const adding = rowsKeptBack(session, insert);
     const persist = async () => {
-      await writeAdded();
+      await adding.write();
       positions.forget();
     };
 
     const byId = async (id: number) => {
-      await writeAdded();
+      await adding.write();
       return JSON.parse((await session.value<string>(recordOf, [id]))!) as ProductRecord;
     };
     const ids = async (text: string, id: number) => {
-      await writeAdded();
+      await adding.write();
       return (await session.rows<[number]>(text, [id])).map(([found]) => found);
     };
 
@@ -106,11 +104,11 @@ export const productsProjector: Projector = {
       const row = (position: number) => [p.id, p.sku, position, p.categoryId, p.brandId, JSON.stringify(p), '', ''];
       const appended = await positions.append([], p.id);
       if (appended !== undefined) {
-        adding.push(row(appended));
+        adding.add(row(appended));
         unwritten.set(p.id, {});
         return;
       }
-      await writeAdded();
+      await adding.write();
       const { existing, rank: position } = await positions.place([], p.id, () => session.value<number>(exists, [p.id]));
       if (existing !== undefined) {
         unwritten.delete(p.id);
@@ -123,7 +121,7 @@ export const productsProjector: Projector = {
     const rerender = (ids: number[]) => ids.forEach((id) => unwritten.has(id) || unwritten.set(id, {}));
     // Nothing outlives a flush, so a rolled-back transaction leaves nothing behind for the next one.
     const discard = () => {
-      adding.length = 0;
+      adding.discard();
       positions.forget();
       unwritten.clear();
       brands.clear();
@@ -133,7 +131,7 @@ export const productsProjector: Projector = {
     const flush = async (budget: FlushBudget) => {
       // Prices touch no indexed column: rewriting only the record and its views spares the sku, brand and group
       // indexes. A hundred products at a time: their records read with one statement, written with another.
-      await writeAdded();
+      await adding.write();
       const done = await drainInChunks(unwritten, budget, async (ids) => {
         const stored = new Map((await session.rows<[number, string]>(recordsOf(ids.length), ids)).map(([id, json]) => [id, JSON.parse(json) as ProductRecord]));
         const rows: unknown[] = [];

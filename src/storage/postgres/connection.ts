@@ -120,17 +120,19 @@ export function openPostgres(url: string, options: ConnectOptions = {}): Postgre
     // Ids, money and positions are bigint; tradebook keeps them as JS numbers, as SQLite hands them over.
     types: { int8: { to: INT8, from: [INT8], serialize: String, parse: Number } },
   };
-  // postgres.js parses the URL when a client is made: one it cannot parse is said before anything connects.
-  try {
-    postgres(url, { max: 0 });
-  } catch (error) {
-    throw unreachableOf(error, url) ?? error;
-  }
   const transaction = new TransactionGuard();
   const lost = () => transaction.connectionClosed();
+  // postgres.js parses the URL when a client is made: one it cannot parse is said here, before anything connects.
+  const client = (max: number, onLost: () => void, onclose?: () => void) => {
+    try {
+      return new Client(() => postgres(url, { ...settings, max, onclose }), options.stallMs, onLost);
+    } catch (error) {
+      throw unreachableOf(error, url) ?? error;
+    }
+  };
   // A pool of one connection: postgres.js lets BEGIN be sent as a statement only there.
-  const session = new Client(() => postgres(url, { ...settings, max: 1, onclose: lost }), options.stallMs, lost);
-  const pool = new Client(() => postgres(url, { ...settings, max: options.poolSize ?? 4 }), options.stallMs, () => {});
+  const session = client(1, lost, lost);
+  const pool = client(options.poolSize ?? 4, () => {});
   const over = (client: Client, guard?: TransactionGuard): Sql => ({
     sql: async <Row extends object>(text: string, params: readonly unknown[] = []) =>
       guard?.skips(text) ? [] : client.run((c) => c.unsafe(text, params as never[]) as unknown as Promise<Row[]>),

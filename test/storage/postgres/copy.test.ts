@@ -62,6 +62,18 @@ function source() {
   return { db, copy: sqliteCopySource(db) };
 }
 
+/** A point-in-time copy of the source up to `until`, in a file of its own: its path. */
+async function pointInTimeOfSource(until: number): Promise<string> {
+  const pointInTime = path.join(dir, `until-${until}-${Math.random()}.db`);
+  const { db, copy } = source();
+  try {
+    await writePointInTime(await copy, file, until, pointInTime);
+  } finally {
+    db.close();
+  }
+  return pointInTime;
+}
+
 async function copyInto(target: TestDatabase) {
   const { db, copy } = source();
   try {
@@ -136,14 +148,7 @@ describeEngines('tradebook copy into PostgreSQL', (database, real) => {
   });
 
   test('a point-in-time copy is refused (copied, it would take new events) before the target is touched', async () => {
-    const pointInTime = path.join(dir, `until-100-${Math.random()}.db`);
-    const db = openSqlite(file, { readonly: true });
-    try {
-      await writePointInTime(await sqliteCopySource(db), file, 100, pointInTime);
-    } finally {
-      db.close();
-    }
-    const copy = openSqlite(pointInTime, { readonly: true });
+    const copy = openSqlite(await pointInTimeOfSource(100), { readonly: true });
     try {
       await expect(copyCompany(await sqliteCopySource(copy), postgresCopyTarget(database()))).rejects.toThrow(new SourceIsPointInTimeError(100));
     } finally {
@@ -309,14 +314,7 @@ test('from one SQLite file into another: the same log and keys; a point-in-time 
   }
   expect(fileContents(target)).toEqual({ ...fileContents(file), tokens: [] });
 
-  const pointInTime = path.join(dir, `until-100-${Math.random()}.db`);
-  const source = openSqlite(file, { readonly: true });
-  try {
-    await writePointInTime(await sqliteCopySource(source), file, 100, pointInTime);
-  } finally {
-    source.close();
-  }
-  const copy = openSqlite(pointInTime, { readonly: true });
+  const copy = openSqlite(await pointInTimeOfSource(100), { readonly: true });
   const untouched = newFile();
   try {
     await expect(copyCompany(await sqliteCopySource(copy), sqliteCopyTarget(untouched))).rejects.toThrow(new SourceIsPointInTimeError(100));

@@ -7,6 +7,11 @@ import { unreachableOf } from './errors.ts';
  * transaction and savepoints are its own; the same shape is served by postgres.js here and by PGlite in tests.
  */
 export interface Sql {
+  /**
+   * The rows as objects. A statement with parameters is prepared once a connection: postgres.js sends one that is
+   * not in two round trips (the parameters' types asked for, then the values), and the key checks and token steps
+   * of every request go through here. Every text with parameters is one of a bounded set (values are never spliced in).
+   */
   sql<Row extends object = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<Row[]>;
   /** The rows as arrays of their columns' values; the statement is prepared once a connection (read models repeat theirs). */
   values<Row extends unknown[] = unknown[]>(text: string, params?: readonly unknown[]): Promise<Row[]>;
@@ -135,7 +140,7 @@ export function openPostgres(url: string, options: ConnectOptions = {}): Postgre
   const pool = client(options.poolSize ?? 4, () => {});
   const over = (client: Client, guard?: TransactionGuard): Sql => ({
     sql: async <Row extends object>(text: string, params: readonly unknown[] = []) =>
-      guard?.skips(text) ? [] : client.run((c) => c.unsafe(text, params as never[]) as unknown as Promise<Row[]>),
+      guard?.skips(text) ? [] : client.run((c) => c.unsafe(text, params as never[], { prepare: params.length > 0 }) as unknown as Promise<Row[]>),
     values: async <Row extends unknown[]>(text: string, params: readonly unknown[] = []) =>
       guard?.skips(text) ? [] : client.run((c) => c.unsafe(text, params as never[], { prepare: true }).values() as unknown as Promise<Row[]>),
     buffers: async (text: string, params: readonly unknown[] = []) =>

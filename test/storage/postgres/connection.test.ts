@@ -1,0 +1,22 @@
+import { expect, test } from 'vitest';
+import { describeEngines } from './engines.ts';
+
+describeEngines('a PostgreSQL connection', (database, real) => {
+  // postgres.js sends a statement with parameters that is not prepared in two round trips (its parameters'
+  // types asked for first, the answer awaited, then the values): every key check and token step would pay twice.
+  test.runIf(real)('a statement with parameters is prepared once a connection, whichever way it is sent', async () => {
+    const { session } = database();
+    const prepared = async (text: string) =>
+      (await session.sql<{ n: number }>('SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1', [text]))[0].n;
+    const objects = 'SELECT $1::int + 1 AS next';
+    const values = 'SELECT $1::int + 2';
+    for (let i = 0; i < 3; i++) {
+      expect(await session.sql(objects, [i])).toEqual([{ next: i + 1 }]);
+      expect(await session.values(values, [i])).toEqual([[i + 2]]);
+    }
+    expect([await prepared(objects), await prepared(values)]).toEqual([1, 1]);
+    // Statements without parameters (DDL, a transaction's control) are sent in one round trip anyway: not kept.
+    await session.sql('CREATE TABLE notes (id int)');
+    expect(await prepared('CREATE TABLE notes (id int)')).toBe(0);
+  });
+});

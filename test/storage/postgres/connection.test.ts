@@ -1,4 +1,5 @@
 import { expect, test } from 'vitest';
+import { openPostgres } from '../../../src/storage/postgres/connection.ts';
 import { describeEngines } from './engines.ts';
 
 describeEngines('a PostgreSQL connection', (database, real) => {
@@ -18,5 +19,21 @@ describeEngines('a PostgreSQL connection', (database, real) => {
     // Statements without parameters (DDL, a transaction's control) are sent in one round trip anyway: not kept.
     await session.sql('CREATE TABLE notes (id int)');
     expect(await prepared('CREATE TABLE notes (id int)')).toBe(0);
+  });
+
+  test.runIf(real)('while a pooled connection is busy with a slow statement, the next statements go to an idle one', async () => {
+    const db = openPostgres(database().url!, { poolSize: 2 });
+    try {
+      const finished: string[] = [];
+      const slow = db.pool.sql('SELECT pg_sleep(1)').then(() => finished.push('slow'));
+      for (let i = 0; i < 20; i++) {
+        await db.pool.values('SELECT $1::int', [i]);
+        finished.push('quick');
+      }
+      await slow;
+      expect(finished.indexOf('slow')).toBe(20);
+    } finally {
+      await db.close();
+    }
   });
 });

@@ -168,9 +168,7 @@ export class PostgresWriter implements Writer {
         // A unit alone (a server's write, most often) needs no savepoint: undoing it is undoing the group.
         const outcome = await this.settle(jobs[0].unit);
         if (!outcome.ok) {
-          this.head = undefined;
-          await session.reset();
-          await session.sql('ROLLBACK');
+          await this.rollBack();
           return [outcome];
         }
         outcomes.push(outcome);
@@ -183,14 +181,19 @@ export class PostgresWriter implements Writer {
       await this.commit(head[0].xid);
     } catch (error) {
       // A connection that broke has lost the transaction with it: its ROLLBACK failing changes nothing.
-      this.head = undefined;
-      await session.reset();
-      await session.sql('ROLLBACK').catch(() => {});
+      await this.rollBack().catch(() => {});
       throw error;
+    } finally {
+      this.head = undefined;
     }
-    this.head = undefined;
     this.commits++;
     return outcomes;
+  }
+
+  /** Rolls the group back once every statement sent is answered (a late failure is not blamed on the next group). */
+  private async rollBack(): Promise<void> {
+    await this.session.reset();
+    await this.session.sql('ROLLBACK');
   }
 
   /**

@@ -60,7 +60,7 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
   );
   const childLinksOf = byCount(
     (count) =>
-      `${wanted(count)} SELECT l.parent_type, l.parent_id, l.child_type, l.child_id
+      `${wanted(count)} SELECT l.parent_type AS "parentType", l.parent_id AS "parentId", l.child_type AS "childType", l.child_id AS "childId"
        FROM wanted w JOIN ${n('document_links')} l ON l.parent_type = w.type AND l.parent_id = w.id`,
   );
   // The served rows keep the records' positions.
@@ -172,13 +172,10 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
     /** The rows of these documents (those that exist). */
     loadAll: afterAdded((refs: DocumentRef[]) => readMany<DocumentRef, DocumentRow>(refs, rowsOf, (r) => [r.type, r.id])),
     /** The links of the documents based on any of these (a child's links are written with its record). */
-    childLinksOf: afterAdded(async (parents: DocumentRef[]) => {
-      const links: Link[] = [];
-      await inChunks(parents, async (chunk) => {
-        const rows = await session.rows<[DocumentType, number, DocumentType, number]>(childLinksOf(chunk.length), chunk.flatMap((p) => [p.type, p.id]));
-        for (const [parentType, parentId, childType, childId] of rows) links.push({ parent: { type: parentType, id: parentId }, child: { type: childType, id: childId } });
-      });
-      return links;
+    childLinksOf: afterAdded(async (parents: DocumentRef[]): Promise<Link[]> => {
+      type LinkRow = { parentType: DocumentType; parentId: number; childType: DocumentType; childId: number };
+      const rows = await readMany<DocumentRef, LinkRow>(parents, childLinksOf, (p) => [p.type, p.id]);
+      return rows.map((r) => ({ parent: { type: r.parentType, id: r.parentId }, child: { type: r.childType, id: r.childId } }));
     }),
     write,
     /** The keys of a contractor's documents. */

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { EventsTable } from '../storage/sqlite/schema.ts';
 
 export const GENESIS_HASH = '0'.repeat(64);
@@ -11,7 +11,6 @@ export type HashedColumns = Omit<EventsTable, 'hash'>;
  * so editing, inserting or removing any event breaks the chain from there on.
  */
 export function chainHash(previous: string, e: HashedColumns): string {
-  return createHash('sha256')
-    .update(`${previous}\n${e.seq}\n${e.stream}\n${e.stream_version}\n${e.type}\n${e.schema_version}\n${e.recorded_at}\n${e.meta}\n${e.data}`)
-    .digest('hex');
+  // The one-shot digest: a third of a Hash object's cost for a string this short, and a write hashes every event.
+  return hash('sha256', `${previous}\n${e.seq}\n${e.stream}\n${e.stream_version}\n${e.type}\n${e.schema_version}\n${e.recorded_at}\n${e.meta}\n${e.data}`, 'hex');
 }

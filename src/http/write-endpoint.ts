@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
 import { TOKEN_REFUSED, type WriteOutcome, type WriteRequest, answeredBefore, applyBatch, issueToken } from '../use-cases/two-step-write.ts';
@@ -97,7 +97,7 @@ export function mountWrite(app: Hono<AppEnv>, tb: Company, endpoint: WriteEndpoi
     const body = await requestBody(c);
     if (body === undefined) return sendBodyTooLarge(c);
     const json = parseJsonBody(body);
-    const bodyHash = json.ok ? createHash('sha256').update(canonicalJson(json.value)).digest('hex') : '';
+    const bodyHash = json.ok ? hash('sha256', canonicalJson(json.value), 'hex') : '';
 
     const request = { keyId, path, token, bodyHash };
     const outcome = (await answeredBefore(tb, request)) ?? (await parsedAndApplied(tb, endpoint, request, json));

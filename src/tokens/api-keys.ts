@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { customAlphabet } from 'nanoid';
 import type { Clock } from '../lib/clock.ts';
 import type { KeyScope, KeyStore, StoredKey, Writer } from '../storage/port.ts';
@@ -11,7 +11,7 @@ const newSecret = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij
 
 /** SHA-256 (hex) of a key or an access token: the only form in which either is stored or logged. */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 /** API keys, stored only as SHA-256 hashes; the key itself is shown once, when created. */

@@ -60,22 +60,34 @@ export function streamsOf(events: NewEvent[]): string[] {
   return [...new Set(events.map((e) => e.stream))];
 }
 
+/** One meta for every event of an append, or each event's own (an import's lines each name their line). */
+export type EventMetas = EventMeta | readonly EventMeta[];
+
 /**
  * The rows that append `events` after `head`, given the current version of every stream they go to (`versions`,
  * a stream missing from it is new). Throws before anything is written when an event does not match its schema
  * or a stream is not at the version the event expects.
  */
-export function eventRows(events: NewEvent[], meta: EventMeta, head: LogHead, versions: ReadonlyMap<string, number>, recordedAt: string): { rows: EventRow[]; stored: StoredEvent[] } {
+export function eventRows(events: NewEvent[], meta: EventMetas, head: LogHead, versions: ReadonlyMap<string, number>, recordedAt: string): { rows: EventRow[]; stored: StoredEvent[] } {
   let seq = head.seq;
   let previous = head.hash;
   const current = new Map(versions);
   // Projectors get each event exactly as a rebuild will read it back (keys in stored order, the values JSON
-  // gives back), so the read tables written now and those a rebuild writes are equal byte for byte.
-  const storedMeta = canonicalValue(meta) as EventMeta;
-  const metaJson = JSON.stringify(storedMeta);
+  // gives back), so the read tables written now and those a rebuild writes are equal byte for byte. Events
+  // given one meta object share its stored form, as a replay's events of one batch do.
+  const metas = new Map<EventMeta, { storedMeta: EventMeta; metaJson: string }>();
+  const storedForm = (given: EventMeta) => {
+    let found = metas.get(given);
+    if (found === undefined) {
+      const storedMeta = canonicalValue(given) as EventMeta;
+      metas.set(given, (found = { storedMeta, metaJson: JSON.stringify(storedMeta) }));
+    }
+    return found;
+  };
   const rows: EventRow[] = [];
   const stored: StoredEvent[] = [];
-  for (const event of events) {
+  for (const [index, event] of events.entries()) {
+    const { storedMeta, metaJson } = storedForm(Array.isArray(meta) ? meta[index] : (meta as EventMeta));
     const definition = definitionByType.get(event.type);
     if (!definition) throw new Error(`unknown event type ${event.type}`);
     // A malformed event is a bug in a command: refuse it before it reaches the log.

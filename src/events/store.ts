@@ -1,13 +1,13 @@
 import type { Sqlite } from '../storage/sqlite/open.ts';
 import type { Clock } from '../lib/clock.ts';
 import { GENESIS_HASH } from './hash.ts';
-import { EVENT_COLUMNS, type EventFilter, type EventMeta, type EventRow, type LogHead, type NewEvent, type StoredEvent, eventRows, streamsOf } from './rows.ts';
+import { EVENT_COLUMNS, type EventFilter, type EventMeta, type EventMetas, type EventRow, type LogHead, type NewEvent, type StoredEvent, eventRows, streamsOf } from './rows.ts';
 import { upcast } from './upcasters.ts';
 import { inChunks, statementsByCount } from '../storage/sqlite/statements.ts';
 import { placeholders } from '../storage/sql.ts';
 import type { EventLog } from '../storage/port.ts';
 
-export { ConcurrencyError, type EventFilter, type EventMeta, type EventRow, type ExpectedVersion, type NewEvent, type StoredEvent } from './rows.ts';
+export { ConcurrencyError, type EventFilter, type EventMeta, type EventMetas, type EventRow, type ExpectedVersion, type NewEvent, type StoredEvent } from './rows.ts';
 
 export type AppendListener = (events: StoredEvent[]) => Promise<void> | void;
 
@@ -42,7 +42,7 @@ export class EventStore implements EventLog {
     this.listeners.push(listener);
   }
 
-  async append(events: NewEvent[], meta: EventMeta): Promise<StoredEvent[]> {
+  async append(events: NewEvent[], meta: EventMetas): Promise<StoredEvent[]> {
     if (events.length === 0) return [];
     if (!this.db.inTransaction) throw new Error('EventStore.append must run inside a transaction');
     const head = (this.head.get() as LogHead | undefined) ?? { seq: 0, hash: GENESIS_HASH };

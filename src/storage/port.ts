@@ -1,4 +1,4 @@
-import type { EventMeta, NewEvent, StoredEvent } from '../events/rows.ts';
+import type { EventMetas, NewEvent, StoredEvent } from '../events/rows.ts';
 
 /**
  * The storage seam for writes, as the use cases see it: nothing engine-specific. Every call answers with a
@@ -30,10 +30,10 @@ export interface Writer {
 /** The append-only log as writes use it. */
 export interface EventLog {
   /**
-   * Appends `events` with `meta` inside the unit of work running on the writer, and applies them to the read
-   * tables in the same transaction: log and read tables commit together or not at all.
+   * Appends `events` with `meta` (one for all, or one an event) inside the unit of work running on the writer,
+   * and applies them to the read tables in the same transaction: log and read tables commit together or not at all.
    */
-  append(events: NewEvent[], meta: EventMeta): Promise<StoredEvent[]>;
+  append(events: NewEvent[], meta: EventMetas): Promise<StoredEvent[]>;
 }
 
 /** Who a key lets in: the trade API, or the audit endpoints only (they read, never write). */

@@ -26,12 +26,7 @@ export async function decideBatch<I, R>(
   meta: EventMeta,
   known: DomainError[] = [],
 ): Promise<Result<AppliedBatch<R>>> {
-  const state = new BatchState(source);
-  const decisions = await state.decideAll(
-    inputs,
-    (input) => decide(input, state),
-    (decision: Result<Decision<R>>) => (decision.ok ? decision.value.events : undefined),
-  );
+  const decisions = await decideRecords(inputs, decide, source);
   const events: NewEvent[] = [];
   const results: R[] = [];
   const errors: DomainError[] = [...known];
@@ -47,4 +42,17 @@ export async function decideBatch<I, R>(
   if (errors.length > 0) return fail(...errors.sort((a, b) => (a.index ?? 0) - (b.index ?? 0)));
   const appended = await log.append(events, meta);
   return ok({ results, events: appended.length });
+}
+
+/**
+ * Each record's decision, each against the state the earlier ones' events left (a refused record leaves none),
+ * on a state read up front for them all. Nothing is appended: the caller chooses what a refusal means.
+ */
+export function decideRecords<I, R>(inputs: (I | undefined)[], decide: Decide<I, CommandState, R>, source: StateSource): Promise<(Result<Decision<R>> | undefined)[]> {
+  const state = new BatchState(source);
+  return state.decideAll(
+    inputs,
+    (input) => decide(input, state),
+    (decision: Result<Decision<R>>) => (decision.ok ? decision.value.events : undefined),
+  );
 }

@@ -1,9 +1,11 @@
 import type { WriteContext } from './write-context.ts';
-import { importLineKinds } from '../commands/import-lines.ts';
+import type { CommandState } from '../commands/command-state.ts';
+import { type ImportLineKind, importLineKinds } from '../commands/import-lines.ts';
+import type { EventMeta, NewEvent } from '../events/store.ts';
 import { parseRecord } from '../lib/validation.ts';
 import { type DomainError, errorCodeFor, fail, ok, type Result } from '../lib/result.ts';
 import { isStorageError } from '../storage/errors.ts';
-import { decideBatch } from './decide-batch.ts';
+import { decideBatch, decideRecords } from './decide-batch.ts';
 
 export interface ImportReport {
   lines: number;
@@ -18,8 +20,8 @@ export interface LineFailure {
 }
 
 /**
- * Lines a group: each line stands alone (its own savepoint) in one transaction of the writer the server
- * writes through, so they share one commit and one fsync, and the write lock is held for one group at a time.
+ * Lines a group: decided and appended together as one unit of the writer the server writes through, so they
+ * share a few reads, one insert, one commit and one fsync, and the write lock is held for one group at a time.
  */
 const LINES_PER_GROUP = 200;
 
@@ -32,16 +34,53 @@ export interface ImportRecord {
   value: unknown;
 }
 
-/** A line's work for the writer: validated first, then decided and appended as a unit of the writer's group. */
-async function decideRecord(tb: WriteContext, value: unknown, line: number): Promise<Result<number>> {
+/** A line that parsed: its kind (how it is decided) and its record. */
+interface LineInput {
+  kind: ImportLineKind;
+  record: never;
+}
+
+/** A line's value checked before the writer sees it: JSON, a known type, a record of that type's schema. */
+function parseLine(value: unknown): Result<LineInput> {
   if (value === NOT_JSON) return fail({ code: 'ERROR_LINE', message: 'the line is not valid JSON' });
   const { type, data } = (value ?? {}) as { type?: unknown; data?: unknown };
   const kind = typeof type === 'string' ? importLineKinds.get(type) : undefined;
   if (!kind) return fail({ code: 'ERROR_TYPE', field: 'type', message: `unknown line type ${JSON.stringify(type)}` });
   const record = parseRecord(kind.schema, data, kind.codes, errorCodeFor('data'));
-  if (!record.ok) return record;
+  return record.ok ? ok({ kind, record: record.value as never }) : record;
+}
+
+const decideLine = (input: LineInput, state: CommandState) => input.kind.decide(input.record, state);
+const lineMeta = (line: number): EventMeta => ({ source: 'import', importLine: line });
+
+/**
+ * A group's lines decided and appended as one unit of the writer, batch-level: the state they ask for read in a
+ * few queries, their events appended with one insert. A refused line appends nothing and the others are decided
+ * after it as if it were not there, exactly as line by line. Each line's outcome: its events' count, or its problems.
+ */
+async function applyGroup(tb: WriteContext, lines: number[], inputs: (LineInput | undefined)[]): Promise<Result<number>[]> {
+  const applied = await tb.write(async () => {
+    const decisions = await decideRecords(inputs, decideLine, tb.state);
+    const events: NewEvent[] = [];
+    const metas: EventMeta[] = [];
+    decisions.forEach((decision, i) => {
+      if (!decision?.ok) return;
+      const meta = lineMeta(lines[i]);
+      for (const event of decision.value.events) {
+        events.push(event);
+        metas.push(meta);
+      }
+    });
+    await tb.log.append(events, metas);
+    return ok(decisions.map((decision) => (decision === undefined ? fail() : decision.ok ? ok(decision.value.events.length) : decision)));
+  });
+  return applied.ok ? applied.value : inputs.map(() => applied);
+}
+
+/** One line alone as a unit of the writer: what a group falls back to when applying it together threw. */
+async function applyLine(tb: WriteContext, input: LineInput, line: number): Promise<Result<number>> {
   try {
-    const applied = await tb.write(() => decideBatch([record.value as never], kind.decide, tb.state, tb.log, { source: 'import', importLine: line }));
+    const applied = await tb.write(() => decideBatch([input], decideLine, tb.state, tb.log, lineMeta(line)));
     return applied.ok ? ok(applied.value.events) : applied;
   } catch (error) {
     // The group as a whole failed (the storage): that stops the import.
@@ -49,6 +88,24 @@ async function decideRecord(tb: WriteContext, value: unknown, line: number): Pro
     // A bug in a decider or projector: the writer undid this line alone, the rest of the group stands.
     return fail({ code: 'ERROR_INTERNAL', message: `the line could not be applied: ${error instanceof Error ? error.message : String(error)}` });
   }
+}
+
+/**
+ * Each record's outcome: lines that did not parse are refused before the writer; the others are applied as one
+ * group, or, when that throws (a bug in a decider or projector, not the storage), each alone, so the bug fails
+ * its own line and the rest go in.
+ */
+async function applyRecords(tb: WriteContext, group: ImportRecord[]): Promise<Result<number>[]> {
+  const parsed = group.map(({ value }) => parseLine(value));
+  const inputs = parsed.map((p) => (p.ok ? p.value : undefined));
+  let outcomes: Result<number>[];
+  try {
+    outcomes = await applyGroup(tb, group.map((r) => r.line), inputs);
+  } catch (error) {
+    if (isStorageError(error)) throw error;
+    outcomes = await Promise.all(inputs.map((input, i) => (input === undefined ? fail() : applyLine(tb, input, group[i].line))));
+  }
+  return parsed.map((p, i) => (p.ok ? outcomes[i] : p));
 }
 
 /**
@@ -89,12 +146,8 @@ export async function importRecords(
   const report: ImportReport = { lines: 0, applied: 0, failed: 0, events: 0 };
   let group: ImportRecord[] = [];
   const flush = async () => {
-    // Submitted in one turn of the event loop: the writer commits them as one group.
-    const settled = await Promise.allSettled(group.map(({ value, line }) => decideRecord(tb, value, line)));
-    settled.forEach((settledLine, i) => {
-      // A line rejected is a fault of the whole group (the storage): the lines are counted, then it stops the import.
-      if (settledLine.status === 'rejected') return;
-      const outcome = settledLine.value;
+    const outcomes = await applyRecords(tb, group);
+    outcomes.forEach((outcome, i) => {
       if (outcome.ok) {
         report.applied++;
         report.events += outcome.value;
@@ -104,8 +157,6 @@ export async function importRecords(
       }
     });
     group = [];
-    const fault = settled.find((line) => line.status === 'rejected');
-    if (fault) throw fault.reason;
     await tb.writer.giveTurn();
   };
   for await (const record of records) {

@@ -5,7 +5,7 @@ import { AddContractorInput, decideAddContractor } from '../../src/commands/cont
 import type { Decide } from '../../src/commands/decision.ts';
 import type { CommandState } from '../../src/commands/command-state.ts';
 import { AddProductInput, UpdatePricesInput, decideAddProduct, decideUpdatePrices } from '../../src/commands/products.ts';
-import type { EventMeta, NewEvent } from '../../src/events/store.ts';
+import type { EventMetas, NewEvent } from '../../src/events/store.ts';
 import type { EventLog } from '../../src/storage/port.ts';
 import { parseRecord } from '../../src/lib/validation.ts';
 import type { StateSource } from '../../src/use-cases/batch-state.ts';
@@ -33,7 +33,7 @@ function countingSource(given: Given) {
 
 /** Captures what the batch appends (one call per batch). */
 function capturingLog() {
-  const appends: { events: NewEvent[]; meta: EventMeta }[] = [];
+  const appends: { events: NewEvent[]; meta: EventMetas }[] = [];
   const log: EventLog = {
     append: async (events, meta) => {
       appends.push({ events, meta });

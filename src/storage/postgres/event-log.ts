@@ -1,4 +1,4 @@
-import { type EventFilter, type EventMeta, type EventRow, EVENT_COLUMNS, type NewEvent, type StoredEvent, eventRows, streamsOf } from '../../events/rows.ts';
+import { type EventFilter, type EventMetas, type EventRow, EVENT_COLUMNS, type NewEvent, type StoredEvent, eventRows, streamsOf } from '../../events/rows.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { EventLog } from '../port.ts';
 import type { Sql } from './connection.ts';
@@ -38,7 +38,7 @@ export class PostgresEventLog implements EventLog {
     this.listeners.push(listener);
   }
 
-  async append(events: NewEvent[], meta: EventMeta): Promise<StoredEvent[]> {
+  async append(events: NewEvent[], meta: EventMetas): Promise<StoredEvent[]> {
     if (events.length === 0) return [];
     const session = this.writer.writesFor('PostgresEventLog.append');
     const { rows, stored } = eventRows(events, meta, this.writer.logHead(), await this.versionsOf(streamsOf(events)), new Date(this.clock()).toISOString());

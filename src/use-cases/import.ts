@@ -56,9 +56,11 @@ const lineMeta = (line: number): EventMeta => ({ source: 'import', importLine: l
 /**
  * A group's lines decided and appended as one unit of the writer, batch-level: the state they ask for read in a
  * few queries, their events appended with one insert. A refused line appends nothing and the others are decided
- * after it as if it were not there, exactly as line by line. Each line's outcome: its events' count, or its problems.
+ * after it as if it were not there, exactly as line by line. Each line's outcome: its events' count, its
+ * problems, or undefined where it gave no input.
  */
-async function applyGroup(tb: WriteContext, lines: number[], inputs: (LineInput | undefined)[]): Promise<Result<number>[]> {
+async function applyGroup(tb: WriteContext, lines: number[], inputs: (LineInput | undefined)[]): Promise<(Result<number> | undefined)[]> {
+  if (inputs.every((input) => input === undefined)) return inputs.map(() => undefined);
   const applied = await tb.write(async () => {
     const decisions = await decideRecords(inputs, decideLine, tb.state);
     const events: NewEvent[] = [];
@@ -72,7 +74,7 @@ async function applyGroup(tb: WriteContext, lines: number[], inputs: (LineInput 
       }
     });
     await tb.log.append(events, metas);
-    return ok(decisions.map((decision) => (decision === undefined ? fail() : decision.ok ? ok(decision.value.events.length) : decision)));
+    return ok(decisions.map((decision) => (decision === undefined || !decision.ok ? decision : ok(decision.value.events.length))));
   });
   return applied.ok ? applied.value : inputs.map(() => applied);
 }
@@ -98,14 +100,14 @@ async function applyLine(tb: WriteContext, input: LineInput, line: number): Prom
 async function applyRecords(tb: WriteContext, group: ImportRecord[]): Promise<Result<number>[]> {
   const parsed = group.map(({ value }) => parseLine(value));
   const inputs = parsed.map((p) => (p.ok ? p.value : undefined));
-  let outcomes: Result<number>[];
+  let outcomes: (Result<number> | undefined)[];
   try {
     outcomes = await applyGroup(tb, group.map((r) => r.line), inputs);
   } catch (error) {
     if (isStorageError(error)) throw error;
-    outcomes = await Promise.all(inputs.map((input, i) => (input === undefined ? fail() : applyLine(tb, input, group[i].line))));
+    outcomes = await Promise.all(inputs.map((input, i) => input && applyLine(tb, input, group[i].line)));
   }
-  return parsed.map((p, i) => (p.ok ? outcomes[i] : p));
+  return parsed.map((p, i) => (p.ok ? outcomes[i]! : p));
 }
 
 /**

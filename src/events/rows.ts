@@ -84,10 +84,11 @@ export function eventRows(events: NewEvent[], meta: EventMetas, head: LogHead, v
     }
     return found;
   };
+  const metaOf = metaOfEvent(meta, events.length);
   const rows: EventRow[] = [];
   const stored: StoredEvent[] = [];
   for (const [index, event] of events.entries()) {
-    const { storedMeta, metaJson } = storedForm(Array.isArray(meta) ? meta[index] : (meta as EventMeta));
+    const { storedMeta, metaJson } = storedForm(metaOf(index));
     const definition = definitionByType.get(event.type);
     if (!definition) throw new Error(`unknown event type ${event.type}`);
     // A malformed event is a bug in a command: refuse it before it reaches the log.
@@ -119,6 +120,13 @@ export function eventRows(events: NewEvent[], meta: EventMetas, head: LogHead, v
     } as StoredEvent);
   }
   return { rows, stored };
+}
+
+/** Each event's meta: the one given for all, or its own; a list of another length is a bug in the caller. */
+function metaOfEvent(meta: EventMetas, events: number): (index: number) => EventMeta {
+  if (!Array.isArray(meta)) return () => meta as EventMeta;
+  if (meta.length !== events) throw new Error(`${meta.length} metas given for ${events} events`);
+  return (index) => meta[index];
 }
 
 function checkExpected(event: NewEvent, current: number): void {

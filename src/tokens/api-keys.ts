@@ -77,9 +77,9 @@ export class ApiKeys {
 
   /** The key's id and scope when it is known, not revoked and not expired; read fresh on every request. */
   async authenticate(key: string): Promise<{ id: number; scope: KeyScope } | undefined> {
-    const hash = hashSecret(key);
-    const row = await this.store.byHash(hash);
-    if (!row || !timingSafeEqual(Buffer.from(row.keyHash), Buffer.from(hash))) return undefined;
+    const given = hashSecret(key);
+    const row = await this.store.byHash(given);
+    if (!row || !timingSafeEqual(Buffer.from(row.keyHash), Buffer.from(given))) return undefined;
     return this.active(row) ? { id: row.id, scope: row.scope } : undefined;
   }
 

@@ -25,6 +25,15 @@ describe('the event store', () => {
     expect(readStream(tb.db, 'brand-1').map((r: EventRow) => r.type)).toEqual(['BrandAdded', 'BrandEdited']);
   });
 
+  test('each event may carry its own meta; a list of metas of another length is refused before anything is written', async () => {
+    const { tb } = await testService();
+    const lines = [{ source: 'import', importLine: 7 }, { source: 'import', importLine: 9 }];
+    await tb.write(async () => ok(await tb.log.append([brand(1, 'A'), brand(2, 'B')], lines)));
+    expect([...readEvents(tb.db)].map((r) => JSON.parse(r.meta))).toEqual(lines);
+    await expect(tb.write(async () => ok(await tb.log.append([brand(3, 'C'), brand(4, 'D')], [lines[0]])))).rejects.toThrow(/1 metas given for 2 events/);
+    expect([...readEvents(tb.db)]).toHaveLength(2);
+  });
+
   test('refuses an append outside a transaction', async () => {
     const { tb } = await testService();
     await expect(tb.log.append([brand(1, 'A')], {})).rejects.toThrow(/inside a transaction/);

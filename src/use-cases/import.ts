@@ -61,7 +61,8 @@ const lineMeta = (line: number): EventMeta => ({ source: 'import', importLine: l
  */
 async function applyGroup(tb: WriteContext, lines: number[], inputs: (LineInput | undefined)[]): Promise<(Result<number> | undefined)[]> {
   if (inputs.every((input) => input === undefined)) return inputs.map(() => undefined);
-  const applied = await tb.write(async () => {
+  // A refused line is an outcome, not a failure of the unit: nothing here asks the writer to undo the group.
+  return tb.writer.run(async () => {
     const decisions = await decideRecords(inputs, decideLine, tb.state);
     const events: NewEvent[] = [];
     const metas: EventMeta[] = [];
@@ -74,9 +75,8 @@ async function applyGroup(tb: WriteContext, lines: number[], inputs: (LineInput 
       }
     });
     await tb.log.append(events, metas);
-    return ok(decisions.map((decision) => (decision === undefined || !decision.ok ? decision : ok(decision.value.events.length))));
+    return decisions.map((decision) => (decision === undefined || !decision.ok ? decision : ok(decision.value.events.length)));
   });
-  return applied.ok ? applied.value : inputs.map(() => applied);
 }
 
 /** One line alone as a unit of the writer: what a group falls back to when applying it together threw. */

@@ -4,7 +4,7 @@ import { pagingQuery, parseQuery } from './query.ts';
 import { sendErrors, sendPage } from './respond.ts';
 import { requestQuery } from './node-request.ts';
 
-/** A read model paged by its dense `position`: the count and any page are O(log n). */
+/** A read model paged in id order: the count and any page cost the same at any offset (`projections/id-counts.ts`). */
 export interface PositionPaged {
   page(offset: number, limit: number): Promise<JoinedPage>;
 }

@@ -3,27 +3,27 @@ import { type SqlSession, byCount, inChunks, placeholders, valueList } from '../
 import type { ContractorRecord } from '../../events/contractors.ts';
 import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES } from '../../events/documents.ts';
 import type { StoredEvent } from '../../events/rows.ts';
-import { denseRank } from '../dense-rank.ts';
+import { idCounts, idCountsTable } from '../id-counts.ts';
+import { newIds } from '../new-ids.ts';
 import { type FlushBudget, type Projector, type TableNames, drainInChunks } from '../projector.ts';
 import { contractorView } from './views.ts';
 
 /**
- * Contractors with their response JSON kept ready. `position` is the 1-based rank in id order (a page at any
- * offset is an index range scan); `contractor_phones` holds each phone's normalised digits so a lookup by
- * phone is an index seek. `balance` and `bonus_balance` (kopecks) are derived from posted documents: the
+ * Contractors with their response JSON kept ready. `contractor_id_counts` counts the ids in nested ranges
+ * (`id-counts.ts`: a page at any offset finds its first id in a few seeks); `contractor_phones` holds each
+ * phone's normalised digits so a lookup by phone is an index seek. `balance` and `bonus_balance` (kopecks) are derived from posted documents: the
  * document projection refreshes them at its flush whenever a document of the contractor moved.
  */
 export const contractorsProjector: Projector = {
   name: 'contractors',
-  version: 1,
+  version: 2,
   // A contractor added after documents of its id sums them from `document_records`, but no event changes both
   // (documents, which rewrite contractors' balances, come after it).
   after: [],
-  tables: ['contractors', 'contractor_phones', 'contractor_statuses'],
+  tables: ['contractors', 'contractor_phones', 'contractor_statuses', 'contractor_id_counts'],
   schema: (n, { types: t, clusteredTableSuffix }) => [
     `CREATE TABLE ${n('contractors')} (
        id ${t.integer} PRIMARY KEY,
-       position ${t.integer} NOT NULL,
        inn ${t.text},
        record ${t.text} NOT NULL,
        balance ${t.integer} NOT NULL,
@@ -32,15 +32,16 @@ export const contractorsProjector: Projector = {
     `CREATE TABLE ${n('contractor_phones')} (digits ${t.text} NOT NULL, contractor_id ${t.integer} NOT NULL, PRIMARY KEY (digits, contractor_id))${clusteredTableSuffix}`,
     `CREATE INDEX ${n('contractor_phones_contractor')} ON ${n('contractor_phones')} (contractor_id)`,
     `CREATE TABLE ${n('contractor_statuses')} (name ${t.text} PRIMARY KEY)`,
+    idCountsTable(n('contractor_id_counts'), [], { types: t, clusteredTableSuffix }),
   ],
   readIndexes: (n) => [
-    `CREATE INDEX ${n('contractors_position')} ON ${n('contractors')} (position)`,
     `CREATE INDEX ${n('contractors_inn')} ON ${n('contractors')} (inn, id)`,
   ],
   bind(session: SqlSession, n: TableNames) {
     const recordOf = `SELECT record FROM ${n('contractors')} WHERE id = ?`;
-    const positions = denseRank(session, { table: n('contractors'), rank: 'position' });
-    const insert = byCount((rows) => `INSERT INTO ${n('contractors')} (id, position, inn, record, balance, bonus_balance, json) VALUES ${placeholders(rows, 7)}`);
+    const counts = idCounts(session, n('contractor_id_counts'));
+    const known = newIds(session, n('contractors'));
+    const insert = byCount((rows) => `INSERT INTO ${n('contractors')} (id, inn, record, balance, bonus_balance, json) VALUES ${placeholders(rows, 6)}`);
     const update = `UPDATE ${n('contractors')} SET inn = ?, record = ? WHERE id = ?`;
     const dropPhones = `DELETE FROM ${n('contractor_phones')} WHERE contractor_id = ?`;
     const addPhones = byCount((rows) => `INSERT INTO ${n('contractor_phones')} (digits, contractor_id) VALUES ${placeholders(rows, 2)} ON CONFLICT DO NOTHING`);
@@ -51,26 +52,21 @@ export const contractorsProjector: Projector = {
     const toRefresh = new Set<number>();
     const flush = (budget: FlushBudget) => drainInChunks(toRefresh, budget, refresh);
 
-    // New contractors above the highest id, and new statuses, wait here and go in a few statements together
-    // (a batch of a hundred adds is one insert); they are written before any other event is handled, so
-    // whatever reads these tables next (documents read a sale's contractor) finds them.
-    const adding = new Map<number, { contractor: ContractorRecord; position: number }>();
+    // New contractors (in any id order), and new statuses, wait here and go in a few statements together (a
+    // batch of a hundred adds is one insert); they are written before any other event is handled, so whatever
+    // reads these tables next (documents read a sale's contractor) finds them, and with them the counts they changed.
+    const adding = new Map<number, ContractorRecord>();
     const statuses = new Set<string>();
-    let top: { id: number; rank: number } | undefined;
-    const row = (c: ContractorRecord, position: number, f: ContractorFigures) => [c.id, position, c.inn, JSON.stringify(c), f.balance, f.bonusBalance, contractorJson(c, f)];
+    const row = (c: ContractorRecord, f: ContractorFigures) => [c.id, c.inn, JSON.stringify(c), f.balance, f.bonusBalance, contractorJson(c, f)];
     const persist = async () => {
-      top = undefined;
+      known.forget();
       if (adding.size > 0) {
         const rows = [...adding.values()];
         adding.clear();
-        const figures = await figuresOf(rows.map((r) => r.contractor.id));
-        await inChunks(rows, (chunk) =>
-          session.run(
-            insert(chunk.length),
-            chunk.flatMap(({ contractor: c, position }) => row(c, position, figures.get(c.id) ?? NO_FIGURES)),
-          ),
-        );
-        await writePhones(rows.map((r) => r.contractor));
+        const figures = await figuresOf(rows.map((c) => c.id));
+        await inChunks(rows, (chunk) => session.run(insert(chunk.length), chunk.flatMap((c) => row(c, figures.get(c.id) ?? NO_FIGURES))));
+        await writePhones(rows);
+        await counts.persist();
       }
       if (statuses.size > 0) {
         const names = [...statuses];
@@ -82,7 +78,8 @@ export const contractorsProjector: Projector = {
       toRefresh.clear();
       adding.clear();
       statuses.clear();
-      top = undefined;
+      counts.discard();
+      known.forget();
     };
 
     const writePhones = (contractors: ContractorRecord[]) => {
@@ -96,23 +93,19 @@ export const contractorsProjector: Projector = {
       toRefresh.add(c.id);
     };
     const add = async (c: ContractorRecord) => {
-      top ??= (await positions.highest([])) ?? { id: 0, rank: 0 };
-      if (c.id > top.id) {
-        top = { id: c.id, rank: top.rank + 1 };
-        adding.set(c.id, { contractor: c, position: top.rank });
+      if (await known.isNew([], c.id)) {
+        adding.set(c.id, c);
+        await known.add([], c.id);
+        counts.add([], c.id);
         return;
       }
-      // An id at or below the highest (an import, or the same event applied again) is placed among the rows.
-      await persist();
-      const { existing, rank: position } = await positions.place([], c.id, () => session.value<string>(recordOf, [c.id]));
-      if (existing !== undefined) return save(c); // applying the same event twice changes nothing
-      const f = (await figuresOf([c.id])).get(c.id) ?? NO_FIGURES;
-      await session.run(insert(1), row(c, position, f));
-      await writePhones([c]);
+      // Applying the same event twice changes nothing.
+      if (adding.has(c.id)) adding.set(c.id, c);
+      else await save(c);
     };
     const edit = async (id: number, changes: Partial<ContractorRecord>) => {
       const waiting = adding.get(id);
-      if (waiting !== undefined) waiting.contractor = { ...waiting.contractor, ...changes };
+      if (waiting !== undefined) adding.set(id, { ...waiting, ...changes });
       else await save({ ...(JSON.parse((await session.value<string>(recordOf, [id]))!) as ContractorRecord), ...changes });
     };
 
@@ -128,7 +121,7 @@ export const contractorsProjector: Projector = {
         default:
           // Nothing kept back: no promise made (most of a long log is other events).
           if (adding.size > 0 || statuses.size > 0) return persist();
-          top = undefined;
+          known.forget();
       }
     };
     return Object.assign(handle, { persist, flush, discard });

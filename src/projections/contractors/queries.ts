@@ -1,11 +1,13 @@
 import { phoneDigits } from '../../lib/phone.ts';
 import type { SqlSession } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
+import { firstIdOfPage, idCount } from '../id-counts.ts';
 
-// Positions are dense 1..n, so the highest one is the count, read from the index in O(log n).
+// A page's first id from the counts, then the rows on from it in id order; the count is one seek.
+const PAGING = { rows: 'contractors', counts: 'contractor_id_counts' };
 const PAGE = {
-  select: 'SELECT json FROM contractors WHERE position > ? ORDER BY position LIMIT ?',
-  allCount: 'SELECT coalesce(max(position), 0) FROM contractors',
+  select: `${firstIdOfPage(PAGING)} SELECT json FROM contractors WHERE id >= (SELECT id FROM first_id) ORDER BY id LIMIT ?`,
+  allCount: idCount(PAGING),
 };
 
 /** The contractors' reads: pages, one contractor's JSON or record, and the lookups commands decide by. */

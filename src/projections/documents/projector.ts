@@ -4,8 +4,9 @@ import type { DocumentType } from '../../events/documents.ts';
 import type { StoredEvent } from '../../events/rows.ts';
 import { bindContractorRefresh } from '../contractors/projector.ts';
 import { type FlushBudget, type Projector, type TableNames, drain, drainInChunks } from '../projector.ts';
+import { idCountsTable } from '../id-counts.ts';
 import { bindComponents } from './components.ts';
-import { type DocumentRecord, bindDocumentRecords } from './records.ts';
+import { type DocumentRecord, TYPE_PARTITION, bindDocumentRecords } from './records.ts';
 import { bindServedDocuments } from './served.ts';
 
 /** Changes of these fields move the figures of the whole linked component (tree nodes, paid). */
@@ -13,30 +14,30 @@ const COMPONENT_FIELDS = ['sum', 'created', 'register'];
 
 /**
  * Every document of every type in two tables. `document_records` holds what events write and commands and
- * balances read: the record, status, number, sum, bonus, and `position`, the rank in id order within its type.
- * `documents` holds what the lists serve: the list JSON kept ready (its last key is the dependency tree), `paid`,
- * and the columns pages filter on; `position` serves unfiltered pages as index range scans, (type, date, status,
- * id) date-filtered pages and counts from the index alone. A served row is written only at the flush (after
- * every appended record live, once at the end of a rebuild), so a rebuild writes each one once, final.
+ * balances read: the record, status, number, sum and bonus; `document_id_counts` counts each type's ids in nested
+ * ranges (`id-counts.ts`). `documents` holds what the lists serve: the list JSON kept ready (its last key is the
+ * dependency tree), `paid`, and the columns pages filter on; an unfiltered page finds its first id from the counts
+ * and reads on in (type, id) order, (type, date, status, id) serves date-filtered pages and counts from the index
+ * alone. A served row is written only at the flush (after every appended record live, once at the end of a
+ * rebuild), so a rebuild writes each one once, final.
  * `paid` and the tree are derived from the linked component and recomputed for the whole component whenever an
  * event moves a status, a sum, a link or a node's label.
  *
- * In parts: `records.ts` writes what an event changes at once (records, positions, links), `components.ts`
+ * In parts: `records.ts` writes what an event changes at once (records, counts, links), `components.ts`
  * derives paid and the trees, `served.ts` renders the served rows; this module holds the tables and decides
  * what each event leaves to the flush.
  */
 export const documentsProjector: Projector = {
   name: 'documents',
-  version: 3,
+  version: 4,
   // Reads a contractor's record (its bonus programme, what a document shows of it) and rewrites its balances.
   after: ['contractors'],
-  tables: ['documents', 'document_records', 'document_links'],
+  tables: ['documents', 'document_records', 'document_links', 'document_id_counts'],
   schema: (n, { types: t, clusteredTableSuffix }) => [
     `CREATE TABLE ${n('document_records')} (
        key ${t.integer} PRIMARY KEY,
        type ${t.text} NOT NULL,
        id ${t.integer} NOT NULL,
-       position ${t.integer} NOT NULL,
        status ${t.integer} NOT NULL,
        contractor_id ${t.integer} NOT NULL,
        number ${t.text},
@@ -53,7 +54,6 @@ export const documentsProjector: Projector = {
        key ${t.integer} PRIMARY KEY,
        type ${t.text} NOT NULL,
        id ${t.integer} NOT NULL,
-       position ${t.integer} NOT NULL,
        date ${t.text} NOT NULL,
        month ${t.text} NOT NULL,
        status ${t.integer} NOT NULL,
@@ -63,9 +63,10 @@ export const documentsProjector: Projector = {
        child_type ${t.text} NOT NULL, child_id ${t.integer} NOT NULL, parent_type ${t.text} NOT NULL, parent_id ${t.integer} NOT NULL,
        PRIMARY KEY (child_type, child_id, parent_type, parent_id))${clusteredTableSuffix}`,
     `CREATE INDEX ${n('document_links_parent')} ON ${n('document_links')} (parent_type, parent_id)`,
+    idCountsTable(n('document_id_counts'), TYPE_PARTITION, { types: t, clusteredTableSuffix }),
   ],
   readIndexes: (n) => [
-    `CREATE INDEX ${n('documents_position')} ON ${n('documents')} (type, position)`,
+    `CREATE INDEX ${n('documents_id')} ON ${n('documents')} (type, id)`,
     `CREATE INDEX ${n('documents_date')} ON ${n('documents')} (type, date, status, id)`,
     `CREATE INDEX ${n('documents_status')} ON ${n('documents')} (type, status, id)`,
     // A whole calendar month walks its documents in id order: OFFSET skips index entries, no sort.

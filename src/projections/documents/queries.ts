@@ -1,7 +1,9 @@
 import type { JoinedPage, JoinedPageQuery, SqlSession } from '../../storage/sql.ts';
 import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES, type DocumentType } from '../../events/documents.ts';
 import { daysInMonth } from '../../lib/clock.ts';
-import type { DocumentRecord } from './records.ts';
+import { firstIdOfPage, idCount } from '../id-counts.ts';
+import { MONTH_PARTITION } from './months.ts';
+import { type DocumentRecord, TYPE_PARTITION } from './records.ts';
 
 /** `YYYY-MM` when the range is exactly the first to the last day of one month. */
 function wholeMonth(from: string | undefined, to: string | undefined): string | undefined {
@@ -34,17 +36,18 @@ export interface DocumentFilter {
 }
 
 /**
- * The document lists, sorted by id. Unfiltered pages go by `position`, one whole month by its rank within the
- * month (`months.ts`): both are index range scans at any offset, and their counts one seek. Other
+ * The document lists, sorted by id. Unfiltered pages, and one whole month's (`months.ts`), find their first id from
+ * the counts of ids in nested ranges (`id-counts.ts`) and read on in id order: the same work at any offset, and
+ * their counts one seek. Other
  * filters select the page's keys in id order from a covering index (type, status, id) / (type, month, id,
  * status) / (type, date, status, id) — OFFSET skips index entries, never rows — and fetch just those rows.
  */
 export function documentQueries(session: SqlSession) {
   const { indexHint } = session.dialect;
-  // Positions are dense 1..n within a type, so the highest one is the count: one seek on (type, position).
-  const byPosition = {
-    select: 'SELECT list_json AS json FROM documents WHERE type = ? AND position > ? ORDER BY position LIMIT ?',
-    allCount: 'SELECT coalesce((SELECT position FROM documents WHERE type = ? ORDER BY position DESC LIMIT 1), 0)',
+  const typePaging = { rows: 'documents', counts: 'document_id_counts', partition: TYPE_PARTITION };
+  const byId = {
+    select: `${firstIdOfPage(typePaging)} SELECT list_json AS json FROM documents WHERE type = ? AND id >= (SELECT id FROM first_id) ORDER BY id LIMIT ?`,
+    allCount: idCount(typePaging),
   };
   // The keys come from a co-routine in id order and each joins its row by rowid, so the page keeps that order
   // without sorting the wide rows (a `key IN (…) ORDER BY id` sorted 50 list JSONs: twice the cost).
@@ -58,10 +61,11 @@ export function documentQueries(session: SqlSession) {
   const dated = keyed('documents_date', 'type = ? AND date BETWEEN ? AND ?');
   const datedStatus = keyed('documents_date', 'type = ? AND date BETWEEN ? AND ? AND status = ?');
   const monthStatus = keyed('documents_month', 'type = ? AND month = ? AND status = ?');
+  const monthPaging = { rows: 'document_months', counts: 'document_month_id_counts', partition: MONTH_PARTITION };
   const month = {
-    select: `SELECT d.list_json AS json FROM document_months m JOIN documents d ON d.key = m.key
-     WHERE m.type = ? AND m.month = ? AND m.rank > ? ORDER BY m.rank LIMIT ?`,
-    allCount: 'SELECT coalesce((SELECT rank FROM document_months WHERE type = ? AND month = ? ORDER BY rank DESC LIMIT 1), 0)',
+    select: `${firstIdOfPage(monthPaging)} SELECT d.list_json AS json FROM document_months m JOIN documents d ON d.key = m.key
+     WHERE m.type = ? AND m.month = ? AND m.id >= (SELECT id FROM first_id) ORDER BY m.id LIMIT ?`,
+    allCount: idCount(monthPaging),
   };
   /** A page of a `keyed` query: its conditions' values, then the page's. */
   const keyedPage = (query: JoinedPageQuery, where: unknown[], offset: number, limit: number) =>
@@ -103,12 +107,12 @@ export function documentQueries(session: SqlSession) {
     page(type: DocumentType, filter: DocumentFilter, offset: number, limit: number): Promise<JoinedPage> {
       const { dateFrom, dateTo, status } = filter;
       if (dateFrom === undefined && dateTo === undefined) {
-        if (status === undefined) return session.joinedPage(byPosition, { select: [type, offset, limit], allCount: [type] });
+        if (status === undefined) return session.joinedPage(byId, { select: [type, offset, type, limit], allCount: [type] });
         return keyedPage(byStatus, [type, status], offset, limit);
       }
       const whole = wholeMonth(dateFrom, dateTo);
       if (whole !== undefined) {
-        if (status === undefined) return session.joinedPage(month, { select: [type, whole, offset, limit], allCount: [type, whole] });
+        if (status === undefined) return session.joinedPage(month, { select: [type, whole, offset, type, whole, limit], allCount: [type, whole] });
         return keyedPage(monthStatus, [type, whole, status], offset, limit);
       }
       const range = [type, dateFrom ?? '0000-01-01', dateTo ?? '9999-12-31'];

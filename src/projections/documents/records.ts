@@ -1,14 +1,15 @@
 import { type SqlSession, byCount, inChunks, placeholders, valueList } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
 import type { DocumentFields, DocumentRef, DocumentType } from '../../events/documents.ts';
-import { denseRank } from '../dense-rank.ts';
+import { type PartitionColumn, idCounts } from '../id-counts.ts';
+import { newIds } from '../new-ids.ts';
 import { rowsKeptBack } from '../rows-kept-back.ts';
 import type { TableNames } from '../projector.ts';
 
 /**
  * What events write about a document, at once (commands and the other projections read it while events are
- * applied): its row in `document_records` (the record, status, number, sum, bonus and its position among its type's
- * documents) and its links to the documents it is based on.
+ * applied): its row in `document_records` (the record, status, number, sum, bonus), the count of its type's ids it
+ * adds to (`document_id_counts`) and its links to the documents it is based on.
  */
 
 /** A document's own state as its events left it; the derived figures live in their own columns. */
@@ -23,7 +24,6 @@ export interface DocumentRow {
   key: number;
   type: DocumentType;
   id: number;
-  position: number;
   record: string;
   bonusPercent: number | null;
 }
@@ -44,18 +44,21 @@ export interface WrittenDocument {
 /** The bonus a sale of `sum` earns at `percent` (none without a programme). */
 const accrual = (sum: number, percent: number | null) => (percent === null ? 0 : Math.round((sum * percent) / 100));
 
+/** Documents' ids are counted per type. */
+export const TYPE_PARTITION: PartitionColumn[] = [{ name: 'type', type: 'text' }];
+
 /** Contractors' bonus percents kept at once (a few dozen bytes each). */
 const CONTRACTORS_KEPT = 20_000;
 
 export function bindDocumentRecords(session: SqlSession, n: TableNames, contractor: (id: number) => Promise<ContractorRecord | undefined>) {
-  const columns = `key, type, id, position, record, bonus_percent AS "bonusPercent" FROM ${n('document_records')}`;
+  const columns = `key, type, id, record, bonus_percent AS "bonusPercent" FROM ${n('document_records')}`;
   const row = `SELECT ${columns} WHERE type = ? AND id = ?`;
   const rowByKey = `SELECT ${columns} WHERE key = ?`;
   const rowsByKey = byCount((count) => `SELECT ${columns} WHERE key IN (${valueList(count)})`);
   const wanted = (count: number) => `WITH wanted (type, id) AS (VALUES ${session.dialect.typedRows(count, ['text', 'integer'])})`;
   const rowsOf = byCount(
     (count) =>
-      `${wanted(count)} SELECT r.key, r.type, r.id, r.position, r.record, r.bonus_percent AS "bonusPercent"
+      `${wanted(count)} SELECT r.key, r.type, r.id, r.record, r.bonus_percent AS "bonusPercent"
        FROM wanted w JOIN ${n('document_records')} r ON r.type = w.type AND r.id = w.id`,
   );
   const childLinksOf = byCount(
@@ -63,12 +66,12 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
       `${wanted(count)} SELECT l.parent_type AS "parentType", l.parent_id AS "parentId", l.child_type AS "childType", l.child_id AS "childId"
        FROM wanted w JOIN ${n('document_links')} l ON l.parent_type = w.type AND l.parent_id = w.id`,
   );
-  // The served rows keep the records' positions.
-  const positions = denseRank(session, { table: n('document_records'), rank: 'position', partition: ['type'], copies: [n('documents')], rememberHighest: true });
+  const counts = idCounts(session, n('document_id_counts'), TYPE_PARTITION);
+  const known = newIds(session, n('document_records'), ['type']);
   const insert = byCount(
     (rows) =>
-      `INSERT INTO ${n('document_records')} (key, type, id, position, status, contractor_id, number, sum, bonus_percent, bonus_accrual, record)
-       VALUES ${placeholders(rows, 11)}`,
+      `INSERT INTO ${n('document_records')} (key, type, id, status, contractor_id, number, sum, bonus_percent, bonus_accrual, record)
+       VALUES ${placeholders(rows, 10)}`,
   );
   const update = `UPDATE ${n('document_records')} SET status = ?, contractor_id = ?, number = ?, sum = ?, bonus_accrual = ?, record = ? WHERE key = ?`;
   const dropLinks = `DELETE FROM ${n('document_links')} WHERE child_type = ? AND child_id = ?`;
@@ -79,9 +82,9 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
   const highestKey = `SELECT coalesce(max(key), 0) FROM ${n('document_records')}`;
 
   /**
-   * New documents above their type's highest id, with their links, wait here and go a hundred a statement: every
-   * read of the tables and every other write writes them first, and `persist` at the end of every apply and
-   * replayed chunk. (document_months keeps back the same documents and writes them after these.)
+   * New documents (in any id order), with their links, wait here and go a hundred a statement: every read of the
+   * tables and every other write writes them first, and `persist` at the end of every apply and replayed chunk.
+   * (document_months keeps back the same documents and writes them after these.)
    */
   const added = rowsKeptBack(session, insert);
   const addedLinks = rowsKeptBack(session, addLinks);
@@ -131,27 +134,24 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
     return percent;
   };
 
-  /** A new document's row and links, kept back when it is above its type's highest id (`keepBack`). */
-  const add = async (type: DocumentType, id: number, position: number, doc: DocumentRecord, keepBack: boolean): Promise<WrittenDocument> => {
+  /** A new document's row and links, kept back. */
+  const add = async (type: DocumentType, id: number, doc: DocumentRecord): Promise<WrittenDocument> => {
     const { contractorId, number, sum } = doc.fields;
     // A sale earns bonus at the percent of the contractor's programme as it is when the sale is recorded.
     const bonusPercent = type === 'sale' ? await bonusPercentOf(contractorId) : null;
     const key = (nextKey ??= (await session.value<number>(highestKey))! + 1);
     nextKey++;
-    added.add([key, type, id, position, doc.status, contractorId, number, sum, bonusPercent, accrual(sum, bonusPercent), JSON.stringify(doc)]);
+    added.add([key, type, id, doc.status, contractorId, number, sum, bonusPercent, accrual(sum, bonusPercent), JSON.stringify(doc)]);
     for (const p of doc.basedOn) addedLinks.add([type, id, p.type, p.id]);
-    if (!keepBack) await writeAdded();
+    await known.add([type], id);
+    counts.add([type], id);
     return { key, before: undefined, doc };
   };
 
   /** Writes the record `next` makes of the document's current one (none when it is new), and its links when they changed. */
   const write = async (type: DocumentType, id: number, next: (current: DocumentRecord | undefined) => DocumentRecord): Promise<WrittenDocument> => {
-    const appended = await positions.append([type], id);
-    if (appended !== undefined) return add(type, id, appended, next(undefined), true);
-    // Finding the row, or moving later positions down, needs the documents kept back in the table.
-    await writeAdded();
-    const { existing: current, rank: position } = await positions.place([type], id, () => load(type, id));
-    if (!current) return add(type, id, position, next(undefined), false);
+    if (await known.isNew([type], id)) return add(type, id, next(undefined));
+    const current = (await load(type, id))!;
     const before = JSON.parse(current.record) as DocumentRecord;
     const doc = next(before);
     const { contractorId, number, sum } = doc.fields;
@@ -180,17 +180,19 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
     write,
     /** The keys of a contractor's documents. */
     keysOfContractor: afterAdded(async (contractorId: number) => (await session.rows<[number]>(ofContractor, [contractorId])).map(([key]) => key)),
-    /** Writes the documents kept back and forgets each type's highest document and the next key (before the transaction ends). */
+    /** Writes the documents kept back and the counts, and forgets each type's highest document and the next key (before the transaction ends). */
     persist: async () => {
       await writeAdded();
-      positions.forget();
+      await counts.persist();
+      known.forget();
       nextKey = undefined;
     },
     /** Forgets the documents kept back, each type's highest document and the next key (the transaction is rolled back). */
     discard: () => {
       added.discard();
       addedLinks.discard();
-      positions.forget();
+      counts.discard();
+      known.forget();
       nextKey = undefined;
     },
     forgetContractor: (contractorId: number) => bonusPercents.delete(contractorId),

@@ -17,9 +17,9 @@ export function bindServedDocuments(session: SqlSession, n: TableNames, contract
   const served = `SELECT paid, list_json FROM ${n('documents')} WHERE key = ?`;
   const save = byCount(
     (rows) =>
-      `INSERT INTO ${n('documents')} (key, type, id, position, date, month, status, paid, list_json)
-       VALUES ${placeholders(rows, 9)}
-       ON CONFLICT (key) DO UPDATE SET position = excluded.position, date = excluded.date, month = excluded.month, status = excluded.status,
+      `INSERT INTO ${n('documents')} (key, type, id, date, month, status, paid, list_json)
+       VALUES ${placeholders(rows, 8)}
+       ON CONFLICT (key) DO UPDATE SET date = excluded.date, month = excluded.month, status = excluded.status,
          paid = excluded.paid, list_json = excluded.list_json`,
   );
   // Rendered rows wait here and go in a hundred a statement; `write` saves the rest at the end of every flush step.
@@ -42,7 +42,7 @@ export function bindServedDocuments(session: SqlSession, n: TableNames, contract
   };
 
   /** Renders the document's served row with the paid and tree given; written a hundred at a time. */
-  const render = async ({ key, type, id, position }: DocumentRow, doc: DocumentRecord, paid: number, tree: string) => {
+  const render = async ({ key, type, id }: DocumentRow, doc: DocumentRecord, paid: number, tree: string) => {
     const shown = await owner(doc.fields.contractorId);
     const view = isLineDocument(type)
       ? lineDocumentView(id, type, doc.status, doc.fields, shown, paid, null)
@@ -50,7 +50,7 @@ export function bindServedDocuments(session: SqlSession, n: TableNames, contract
     // The tree is kept as JSON text already; it is the view's last key, so it is spliced in as text.
     const json = JSON.stringify(view).slice(0, -'null}'.length) + tree + '}';
     const date = doc.fields.date;
-    unwritten.set(key, [key, type, id, position, date, date.slice(0, 7), doc.status, paid, json]);
+    unwritten.set(key, [key, type, id, date, date.slice(0, 7), doc.status, paid, json]);
     if (unwritten.size >= ROWS_PER_STATEMENT) await write();
   };
 

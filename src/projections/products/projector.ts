@@ -1,27 +1,28 @@
 import { type SqlSession, byCount, placeholders, valueList } from '../../storage/sql.ts';
 import type { ProductRecord } from '../../events/catalogue.ts';
 import type { StoredEvent } from '../../events/rows.ts';
-import { denseRank } from '../dense-rank.ts';
+import { idCounts, idCountsTable } from '../id-counts.ts';
+import { newIds } from '../new-ids.ts';
 import { rowsKeptBack } from '../rows-kept-back.ts';
 import { type FlushBudget, type Projector, type TableNames, drainInChunks } from '../projector.ts';
 import { type Named, SERVICE_CATEGORY, productFullJson, productListView } from './views.ts';
 
 /**
  * Products with their response JSON kept ready (list and single read), so a page is a concatenation
- * of stored strings. `position` is the product's 1-based rank in id order: a page at any offset is an
- * index range scan, not an O(offset) skip.
+ * of stored strings. `product_id_counts` counts the ids in nested ranges (`id-counts.ts`): a page at any
+ * offset finds its first id in a few seeks and reads on in id order, and a product added below the highest
+ * id changes nine counts, never the rows after it.
  */
 export const productsProjector: Projector = {
   name: 'products',
-  version: 1,
+  version: 2,
   // Its views show the brand's and the group's names.
   after: ['brands', 'categories'],
-  tables: ['products'],
-  schema: (n, { types: t }) => [
+  tables: ['products', 'product_id_counts'],
+  schema: (n, { types: t, clusteredTableSuffix }) => [
     `CREATE TABLE ${n('products')} (
        id ${t.integer} PRIMARY KEY,
        sku ${t.text} NOT NULL UNIQUE,
-       position ${t.integer} NOT NULL,
        category_id ${t.integer} NOT NULL,
        brand_id ${t.integer},
        record ${t.text} NOT NULL,
@@ -30,15 +31,17 @@ export const productsProjector: Projector = {
     // The products of a renamed brand or group are re-rendered.
     `CREATE INDEX ${n('products_brand')} ON ${n('products')} (brand_id)`,
     `CREATE INDEX ${n('products_category')} ON ${n('products')} (category_id)`,
+    idCountsTable(n('product_id_counts'), [], { types: t, clusteredTableSuffix }),
   ],
-  readIndexes: (n) => [`CREATE INDEX ${n('products_position')} ON ${n('products')} (position)`],
+  readIndexes: () => [],
   bind(session: SqlSession, n: TableNames) {
     const recordOf = `SELECT record FROM ${n('products')} WHERE id = ?`;
     const brandName = `SELECT name FROM ${n('product_brands')} WHERE id = ?`;
     const categoryName = `SELECT name FROM ${n('product_categories')} WHERE id = ?`;
-    const positions = denseRank(session, { table: n('products'), rank: 'position', rememberHighest: true });
+    const counts = idCounts(session, n('product_id_counts'));
+    const known = newIds(session, n('products'));
     const insert = byCount(
-      (rows) => `INSERT INTO ${n('products')} (id, sku, position, category_id, brand_id, record, list_json, full_json) VALUES ${placeholders(rows, 8)}`,
+      (rows) => `INSERT INTO ${n('products')} (id, sku, category_id, brand_id, record, list_json, full_json) VALUES ${placeholders(rows, 7)}`,
     );
     const update = `UPDATE ${n('products')} SET sku = ?, category_id = ?, brand_id = ?, record = ?, list_json = ?, full_json = ? WHERE id = ?`;
     // Many rows' record and views at once, a statement per hundred (a batch of price updates is one).
@@ -48,17 +51,17 @@ export const productsProjector: Projector = {
          UPDATE ${n('products')} SET record = v.record, list_json = v.list_json, full_json = v.full_json FROM v WHERE ${n('products')}.id = v.id`,
     );
     const recordsOf = byCount((count) => `SELECT id, record FROM ${n('products')} WHERE id IN (${valueList(count)})`);
-    const exists = `SELECT 1 FROM ${n('products')} WHERE id = ?`;
     const idsByBrand = `SELECT id FROM ${n('products')} WHERE brand_id = ?`;
     const idsByCategory = `SELECT id FROM ${n('products')} WHERE category_id = ?`;
 
-    // New products above the highest id wait here and go a hundred a statement (a batch of adds is one insert):
-    // they are written before this projector reads its table, and at `persist` (the end of every apply and
-    // replayed chunk). No other projector reads products.
+    // New products wait here and go a hundred a statement (a batch of adds is one insert, in any id order): they
+    // are written before this projector reads its table, and at `persist` (the end of every apply and replayed
+    // chunk), with the counts they changed. No other projector reads products.
     const adding = rowsKeptBack(session, insert);
     const persist = async () => {
       await adding.write();
-      positions.forget();
+      await counts.persist();
+      known.forget();
     };
 
     const byId = async (id: number) => {
@@ -100,21 +103,15 @@ export const productsProjector: Projector = {
       await session.run(update, [p.sku, p.categoryId, p.brandId, record, list, full, p.id]);
     };
     const add = async (p: ProductRecord) => {
-      // The row exists from now on (positions and lookups need it); its views are rendered at the flush.
-      const row = (position: number) => [p.id, p.sku, position, p.categoryId, p.brandId, JSON.stringify(p), '', ''];
-      const appended = await positions.append([], p.id);
-      if (appended !== undefined) {
-        adding.add(row(appended));
-        unwritten.set(p.id, {});
-        return;
-      }
-      await adding.write();
-      const { existing, rank: position } = await positions.place([], p.id, () => session.value<number>(exists, [p.id]));
-      if (existing !== undefined) {
+      if (!(await known.isNew([], p.id))) {
         unwritten.delete(p.id);
+        await adding.write();
         return save(p); // applying the same event twice changes nothing
       }
-      await session.run(insert(1), row(position));
+      // The row exists from now on (lookups need it); its views are rendered at the flush.
+      adding.add([p.id, p.sku, p.categoryId, p.brandId, JSON.stringify(p), '', '']);
+      await known.add([], p.id);
+      counts.add([], p.id);
       unwritten.set(p.id, {});
     };
     // A renamed brand or group shows in its products' views: render them at the flush, with the name as it is then.
@@ -122,7 +119,8 @@ export const productsProjector: Projector = {
     // Nothing outlives a flush, so a rolled-back transaction leaves nothing behind for the next one.
     const discard = () => {
       adding.discard();
-      positions.forget();
+      counts.discard();
+      known.forget();
       unwritten.clear();
       brands.clear();
       categories.clear();

@@ -1,10 +1,12 @@
 import type { SqlSession } from '../../storage/sql.ts';
 import type { ProductRecord } from '../../events/catalogue.ts';
+import { firstIdOfPage, idCount } from '../id-counts.ts';
 
-// Positions are dense 1..n, so the highest one is the count, read from the index in O(log n).
+// A page's first id from the counts, then the rows on from it in id order; the count is one seek.
+const PAGING = { rows: 'products', counts: 'product_id_counts' };
 const PAGE = {
-  select: 'SELECT list_json AS json FROM products WHERE position > ? ORDER BY position LIMIT ?',
-  allCount: 'SELECT coalesce(max(position), 0) FROM products',
+  select: `${firstIdOfPage(PAGING)} SELECT list_json AS json FROM products WHERE id >= (SELECT id FROM first_id) ORDER BY id LIMIT ?`,
+  allCount: idCount(PAGING),
 };
 
 /** The products' reads: pages, one product's JSON or record, and the lookups commands decide by. */

@@ -82,7 +82,7 @@ describe('rebuild beside the served tables', () => {
   test('a read transaction open across the swap keeps reading the tables it began with', async () => {
     const { tb, api, file } = await catalogue();
     const reader = new Database(file, { readonly: true });
-    const page = reader.prepare('SELECT list_json FROM products ORDER BY position').pluck();
+    const page = reader.prepare('SELECT list_json FROM products ORDER BY id').pluck();
     reader.exec('BEGIN');
     const before = page.all();
     await api.write('/api/add-product', 'products', [{ name: 'Сыр', sku: 'C', categoryId: 0 }]);

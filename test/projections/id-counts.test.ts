@@ -1,0 +1,156 @@
+import Database from 'better-sqlite3';
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { type PartitionColumn, TOP_LEVEL, firstIdOfPage, idCount, idCounts, idCountsTable } from '../../src/projections/id-counts.ts';
+import { postgresDialect } from '../../src/storage/postgres/dialect.ts';
+import { postgresSession } from '../../src/storage/postgres/session.ts';
+import type { SqlSession } from '../../src/storage/sql.ts';
+import { sqliteDialect } from '../../src/storage/sqlite/dialect.ts';
+import { sqliteSession } from '../../src/storage/sqlite/session.ts';
+import { describeEngines } from '../storage/postgres/engines.ts';
+
+const PARTITION: PartitionColumn[] = [{ name: 'kind', type: 'text' }];
+const PAGING = { rows: 'items', counts: 'item_counts', partition: PARTITION };
+const KINDS = ['a', 'b'];
+
+/** A table of ids in two partitions (`kind`), kept with its counts the way projectors keep theirs. */
+function countedTable(session: SqlSession) {
+  const counts = idCounts(session, 'item_counts', PARTITION);
+  const page = `${firstIdOfPage(PAGING)} SELECT id FROM items WHERE kind = ? AND id >= (SELECT id FROM first_id) ORDER BY id LIMIT ?`;
+  const ids = async (sql: string, params: unknown[]) => (await session.rows<[number]>(sql, params)).map(([id]) => id);
+  return {
+    async add(kind: string, id: number) {
+      if ((await session.value('SELECT 1 FROM items WHERE kind = ? AND id = ?', [kind, id])) !== undefined) return;
+      await session.run('INSERT INTO items (kind, id) VALUES (?, ?)', [kind, id]);
+      counts.add([kind], id);
+    },
+    async remove(kind: string, id: number) {
+      if ((await session.value('SELECT 1 FROM items WHERE kind = ? AND id = ?', [kind, id])) === undefined) return;
+      await session.run('DELETE FROM items WHERE kind = ? AND id = ?', [kind, id]);
+      counts.remove([kind], id);
+    },
+    persist: counts.persist,
+    page: (kind: string, offset: number, limit: number) => ids(page, [kind, offset, kind, limit]),
+    expected: (kind: string, offset: number, limit: number) => ids('SELECT id FROM items WHERE kind = ? ORDER BY id LIMIT ? OFFSET ?', [kind, limit, offset]),
+    count: async (kind: string) => (await session.value<number>(idCount(PAGING), [kind]))!,
+    expectedCount: async (kind: string) => (await session.value<number>('SELECT count(*) FROM items WHERE kind = ?', [kind]))!,
+    countRows: () => session.rows('SELECT kind, level, node, size FROM item_counts ORDER BY kind, level, node'),
+  };
+}
+
+type Step = { op: 'add' | 'remove'; kind: string; id: number } | { op: 'move'; from: string; to: string; id: number } | { op: 'persist' };
+
+/** Ids clustered (neighbours share ranges) and spread (up to 2^53 - 1, every level's ranges), in any order. */
+const anId = fc.oneof(fc.integer({ min: 1, max: 300 }), fc.integer({ min: 1, max: 20_000 }), fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }));
+const aKind = fc.constantFrom(...KINDS);
+const aStep: fc.Arbitrary<Step> = fc.oneof(
+  { arbitrary: fc.record({ op: fc.constant('add' as const), kind: aKind, id: anId }), weight: 6 },
+  { arbitrary: fc.record({ op: fc.constant('remove' as const), kind: aKind, id: anId }), weight: 2 },
+  { arbitrary: fc.record({ op: fc.constant('move' as const), from: aKind, to: aKind, id: anId }), weight: 2 },
+  { arbitrary: fc.constant({ op: 'persist' as const }), weight: 1 },
+);
+
+/** Runs the steps (a removed or moved id is one added earlier when there is one), then compares every page and count. */
+async function checkSteps(t: ReturnType<typeof countedTable>, steps: Step[]) {
+  const added: [string, number][] = [];
+  for (const step of steps) {
+    if (step.op === 'persist') await t.persist();
+    else if (step.op === 'add') {
+      await t.add(step.kind, step.id);
+      added.push([step.kind, step.id]);
+    } else {
+      const [kind, id] = added.length > 0 ? added[step.id % added.length] : [step.op === 'move' ? step.from : step.kind, step.id];
+      await t.remove(kind, id);
+      if (step.op === 'move') await t.add(step.to, id);
+    }
+  }
+  await t.persist();
+  for (const kind of KINDS) {
+    const count = await t.count(kind);
+    expect(count).toBe(await t.expectedCount(kind));
+    for (const limit of [1, 7]) {
+      for (let offset = 0; offset <= count + 1; offset++) expect(await t.page(kind, offset, limit)).toEqual(await t.expected(kind, offset, limit));
+    }
+  }
+}
+
+const sqlite = () => {
+  const db = new Database(':memory:');
+  db.exec('CREATE TABLE items (kind TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (kind, id)) WITHOUT ROWID');
+  db.exec(idCountsTable('item_counts', PARTITION, sqliteDialect));
+  return { db, t: countedTable(sqliteSession(db)) };
+};
+
+describe('counts of ids in nested ranges (SQLite)', () => {
+  test('every page and count equals ORDER BY id LIMIT … OFFSET …, over adds, removals and moves in any order', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(aStep, { maxLength: 120 }), async (steps) => {
+        const { db, t } = sqlite();
+        await checkSteps(t, steps);
+        db.close();
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  test('the counts are the same whatever order the ids came in and however the writes were grouped', async () => {
+    const ids = [5, 64, 63, 4096, 1, 4095, 2 ** 40, 2 ** 53 - 1, 700];
+    const rowsAfter = async (order: number[], persistEach: boolean) => {
+      const { db, t } = sqlite();
+      for (const id of order) {
+        await t.add('a', id);
+        if (persistEach) await t.persist();
+      }
+      await t.add('a', 99);
+      await t.remove('a', 99);
+      await t.persist();
+      const rows = await t.countRows();
+      db.close();
+      return rows;
+    };
+    const ascending = await rowsAfter([...ids].sort((x, y) => x - y), false);
+    expect(await rowsAfter([...ids].reverse(), true)).toEqual(ascending);
+    expect(await rowsAfter([700, 1, 2 ** 40, 64, 5, 2 ** 53 - 1, 63, 4096, 4095], false)).toEqual(ascending);
+    // No empty range is left behind: 99's ranges of level 1 and 2 hold nothing else.
+    expect(ascending).not.toContainEqual(['a', 1, 1, 0]);
+    expect(ascending).toContainEqual(['a', TOP_LEVEL, 0, ids.length]);
+  });
+
+  test('an id placed below the highest changes the same number of rows in a table of 1,000 and of 100,000', async () => {
+    const touched = async (size: number) => {
+      const { db, t } = sqlite();
+      const insert = db.prepare('INSERT INTO items (kind, id) VALUES (?, ?)');
+      const counts = idCounts(sqliteSession(db), 'item_counts', PARTITION);
+      db.transaction(() => {
+        for (let id = 2; id <= 2 * size; id += 2) insert.run('a', id);
+      })();
+      for (let id = 2; id <= 2 * size; id += 2) counts.add(['a'], id);
+      await counts.persist();
+      const before = db.prepare('SELECT total_changes()').pluck().get() as number;
+      await t.add('a', 3); // below all but one
+      await t.persist();
+      const changed = (db.prepare('SELECT total_changes()').pluck().get() as number) - before;
+      expect(await t.page('a', 1, 3)).toEqual([3, 4, 6]);
+      db.close();
+      return changed;
+    };
+    const small = await touched(1_000);
+    expect(small).toBe(1 + TOP_LEVEL); // the row and one count a level
+    expect(await touched(100_000)).toBe(small);
+  });
+});
+
+describeEngines('counts of ids in nested ranges', (database) => {
+  test('every page and count equals ORDER BY id LIMIT … OFFSET …, over adds, removals and moves in any order', async () => {
+    const session = postgresSession(() => database().session);
+    await fc.assert(
+      fc.asyncProperty(fc.array(aStep, { maxLength: 80 }), async (steps) => {
+        for (const table of ['items', 'item_counts']) await database().session.run(`DROP TABLE IF EXISTS ${table}`);
+        await database().session.run('CREATE TABLE items (kind TEXT NOT NULL, id BIGINT NOT NULL, PRIMARY KEY (kind, id))');
+        await database().session.run(idCountsTable('item_counts', PARTITION, postgresDialect));
+        await checkSteps(countedTable(session), steps);
+      }),
+      { numRuns: 25 },
+    );
+  });
+});

@@ -6,7 +6,7 @@ import { firstIdOfPage, idCount } from '../id-counts.ts';
 // A page's first id from the counts, then the rows on from it in id order; the count is one seek.
 const PAGING = { rows: 'contractors', counts: 'contractor_id_counts' };
 const PAGE = {
-  select: `${firstIdOfPage(PAGING)} SELECT json FROM contractors WHERE id >= (SELECT id FROM first_id) ORDER BY id LIMIT ?`,
+  select: `${firstIdOfPage(PAGING)} SELECT json FROM contractors WHERE id >= (SELECT id FROM first_id) ORDER BY id LIMIT CAST(? AS BIGINT)`,
   allCount: idCount(PAGING),
 };
 

@@ -46,7 +46,7 @@ export function documentQueries(session: SqlSession) {
   const { indexHint } = session.dialect;
   const typePaging = { rows: 'documents', counts: 'document_id_counts', partition: TYPE_PARTITION };
   const byId = {
-    select: `${firstIdOfPage(typePaging)} SELECT list_json AS json FROM documents WHERE type = ? AND id >= (SELECT id FROM first_id) ORDER BY id LIMIT ?`,
+    select: `${firstIdOfPage(typePaging)} SELECT list_json AS json FROM documents WHERE type = ? AND id >= (SELECT id FROM first_id) ORDER BY id LIMIT CAST(? AS BIGINT)`,
     allCount: idCount(typePaging),
   };
   // The keys come from a co-routine in id order and each joins its row by rowid, so the page keeps that order
@@ -64,7 +64,7 @@ export function documentQueries(session: SqlSession) {
   const monthPaging = { rows: 'document_months', counts: 'document_month_id_counts', partition: MONTH_PARTITION };
   const month = {
     select: `${firstIdOfPage(monthPaging)} SELECT d.list_json AS json FROM document_months m JOIN documents d ON d.key = m.key
-     WHERE m.type = ? AND m.month = ? AND m.id >= (SELECT id FROM first_id) ORDER BY m.id LIMIT ?`,
+     WHERE m.type = ? AND m.month = ? AND m.id >= (SELECT id FROM first_id) ORDER BY m.id LIMIT CAST(? AS BIGINT)`,
     allCount: idCount(monthPaging),
   };
   /** A page of a `keyed` query: its conditions' values, then the page's. */

@@ -5,7 +5,7 @@ import { firstIdOfPage, idCount } from '../id-counts.ts';
 // A page's first id from the counts, then the rows on from it in id order; the count is one seek.
 const PAGING = { rows: 'products', counts: 'product_id_counts' };
 const PAGE = {
-  select: `${firstIdOfPage(PAGING)} SELECT list_json AS json FROM products WHERE id >= (SELECT id FROM first_id) ORDER BY id LIMIT ?`,
+  select: `${firstIdOfPage(PAGING)} SELECT list_json AS json FROM products WHERE id >= (SELECT id FROM first_id) ORDER BY id LIMIT CAST(? AS BIGINT)`,
   allCount: idCount(PAGING),
 };
 

@@ -40,9 +40,11 @@ export interface Projector {
  * `persist` writes rows the handler keeps back to write many at once (a batch of adds in one statement); it writes
  * them itself before handling any event it does not keep back, so other projectors find them, and `Projections`
  * calls it at the end of every apply and replayed chunk. `discard` forgets deferred work and rows kept back when
- * applying failed (its transaction is rolled back).
+ * applying failed (its transaction is rolled back). `prepare` sees an appended batch before its events are handled,
+ * to read at once what they will ask for one by one.
  */
 export type EventHandler = ((event: StoredEvent) => Promise<void> | void) & {
+  prepare?: (events: readonly StoredEvent[]) => Promise<void>;
   persist?: () => Promise<void> | void;
   flush?: (budget: FlushBudget) => Promise<boolean>;
   discard?: () => void;

@@ -56,6 +56,7 @@ export class Projections {
   async apply(events: StoredEvent[]): Promise<void> {
     if (events.length === 0) return;
     try {
+      for (const handle of this.handlers) await handle.prepare?.(events);
       for (const event of events) {
         const pending = this.handle(event);
         if (pending !== undefined) await pending;

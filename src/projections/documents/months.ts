@@ -84,6 +84,9 @@ export const documentMonthsProjector: Projector = {
     };
     // `persist` comes at the end of every apply and replayed chunk, inside its transaction: the rows kept back, the
     // counts changed and the highest ids do not outlive it.
-    return Object.assign(handle, { persist, discard });
+    // A batch's documents looked up at once: documents in any id order cost a statement a hundred, not a seek each.
+    const prepare = (events: readonly StoredEvent[]) =>
+      known.lookUp(events.flatMap((e) => (e.type === 'DocumentRecorded' || e.type === 'DocumentRevised' ? [[[e.data.docType], e.data.id] as const] : [])));
+    return Object.assign(handle, { prepare, persist, discard });
   },
 };

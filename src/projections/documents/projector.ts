@@ -177,6 +177,6 @@ export const documentsProjector: Projector = {
       }
     };
     // Called at the end of every apply and replayed chunk, inside its transaction: nothing kept outlives it.
-    return Object.assign(handle, { persist: records.persist, flush, discard });
+    return Object.assign(handle, { prepare: records.lookUp, persist: records.persist, flush, discard });
   },
 };

@@ -1,6 +1,7 @@
 import { type SqlSession, byCount, inChunks, placeholders, valueList } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
 import type { DocumentFields, DocumentRef, DocumentType } from '../../events/documents.ts';
+import type { StoredEvent } from '../../events/rows.ts';
 import { type PartitionColumn, idCounts } from '../id-counts.ts';
 import { newIds } from '../new-ids.ts';
 import { rowsKeptBack } from '../rows-kept-back.ts';
@@ -178,6 +179,9 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
       return rows.map((r) => ({ parent: { type: r.parentType, id: r.parentId }, child: { type: r.childType, id: r.childId } }));
     }),
     write,
+    /** Looks up at once which of a batch's recorded documents exist already (see `newIds`). */
+    lookUp: (events: readonly StoredEvent[]) =>
+      known.lookUp(events.flatMap((e) => (e.type === 'DocumentRecorded' ? [[[e.data.docType], e.data.id] as const] : []))),
     /** The keys of a contractor's documents. */
     keysOfContractor: afterAdded(async (contractorId: number) => (await session.rows<[number]>(ofContractor, [contractorId])).map(([key]) => key)),
     /** Writes the documents kept back and the counts, and forgets each type's highest document and the next key (before the transaction ends). */

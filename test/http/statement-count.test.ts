@@ -1,4 +1,5 @@
 import { expect, test } from 'vitest';
+import { importRecords } from '../../src/use-cases/import.ts';
 import { type TestService, testService } from '../helpers.ts';
 
 /**
@@ -54,4 +55,19 @@ test('update-product-prices of 100 records runs at most 40 statements', async ()
   const statements = await s.during(async () => expect((await s.api.post('/api/update-product-prices', { data: prices }, token)).status).toBe(200));
   expect(statements.length, statements.join('\n')).toBeLessThanOrEqual(40);
   expect((await s.api.get('/api/product?sku=S-99')).body.data.salePrice).toBe(119);
+});
+
+test('an import group of 200 contractors whose ids come below the highest, in descending order, runs about the statements of one in ascending order', async () => {
+  const statementsOf = async (ids: number[]) => {
+    const s = await counted();
+    const line = (n: number, id: number) => ({ line: n, value: { type: 'contractor', data: { id, ...contractor(n) } } });
+    expect((await importRecords(s.tb, [line(0, 1_000_000)], () => {})).failed).toBe(0);
+    const statements = await s.during(async () => expect((await importRecords(s.tb, ids.map((id, i) => line(i + 1, id)), () => {})).failed).toBe(0));
+    expect((await s.api.get('/api/contractors?limit=1&offset=200')).body.data[0].id).toBe(Math.max(...ids, 1_000_000));
+    return statements;
+  };
+  const ascending = await statementsOf(Array.from({ length: 200 }, (_, i) => 1_000_001 + i));
+  const descending = await statementsOf(Array.from({ length: 200 }, (_, i) => 999_999 - i));
+  // Looking up which ids below the highest exist: a statement a hundred, not one a line.
+  expect(descending.length, descending.join('\n')).toBeLessThanOrEqual(ascending.length + 4);
 });

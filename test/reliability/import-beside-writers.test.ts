@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';
 import { tempDir } from '../helpers.ts';
+import { openPostgres } from '../../src/storage/postgres/connection.ts';
 import { HttpClient, runCli, startServer } from '../server-process.ts';
+import { REAL_SERVER_URL, createDatabase } from '../storage/postgres/engines.ts';
 
 const KEY = 'tb_import_beside_writers_key_0123456789';
 const CONTRACTORS = 5000;
@@ -37,10 +39,9 @@ function contractorFile(dir: string): string {
   return file;
 }
 
-test('an import of 5,000 contractors in descending id order beside four clients writing over HTTP: they take turns, the import is quick and no request waits long or fails', async () => {
-  const dir = tempDir();
-  const file = path.join(dir, 'shared.db');
-  const server = await startServer(file, KEY);
+/** The import beside the writers on the database `setting` names (a file or a PostgreSQL URL). */
+async function importBesideWriters(setting: string, dir: string) {
+  const server = await startServer(setting, KEY);
   try {
     const answers: Answer[] = [];
     let importing = true;
@@ -51,7 +52,7 @@ test('an import of 5,000 contractors in descending id order beside four clients 
     // The writers are under way before the import starts.
     await new Promise((resolve) => setTimeout(resolve, 300));
     const started = Date.now();
-    const imported = await runCli(file, ['import', contractorFile(dir)]);
+    const imported = await runCli(setting, ['import', contractorFile(dir)]);
     const importMs = Date.now() - started;
     importing = false;
     await Promise.all(writers);
@@ -67,5 +68,23 @@ test('an import of 5,000 contractors in descending id order beside four clients 
     expect(slowest).toBeLessThan(2000);
   } finally {
     await server.stop();
+  }
+}
+
+const TITLE = 'an import of 5,000 contractors in descending id order beside four clients writing over HTTP: they take turns, the import is quick and no request waits long or fails';
+
+test(TITLE, async () => {
+  const dir = tempDir();
+  await importBesideWriters(path.join(dir, 'shared.db'), dir);
+}, 90_000);
+
+test.runIf(REAL_SERVER_URL)(`${TITLE} (PostgreSQL)`, async () => {
+  const admin = openPostgres(REAL_SERVER_URL!, { poolSize: 1 });
+  const database = await createDatabase(admin);
+  try {
+    await importBesideWriters(database.url, tempDir());
+  } finally {
+    await database.drop();
+    await admin.close();
   }
 }, 90_000);

@@ -4,6 +4,7 @@
  * rebuilds. Every order should cost about what ascending does (the read tables' upkeep does not grow with the table).
  *
  *   node --import tsx bench/import-orders.ts [--size 100000] [--engine sqlite|postgres] [--beside <checkout>]
+ *     [--kinds product,contractor] [--orders ascending,descending,random]
  *
  * `--beside` runs another checkout's `bin/tradebook.mjs` on the same files, interleaved with this one's, so a
  * shared machine's drifting load falls on both alike. PostgreSQL: TRADEBOOK_BENCH_POSTGRES_URL names the server
@@ -69,13 +70,15 @@ async function tradebook(checkout: string, args: string[], db: string) {
 const argv = process.argv.slice(2);
 const size = Number(option(argv, '--size') ?? 100_000);
 const engine = option(argv, '--engine') ?? 'sqlite';
+const kinds = (option(argv, '--kinds')?.split(',') ?? KINDS) as Kind[];
+const orders = (option(argv, '--orders')?.split(',') ?? ORDERS) as Order[];
 const checkouts = [ROOT, ...(option(argv, '--beside') ? [path.resolve(option(argv, '--beside')!)] : [])];
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'import-orders-'));
 const server = engine === 'postgres' ? new PostgresServer() : undefined;
 const runs: Run[] = [];
 try {
-  for (const kind of KINDS) {
-    for (const order of ORDERS) {
+  for (const kind of kinds) {
+    for (const order of orders) {
       const file = importFile(dir, kind, order, size);
       for (const checkout of checkouts) {
         const db = server ? await server.recreate('tradebook_bench_import') : path.join(dir, `${kind}-${order}.db`);
@@ -96,7 +99,7 @@ try {
 console.log(`\n${size.toLocaleString('en')} records a file, ${engine}; seconds (× ascending of the same checkout)`);
 console.log('| checkout | records | order | import | rebuild |\n|---|---|---|---|---|');
 for (const r of runs) {
-  const ascending = runs.find((a) => a.checkout === r.checkout && a.kind === r.kind && a.order === 'ascending')!;
+  const ascending = runs.find((a) => a.checkout === r.checkout && a.kind === r.kind && a.order === 'ascending') ?? r;
   const times = (s: number, base: number) => `${s.toFixed(1)} s (${(s / base).toFixed(2)}×)`;
   console.log(`| ${path.basename(r.checkout)} | ${r.kind}s | ${r.order} | ${times(r.importSeconds, ascending.importSeconds)} | ${times(r.rebuildSeconds, ascending.rebuildSeconds)} |`);
 }

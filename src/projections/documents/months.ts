@@ -7,6 +7,9 @@ import { rowsKeptBack } from '../rows-kept-back.ts';
 import { TYPE_PARTITION } from './records.ts';
 import type { Projector, TableNames } from '../projector.ts';
 
+/** The months' counts are kept per type and month. */
+export const MONTH_PARTITION: PartitionColumn[] = [...TYPE_PARTITION, { name: 'month', type: 'text' }];
+
 /**
  * Each document's calendar month (`YYYY-MM` of its date) and the counts of its type's ids in each month, in nested
  * ranges (`id-counts.ts`). A one-month list (what clients ask for most: "this month's shipments") is then paged
@@ -15,9 +18,6 @@ import type { Projector, TableNames } from '../projector.ts';
  * seek. Counting or skipping the month's index entries instead cost O(month) per request. A document dated into
  * another month changes nine counts in each.
  */
-/** The months' counts are kept per type and month. */
-export const MONTH_PARTITION: PartitionColumn[] = [...TYPE_PARTITION, { name: 'month', type: 'text' }];
-
 export const documentMonthsProjector: Projector = {
   name: 'document_months',
   version: 3,
@@ -82,11 +82,11 @@ export const documentMonthsProjector: Projector = {
       if (event.type === 'DocumentRecorded') return place(event.data.docType, event.data.id, event.data.fields.date);
       if (event.type === 'DocumentRevised' && event.data.changes.date !== undefined) return place(event.data.docType, event.data.id, event.data.changes.date);
     };
-    // `persist` comes at the end of every apply and replayed chunk, inside its transaction: the rows kept back, the
-    // counts changed and the highest ids do not outlive it.
     // A batch's documents looked up at once: documents in any id order cost a statement a hundred, not a seek each.
     const prepare = (events: readonly StoredEvent[]) =>
       known.lookUp(events.flatMap((e) => (e.type === 'DocumentRecorded' || e.type === 'DocumentRevised' ? [[[e.data.docType], e.data.id] as const] : [])));
+    // `persist` comes at the end of every apply and replayed chunk, inside its transaction: the rows kept back, the
+    // counts changed, the highest ids and the ids looked up do not outlive it.
     return Object.assign(handle, { prepare, persist, discard });
   },
 };

@@ -12,6 +12,7 @@ import type { EventLog, KeyStore, TokenStore, Writer } from './storage/port.ts';
 import type { SqlSession } from './storage/sql.ts';
 import { AccessTokens } from './tokens/access-tokens.ts';
 import { ApiKeys } from './tokens/api-keys.ts';
+import type { KeyCache } from './tokens/key-cache.ts';
 import type { StateSource } from './use-cases/batch-state.ts';
 import { readModelState } from './use-cases/read-model-state.ts';
 import type { WriteContext } from './use-cases/write-context.ts';
@@ -26,6 +27,8 @@ export interface CompanyStorage {
   readOn: SqlSession;
   keys: KeyStore;
   tokens: TokenStore;
+  /** The keys requests were let in with, kept while the engine tells of changes (none: every key read each time). */
+  keyCache?: KeyCache;
 }
 
 class Rollback extends Error {
@@ -57,6 +60,7 @@ export abstract class Company implements WriteContext {
   readonly log: EventLog;
   readonly state: StateSource;
   readonly keys: ApiKeys;
+  readonly keyCache: KeyCache | undefined;
   readonly tokens: AccessTokens;
   readonly products;
   readonly categories;
@@ -80,7 +84,8 @@ export abstract class Company implements WriteContext {
   ) {
     this.writer = storage.writer;
     this.log = storage.log;
-    this.keys = new ApiKeys(storage.keys, clock, storage.writer);
+    this.keyCache = storage.keyCache;
+    this.keys = new ApiKeys(storage.keys, clock, storage.writer, storage.keyCache);
     this.tokens = new AccessTokens(storage.tokens, clock);
     const reads = storage.readOn;
     this.products = productQueries(reads);

@@ -29,7 +29,13 @@ function refuse(error: unknown, faultOf: (error: unknown) => Error | undefined =
   process.exit(2);
 }
 
-const tb = await openCompany(database, { onBuilt: log, onStorageFault: log, stallMs: settings.settings.databaseStallMs }).catch((error) => refuse(error));
+const { keyCacheMs } = settings.settings;
+const tb = await openCompany(database, {
+  onBuilt: log,
+  onStorageFault: log,
+  stallMs: settings.settings.databaseStallMs,
+  keyCache: keyCacheMs > 0 ? { boundMs: keyCacheMs, onTrust: log } : undefined,
+}).catch((error) => refuse(error));
 
 try {
   const givenKey = process.env.TRADEBOOK_API_KEY;

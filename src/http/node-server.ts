@@ -19,6 +19,8 @@ export interface ServerSettings {
   maxConnectionsPerClient: number;
   /** PostgreSQL: a statement unanswered this long fails as a lost connection, and new connections are made. */
   databaseStallMs: number;
+  /** The longest a key change made elsewhere takes to reach this server's key cache; 0: no cache, every key read each time. */
+  keyCacheMs: number;
 }
 
 type Limit = 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxConnections' | 'maxConnectionsPerClient' | 'databaseStallMs';
@@ -43,7 +45,9 @@ export function readServerSettings(env: NodeJS.ProcessEnv): { ok: true; settings
   if (host !== undefined && isIP(host) === 0 && !HOST.test(host)) return { ok: false, problem: `TRADEBOOK_HOST must be an IP address or a host name, got ${JSON.stringify(host)}` };
   const accessLog = env.TRADEBOOK_ACCESS_LOG || 'on';
   if (accessLog !== 'on' && accessLog !== 'off') return { ok: false, problem: `TRADEBOOK_ACCESS_LOG must be on or off, got ${JSON.stringify(accessLog)}` };
-  const settings = { port: Number(portText), host, accessLog: accessLog === 'on' } as ServerSettings;
+  const keyCacheText = env.TRADEBOOK_KEY_CACHE_MS || '1000';
+  if (!/^\d{1,9}$/.test(keyCacheText)) return { ok: false, problem: `TRADEBOOK_KEY_CACHE_MS must be a whole number from 0 (0: no key cache), got ${JSON.stringify(keyCacheText)}` };
+  const settings = { port: Number(portText), host, accessLog: accessLog === 'on', keyCacheMs: Number(keyCacheText) } as ServerSettings;
   for (const [name, [variable, fallback]] of Object.entries(LIMITS) as [Limit, [string, number]][]) {
     const text = env[variable] || String(fallback);
     if (!/^[1-9]\d{0,9}$/.test(text)) return { ok: false, problem: `${variable} must be a whole number from 1, got ${JSON.stringify(text)}` };

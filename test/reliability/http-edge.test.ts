@@ -207,6 +207,8 @@ test('a bad setting stops the start with one line and exit 2, before the databas
     ['TRADEBOOK_MAX_CONNECTIONS_PER_CLIENT', '0'],
     ['TRADEBOOK_HEADERS_TIMEOUT_MS', '-5'],
     ['TRADEBOOK_REQUEST_TIMEOUT_MS', '1.5'],
+    ['TRADEBOOK_KEY_CACHE_MS', '-1'],
+    ['TRADEBOOK_KEY_CACHE_MS', 'soon'],
   ]) {
     const db = path.join(dir, `${name}-${value}.db`);
     const run = spawnSync(process.execPath, [path.resolve(import.meta.dirname, '../../bin/server.mjs')], {

@@ -16,9 +16,9 @@ async function createKey(file: string, args: string[]): Promise<{ id: number; ke
   return { id: Number(/created key (\d+)/.exec(created.stdout)![1]), key: lines[lines.length - 1] };
 }
 
-test('keys revoked by the command line while the server runs, or past their expiry, are refused from the next request; no key reaches a log or the event log', async () => {
+test('without the key cache, keys revoked by the command line while the server runs, or past their expiry, are refused from the next request; no key reaches a log or the event log', async () => {
   const file = path.join(tempDir(), 'keys.db');
-  const server = await startServer(file, KEY);
+  const server = await startServer(file, KEY, { TRADEBOOK_KEY_CACHE_MS: '0' });
   try {
     const second = await createKey(file, ['--name', 'second']);
     const expired = await createKey(file, ['--name', 'expired', '--expires', formatMoscow(Date.now() - 1000)]);
@@ -56,6 +56,36 @@ test('keys revoked by the command line while the server runs, or past their expi
       expect(stored).not.toContain(key);
       expect(listed.stdout + listed.stderr).not.toContain(key);
     }
+  } finally {
+    await server.stop();
+  }
+});
+
+test('with the key cache (the default), a key revoked by the command line while the server runs is refused within 1 s', async () => {
+  const file = path.join(tempDir(), 'keys.db');
+  const server = await startServer(file, KEY);
+  try {
+    const second = await createKey(file, ['--name', 'second']);
+    const asSecond = new HttpClient(server.url, second.key);
+    // Asked all along, so the server's cache holds the key again whenever the command line's own opening of the
+    // database made it forget.
+    let asking = true;
+    const asked = (async () => {
+      while (asking) await asSecond.request('GET', '/api/products?limit=1');
+    })();
+    const revoked = await runCli(file, ['keys', 'revoke', String(second.id)]);
+    asking = false;
+    await asked;
+    expect(revoked.status, revoked.stderr).toBe(0);
+    const started = performance.now();
+    let answer = await asSecond.request('GET', '/api/products?limit=1');
+    while (answer.status === 200 && performance.now() - started < 1000) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      answer = await asSecond.request('GET', '/api/products?limit=1');
+    }
+    expect([answer.status, answer.body.errors?.[0].code]).toEqual([401, 'ERROR_USER_ACCESS']);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect((await new HttpClient(server.url, KEY).request('GET', '/api/products?limit=1')).status).toBe(200);
   } finally {
     await server.stop();
   }

@@ -62,3 +62,31 @@ test('SIGTERM stops accepting, lets the batch in flight complete, and closes the
   expect(await tb.audit.eventsAfter(0, 10, { type: 'BrandAdded' })).toHaveLength(2);
   tb.close();
 });
+
+test('the access log: a quiet server writes a line within moments, and every request answered before SIGTERM has its line, whole, before the last', async () => {
+  const server = await startServer(path.join(tempDir(), 'lines.db'), KEY);
+  const client = new HttpClient(server.url, KEY);
+  const lines = () =>
+    server
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  expect((await client.request('GET', '/api/products?limit=1', undefined, { 'X-Request-Id': 'quiet-1' })).status).toBe(200);
+  const started = Date.now();
+  while (!lines().some((line) => line.reqId === 'quiet-1')) {
+    expect(Date.now() - started).toBeLessThan(2000);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
+  // More lines than one write gathers, then the signal at once: the rest are written as the process exits.
+  for (let i = 0; i < 60; i++) expect((await client.request('GET', `/api/product?id=${i + 1}`, undefined, { 'X-Request-Id': `busy-${i}` })).status).toBe(404);
+  expect(await server.stop()).toBe(0);
+  const requests = lines().filter((line) => line.msg === 'request' && String(line.reqId).startsWith('busy-'));
+  expect(requests.map((line) => line.reqId)).toEqual(Array.from({ length: 60 }, (_, i) => `busy-${i}`));
+  for (const line of requests) {
+    expect(Object.keys(line).sort()).toEqual(['keyId', 'level', 'method', 'ms', 'msg', 'path', 'reqId', 'status', 'time']);
+    expect(line).toMatchObject({ level: 'info', method: 'GET', path: '/api/product', status: 404, keyId: 1 });
+  }
+  expect(lines().at(-1)!.msg).toBe('closed');
+});

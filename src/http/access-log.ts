@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from './env.ts';
 import { requestHeader } from './node-request.ts';
@@ -18,6 +20,16 @@ export interface AccessEntry {
 const CLIENT_REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /**
+ * Puts the request id on the answer: on Node's own response when @hono/node-server serves the app (hono's would
+ * build a fetch `Headers` for it, a few microseconds a request), else (`app.request`, tests) on hono's.
+ */
+function answerWithRequestId(c: Context, reqId: string): void {
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  if (outgoing === undefined) c.header('X-Request-Id', reqId);
+  else outgoing.setHeader('X-Request-Id', reqId);
+}
+
+/**
  * Gives every request an id (the client's `X-Request-Id`, or a new one), answers with it in `X-Request-Id`, and
  * hands one entry a request to `write` once its answer is ready.
  */
@@ -26,7 +38,7 @@ export function accessLog(write: (entry: AccessEntry) => void) {
     const started = performance.now();
     const given = requestHeader(c, 'x-request-id');
     const reqId = given !== undefined && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
-    c.header('X-Request-Id', reqId);
+    answerWithRequestId(c, reqId);
     try {
       await next();
     } finally {

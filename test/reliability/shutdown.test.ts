@@ -63,7 +63,7 @@ test('SIGTERM stops accepting, lets the batch in flight complete, and closes the
   tb.close();
 });
 
-test('the access log: a quiet server writes a line within moments, and every request answered before SIGTERM has its line, whole, before the last', async () => {
+test('the access log: request ids echoed, a quiet server writes a line within moments, and every request answered before SIGTERM has its line, whole, before the last', async () => {
   const server = await startServer(path.join(tempDir(), 'lines.db'), KEY);
   const client = new HttpClient(server.url, KEY);
   const lines = () =>
@@ -72,7 +72,10 @@ test('the access log: a quiet server writes a line within moments, and every req
       .split('\n')
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as Record<string, unknown>);
-  expect((await client.request('GET', '/api/products?limit=1', undefined, { 'X-Request-Id': 'quiet-1' })).status).toBe(200);
+  const quiet = await client.request('GET', '/api/products?limit=1', undefined, { 'X-Request-Id': 'quiet-1' });
+  expect([quiet.status, quiet.headers.get('x-request-id')]).toEqual([200, 'quiet-1']);
+  const made = (await client.request('GET', '/api/nothing-here')).headers.get('x-request-id');
+  expect(made).toMatch(/^[0-9a-f-]{36}$/);
   const started = Date.now();
   while (!lines().some((line) => line.reqId === 'quiet-1')) {
     expect(Date.now() - started).toBeLessThan(2000);
@@ -88,5 +91,6 @@ test('the access log: a quiet server writes a line within moments, and every req
     expect(Object.keys(line).sort()).toEqual(['keyId', 'level', 'method', 'ms', 'msg', 'path', 'reqId', 'status', 'time']);
     expect(line).toMatchObject({ level: 'info', method: 'GET', path: '/api/product', status: 404, keyId: 1 });
   }
+  expect(lines().find((line) => line.reqId === made)).toMatchObject({ path: '/api/nothing-here', status: 404 });
   expect(lines().at(-1)!.msg).toBe('closed');
 });

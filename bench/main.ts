@@ -23,6 +23,14 @@ const serverPort = (index: number) => (index === 0 ? SERVER_PORT : SALES_BODY_PO
 /** At most this many of the event rows a write scenario's last run appended are bare-inserted for its ceiling. */
 const CEILING_ROWS = { full: 50_000, quick: 5_000 };
 const STARTUP_RUNS = 3;
+/**
+ * A product by id once more, each from a server of its own beside the measured one (one server only), with one
+ * setting changed: what the access log costs a small read, and what the key cache saves it.
+ */
+const SETTING_VARIANTS: { key: string; what: string; port: number; env: Record<string, string> }[] = [
+  { key: 'productByIdAccessLogOff', what: 'access log off', port: 3940, env: { TRADEBOOK_ACCESS_LOG: 'off' } },
+  { key: 'productByIdKeyCacheOff', what: 'key cache off', port: 3941, env: { TRADEBOOK_KEY_CACHE_MS: '0' } },
+];
 /** The first open of a PostgreSQL copy builds its read tables from the whole log: minutes, not a minute. */
 const FIRST_OPEN_TIMEOUT_MS = 6 * 3600_000;
 
@@ -191,10 +199,23 @@ async function measureLoad(db: EngineUnderTest, serverCount: number, { sizes, se
       ...Object.entries(await workbenchScenarios(base, probe, subject)).map(([key, scenario]) => ({ key, kind: 'read' as const, scenario })),
       ...Object.entries(await writeScenarios(probe, await db.skus())).map(([key, scenario]) => ({ key, kind: 'write' as const, scenario })),
     ];
+    const variants: Partial<Record<string, Target>> = {};
+    if (serverCount === 1 && reads.productById) {
+      for (const variant of SETTING_VARIANTS) {
+        const started = performance.now();
+        const child = spawnServer(db.setting, variant.port, variant.env);
+        servers.push(child);
+        await waitUntilAnswering(child, `http://127.0.0.1:${variant.port}/api/products?limit=1`, AUTH, started);
+        variants[variant.key] = { url: `http://127.0.0.1:${variant.port}`, pid: child.pid };
+        planned.push({ key: variant.key, kind: 'read', scenario: { ...reads.productById, name: `${reads.productById.name}, ${variant.what}` } });
+      }
+    }
     const running = planned.flatMap((p) => {
       const target = fixed[p.key];
       // A fixed-body server needs no database; the database server's CPU is read for tradebook's servers only.
-      if (p.scenario) return [{ ...p, scenario: p.scenario, runner: target ? new LoadRunner([target], AUTH, p.scenario.load) : new LoadRunner(targets, AUTH, p.scenario.load, db.databaseCpu), lastRun: { from: 0, to: 0 } }];
+      const runner = (scenario: Scenario) =>
+        target ? new LoadRunner([target], AUTH, scenario.load) : new LoadRunner(variants[p.key] ? [variants[p.key]!] : targets, AUTH, scenario.load, db.databaseCpu);
+      if (p.scenario) return [{ ...p, scenario: p.scenario, runner: runner(p.scenario), lastRun: { from: 0, to: 0 } }];
       console.log(`${p.key}: skipped: endpoint not available`);
       results.scenarios[p.key] = { name: p.key, kind: p.kind as ScenarioResult['kind'], skipped: 'endpoint not available' };
       return [];
@@ -263,8 +284,8 @@ async function measureStartup(setting: string) {
 }
 
 /** A server on `setting` and `port`, started as `npm start` starts it (its Node options too). */
-const spawnServer = (setting: string, port: number) =>
-  startProcess(SERVER_SCRIPT, [], { TRADEBOOK_DB: setting, PORT: String(port), TRADEBOOK_API_KEY: API_KEY }, serverNodeOptions());
+const spawnServer = (setting: string, port: number, env: Record<string, string> = {}) =>
+  startProcess(SERVER_SCRIPT, [], { TRADEBOOK_DB: setting, PORT: String(port), TRADEBOOK_API_KEY: API_KEY, ...env }, serverNodeOptions());
 
 /** `count` servers on one database, started together; the milliseconds until the last of them answered. */
 async function startServers(setting: string, count: number, timeoutMs?: number): Promise<{ servers: Child[]; ms: number }> {

@@ -104,7 +104,7 @@ export class KeyCache {
   /** Changes can no longer be heard: every key is checked in the database until `listening`. */
   lost(why: string): void {
     this.forgetAll();
-    if (this.state === 'listening') this.options.onTrust?.(`key cache off: ${why}; every request's key is checked in the database until it is back`);
+    if (this.state !== 'lost') this.options.onTrust?.(`key cache off: ${why}; every request's key is checked in the database until it is back`);
     this.state = 'lost';
     this.trustedFrom = Number.POSITIVE_INFINITY;
   }

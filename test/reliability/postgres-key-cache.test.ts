@@ -4,22 +4,13 @@ import { type PostgresDatabase, openPostgres } from '../../src/storage/postgres/
 import { PostgresTradebook } from '../../src/tradebook-postgres.ts';
 import { ApiClient } from '../helpers.ts';
 import { runCli } from '../server-process.ts';
+import { within } from '../within.ts';
 import { REAL_SERVER_URL, createDatabase } from '../storage/postgres/engines.ts';
 
 /**
  * The key cache of servers on one PostgreSQL database: changes announced with NOTIFY in the transaction that makes
  * them, heard by each server on a connection of its own. A real server only: PGlite has no second connection.
  */
-
-/** Polls `holds` every 50 ms until it is true; the ms it took, or fails past `ms`. */
-async function within(ms: number, holds: () => Promise<boolean> | boolean): Promise<number> {
-  const started = performance.now();
-  while (!(await holds())) {
-    if (performance.now() - started > ms) throw new Error(`not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return performance.now() - started;
-}
 
 const status = async (client: ApiClient) => (await client.get('/api/products?limit=1')).status;
 

@@ -7,6 +7,7 @@ import { createApp } from '../../src/http/app.ts';
 import { KeyCache, type KeyChangeSource } from '../../src/tokens/key-cache.ts';
 import { Tradebook } from '../../src/tradebook.ts';
 import { ApiClient, manualClock, tempDir } from '../helpers.ts';
+import { within } from '../within.ts';
 
 /** A source of changes the test drives by hand: `cache` is what it tells. */
 function handSource(): KeyChangeSource & { cache: KeyCache } {
@@ -61,6 +62,18 @@ test('nothing is cached before changes are heard, nor within the bound after; a 
   ]);
 });
 
+test('changes that cannot be heard from the start are said once, and their being heard later once', () => {
+  const lines: string[] = [];
+  const cache = new KeyCache({ boundMs: 1000, onTrust: (line) => lines.push(line) }, handSource());
+  cache.lost('cannot listen for key changes (connection refused)');
+  cache.lost('cannot listen for key changes (connection refused)');
+  cache.listening();
+  expect(lines).toEqual([
+    "key cache off: cannot listen for key changes (connection refused); every request's key is checked in the database until it is back",
+    'key cache back: key changes are heard again, cached keys trusted in 1000 ms',
+  ]);
+});
+
 test('the cache holds at most its capacity, the oldest going first', () => {
   const cache = new KeyCache({ boundMs: 0, capacity: 3 }, handSource());
   cache.listening();
@@ -80,16 +93,6 @@ async function cachedService(boundMs: number, clock = manualClock()) {
   const app = createApp(tb);
   const { key } = await tb.keys.create({ name: 'cached', expiresAt: clock() + 10_000 });
   return { tb, app, file, clock, client: new ApiClient(app, key) };
-}
-
-/** Polls `refused` every 50 ms until it holds; the ms it took, or fails past `ms`. */
-async function within(ms: number, refused: () => Promise<boolean>): Promise<number> {
-  const started = performance.now();
-  while (!(await refused())) {
-    if (performance.now() - started > ms) throw new Error(`not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return performance.now() - started;
 }
 
 test('a cached key is refused at once when this server revokes it or it expires, and within the bound when another connection revokes it', async () => {

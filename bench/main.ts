@@ -199,22 +199,10 @@ async function measureLoad(db: EngineUnderTest, serverCount: number, { sizes, se
       ...Object.entries(await workbenchScenarios(base, probe, subject)).map(([key, scenario]) => ({ key, kind: 'read' as const, scenario })),
       ...Object.entries(await writeScenarios(probe, await db.skus())).map(([key, scenario]) => ({ key, kind: 'write' as const, scenario })),
     ];
-    const variants: Partial<Record<string, Target>> = {};
-    if (serverCount === 1 && reads.productById) {
-      for (const variant of SETTING_VARIANTS) {
-        const started = performance.now();
-        const child = spawnServer(db.setting, variant.port, variant.env);
-        servers.push(child);
-        await waitUntilAnswering(child, `http://127.0.0.1:${variant.port}/api/products?limit=1`, AUTH, started);
-        variants[variant.key] = { url: `http://127.0.0.1:${variant.port}`, pid: child.pid };
-        planned.push({ key: variant.key, kind: 'read', scenario: { ...reads.productById, name: `${reads.productById.name}, ${variant.what}` } });
-      }
-    }
     const running = planned.flatMap((p) => {
       const target = fixed[p.key];
       // A fixed-body server needs no database; the database server's CPU is read for tradebook's servers only.
-      const runner = (scenario: Scenario) =>
-        target ? new LoadRunner([target], AUTH, scenario.load) : new LoadRunner(variants[p.key] ? [variants[p.key]!] : targets, AUTH, scenario.load, db.databaseCpu);
+      const runner = (scenario: Scenario) => (target ? new LoadRunner([target], AUTH, scenario.load) : new LoadRunner(targets, AUTH, scenario.load, db.databaseCpu));
       if (p.scenario) return [{ ...p, scenario: p.scenario, runner: runner(p.scenario), lastRun: { from: 0, to: 0 } }];
       console.log(`${p.key}: skipped: endpoint not available`);
       results.scenarios[p.key] = { name: p.key, kind: p.kind as ScenarioResult['kind'], skipped: 'endpoint not available' };
@@ -245,12 +233,41 @@ async function measureLoad(db: EngineUnderTest, serverCount: number, { sizes, se
       }
       results.scenarios[r.key] = result;
     }
-    // The table lists scenarios in the order they were planned, skipped ones in their place.
-    results.scenarios = Object.fromEntries(planned.filter((p) => p.kind !== 'fixed').map((p) => [p.key, results.scenarios[p.key]]));
+    if (serverCount === 1 && reads.productById) Object.assign(results.scenarios, await measureSettingVariants(db, targets[0], reads.productById, settings));
+    // The table lists scenarios in the order they were planned, skipped ones in their place, the variants last.
+    const variantKeys = Object.keys(results.scenarios).filter((key) => !planned.some((p) => p.key === key));
+    results.scenarios = Object.fromEntries([...planned.filter((p) => p.kind !== 'fixed').map((p) => p.key), ...variantKeys].map((key) => [key, results.scenarios[key]]));
     return results;
   } finally {
     for (const child of fixedBodies) await child.stop();
     await Promise.all(servers.map((s) => s.stop()));
+  }
+}
+
+/**
+ * A product by id from the measured server and from one server a setting variant, started beside it on the same
+ * database after the other scenarios (so none of them shares the machine with idle variants, and no write leaves
+ * work to a variant's checkpointer), in interleaved runs of their own: the measured server's figure of this phase
+ * is `productByIdBeside`, what each variant is compared with.
+ */
+async function measureSettingVariants(db: EngineUnderTest, measured: Target, productById: Scenario, settings: LoadSettings): Promise<Record<string, ScenarioResult>> {
+  const started: Child[] = [];
+  try {
+    const runners: [string, string, LoadRunner][] = [['productByIdBeside', `${productById.name}, beside the variants`, new LoadRunner([measured], AUTH, productById.load, db.databaseCpu)]];
+    for (const variant of SETTING_VARIANTS) {
+      const since = performance.now();
+      const child = spawnServer(db.setting, variant.port, variant.env);
+      started.push(child);
+      await waitUntilAnswering(child, `http://127.0.0.1:${variant.port}/api/products?limit=1`, AUTH, since);
+      runners.push([variant.key, `${productById.name}, ${variant.what}`, new LoadRunner([{ url: `http://127.0.0.1:${variant.port}`, pid: child.pid }], AUTH, productById.load, db.databaseCpu)]);
+    }
+    for (const [, , runner] of runners) await runner.unmeasuredRun(Math.max(1, settings.duration / 5));
+    for (let run = 1; run <= settings.runs; run++) {
+      for (const [, , runner] of [...runners.slice(run - 1), ...runners.slice(0, run - 1)]) await runner.measure(settings.duration);
+    }
+    return Object.fromEntries(runners.map(([key, name, runner]) => [key, { name, kind: 'read' as const, figures: runner.figures() }]));
+  } finally {
+    for (const child of started) await child.stop();
   }
 }
 

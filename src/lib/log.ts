@@ -55,6 +55,28 @@ export const logger = pino(
   gathered,
 );
 
+let isoMs = Number.NaN;
+let iso = '';
+
+/** Now in ISO 8601 (UTC), made once a millisecond: a busy server writes many lines in one. */
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== isoMs) {
+    isoMs = now;
+    iso = new Date(now).toISOString();
+  }
+  return iso;
+}
+
+/**
+ * A line of the log's own form (`level` info, `time`, the fields, `msg`), its fields given as JSON members
+ * (`"name":value,…`) by a caller on a hot path: the access log's line a request, which through pino's general path
+ * (a level object, a new Date and a walk over the entry's keys a line) cost four times as much.
+ */
+export function logFields(fields: string, message: string): void {
+  gathered.write(`{"level":"info","time":"${isoNow()}",${fields},"msg":${JSON.stringify(message)}}\n`);
+}
+
 /** One line of the server's life (start, shutdown, faults): a message. */
 export function log(message: string): void {
   logger.info(message);

@@ -7,10 +7,11 @@ import { HEALTH_PATHS, healthRoutes } from './routes/health.ts';
 import { DOCS_PATHS, docsRoutes } from './routes/docs.ts';
 import { workbenchRoutes } from './workbench/routes.ts';
 import { requireApiKey, requireWriteScope } from './auth.ts';
-import { ClientClosedError, declaredTooLarge } from './node-request.ts';
+import { BODY_LIMITS, closeAfterUnreadBody, takeBody } from './body-limit.ts';
+import { ClientClosedError } from './node-request.ts';
 import type { AppEnv } from './env.ts';
 import { type ReadEndpoint, STORAGE_ERRORS, openApiDocument } from './openapi.ts';
-import { sendBodyTooLarge, sendError, sendJson } from './respond.ts';
+import { sendError, sendJson } from './respond.ts';
 import { auditReads, auditRoutes } from './routes/audit.ts';
 import { brandReads, brandRoutes, brandWrites } from './routes/brands.ts';
 import { categoryReads, categoryRoutes, categoryWrites } from './routes/categories.ts';
@@ -19,7 +20,7 @@ import { documentReads, documentRoutes } from './routes/documents.ts';
 import { productReads, productRoutes, productWrites } from './routes/products.ts';
 import { type WriteEndpoint, mountWrite } from './write-endpoint.ts';
 
-export { MAX_BODY_BYTES } from './node-request.ts';
+export const MAX_BODY_BYTES = BODY_LIMITS.api;
 
 const reads: ReadEndpoint[] = [...productReads, ...categoryReads, ...brandReads, ...contractorReads, ...documentReads, ...auditReads];
 const writes: WriteEndpoint[] = [...productWrites, ...categoryWrites, ...brandWrites, ...contractorWrites];
@@ -51,6 +52,7 @@ export function createApp(tb: Company, options: AppOptions = {}): Hono<AppEnv> {
   const openapi = JSON.stringify(openApiDocument(reads, writes));
 
   if (options.accessLog) app.use('*', accessLog(options.accessLog));
+  app.use('*', closeAfterUnreadBody);
   app.route('/', healthRoutes(tb, options.shuttingDown ?? (() => false)));
   app.route('/', docsRoutes());
   // The auditor's pages have sessions of their own, not the API's bearer keys.
@@ -58,13 +60,8 @@ export function createApp(tb: Company, options: AppOptions = {}): Hono<AppEnv> {
   app.get('/api/openapi.json', (c) => sendJson(c, openapi));
 
   // The key is checked before anything else, from the headers alone: no byte of a body is read for a request
-  // without a valid key. Its 401 closes the connection, so the server stops receiving that body.
-  app.use('/api/*', requireApiKey(tb.keys));
-  // Only POSTs carry bodies here; each handler reads its own, once it knows it needs it.
-  app.on('POST', '/api/*', async (c, next) => {
-    if (declaredTooLarge(c)) return sendBodyTooLarge(c);
-    await next();
-  });
+  // without a valid key. Its 401 closes the connection, so the server stops receiving that body. Then the body.
+  app.use('/api/*', requireApiKey(tb.keys), takeBody(BODY_LIMITS.api));
 
   app.route('/', productRoutes(tb));
   app.route('/', categoryRoutes(tb));

@@ -2,5 +2,5 @@ import type { KeyScope } from '../tokens/api-keys.ts';
 
 /** What the auth middleware leaves for the handlers. */
 export interface AppEnv {
-  Variables: { key: { id: number; scope: KeyScope } };
+  Variables: { key: { id: number; scope: KeyScope }; body: Uint8Array };
 }

@@ -2,8 +2,7 @@ import type { Context } from 'hono';
 import { html } from 'hono/html';
 import { checkAnchors, keyFingerprint, parseAnchors } from '../../audit/anchors.ts';
 import type { Company } from '../../company.ts';
-import { declaredTooLarge } from '../node-request.ts';
-import { sendBodyTooLarge } from '../respond.ts';
+import { formFields } from '../body-limit.ts';
 import { page, sendPage } from './layout.ts';
 import type { AuditSession } from './session.ts';
 import { moscowTime } from './show.ts';
@@ -23,10 +22,9 @@ export const anchorsPage = (c: Context, session: AuditSession) => sendPage(c, pa
 
 /** Checks anchors pasted or uploaded against the log, saying which fail and why. */
 export async function checkAnchorsPage(c: Context, tb: Company, session: AuditSession): Promise<Response> {
-  if (declaredTooLarge(c)) return sendBodyTooLarge(c);
-  const body = await c.req.parseBody();
-  const file = body.file instanceof File ? await body.file.text() : '';
-  const text = `${typeof body.anchors === 'string' ? body.anchors : ''}\n${file}`;
+  const body = await formFields(c);
+  const [pasted, file] = [body.get('anchors'), body.get('file')];
+  const text = `${typeof pasted === 'string' ? pasted : ''}\n${file instanceof File ? await file.text() : ''}`;
   const parsed = parseAnchors(text);
   if (!parsed.ok) return sendPage(c, page(TITLE, html`<p class="bad">${parsed.problem}</p>${anchorForm}`, session), 400);
   const checks = await checkAnchors(parsed.anchors, (seq) => tb.audit.hashAt(seq));

@@ -1,6 +1,7 @@
 import { type Context, Hono } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { Company } from '../../company.ts';
+import { BODY_LIMITS, takeBody } from '../body-limit.ts';
 import type { AppEnv } from '../env.ts';
 import { anchorsPage, checkAnchorsPage } from './anchors-page.ts';
 import { documentPage, findDocumentsPage } from './documents-pages.ts';
@@ -23,8 +24,8 @@ export function workbenchRoutes(tb: Company): Hono<AppEnv> {
   app.get(STYLESHEET_PATH, (c) => c.body(STYLESHEET, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=3600' }));
   app.get(ICON_PATH, (c) => c.body(ICON, 200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'public, max-age=3600' }));
   app.get('/audit/sign-in', (c) => signInPage(c));
-  app.post('/audit/sign-in', (c) => signIn(c, tb));
-  app.post('/audit/sign-out', (c) => signOut(c));
+  app.post('/audit/sign-in', takeBody(BODY_LIMITS.form), (c) => signIn(c, tb));
+  app.post('/audit/sign-out', takeBody(BODY_LIMITS.form), (c) => signOut(c));
 
   // Every other page needs a session; without one the browser is sent to sign in.
   const requireSession = createMiddleware<WorkbenchEnv>(async (c, next) => {
@@ -43,6 +44,6 @@ export function workbenchRoutes(tb: Company): Hono<AppEnv> {
   app.get('/audit/statement.csv', ...page((c, session) => statementCsvFile(c, tb, session)));
   app.get('/audit/log', ...page((c, session) => logPage(c, tb, session)));
   app.get('/audit/anchors', ...page((c, session) => anchorsPage(c, session)));
-  app.post('/audit/anchors', ...page((c, session) => checkAnchorsPage(c, tb, session)));
+  app.post('/audit/anchors', requireSession, takeBody(BODY_LIMITS.anchors), (c) => checkAnchorsPage(c, tb, c.get('session')));
   return app as unknown as Hono<AppEnv>;
 }

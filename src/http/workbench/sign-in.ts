@@ -1,8 +1,7 @@
 import type { Context } from 'hono';
 import { html } from 'hono/html';
 import type { Company } from '../../company.ts';
-import { declaredTooLarge } from '../node-request.ts';
-import { sendBodyTooLarge } from '../respond.ts';
+import { formFields } from '../body-limit.ts';
 import { page, sendPage } from './layout.ts';
 import { sessionCookie, sessionEnd, sessionValue } from './session.ts';
 
@@ -25,16 +24,15 @@ export function signInPage(c: Context, reason?: 'expired'): Promise<Response> {
 
 /** Checks the key posted once and starts a session for an audit key; any other key is refused. */
 export async function signIn(c: Context, tb: Company): Promise<Response> {
-  if (declaredTooLarge(c)) return sendBodyTooLarge(c);
-  const body = await c.req.parseBody();
-  const given = typeof body.key === 'string' ? body.key.trim() : '';
+  const key = (await formFields(c)).get('key');
+  const given = typeof key === 'string' ? key.trim() : '';
   const known = given === '' ? undefined : await tb.keys.authenticate(given);
-  const key = known && (await tb.keys.activeById(known.id));
-  if (!key) return sendPage(c, form('That key is unknown, revoked or expired.'), 401);
-  if (key.scope !== 'audit') return sendPage(c, form('That key is not an audit key: only keys with the audit scope open the workbench.'), 401);
+  const found = known && (await tb.keys.activeById(known.id));
+  if (!found) return sendPage(c, form('That key is unknown, revoked or expired.'), 401);
+  if (found.scope !== 'audit') return sendPage(c, form('That key is not an audit key: only keys with the audit scope open the workbench.'), 401);
   const now = tb.clock();
-  const ends = sessionEnd(key, now);
-  c.header('Set-Cookie', sessionCookie(c, sessionValue(key, ends), Math.floor((ends - now) / 1000)));
+  const ends = sessionEnd(found, now);
+  c.header('Set-Cookie', sessionCookie(c, sessionValue(found, ends), Math.floor((ends - now) / 1000)));
   return c.redirect('/audit/documents', 303);
 }
 

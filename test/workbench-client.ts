@@ -32,3 +32,39 @@ export async function signInOver(url: string, key: string): Promise<{ cookie: st
 export function workbenchCookie(app: Hono<AppEnv>, key: string): Promise<string> {
   return signInWith(async (path, init) => app.request(path, init), 'http://localhost', key);
 }
+
+/**
+ * A browser's view of the workbench: its session cookie and sign-in form cookie, redirects not followed, pages as
+ * text. A post is sent as the page last shown would send it: from this origin, with that page's form token.
+ */
+export class Browser {
+  cookie = '';
+  formCookie = '';
+  formToken = '';
+  constructor(
+    readonly app: Hono<AppEnv>,
+    /** Sent with every request (a proxy's X-Forwarded-For, say). */
+    readonly headers: Record<string, string> = {},
+  ) {}
+
+  async request(method: string, url: string, form?: Record<string, string>) {
+    const cookies = [this.cookie, url.startsWith('/audit/sign-in') ? this.formCookie : ''].filter((c) => c !== '');
+    const headers: Record<string, string> = cookies.length === 0 ? { ...this.headers } : { ...this.headers, Cookie: cookies.join('; ') };
+    const body = method === 'POST' ? new URLSearchParams({ form: this.formToken, ...form }).toString() : undefined;
+    if (method === 'POST') headers.Origin = 'http://localhost';
+    if (body !== undefined) headers['Content-Type'] = 'application/x-www-form-urlencoded';
+    const res = await this.app.request(url, { method, headers, body });
+    const set = res.headers.get('set-cookie');
+    if (set?.startsWith('tb_audit=')) this.cookie = /^tb_audit=;/.test(set) ? '' : set.split(';')[0];
+    if (set?.startsWith('tb_form=')) this.formCookie = set.split(';')[0];
+    const text = await res.text();
+    this.formToken = /name="form" value="([^"]+)"/.exec(text)?.[1] ?? this.formToken;
+    return { status: res.status, headers: res.headers, setCookie: set, text };
+  }
+
+  get = (url: string) => this.request('GET', url);
+  async signIn(key: string) {
+    await this.get('/audit/sign-in');
+    return this.request('POST', '/audit/sign-in', { key });
+  }
+}

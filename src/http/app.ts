@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { NotDurableError, ReadModelsDifferError, StorageBusyError } from '../storage/errors.ts';
 import type { Company } from '../company.ts';
+import { DEFAULT_IDLE_MS } from '../tokens/audit-sessions.ts';
 import { AbortedRequests } from './aborts.ts';
 import { type AccessEntry, accessLog } from './access-log.ts';
 import { HEALTH_PATHS, healthRoutes } from './routes/health.ts';
@@ -30,6 +31,12 @@ export interface AppOptions {
   accessLog?: (entry: AccessEntry) => void;
   /** Whether the server is shutting down: readiness says so, so no new traffic is sent here. */
   shuttingDown?: () => boolean;
+  /** A workbench session unused this long has ended (default 30 minutes). */
+  sessionIdleMs?: number;
+  /** Whether a reverse proxy in front is trusted for the client's address (X-Forwarded-For) and host. */
+  trustProxy?: boolean;
+  /** Where each failed workbench sign-in is told, with the client's address (none: not told). */
+  onSignInFailure?: (failure: { client: string; reason: string }) => void;
 }
 
 /** Seconds a client is told to wait before trying again after a 503 for a busy or faulty database. */
@@ -56,7 +63,10 @@ export function createApp(tb: Company, options: AppOptions = {}): Hono<AppEnv> {
   app.route('/', healthRoutes(tb, options.shuttingDown ?? (() => false)));
   app.route('/', docsRoutes());
   // The auditor's pages have sessions of their own, not the API's bearer keys.
-  app.route('/', workbenchRoutes(tb));
+  app.route(
+    '/',
+    workbenchRoutes(tb, { idleMs: options.sessionIdleMs ?? DEFAULT_IDLE_MS, trustProxy: options.trustProxy ?? false, onSignInFailure: options.onSignInFailure ?? (() => {}) }),
+  );
   app.get('/api/openapi.json', (c) => sendJson(c, openapi));
 
   // The key is checked before anything else, from the headers alone: no byte of a body is read for a request

@@ -1,4 +1,4 @@
-import type { KeyStore, StoredKey, StoredToken, TokenStore } from '../port.ts';
+import type { KeyStore, SessionStore, StoredKey, StoredSession, StoredToken, TokenStore } from '../port.ts';
 import type { Sqlite } from './open.ts';
 
 const KEY = 'id, name, scope, key_hash AS keyHash, created_at AS created, expires_at AS expires, revoked_at AS revoked';
@@ -78,6 +78,47 @@ export class SqliteTokenStore implements TokenStore {
 
   async spend(tokenHash: string, bodyHash: string, response: string): Promise<boolean> {
     return this.statements.spend.run(bodyHash, response, tokenHash).changes === 1;
+  }
+
+  async count(): Promise<number> {
+    return this.statements.count.get() as number;
+  }
+}
+
+/** The workbench's sessions on SQLite, on the writer's connection, as `SqliteKeyStore`. */
+export class SqliteSessionStore implements SessionStore {
+  private readonly statements;
+  private readonly store;
+
+  constructor(db: Sqlite) {
+    const sweep = db.prepare('DELETE FROM audit_sessions WHERE ends_at <= ? OR last_seen_at < ?');
+    const insert = db.prepare('INSERT INTO audit_sessions (id_hash, key_id, created_at, last_seen_at, ends_at) VALUES (?, ?, ?, ?, ?)');
+    this.store = db.transaction((idHash: string, session: StoredSession, now: number, idleSince: number) => {
+      sweep.run(now, idleSince);
+      insert.run(idHash, session.keyId, session.created, session.lastSeen, session.ends);
+    });
+    this.statements = {
+      byHash: db.prepare('SELECT key_id AS keyId, created_at AS created, last_seen_at AS lastSeen, ends_at AS ends FROM audit_sessions WHERE id_hash = ?'),
+      touch: db.prepare('UPDATE audit_sessions SET last_seen_at = ? WHERE id_hash = ?'),
+      delete: db.prepare('DELETE FROM audit_sessions WHERE id_hash = ?'),
+      count: db.prepare('SELECT count(*) FROM audit_sessions').pluck(),
+    };
+  }
+
+  async insert(idHash: string, session: StoredSession, now: number, idleSince: number): Promise<void> {
+    this.store(idHash, session, now, idleSince);
+  }
+
+  async byHash(idHash: string): Promise<StoredSession | undefined> {
+    return this.statements.byHash.get(idHash) as StoredSession | undefined;
+  }
+
+  async touch(idHash: string, at: number): Promise<void> {
+    this.statements.touch.run(at, idHash);
+  }
+
+  async delete(idHash: string): Promise<void> {
+    this.statements.delete.run(idHash);
   }
 
   async count(): Promise<number> {

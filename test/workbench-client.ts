@@ -54,11 +54,14 @@ export class Browser {
     if (method === 'POST') headers.Origin = 'http://localhost';
     if (body !== undefined) headers['Content-Type'] = 'application/x-www-form-urlencoded';
     const res = await this.app.request(url, { method, headers, body });
-    const set = res.headers.get('set-cookie');
-    if (set?.startsWith('tb_audit=')) this.cookie = /^tb_audit=;/.test(set) ? '' : set.split(';')[0];
-    if (set?.startsWith('tb_form=')) this.formCookie = set.split(';')[0];
+    const sets = res.headers.getSetCookie();
+    const set = sets.find((s) => s.startsWith('tb_audit=')) ?? null;
+    if (set !== null) this.cookie = /^tb_audit=;/.test(set) ? '' : set.split(';')[0];
+    const setForm = sets.find((s) => s.startsWith('tb_form='));
+    if (setForm !== undefined) this.formCookie = /^tb_form=;/.test(setForm) ? '' : setForm.split(';')[0];
     const text = await res.text();
     this.formToken = /name="form" value="([^"]+)"/.exec(text)?.[1] ?? this.formToken;
+    // setCookie: the session cookie's, if the answer set one.
     return { status: res.status, headers: res.headers, setCookie: set, text };
   }
 

@@ -105,7 +105,9 @@ describe('no cross-site requests', () => {
     const noCookie = await app.request('/audit/sign-in', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `key=${auditKey}&form=${browser.formToken}` });
     refusedAs(await read(noCookie), 'ERROR_FORM_TOKEN');
     expect(await tb.sessions.count()).toBe(0);
-    const fine = await post({ Origin: 'http://localhost', 'Sec-Fetch-Site': 'same-origin' }, { key: auditKey, form: browser.formToken });
+    refusedAs(await read(await post({ Origin: 'null', 'Sec-Fetch-Site': 'cross-site' }, { key: auditKey, form: browser.formToken })), 'ERROR_CROSS_SITE');
+    // What a browser sends from a page whose referrer policy is no-referrer.
+    const fine = await post({ Origin: 'null', 'Sec-Fetch-Site': 'same-origin' }, { key: auditKey, form: browser.formToken });
     expect(fine.status).toBe(303);
   });
 

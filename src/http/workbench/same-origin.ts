@@ -38,7 +38,11 @@ const sameToken = (expected: string, given: string) => expected.length === given
 function refusalOf(c: Context, trustProxy: boolean, expected: string | undefined, given: FormDataEntryValue | null): Refusal | undefined {
   const origin = requestHeader(c, 'origin');
   const site = requestHeader(c, 'sec-fetch-site');
-  if (origin !== undefined ? hostOf(origin) !== ownHost(c, trustProxy) : site !== undefined && site !== 'same-origin') {
+  // The pages' no-referrer policy makes a browser send `Origin: null` with their forms; it then says where
+  // the post came from in Sec-Fetch-Site. A request with neither is no browser's, and has only its token to show.
+  const byOrigin = origin !== undefined && origin !== 'null' ? hostOf(origin) === ownHost(c, trustProxy) : undefined;
+  const bySite = site === undefined ? undefined : site === 'same-origin';
+  if (!(byOrigin ?? bySite ?? origin === undefined)) {
     return { code: 'ERROR_CROSS_SITE', why: `The request came from another site (${origin ?? `Sec-Fetch-Site: ${site}`}), not from a page of this workbench.` };
   }
   if (expected === undefined || typeof given !== 'string' || !sameToken(expected, given)) {

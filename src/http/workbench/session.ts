@@ -27,8 +27,8 @@ export const sessionCookie = (c: Context, id: string | undefined, maxAgeS = 0) =
 /** The session id the request's cookie holds, if any. */
 export const sessionIdOf = (c: Context) => getCookie(c, SESSION_COOKIE) || undefined;
 
-/** The Set-Cookie value giving a sign-in form its token; sent back only to the sign-in path. */
-export const formCookie = (c: Context, token: string) => cookie(c, FORM_COOKIE, token, '/audit/sign-in', FORM_MAX_AGE_S);
+/** The Set-Cookie value giving a sign-in form its token (sent back only to the sign-in path), or clearing it (none). */
+export const formCookie = (c: Context, token: string | undefined) => cookie(c, FORM_COOKIE, token, '/audit/sign-in', FORM_MAX_AGE_S);
 
 /** The token of the sign-in form this browser was shown, if any. */
 export const formTokenOf = (c: Context) => getCookie(c, FORM_COOKIE) || undefined;

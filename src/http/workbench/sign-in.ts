@@ -63,6 +63,8 @@ export async function signIn(c: Context<WorkbenchEnv>, tb: Company, client: stri
   }
   const session = await tb.sessions.start(found, options.idleMs);
   c.header('Set-Cookie', sessionCookie(c, session.id, Math.floor(session.lastsMs / 1000)));
+  // The form is spent.
+  c.header('Set-Cookie', formCookie(c, undefined), { append: true });
   return c.redirect('/audit/documents', 303);
 }
 

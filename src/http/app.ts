@@ -58,7 +58,7 @@ export function createApp(tb: Company, options: AppOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
   const openapi = JSON.stringify(openApiDocument(reads, writes));
 
-  if (options.accessLog) app.use('*', accessLog(options.accessLog));
+  if (options.accessLog) app.use('*', accessLog(options.accessLog, options.trustProxy));
   app.use('*', closeAfterUnreadBody);
   app.route('/', healthRoutes(tb, options.shuttingDown ?? (() => false)));
   app.route('/', docsRoutes());

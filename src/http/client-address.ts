@@ -11,5 +11,7 @@ export function clientAddress(c: Context, trustProxy: boolean): string {
     const forwarded = requestHeader(c, 'x-forwarded-for')?.split(',').at(-1)?.trim();
     if (forwarded) return forwarded;
   }
-  return nodeRequest(c)?.socket.remoteAddress ?? 'unknown';
+  const peer = nodeRequest(c)?.socket.remoteAddress;
+  // A server listening on every address sees IPv4 clients as IPv4-mapped IPv6 (::ffff:192.0.2.1).
+  return peer === undefined ? 'unknown' : peer.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
 }

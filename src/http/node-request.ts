@@ -22,6 +22,14 @@ export function requestHeader(c: Context, name: string): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
+/** The path and query string as the request line gave them. */
+export function requestTarget(c: Context): string {
+  const incoming = nodeRequest(c);
+  if (incoming?.url !== undefined) return incoming.url;
+  const url = new URL(c.req.url);
+  return url.pathname + url.search;
+}
+
 /** Each query parameter's first value, decoded. */
 export function requestQuery(c: Context): Record<string, string> {
   const incoming = nodeRequest(c);

@@ -60,6 +60,11 @@ export function createApp(tb: Company, options: AppOptions = {}): Hono<AppEnv> {
 
   if (options.accessLog) app.use('*', accessLog(options.accessLog, options.trustProxy));
   app.use('*', closeAfterUnreadBody);
+  // No answer is to be read as another type than it says (a JSON error sniffed as HTML, say).
+  app.use('*', async (c, next) => {
+    await next();
+    c.res.headers.set('X-Content-Type-Options', 'nosniff');
+  });
   app.route('/', healthRoutes(tb, options.shuttingDown ?? (() => false)));
   app.route('/', docsRoutes());
   // The auditor's pages have sessions of their own, not the API's bearer keys.

@@ -67,7 +67,7 @@ function rawErrorAnswer(status: number, error: DomainError): string {
   const body = errorsJson([error]);
   // A 503 here is a full server: worth trying again in a moment.
   const retry = status === 503 ? 'Retry-After: 1\r\n' : '';
-  return `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${retry}Connection: close\r\n\r\n${body}`;
+  return `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: ${JSON_TYPE}\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${retry}Connection: close\r\n\r\n${body}`;
 }
 
 /** Node's parser and timeouts refuse these before the app sees a request; they are answered in the same form as the app's errors. */
@@ -176,7 +176,7 @@ export function listen(
     (req: IncomingMessage, res: ServerResponse) => {
       if (req.headers.host === undefined && req.httpVersion !== '1.0') {
         const body = errorsJson([{ code: 'ERROR_BAD_REQUEST', message: 'an HTTP/1.1 request must have a Host header' }]);
-        res.writeHead(400, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(body), Connection: 'close' }).end(body);
+        res.writeHead(400, { 'Content-Type': JSON_TYPE, 'X-Content-Type-Options': 'nosniff', 'Content-Length': Buffer.byteLength(body), Connection: 'close' }).end(body);
         return;
       }
       void serveRequest(req, res);

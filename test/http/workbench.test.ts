@@ -203,6 +203,25 @@ describe('the log', () => {
   });
 });
 
+describe('links', () => {
+  test('a record whose name holds &, #, +, / or a space links to itself from the log page', async () => {
+    const { auditor, tb } = await workbench();
+    const statuses = ['a&b#c+d', 'VIP клиент / 2?x=1'];
+    const imported = await importRecords(tb, statuses.map((status, i) => line('contractor', { ...romashka, id: 20 + i, inn: `77012345${60 + i}`, status })));
+    expect(imported.failures).toEqual([]);
+    const log = await auditor.get('/audit/log?type=ContractorStatusCreated');
+    const links = [...log.text.matchAll(/<a href="([^"]+)">contractor-status-/g)].map((m) => m[1].replaceAll('&amp;', '&'));
+    expect(links).toHaveLength(2);
+    for (const [i, link] of links.entries()) {
+      const record = await auditor.get(link);
+      expect(record.status, link).toBe(200);
+      const title = `contractor-status-${statuses[i]}`.replaceAll('&', '&amp;');
+      expect(record.text).toContain(`<h1>${title} as of`);
+      expect(record.text).toContain(`<tr data-field="name"><th>name</th><td>${statuses[i].replaceAll('&', '&amp;')}</td>`);
+    }
+  });
+});
+
 describe('anchors', () => {
   test('pasted anchors are checked against the log: one that holds, one whose head the log does not have', async () => {
     const { auditor, tb } = await workbench();

@@ -49,18 +49,22 @@ export function storedKeys(db: Sqlite): StoredKey[] {
   return db.prepare(`SELECT ${KEY} FROM api_keys ORDER BY id`).all() as StoredKey[];
 }
 
+/** One transaction deleting a table's expired rows (`sweep`) and inserting one (`insert`): short-lived rows stay bounded. */
+function sweepingInsert(db: Sqlite, sweep: string, insert: string): (sweepValues: unknown[], insertValues: unknown[]) => void {
+  const [sweeping, inserting] = [db.prepare(sweep), db.prepare(insert)];
+  return db.transaction((sweepValues: unknown[], insertValues: unknown[]) => {
+    sweeping.run(...sweepValues);
+    inserting.run(...insertValues);
+  });
+}
+
 /** The access tokens on SQLite, on the writer's connection, as `SqliteKeyStore`. */
 export class SqliteTokenStore implements TokenStore {
   private readonly statements;
   private readonly store;
 
   constructor(db: Sqlite) {
-    const sweep = db.prepare('DELETE FROM access_tokens WHERE expires_at < ?');
-    const insert = db.prepare('INSERT INTO access_tokens (token_hash, key_id, path, expires_at) VALUES (?, ?, ?, ?)');
-    this.store = db.transaction((tokenHash: string, keyId: number, path: string, now: number, expiresAt: number) => {
-      sweep.run(now);
-      insert.run(tokenHash, keyId, path, expiresAt);
-    });
+    this.store = sweepingInsert(db, 'DELETE FROM access_tokens WHERE expires_at < ?', 'INSERT INTO access_tokens (token_hash, key_id, path, expires_at) VALUES (?, ?, ?, ?)');
     this.statements = {
       byHash: db.prepare('SELECT key_id AS keyId, path, expires_at AS expiresAt, body_hash AS bodyHash, response FROM access_tokens WHERE token_hash = ?'),
       spend: db.prepare('UPDATE access_tokens SET body_hash = ?, response = ? WHERE token_hash = ? AND body_hash IS NULL'),
@@ -69,7 +73,7 @@ export class SqliteTokenStore implements TokenStore {
   }
 
   async insert(tokenHash: string, token: Pick<StoredToken, 'keyId' | 'path' | 'expiresAt'>, now: number): Promise<void> {
-    this.store(tokenHash, token.keyId, token.path, now, token.expiresAt);
+    this.store([now], [tokenHash, token.keyId, token.path, token.expiresAt]);
   }
 
   async byHash(tokenHash: string): Promise<StoredToken | undefined> {
@@ -91,12 +95,11 @@ export class SqliteSessionStore implements SessionStore {
   private readonly store;
 
   constructor(db: Sqlite) {
-    const sweep = db.prepare('DELETE FROM audit_sessions WHERE ends_at <= ? OR last_seen_at < ?');
-    const insert = db.prepare('INSERT INTO audit_sessions (id_hash, key_id, created_at, last_seen_at, ends_at) VALUES (?, ?, ?, ?, ?)');
-    this.store = db.transaction((idHash: string, session: StoredSession, now: number, idleSince: number) => {
-      sweep.run(now, idleSince);
-      insert.run(idHash, session.keyId, session.created, session.lastSeen, session.ends);
-    });
+    this.store = sweepingInsert(
+      db,
+      'DELETE FROM audit_sessions WHERE ends_at <= ? OR last_seen_at < ?',
+      'INSERT INTO audit_sessions (id_hash, key_id, created_at, last_seen_at, ends_at) VALUES (?, ?, ?, ?, ?)',
+    );
     this.statements = {
       byHash: db.prepare('SELECT key_id AS keyId, created_at AS created, last_seen_at AS lastSeen, ends_at AS ends FROM audit_sessions WHERE id_hash = ?'),
       touch: db.prepare('UPDATE audit_sessions SET last_seen_at = ? WHERE id_hash = ?'),
@@ -106,7 +109,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async insert(idHash: string, session: StoredSession, now: number, idleSince: number): Promise<void> {
-    this.store(idHash, session, now, idleSince);
+    this.store([now, idleSince], [idHash, session.keyId, session.created, session.lastSeen, session.ends]);
   }
 
   async byHash(idHash: string): Promise<StoredSession | undefined> {

@@ -4,6 +4,7 @@ import { createApp } from '../../src/http/app.ts';
 import { hashSecret } from '../../src/tokens/api-keys.ts';
 import { manualClock } from '../helpers.ts';
 import { engineService } from '../engine-service.ts';
+import { importRecords, line, money, romashka, sale } from '../documents-fixtures.ts';
 import { Browser } from '../workbench-client.ts';
 
 const MINUTE = 60 * 1000;
@@ -30,7 +31,8 @@ describe('sessions kept by the server', () => {
     // A cookie as sessions were once made: the key's id, an end, and an HMAC under the stored key hash.
     const ends = clock() + 100 * 365 * 24 * 60 * MINUTE;
     const minted = `${keyId}.${ends}.${createHmac('sha256', keyHash).update(`tradebook audit session ${keyId} ${ends}`).digest('base64url')}`;
-    for (const forged of [minted, hashSecret(id), keyHash, `${id.slice(0, -1)}A`]) {
+    const otherId = `${id.slice(0, -1)}${id.endsWith('A') ? 'B' : 'A'}`;
+    for (const forged of [minted, hashSecret(id), keyHash, otherId]) {
       const res = await app.request('/audit/log', { headers: { Cookie: `tb_audit=${forged}` } });
       expect([forged, res.status, res.headers.get('location')]).toEqual([forged, 303, '/audit/sign-in']);
     }
@@ -159,5 +161,74 @@ describe('sign-in guessing', () => {
     for (let i = 0; i < 10; i++) expect((await new Browser(app, { 'X-Forwarded-For': `198.51.100.${i}` }).signIn(`tb_guess_${i}`)).status).toBe(401);
     expect(new Set(failures.map((f) => f.client)).size).toBe(1);
     expect((await new Browser(app, { 'X-Forwarded-For': '198.51.100.99' }).signIn('tb_guess')).status).toBe(429);
+  });
+});
+
+describe('checks that must keep passing', () => {
+  const PAYLOADS = ['<script>alert(1)</script>', '<img src=x onerror=alert(2)>', 'javascript:alert(3)', '</title></textarea><script>alert(4)</script>', '"><svg onload=alert(5)>'];
+
+  test('what records hold is shown as text on every page: no payload in any text field runs', async () => {
+    const { app, tb, auditKey } = await workbench();
+    const [script, img, js, closing, attribute] = PAYLOADS;
+    const imported = await importRecords(tb, [
+      line('contractor', { ...romashka, name: script, contactPerson: img, status: attribute }),
+      line('product', { id: 1, name: closing, sku: js, categoryId: 0 }),
+      sale(3, 1, 500, { number: attribute, products: [{ pr_id: 1, pr_name: img, pr_count: 1, pr_price: 500 }] }),
+      money('paymentin', 4, 1, 300, [{ type: 'sale', id: 3 }], { name: script, number: closing }),
+    ]);
+    expect(imported.failures).toEqual([]);
+    const browser = new Browser(app);
+    await browser.signIn(auditKey);
+    const pages = [
+      '/audit/documents?contractor=7',
+      `/audit/documents?number=${encodeURIComponent(attribute)}`,
+      '/audit/document/sale/3',
+      '/audit/document/paymentin/4',
+      '/audit/record?stream=product-1',
+      '/audit/record?stream=contractor-7',
+      '/audit/record?stream=sale-3',
+      `/audit/record?stream=${encodeURIComponent(`contractor-status-${attribute}`)}`,
+      `/audit/record?stream=${encodeURIComponent(script)}`,
+      '/audit/statement?contractor=7&dateFrom=2026-01-01&dateTo=2026-12-31',
+      '/audit/log',
+      `/audit/log?stream=${encodeURIComponent(closing)}&type=${encodeURIComponent(img)}`,
+    ];
+    for (const url of pages) {
+      const res = await browser.get(url);
+      expect([url, res.status]).not.toEqual([url, 500]);
+      expect(res.headers.get('content-security-policy'), url).toContain("default-src 'none'");
+      for (const payload of PAYLOADS.filter((p) => /[<>"]/.test(p))) expect(res.text, `${url}: ${payload}`).not.toContain(payload);
+      expect(res.text, url).not.toMatch(/<(script|img|svg onload)|href="javascript:/i);
+    }
+    // Shown, as text.
+    expect((await browser.get('/audit/document/sale/3')).text).toContain('&lt;img src=x onerror=alert(2)&gt;');
+    expect((await browser.get('/audit/record?stream=contractor-7')).text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+  });
+
+  test('the session cookie is Secure behind HTTPS; every redirect stays on this server’s /audit', async () => {
+    const { app, auditKey } = await workbench();
+    const secure = new Browser(app, { 'X-Forwarded-Proto': 'https' });
+    const signed = await secure.signIn(auditKey);
+    expect(signed.setCookie).toMatch(/; HttpOnly; SameSite=Strict; Secure$/);
+    const browser = new Browser(app);
+    const locations: (string | null)[] = [(await browser.signIn(auditKey)).headers.get('location')];
+    for (const url of ['/audit', '/audit/documents?type=sale&id=3', '/audit/sign-in?next=https://attacker.example', '//attacker.example/audit']) {
+      const res = await browser.get(url);
+      if (res.status === 303) locations.push(res.headers.get('location'));
+    }
+    locations.push((await new Browser(app).get('/audit/log?next=//attacker.example')).headers.get('location'));
+    expect(locations).toEqual(['/audit/documents', '/audit/documents', '/audit/document/sale/3', '/audit/sign-in']);
+    expect((await browser.get('/audit/documents?type=%2F%2Fattacker.example&id=1')).status).toBe(400);
+  });
+
+  test('no path reaches a file outside the served assets', async () => {
+    const { app, auditKey } = await workbench();
+    const browser = new Browser(app);
+    await browser.signIn(auditKey);
+    for (const url of ['/docs/%2e%2e/package.json', '/docs/..%2Fpackage.json', '/docs/swagger-ui.css%2F..%2F..%2F..%2Fpackage.json', '/audit/..%2F..%2Fpackage.json', '/audit/document/..%2F..%2Fpackage.json/1', '/audit/workbench.css%00.json']) {
+      const res = await browser.get(url);
+      expect([url, res.status]).toEqual([url, 404]);
+      expect(res.text).not.toContain('"name": "tradebook"');
+    }
   });
 });

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BODY_LIMITS } from '../../src/http/body-limit.ts';
-import { tempDir } from '../helpers.ts';
+import { hashSecret } from '../../src/tokens/api-keys.ts';
+import { tempDir, until } from '../helpers.ts';
 import { type ServerProcess, rawConnection, runCli, startServer } from '../server-process.ts';
 import { signInOver } from '../workbench-client.ts';
 
@@ -33,7 +34,7 @@ async function floodChunked(port: number, route: string, headers: string): Promi
   return { head: text.slice(0, text.indexOf('\r\n\r\n')).toLowerCase(), sent };
 }
 
-describe('bodies on the real server', () => {
+describe('the edges on the real server', () => {
   let server: ServerProcess;
   let auditKey: string;
   beforeAll(async () => {
@@ -85,5 +86,33 @@ describe('bodies on the real server', () => {
     await c.closed;
     expect(c.received()).toMatch(/^HTTP\/1\.1 413 /);
     expect(c.received()).toContain('"code":"ERROR_BODY_TOO_LARGE"');
+  });
+
+  test('a page read is one JSON line naming the key, session, address and record; a failed sign-in is one line with the address', async () => {
+    const { cookie } = await signInOver(server.url, auditKey);
+    expect((await fetch(`${server.url}/audit/log?stream=product-1`, { headers: { Cookie: cookie } })).status).toBe(200);
+    const form = await fetch(`${server.url}/audit/sign-in`);
+    const token = /name="form" value="([^"]+)"/.exec(await form.text())![1];
+    const wrong = await fetch(`${server.url}/audit/sign-in`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: server.url, Cookie: form.headers.getSetCookie()[0].split(';')[0] },
+      body: new URLSearchParams({ key: 'tb_not_a_key', form: token }),
+    });
+    expect(wrong.status).toBe(401);
+    const lines = () => server.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+    await until(() => lines().some((line) => line.msg === 'workbench sign-in failed'));
+    const read = lines().filter((line) => line.read === '/audit/log?stream=product-1');
+    expect(read).toEqual([expect.objectContaining({ msg: 'request', keyId: 2, client: '127.0.0.1', session: hashSecret(cookie.slice('tb_audit='.length)), status: 200 })]);
+    expect(lines().filter((line) => line.msg === 'workbench sign-in failed')).toEqual([expect.objectContaining({ client: '127.0.0.1', reason: 'unknown, revoked or expired key' })]);
+  });
+
+  test('a request line with dot segments reaches no file outside the served assets', async () => {
+    for (const target of ['/docs/../package.json', '/docs/../../../../etc/passwd', '/audit/../package.json', '/docs/..%2f..%2fpackage.json', '/docs/%2e%2e/%2e%2e/package.json']) {
+      const c = rawConnection(server.port);
+      c.socket.write(`GET ${target} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n`);
+      await c.closed;
+      expect([target, c.received().split(' ')[1]]).toEqual([target, '404']);
+      expect(c.received()).not.toMatch(/"name": "tradebook"|root:x:0/);
+    }
   });
 });

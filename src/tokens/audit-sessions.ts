@@ -12,11 +12,11 @@ import { type ApiKeys, hashSecret } from './api-keys.ts';
  */
 
 /** How long a session lasts at most, unless its key expires sooner. */
-export const SESSION_MS = 8 * 60 * 60 * 1000;
+const SESSION_MS = 8 * 60 * 60 * 1000;
 /** A session unused this long has ended, unless the server is told otherwise. */
 export const DEFAULT_IDLE_MS = 30 * 60 * 1000;
 /** Reading pages does not become a write a page: the time a session was last used is written at most this often. */
-export const SEEN_EVERY_MS = 60 * 1000;
+const SEEN_EVERY_MS = 60 * 1000;
 
 export interface AuditSession {
   keyId: number;

@@ -2,13 +2,15 @@ import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { requestHeader } from '../node-request.ts';
 
+export type { AuditSession } from '../../tokens/audit-sessions.ts';
+
 /**
  * The workbench's cookies. The session's holds its id (`AuditSessions` in tokens/audit-sessions.ts): the key
  * itself is never stored in the browser, in a URL or in a log. The sign-in form's holds that form's token,
  * before there is a session to derive one from.
  */
 
-export const SESSION_COOKIE = 'tb_audit';
+const SESSION_COOKIE = 'tb_audit';
 const FORM_COOKIE = 'tb_form';
 /** How long a sign-in form stays usable once shown. */
 const FORM_MAX_AGE_S = 60 * 60;
@@ -32,5 +34,3 @@ export const formCookie = (c: Context, token: string | undefined) => cookie(c, F
 
 /** The token of the sign-in form this browser was shown, if any. */
 export const formTokenOf = (c: Context) => getCookie(c, FORM_COOKIE) || undefined;
-
-export type { AuditSession } from '../../tokens/audit-sessions.ts';

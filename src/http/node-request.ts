@@ -22,6 +22,16 @@ export function requestHeader(c: Context, name: string): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
+/**
+ * Makes hono's own lookups of one header read Node's headers too (the stack's validator reads Content-Type on every
+ * request it validates, whatever it validates), so the adapter does not build a fetch `Headers` for it.
+ */
+export function headerLookupsFromNode(c: Context): void {
+  if (nodeRequest(c) === undefined) return;
+  const every = c.req.header.bind(c.req);
+  c.req.header = ((name?: string) => (name === undefined ? every() : requestHeader(c, name.toLowerCase()))) as typeof c.req.header;
+}
+
 /** Each query parameter's first value, decoded. */
 export function requestQuery(c: Context): Record<string, string> {
   const incoming = nodeRequest(c);

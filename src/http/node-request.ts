@@ -5,7 +5,7 @@ import { getQueryParam } from 'hono/utils/url';
 /**
  * Headers, query string and body, read from Node's own request when @hono/node-server serves the app. Asking
  * hono's request instead makes the adapter build a fetch `Headers` object and the full URL on every request
- * (about a tenth of a page request's CPU), and a whole fetch `Request` with a web stream for the body; Node
+ * (docs/performance.md), and a whole fetch `Request` with a web stream for the body; Node
  * has the headers and URL parsed already and streams the body itself. The query is parsed by hono's own
  * parser either way, so the values are the same. Called through `app.request` (tests), there is no Node
  * request and hono's is read.

@@ -213,9 +213,8 @@ export class BatchState implements CommandState {
       }
       case 'ContractorAdded':
       case 'ContractorEdited': {
-        let before: ContractorRecord | undefined;
-        const after = evolveContractor(() => (before = this.contractor(event.data.id)), event);
-        if (after !== undefined) o.contractors.set(before, after);
+        const after = evolveContractor(() => this.contractor(event.data.id), event);
+        if (after !== undefined) o.contractors.set(undefined, after);
         break;
       }
       case 'ContractorStatusCreated':

@@ -14,14 +14,6 @@ function nodeRequest(c: Context): IncomingMessage | undefined {
   return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
 }
 
-/** The header's value; `name` in lower case. */
-export function requestHeader(c: Context, name: string): string | undefined {
-  const incoming = nodeRequest(c);
-  if (incoming === undefined) return c.req.header(name);
-  const value = incoming.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
 /**
  * Makes hono's own lookups of one header read Node's headers too (the stack's validator reads Content-Type on every
  * request it validates, whatever it validates), so the adapter does not build a fetch `Headers` for it.
@@ -30,6 +22,14 @@ export function headerLookupsFromNode(c: Context): void {
   if (nodeRequest(c) === undefined) return;
   const every = c.req.header.bind(c.req);
   c.req.header = ((name?: string) => (name === undefined ? every() : requestHeader(c, name.toLowerCase()))) as typeof c.req.header;
+}
+
+/** The header's value; `name` in lower case. */
+export function requestHeader(c: Context, name: string): string | undefined {
+  const incoming = nodeRequest(c);
+  if (incoming === undefined) return c.req.header(name);
+  const value = incoming.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 /** Each query parameter's first value, decoded. */

@@ -5,13 +5,23 @@ import { getQueryParam } from 'hono/utils/url';
 /**
  * Headers, query string and body, read from Node's own request when @hono/node-server serves the app. Asking
  * hono's request instead makes the adapter build a fetch `Headers` object and the full URL on every request
- * (about a tenth of a page request's CPU), and a whole fetch `Request` with a web stream for the body; Node
+ * (docs/performance.md), and a whole fetch `Request` with a web stream for the body; Node
  * has the headers and URL parsed already and streams the body itself. The query is parsed by hono's own
  * parser either way, so the values are the same. Called through `app.request` (tests), there is no Node
  * request and hono's is read.
  */
 export function nodeRequest(c: Context): IncomingMessage | undefined {
   return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+}
+
+/**
+ * Makes hono's own lookups of one header read Node's headers too (the stack's validator reads Content-Type on every
+ * request it validates, whatever it validates), so the adapter does not build a fetch `Headers` for it.
+ */
+export function headerLookupsFromNode(c: Context): void {
+  if (nodeRequest(c) === undefined) return;
+  const every = c.req.header.bind(c.req);
+  c.req.header = ((name?: string) => (name === undefined ? every() : requestHeader(c, name.toLowerCase()))) as typeof c.req.header;
 }
 
 /** The header's value; `name` in lower case. */

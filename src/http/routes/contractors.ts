@@ -64,7 +64,7 @@ function lookupOf(body: Record<string, unknown>, query: Record<string, string>):
 export function contractorRoutes(tb: Company): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
 
-  app.get('/api/contractors', pagedList(tb.contractors));
+  app.get('/api/contractors', ...pagedList(tb.contractors));
 
   app.post('/api/contractor', async (c) => {
     // An empty or missing body counts as {} (the query string is then read).

@@ -4,7 +4,7 @@ import { databaseSetting, shownUrl } from './storage/database.ts';
 import { createApp } from './http/app.ts';
 import { accessFields } from './http/access-log.ts';
 import { listen, readServerSettings } from './http/node-server.ts';
-import { log, logFields } from './lib/log.ts';
+import { log, logFields, logger } from './lib/log.ts';
 import { openCompany } from './open-company.ts';
 import { Tradebook } from './tradebook.ts';
 import { storageFaultOf } from './storage/sqlite/storage-fault.ts';
@@ -66,6 +66,9 @@ let shuttingDown = false;
 const app = createApp(tb, {
   accessLog: settings.settings.accessLog ? (entry) => logFields(accessFields(entry), 'request') : undefined,
   shuttingDown: () => shuttingDown,
+  sessionIdleMs: settings.settings.sessionIdleMinutes * 60_000,
+  trustProxy: settings.settings.trustProxy,
+  onSignInFailure: (failure) => logger.warn(failure, 'workbench sign-in failed'),
 });
 const server = listen(
   app.fetch,

@@ -3,7 +3,7 @@ import { kyselyOf, migrate } from './storage/sqlite/migrate.ts';
 import { sqliteSession } from './storage/sqlite/session.ts';
 import { type Sqlite, openSqlite } from './storage/sqlite/open.ts';
 import { pointInTimeOf } from './storage/sqlite/maintenance.ts';
-import { SqliteKeyStore, SqliteTokenStore } from './storage/sqlite/keys-and-tokens.ts';
+import { SqliteKeyStore, SqliteSessionStore, SqliteTokenStore } from './storage/sqlite/keys-and-tokens.ts';
 import { FaultLog } from './storage/errors.ts';
 import { storageFaultOf } from './storage/sqlite/storage-fault.ts';
 import { EventStore } from './events/store.ts';
@@ -62,6 +62,7 @@ export class Tradebook extends Company {
         readOn: sqliteSession(reader),
         keys: new SqliteKeyStore(db),
         tokens: new SqliteTokenStore(db),
+        sessions: new SqliteSessionStore(db),
         // Another process's change is seen through the reader, which never writes: a quarter of the bound between looks.
         keyCache: keyCache && new KeyCache(keyCache, new SqliteKeyChanges(reader, keyCache.boundMs / 4)),
       },

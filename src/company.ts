@@ -8,10 +8,12 @@ import { contractorQueries } from './projections/contractors/queries.ts';
 import { documentQueries } from './projections/documents/queries.ts';
 import { productQueries } from './projections/products/queries.ts';
 import type { StorageBusyError, StorageFault } from './storage/errors.ts';
-import type { EventLog, KeyStore, TokenStore, Writer } from './storage/port.ts';
+import type { EventLog, KeyStore, SessionStore, TokenStore, Writer } from './storage/port.ts';
 import type { SqlSession } from './storage/sql.ts';
 import { AccessTokens } from './tokens/access-tokens.ts';
 import { ApiKeys } from './tokens/api-keys.ts';
+import type { KeyCache } from './tokens/key-cache.ts';
+import { AuditSessions } from './tokens/audit-sessions.ts';
 import type { StateSource } from './use-cases/batch-state.ts';
 import { readModelState } from './use-cases/read-model-state.ts';
 import type { WriteContext } from './use-cases/write-context.ts';
@@ -26,6 +28,9 @@ export interface CompanyStorage {
   readOn: SqlSession;
   keys: KeyStore;
   tokens: TokenStore;
+  /** The keys requests were let in with, kept while the engine tells of changes (none: every key read each time). */
+  keyCache?: KeyCache;
+  sessions: SessionStore;
 }
 
 class Rollback extends Error {
@@ -57,7 +62,10 @@ export abstract class Company implements WriteContext {
   readonly log: EventLog;
   readonly state: StateSource;
   readonly keys: ApiKeys;
+  readonly keyCache: KeyCache | undefined;
   readonly tokens: AccessTokens;
+  /** The workbench's sign-in sessions. */
+  readonly sessions: AuditSessions;
   readonly products;
   readonly categories;
   readonly brands;
@@ -80,8 +88,10 @@ export abstract class Company implements WriteContext {
   ) {
     this.writer = storage.writer;
     this.log = storage.log;
-    this.keys = new ApiKeys(storage.keys, clock, storage.writer);
+    this.keyCache = storage.keyCache;
+    this.keys = new ApiKeys(storage.keys, clock, storage.writer, storage.keyCache);
     this.tokens = new AccessTokens(storage.tokens, clock);
+    this.sessions = new AuditSessions(storage.sessions, this.keys, clock, storage.writer);
     const reads = storage.readOn;
     this.products = productQueries(reads);
     this.categories = categoryQueries(reads);

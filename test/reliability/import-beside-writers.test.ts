@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';
-import { tempDir } from '../helpers.ts';
+import { tempDir, until } from '../helpers.ts';
 import { openPostgres } from '../../src/storage/postgres/connection.ts';
 import { HttpClient, runCli, startServer } from '../server-process.ts';
 import { REAL_SERVER_URL, createDatabase } from '../storage/postgres/engines.ts';
@@ -50,7 +50,7 @@ async function importBesideWriters(setting: string, dir: string) {
     const stop = () => !importing || Date.now() > deadline;
     const writers = [0, 1, 2, 3].map((c) => contractorWriter(new HttpClient(server.url, KEY), `client ${c}`, stop, answers));
     // The writers are under way before the import starts.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await until(() => answers.length >= 4);
     const started = Date.now();
     const imported = await runCli(setting, ['import', contractorFile(dir)]);
     const importMs = Date.now() - started;

@@ -4,9 +4,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { verifyChain } from '../../src/audit/verify-chain.ts';
 import { type PostgresDatabase, openPostgres } from '../../src/storage/postgres/connection.ts';
 import { readEvents } from '../../src/storage/postgres/event-log.ts';
-import { tempDir } from '../helpers.ts';
+import { tempDir, until } from '../helpers.ts';
 import { HttpClient, type ServerProcess, runCli, startServer } from '../server-process.ts';
 import { REAL_SERVER_URL, createDatabase } from '../storage/postgres/engines.ts';
+import { signInOver } from '../workbench-client.ts';
 
 /**
  * Several servers (`node bin/server.mjs`, as `npm start` runs it) and the command line on one PostgreSQL database.
@@ -113,10 +114,12 @@ describe.runIf(REAL_SERVER_URL)('several servers on one PostgreSQL database', ()
     let writing = true;
     // The killed server's client sees its connection fail: that writer ends there.
     const writers = clients.map((client, s) => contractorWriter(client, `server ${s}`, () => !writing, statuses[s], acknowledged).catch((error: Error) => error));
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Killed once every server has answered writes; the others go on until each has answered more.
+    await until(() => statuses.every((answers) => answers.length >= 3), 30_000);
     await servers[0].stop('SIGKILL');
     const afterKill = acknowledged.length;
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const answeredAtKill = statuses.map((answers) => answers.length);
+    await until(() => [1, 2].every((s) => statuses[s].length >= answeredAtKill[s] + 3), 30_000);
     writing = false;
     expect(await writers[0]).toBeInstanceOf(Error);
     await Promise.all(writers);
@@ -126,6 +129,24 @@ describe.runIf(REAL_SERVER_URL)('several servers on one PostgreSQL database', ()
     // Batches of ten, all or nothing, including any the killed server committed without answering.
     expect(events % 10).toBe(0);
     await expectWhole(acknowledged);
+  });
+
+  test('a workbench session started on one server is one on every server of the database, and sign-out on one ends it on all', async () => {
+    await start(2);
+    const auditKey = JSON.parse((await runCli(database.url, ['keys', 'create', '--name', 'auditor', '--scope', 'audit', '--json'])).stdout).key as string;
+    const { cookie } = await signInOver(servers[0].url, auditKey);
+    const page = (server: ServerProcess) => fetch(`${server.url}/audit/log`, { headers: { Cookie: cookie }, redirect: 'manual' });
+    const onSecond = await page(servers[1]);
+    expect(onSecond.status).toBe(200);
+    const token = /name="form" value="([^"]+)"/.exec(await onSecond.text())![1];
+    const out = await fetch(`${servers[1].url}/audit/sign-out`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { Cookie: cookie, Origin: servers[1].url, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ form: token }),
+    });
+    expect(out.status).toBe(303);
+    expect([(await page(servers[0])).status, (await page(servers[1])).status]).toEqual([303, 303]);
   });
 
   test('the same record edited through two servers at once: the last writer wins whole, every edit is in the history', async () => {
@@ -191,7 +212,7 @@ describe.runIf(REAL_SERVER_URL)('several servers on one PostgreSQL database', ()
     const brands = (await client.request('GET', '/api/product-brands')).body.data as { name: string }[];
     expect(brands.filter((brand) => brand.name.startsWith('Бренд ')).length).toBe(writes.length);
 
-    expect((await runCli(database.url, ['verify'])).stdout).toMatch(/^verify: OK: hash chain of \d+ events intact; 10 read tables equal a fresh rebuild\n$/);
+    expect((await runCli(database.url, ['verify'])).stdout).toMatch(/^verify: OK: hash chain of \d+ events intact; 14 read tables equal a fresh rebuild\n$/);
     await db.session.sql('UPDATE contractors SET balance = balance + 1 WHERE id = 3');
     const failed = await runCli(database.url, ['verify']);
     expect([failed.status, failed.stdout]).toEqual([1, expect.stringMatching(/^verify: FAILED: .*the read tables differ from a fresh rebuild \(1 found\)\n$/)]);
@@ -208,12 +229,15 @@ describe.runIf(REAL_SERVER_URL)('several servers on one PostgreSQL database', ()
     const acknowledged: Acknowledged[] = [];
     let writing = true;
     const writer = contractorWriter(client, 'cut', () => !writing, statuses, acknowledged);
+    // Each cut once the server has answered a write since the last one.
     for (let i = 0; i < 5; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      const answered = statuses.length;
+      await until(() => statuses.length > answered, 30_000);
       await db.session.sql('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
     }
-    // Past the stall: whatever the driver left stuck has been abandoned.
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // Whatever the driver left stuck is abandoned after the stall: then three writes in a row go through.
+    const answered = statuses.length;
+    await until(() => statuses.length >= answered + 3 && statuses.slice(-3).every((status) => status === 200), 30_000);
     writing = false;
     await writer;
     expect(statuses.filter((status) => status !== 200 && status !== 503)).toEqual([]);
@@ -230,7 +254,7 @@ describe.runIf(REAL_SERVER_URL)('several servers on one PostgreSQL database', ()
     const file = path.join(tempDir(), 'until-30.db');
     const written = await runCli(database.url, ['rebuild', '--until', '30', '--into', file]);
     expect([written.status, written.stdout]).toEqual([0, expect.stringMatching(/^wrote .*until-30\.db: the log up to seq 30 and its read tables, in [\d.]+ s; it is read-only\n$/)]);
-    expect((await runCli(file, ['verify'])).stdout).toMatch(/^verify: OK: hash chain of 30 events intact; 10 read tables equal a fresh rebuild\n$/);
+    expect((await runCli(file, ['verify'])).stdout).toMatch(/^verify: OK: hash chain of 30 events intact; 14 read tables equal a fresh rebuild\n$/);
     const log = (await runCli(database.url, ['events'])).stdout.split('\n');
     expect((await runCli(file, ['events'])).stdout).toBe(`${log.slice(0, 30).join('\n')}\n`);
     const server = await startServer(file, KEY);

@@ -2,15 +2,15 @@ import type { Context } from 'hono';
 import { html } from 'hono/html';
 import { checkAnchors, keyFingerprint, parseAnchors } from '../../audit/anchors.ts';
 import type { Company } from '../../company.ts';
-import { declaredTooLarge } from '../node-request.ts';
-import { sendBodyTooLarge } from '../respond.ts';
 import { page, sendPage } from './layout.ts';
 import type { AuditSession } from './session.ts';
+import type { WorkbenchEnv } from './workbench-env.ts';
 import { moscowTime } from './show.ts';
 
 const TITLE = 'Check anchors';
 
-const anchorForm = html`<form class="search" method="post" action="/audit/anchors" enctype="multipart/form-data">
+const anchorForm = (session: AuditSession) => html`<form class="search" method="post" action="/audit/anchors" enctype="multipart/form-data">
+<input type="hidden" name="form" value="${session.formToken}">
 <label class="wide">Anchors, one a line, as <code>tradebook anchor</code> printed them <textarea name="anchors"></textarea></label>
 <label>or a file of them <input type="file" name="file"></label>
 <button class="primary" type="submit">Check</button>
@@ -19,16 +19,15 @@ const anchorForm = html`<form class="search" method="post" action="/audit/anchor
 holds exactly that head, nothing at or below it was rewritten since the anchor was made, whatever else the operator controls.
 Compare each signer's fingerprint with the one of the key you trust.</p>`;
 
-export const anchorsPage = (c: Context, session: AuditSession) => sendPage(c, page(TITLE, anchorForm, session));
+export const anchorsPage = (c: Context, session: AuditSession) => sendPage(c, page(TITLE, anchorForm(session), session));
 
 /** Checks anchors pasted or uploaded against the log, saying which fail and why. */
-export async function checkAnchorsPage(c: Context, tb: Company, session: AuditSession): Promise<Response> {
-  if (declaredTooLarge(c)) return sendBodyTooLarge(c);
-  const body = await c.req.parseBody();
-  const file = body.file instanceof File ? await body.file.text() : '';
-  const text = `${typeof body.anchors === 'string' ? body.anchors : ''}\n${file}`;
+export async function checkAnchorsPage(c: Context<WorkbenchEnv>, tb: Company, session: AuditSession): Promise<Response> {
+  const body = c.get('form');
+  const [pasted, file] = [body.get('anchors'), body.get('file')];
+  const text = `${typeof pasted === 'string' ? pasted : ''}\n${file instanceof File ? await file.text() : ''}`;
   const parsed = parseAnchors(text);
-  if (!parsed.ok) return sendPage(c, page(TITLE, html`<p class="bad">${parsed.problem}</p>${anchorForm}`, session), 400);
+  if (!parsed.ok) return sendPage(c, page(TITLE, html`<p class="bad">${parsed.problem}</p>${anchorForm(session)}`, session), 400);
   const checks = await checkAnchors(parsed.anchors, (seq) => tb.audit.hashAt(seq));
   const failed = checks.filter((check) => !check.holds).length;
   return sendPage(
@@ -41,7 +40,7 @@ export async function checkAnchorsPage(c: Context, tb: Company, session: AuditSe
         (check) => html`<tr${check.holds ? '' : html` class="broken"`}><td class="num">${check.anchor.seq}</td><td class="mono">${keyFingerprint(check.anchor.publicKey)}</td>
 <td>${moscowTime(check.anchor.anchoredAt)}</td><td>${check.holds ? html`<span class="ok">holds</span>` : html`<span class="bad">fails: ${check.problem}</span>`}</td></tr>`,
       )}</tbody></table>
-${anchorForm}`,
+${anchorForm(session)}`,
       session,
     ),
   );

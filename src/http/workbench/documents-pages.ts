@@ -12,6 +12,7 @@ import { documentQuery } from '../routes/audit.ts';
 import { formValues, problems, readForm } from './forms.ts';
 import { historyTable } from './history-table.ts';
 import { page, sendPage } from './layout.ts';
+import { documentHref, href, recordHref } from './links.ts';
 import type { AuditSession } from './session.ts';
 import { documentLink, rubles, statusName } from './show.ts';
 import { type TreeNode, treeSvg } from './tree-svg.ts';
@@ -79,11 +80,11 @@ export async function findDocumentsPage(c: Context, tb: Company, session: AuditS
   const { type, id, number, contractor, dateFrom, dateTo, status, offset } = form.value;
   if (id !== undefined) {
     if (type === undefined) return sendPage(c, page(title, html`${findForm(values)}${problems([{ code: 'ERROR_TYPE', message: 'type: give the type with the id' }])}`, session), 400);
-    return c.redirect(`/audit/document/${type}/${id}`, 303);
+    return c.redirect(documentHref(type, id), 303);
   }
   const rows = await tb.documents.search({ type, number, contractorId: contractor, dateFrom, dateTo, status }, offset, PAGE_SIZE + 1);
   const found = rows.slice(0, PAGE_SIZE).map((json) => JSON.parse(json) as ListedDocument);
-  const at = (to: number) => `/audit/documents?${new URLSearchParams({ ...values, offset: String(to) })}`;
+  const at = (to: number) => href('/audit/documents', { ...values, offset: to });
   const pager = html`<div class="pager">${offset > 0 ? html`<a href="${at(Math.max(0, offset - PAGE_SIZE))}">← previous</a>` : ''}
 ${rows.length > PAGE_SIZE ? html`<a href="${at(offset + PAGE_SIZE)}">next →</a>` : ''}</div>`;
   return sendPage(c, page(title, html`${findForm(values)}<p class="note">Newest first; ${offset + 1}–${offset + found.length}.</p>${resultsTable(found)}${pager}`, session));
@@ -100,7 +101,7 @@ function summary(d: ListedDocument) {
   return html`<dl class="fields">
 ${dd('Name', nameOf(d))}${dd('Type', d.type)}${dd('Id', d.id)}${dd('Number', d.number)}${dd('Date', d.date)}
 <dt>Status</dt><dd>${statusName(d.status)}</dd>
-<dt>Contractor</dt><dd>${contractor.name ?? ''} (${contractor.id}) · <a href="/audit/statement?contractor=${contractor.id}&dateFrom=${year}-01-01&dateTo=${year}-12-31">statement for ${year}</a></dd>
+<dt>Contractor</dt><dd>${contractor.name ?? ''} (${contractor.id}) · <a href="${href('/audit/statement', { contractor: contractor.id, dateFrom: `${year}-01-01`, dateTo: `${year}-12-31` })}">statement for ${year}</a></dd>
 <dt>Sum</dt><dd>${rubles(d.sum)}</dd>
 ${d.paid === undefined ? '' : html`<dt>Paid</dt><dd>${rubles(d.paid)}</dd>`}
 ${dd('Comment', d.comment)}${dd('Created (Moscow)', d.created)}${dd('Edited (Moscow)', d.edited)}${dd('Purpose', d.purpose)}
@@ -122,7 +123,7 @@ function linesTable(lines: Line[]) {
   return html`<h2>Lines</h2><table>
 <thead><tr><th>product</th><th>sku</th><th class="num">count</th><th>unit</th><th class="num">price</th><th class="num">VAT %</th><th class="num">discount %</th></tr></thead>
 <tbody>${lines.map(
-    (l) => html`<tr><td>${l.pr_name ?? ''}${l.pr_id === null ? '' : html` (<a href="/audit/record?stream=product-${l.pr_id}">${l.pr_id}</a>)`}</td><td>${l.pr_sku ?? ''}</td>
+    (l) => html`<tr><td>${l.pr_name ?? ''}${l.pr_id === null ? '' : html` (<a href="${recordHref(`product-${l.pr_id}`)}">${l.pr_id}</a>)`}</td><td>${l.pr_sku ?? ''}</td>
 <td class="num">${l.pr_count}</td><td>${l.pr_unit?.name ?? ''}</td><td class="num">${rubles(l.pr_price)}</td><td class="num">${l.pr_vat ?? ''}</td><td class="num">${l.pr_discount}</td></tr>`,
   )}</tbody></table>`;
 }
@@ -156,7 +157,7 @@ export async function documentPage(c: Context, tb: Company, session: AuditSessio
     page(
       title,
       html`${summary(d)}
-<p><a href="/audit/record?stream=${stream}">This document as of a moment</a></p>
+<p><a href="${recordHref(stream)}">This document as of a moment</a></p>
 ${Array.isArray(d.products) ? linesTable(d.products as Line[]) : ''}
 <h2>Dependency tree</h2>
 ${treeSvg(d.tree)}

@@ -1,5 +1,6 @@
 import { html } from 'hono/html';
 import type { HistoryEntry } from '../../audit/history.ts';
+import { href } from './links.ts';
 import { fieldText } from './show.ts';
 
 const change = (entry: HistoryEntry, field: string) => {
@@ -15,7 +16,7 @@ export function historyTable(history: HistoryEntry[]) {
 <thead><tr><th class="num">seq</th><th>time (Moscow)</th><th>event</th><th>who</th><th>changes</th></tr></thead>
 <tbody>${history.map(
     (entry) => html`<tr data-seq="${entry.seq}">
-<td class="num"><a href="/audit/log?after=${entry.seq - 1}">${entry.seq}</a></td><td>${entry.time}</td><td>${entry.type} (v${entry.streamVersion})</td><td>${entry.who}</td>
+<td class="num"><a href="${href('/audit/log', { after: entry.seq - 1 })}">${entry.seq}</a></td><td>${entry.time}</td><td>${entry.type} (v${entry.streamVersion})</td><td>${entry.who}</td>
 <td><ul>${Object.keys(entry.changes).map((field) => change(entry, field))}</ul></td></tr>`,
   )}</tbody>
 </table>`;

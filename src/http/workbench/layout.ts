@@ -67,7 +67,7 @@ const nav = (session: AuditSession) => html`<header>
   <a href="/audit/statement">Statement</a>
   <a href="/audit/log">Event log</a>
   <a href="/audit/anchors">Anchors</a>
-  <form method="post" action="/audit/sign-out"><span>${session.keyName} (key ${session.keyId})</span> <button type="submit">Sign out</button></form>
+  <form method="post" action="/audit/sign-out"><input type="hidden" name="form" value="${session.formToken}"><span>${session.keyName} (key ${session.keyId})</span> <button type="submit">Sign out</button></form>
 </header>`;
 
 /** A whole page; `session` undefined for the sign-in page, which has no navigation. */
@@ -93,6 +93,6 @@ ${body}
 }
 
 /** Sends a page with the workbench's headers. */
-export async function sendPage(c: Context, content: Html, status: 200 | 400 | 401 | 404 = 200): Promise<Response> {
+export async function sendPage(c: Context, content: Html, status: 200 | 400 | 401 | 403 | 404 | 429 = 200): Promise<Response> {
   return c.body(String(await content), status, PAGE_HEADERS);
 }

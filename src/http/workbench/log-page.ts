@@ -9,6 +9,7 @@ import type { Company } from '../../company.ts';
 import { queryInt } from '../query.ts';
 import { formValues, problems, readForm } from './forms.ts';
 import { page, sendPage } from './layout.ts';
+import { href, recordHref } from './links.ts';
 import type { AuditSession } from './session.ts';
 import { moscowTime } from './show.ts';
 
@@ -52,7 +53,7 @@ export async function logPage(c: Context, tb: Company, session: AuditSession): P
   }
   const who = whoOf((id) => keyNames.get(id));
   const last = await tb.audit.lastSeq();
-  const next = new URLSearchParams({ ...values, after: String(rows.at(-1)?.seq ?? after) });
+  const next = href('/audit/log', { ...values, after: rows.at(-1)?.seq ?? after });
   const checked =
     rows.length === 0
       ? html`<p>No event matches.</p>`
@@ -72,10 +73,10 @@ ${checked}
 <tbody>${rows.map((row, i) => {
         const link = links[i];
         return html`<tr${link.ok ? '' : html` class="broken"`} data-seq="${row.seq}"><td class="num">${row.seq}</td><td>${moscowTime(row.recorded_at)}</td>
-<td><a href="/audit/record?stream=${row.stream}">${row.stream}</a> v${row.stream_version}</td><td>${row.type} (schema ${row.schema_version})</td><td>${who(JSON.parse(row.meta))}</td>
+<td><a href="${recordHref(row.stream)}">${row.stream}</a> v${row.stream_version}</td><td>${row.type} (schema ${row.schema_version})</td><td>${who(JSON.parse(row.meta))}</td>
 <td class="mono">${row.data}</td><td class="mono" title="${row.hash}">${row.hash.slice(0, 12)}…</td><td>${link.ok ? html`<span class="ok">✓</span>` : html`<span class="bad">✗ ${link.problem}</span>`}</td></tr>`;
       })}</tbody></table>
-${rows.length === PAGE_SIZE ? html`<div class="pager"><a href="/audit/log?${next}">next →</a></div>` : ''}`,
+${rows.length === PAGE_SIZE ? html`<div class="pager"><a href="${next}">next →</a></div>` : ''}`,
       session,
     ),
   );

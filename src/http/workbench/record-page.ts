@@ -7,6 +7,7 @@ import { formatMoscow, parseMoment } from '../../lib/clock.ts';
 import type { Company } from '../../company.ts';
 import { formValues, problems, readForm } from './forms.ts';
 import { page, sendPage } from './layout.ts';
+import { documentHref } from './links.ts';
 import type { AuditSession } from './session.ts';
 import { fieldText, moscowTime } from './show.ts';
 
@@ -55,7 +56,7 @@ Figures derived from other records (a document's paid and tree, a contractor's b
       `${stream} as of ${formatMoscow(at)}`,
       html`${recordForm(values)}${explain}
 <p>As of ${formatMoscow(at)}: ${folded(then, events.length)}.<br>Now: ${folded(now, events.length)}.
-${DOCUMENT_TYPES.includes(kind as DocumentType) ? html` <a href="/audit/document/${kind}/${id}">Its document page</a>.` : ''}</p>
+${DOCUMENT_TYPES.includes(kind as DocumentType) ? html` <a href="${documentHref(kind, Number(id))}">Its document page</a>.` : ''}</p>
 <table class="as-of"><thead><tr><th>field</th><th>as of ${formatMoscow(at)}</th><th>now</th></tr></thead>
 <tbody>${fields.map((field) => html`<tr${differs(field) ? html` class="changed"` : ''} data-field="${field}"><th>${field}</th><td>${fieldText(field, then.fields?.[field])}</td><td>${fieldText(field, now.fields?.[field])}</td></tr>`)}</tbody></table>`,
       session,

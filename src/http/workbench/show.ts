@@ -2,6 +2,7 @@ import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import { formatMoscow } from '../../lib/clock.ts';
 import { fromKopecks } from '../../lib/money.ts';
+import { documentHref } from './links.ts';
 
 /** How the workbench shows stored values to people: money in rubles, times in Moscow time. */
 
@@ -42,4 +43,4 @@ export const statusName = (status: unknown) => (status === 1 ? 'posted' : status
 
 /** A link to a document's page. */
 export const documentLink = (type: string, id: number, text: string | HtmlEscapedString = `${type} ${id}`) =>
-  html`<a href="/audit/document/${type}/${id}">${text}</a>`;
+  html`<a href="${documentHref(type, id)}">${text}</a>`;

@@ -6,6 +6,7 @@ import type { Company } from '../../company.ts';
 import { statementQuery } from '../routes/audit.ts';
 import { formValues, problems, readForm } from './forms.ts';
 import { page, sendPage } from './layout.ts';
+import { href } from './links.ts';
 import type { AuditSession } from './session.ts';
 import { documentLink, rubles } from './show.ts';
 
@@ -41,7 +42,7 @@ export async function statementPage(c: Context, tb: Company, session: AuditSessi
   const asked = await askedStatement(c, tb, session);
   if ('answer' in asked) return asked.answer;
   const { statement: s, later, contractor, title, values, today } = asked;
-  const query = new URLSearchParams({ contractor: String(contractor.id), dateFrom: s.dateFrom, dateTo: s.dateTo });
+  const csv = href('/audit/statement.csv', { contractor: contractor.id, dateFrom: s.dateFrom, dateTo: s.dateTo });
   const now = `${contractor.name}'s balance now, ${rubles(contractor.balance)}`;
   const reconciled =
     later > 0
@@ -64,7 +65,7 @@ ${s.lines.map(
 )}
 <tr><th>${s.dateTo}</th><th colspan="2">closing balance</th><th class="num">${rubles(s.debit)}</th><th class="num">${rubles(s.credit)}</th><th class="num" data-closing="${s.closing}">${rubles(s.closing)}</th></tr></tbody></table>
 ${s.dateTo >= today ? reconciled : ''}
-<p><a href="/audit/statement.csv?${query}">Download as CSV</a></p>`,
+<p><a href="${csv}">Download as CSV</a></p>`,
       session,
     ),
   );

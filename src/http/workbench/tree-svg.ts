@@ -1,5 +1,6 @@
 import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
+import { documentHref } from './links.ts';
 import { statusName } from './show.ts';
 
 /** A node of a document's dependency tree as the API serves it. */
@@ -60,7 +61,7 @@ const box = ({ node, x, y }: Placed) => {
   const self = node.isThis === 1;
   const label = `${node.name} #${node.id}`;
   const detail = `${node.type} · ${node.created?.slice(0, 10) ?? 'no date'} · ${statusName(node.status)}`;
-  return html`<a href="/audit/document/${node.type}/${node.id}" data-node="${node.type}-${node.id}"${self ? html` data-this="1"` : ''}>
+  return html`<a href="${documentHref(node.type, node.id)}" data-node="${node.type}-${node.id}"${self ? html` data-this="1"` : ''}>
 <title>${label} (${node.type} ${node.id})${self ? ': this document' : ''}</title>
 <rect x="${x}" y="${y}" width="${BOX_W}" height="${BOX_H}" rx="5" fill="${self ? '#1f3a5f' : node.status === 1 ? '#eaf3ea' : '#f3f3f3'}" stroke="${self ? '#1f3a5f' : '#9aa7b5'}" stroke-width="${self ? 2.5 : 1}"/>
 <text x="${x + 8}" y="${y + 19}" font-size="13" font-weight="600" fill="${self ? '#fff' : '#1d232a'}">${label}</text>

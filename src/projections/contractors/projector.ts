@@ -2,6 +2,7 @@ import { phoneDigits } from '../../lib/phone.ts';
 import { type SqlSession, byCount, inChunks, placeholders, valueList } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
 import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES } from '../../events/documents.ts';
+import { type ContractorEvent, evolveContractor, evolveContractorStatus } from '../../events/folds.ts';
 import type { StoredEvent } from '../../events/rows.ts';
 import { idCounts, idCountsTable } from '../id-counts.ts';
 import { newIds } from '../new-ids.ts';
@@ -107,20 +108,24 @@ export const contractorsProjector: Projector = {
       if (adding.has(c.id)) adding.set(c.id, c);
       else await save(c);
     };
-    const edit = async (id: number, changes: Partial<ContractorRecord>) => {
+    const edit = async (event: ContractorEvent) => {
+      const id = event.data.id;
       const waiting = adding.get(id);
-      if (waiting !== undefined) adding.set(id, { ...waiting, ...changes });
-      else await save({ ...(JSON.parse((await session.value<string>(recordOf, [id]))!) as ContractorRecord), ...changes });
+      if (waiting !== undefined) adding.set(id, evolveContractor(() => waiting, event)!);
+      else {
+        const current = JSON.parse((await session.value<string>(recordOf, [id]))!) as ContractorRecord;
+        await save(evolveContractor(() => current, event)!);
+      }
     };
 
     const handle = (event: StoredEvent) => {
       switch (event.type) {
         case 'ContractorAdded':
-          return add(event.data);
+          return add(evolveContractor(() => undefined, event)!);
         case 'ContractorEdited':
-          return edit(event.data.id, event.data.changes);
+          return edit(event);
         case 'ContractorStatusCreated':
-          statuses.add(event.data.name);
+          statuses.add(evolveContractorStatus(event).name);
           break;
         default:
           // Nothing kept back: no promise made (most of a long log is other events).

@@ -1,5 +1,6 @@
 import postgres from 'postgres';
 import { unreachableOf } from './errors.ts';
+import { PostgresKeyChanges } from './key-changes.ts';
 
 /**
  * All the PostgreSQL engine asks of a connection: a statement with parameters, answered with its rows. On a
@@ -26,6 +27,8 @@ export interface PostgresDatabase {
   readonly session: Sql;
   /** Pooled connections for reads: they see committed work only, never the writer's open transaction. */
   readonly pool: Sql;
+  /** Key changes as the database announces them, heard on a connection of their own, tried again every `retryMs` when lost. */
+  keyChanges?(retryMs: number): PostgresKeyChanges;
   close(): Promise<void>;
 }
 
@@ -126,10 +129,8 @@ interface Statements {
 /**
  * Connections for reads, each a postgres.js client of its own with one connection; a statement goes to the one
  * with the fewest statements on their way (queued behind them there when every one is busy, as postgres.js
- * pipelines). Not one postgres.js client of several connections: 3.4.9 keeps its busy connections in a queue that
- * grows by a slot a statement while all are busy and is searched from its start on every statement, so a server
- * under steady load spent more on each statement the longer it ran (26 µs a statement at first, 44 µs after
- * 120,000, measured; flat at 20 µs this way).
+ * pipelines). Not one postgres.js client of several connections: its queue of busy connections made each
+ * statement dearer the longer a server ran (figures: docs/performance.md, *Figures behind choices in the code*).
  */
 class Pool implements Statements {
   private readonly sending: number[];
@@ -188,6 +189,7 @@ export function openPostgres(url: string, options: ConnectOptions = {}): Postgre
   return {
     session: over(session, transaction),
     pool: over(pool),
+    keyChanges: (retryMs) => new PostgresKeyChanges(url, retryMs),
     close: async () => {
       await Promise.all([session.end(), pool.end()]);
     },

@@ -7,7 +7,7 @@ import { postgresSession } from '../../src/storage/postgres/session.ts';
 import type { SqlSession } from '../../src/storage/sql.ts';
 import { sqliteDialect } from '../../src/storage/sqlite/dialect.ts';
 import { sqliteSession } from '../../src/storage/sqlite/session.ts';
-import { describeEngines } from '../storage/postgres/engines.ts';
+import { describeEngines } from './postgres/engines.ts';
 
 const PARTITION: PartitionColumn[] = [{ name: 'kind', type: 'text' }];
 const PAGING = { rows: 'items', counts: 'item_counts', partition: PARTITION };

@@ -128,8 +128,8 @@ describe('finding a document', () => {
     expect(posted.text.match(/href="\/audit\/document\/[a-z]+\/\d+"/g)).toEqual(['href="/audit/document/paymentin/4"', 'href="/audit/document/sale/3"']);
     const bad = await auditor.get('/audit/documents?type=nonsense&dateFrom=2026-02-30');
     expect(bad.status).toBe(400);
-    expect(bad.text).toContain('must be one of');
-    expect(bad.text).toContain('must be a real date');
+    expect(bad.text).toContain('<li data-field="type">“Type”: pick one of the list.</li>');
+    expect(bad.text).toContain('<li data-field="dateFrom">“From”: give a date as DD.MM.YYYY (e.g. 31.12.2025).</li>');
   });
 });
 
@@ -143,10 +143,10 @@ describe("a document's page", () => {
     const nodes = [...res.text.matchAll(/<a href="\/audit\/document\/([a-z]+)\/(\d+)" data-node="([a-z]+-\d+)"( data-this="1")?>/g)].map((m) => `${m[3]}${m[4] ? '*' : ''}`);
     expect(nodes).toEqual(['customerorder-1', 'customerinvoice-2', 'sale-3*', 'paymentin-4', 'cashin-5']);
     const paid = res.text.slice(res.text.indexOf('How paid is made up'), res.text.indexOf('<h2>History'));
-    expect(paid).toContain('paymentin 4');
-    expect(paid).not.toContain('cashin 5');
-    expect(paid).toContain("Equals the document&#39;s paid, 300,00.");
-    expect(res.text).toMatch(/<b>sum<\/b>: <span class="after">500<\/span>/);
+    expect(paid).toContain('Payment in 4');
+    expect(paid).not.toContain('Cash receipt 5');
+    expect(paid).toContain('Equals the document&#39;s paid, 300,00\u00a0₽.');
+    expect(res.text).toContain('<b>sum</b>: <span class="after">500,00\u00a0₽</span>');
     expect(res.text).toContain('import line 5');
   });
 
@@ -166,7 +166,7 @@ describe('a record as of a moment', () => {
     expect(priced.status, priced.text).toBe(200);
     const res = await auditor.get(`/audit/record?stream=product-1&at=${encodeURIComponent(before)}`);
     expect(res.status).toBe(200);
-    expect(res.text).toContain('<tr class="changed" data-field="salePrice"><th>salePrice</th><td>1000</td><td>1250.5</td></tr>');
+    expect(res.text).toContain('<tr class="changed" data-field="salePrice"><th>salePrice</th><td>1\u00a0000,00\u00a0₽</td><td>1\u00a0250,50\u00a0₽</td></tr>');
     expect(res.text).toContain('<tr data-field="name"><th>name</th><td>Стол</td><td>Стол</td></tr>');
     const earlier = await auditor.get(`/audit/record?stream=product-1&at=${encodeURIComponent('2026-11-22 11:59:59')}`);
     expect(earlier.text).toContain('no event yet: the record did not exist');
@@ -187,7 +187,14 @@ describe('the reconciliation statement', () => {
     expect(res.text).toContain('data-reconciled="1"');
     const csv = await auditor.get('/audit/statement.csv?contractor=7&dateFrom=2026-11-01&dateTo=2026-12-31');
     expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
-    expect(csv.text.split('\r\n').at(-2)).toBe('2026-12-31,closing balance,,,500.00,300.00,-200.00');
+    // For Excel in a Russian locale: a byte-order mark, `;` between fields, decimal commas, the parties named.
+    const bytes = new Uint8Array(await (await auditor.app.request('/audit/statement.csv?contractor=7&dateFrom=2026-11-01&dateTo=2026-12-31', { headers: { Cookie: auditor.cookie } })).arrayBuffer());
+    expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(csv.text.startsWith('Reconciliation statement\r\n')).toBe(true);
+    const rows = csv.text.split('\r\n');
+    expect(rows).toContain(';Turnover for the period;500,00;300,00;;;;');
+    expect(rows).toContain(';Closing balance;200,00;;;;;');
+    expect(csv.text).toContain('ООО Ромашка, INN 7701234567, KPP 770101001');
     expect((await auditor.get('/audit/statement?contractor=99&dateFrom=2026-11-01&dateTo=2026-12-31')).status).toBe(404);
   });
 });

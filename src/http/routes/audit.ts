@@ -12,6 +12,9 @@ import { statementCsv, statementOf } from '../../audit/statement.ts';
 import { calendarDate } from '../../commands/documents.ts';
 import { sendError, sendErrors, sendJson } from '../respond.ts';
 import { requestQuery } from '../node-request.ts';
+import { API_ACT_TEXTS, actOf } from '../workbench/act.ts';
+import { actXlsx } from '../workbench/act-files.ts';
+import { XLSX_TYPE } from '../workbench/statement-page.ts';
 
 export const MAX_EVENTS_PAGE = 1000;
 
@@ -24,7 +27,11 @@ export const statementQuery = z.object({
   contractor: queryInt(1).describe('the contractor id'),
   dateFrom: calendarDate().describe('the first day of the period, YYYY-MM-DD'),
   dateTo: calendarDate().describe('the last day of the period, YYYY-MM-DD'),
-  format: z.enum(['json', 'csv'], { error: 'must be json or csv' }).optional().default('json').describe('csv: the statement as a CSV file'),
+  format: z
+    .enum(['json', 'csv', 'xlsx'], { error: 'must be json, csv or xlsx' })
+    .optional()
+    .default('json')
+    .describe('csv: the statement as a CSV file; xlsx: the акт сверки as an Excel workbook, in Russian, laid out as printed'),
 });
 const statementCodes = { dateFrom: 'ERROR_DATEFROM', dateTo: 'ERROR_DATETO' };
 
@@ -93,6 +100,13 @@ export function auditRoutes(tb: Company): Hono<AppEnv> {
       return c.body(statementCsv(statement), 200, {
         'Content-Type': 'text/csv; charset=utf-8',
         'Content-Disposition': `attachment; filename="statement-${id}-${dateFrom}-${dateTo}.csv"`,
+      });
+    }
+    if (format === 'xlsx') {
+      const act = await actOf(tb, statement, { id, name: contractor.name ?? `#${id}`, inn: contractor.inn, kpp: contractor.kpp }, API_ACT_TEXTS);
+      return c.body(await actXlsx(API_ACT_TEXTS, act), 200, {
+        'Content-Type': XLSX_TYPE,
+        'Content-Disposition': `attachment; filename="statement-${id}-${dateFrom}-${dateTo}.xlsx"`,
       });
     }
     return sendJson(c, JSON.stringify({ data: { contractor: { id, name: contractor.name }, ...statement } }));

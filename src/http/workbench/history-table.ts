@@ -1,22 +1,39 @@
 import { html } from 'hono/html';
 import type { HistoryEntry } from '../../audit/history.ts';
-import { fieldText } from './show.ts';
+import { type View, scrolling } from './layout.ts';
+import { leafName, leaves, moscowText, storedText } from './show.ts';
 
-const change = (entry: HistoryEntry, field: string) => {
-  const after = html`<span class="after">${fieldText(field, entry.changes[field])}</span>`;
-  return field in entry.before
-    ? html`<li><b>${field}</b>: <span class="before">${fieldText(field, entry.before[field])}</span> → ${after}</li>`
-    : html`<li><b>${field}</b>: ${after}</li>`;
-};
+/** One changed value, nested ones (a document's lines, its company) field by field, only the leaves that differ. */
+export function fieldChanges(field: string, after: unknown, before: unknown, had: boolean) {
+  const was = new Map(had ? leaves(before, field) : []);
+  const now = leaves(after, field);
+  const paths = [...new Set([...now.map(([path]) => path), ...was.keys()])];
+  const nowOf = new Map(now);
+  return paths
+    .filter((path) => !had || storedText(leafName(path), was.get(path)) !== storedText(leafName(path), nowOf.get(path)))
+    .map((path) => {
+      const shown = html`<span class="after">${storedText(leafName(path), nowOf.get(path))}</span>`;
+      return was.has(path) ? html`<li><b>${path}</b>: <span class="before">${storedText(leafName(path), was.get(path))}</span> → ${shown}</li>` : html`<li><b>${path}</b>: ${shown}</li>`;
+    });
+}
+
+/** The changes of one event, field by field before → after. */
+export const entryChanges = (entry: HistoryEntry) =>
+  html`<ul class="changes">${Object.keys(entry.changes).flatMap((field) => fieldChanges(field, entry.changes[field], entry.before[field], field in entry.before))}</ul>`;
 
 /** A record's history: each event, when (Moscow time), who, and each field it changed before → after. */
-export function historyTable(history: HistoryEntry[]) {
-  return html`<table class="history">
-<thead><tr><th class="num">seq</th><th>time (Moscow)</th><th>event</th><th>who</th><th>changes</th></tr></thead>
+export function historyTable({ t }: View, history: HistoryEntry[]) {
+  if (history.length === 0) return html`<p class="empty">${t.history.empty}</p>`;
+  const h = t.history;
+  return scrolling(
+    t.document.history,
+    html`<table class="history">
+<thead><tr><th class="num">${h.seq}</th><th>${h.time}</th><th>${h.event}</th><th>${h.who}</th><th>${h.changes}</th></tr></thead>
 <tbody>${history.map(
-    (entry) => html`<tr data-seq="${entry.seq}">
-<td class="num"><a href="/audit/log?after=${entry.seq - 1}">${entry.seq}</a></td><td>${entry.time}</td><td>${entry.type} (v${entry.streamVersion})</td><td>${entry.who}</td>
-<td><ul>${Object.keys(entry.changes).map((field) => change(entry, field))}</ul></td></tr>`,
-  )}</tbody>
-</table>`;
+      (entry) => html`<tr data-seq="${entry.seq}">
+<td class="num"><a href="/audit/log?order=oldest&amp;after=${entry.seq - 1}">${entry.seq}</a></td><td>${moscowText(entry.time)}</td><td>${entry.type} (v${entry.streamVersion})</td><td>${entry.who}</td>
+<td>${entryChanges(entry)}</td></tr>`,
+    )}</tbody>
+</table>`,
+  );
 }

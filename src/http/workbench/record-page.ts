@@ -2,13 +2,11 @@ import type { Context } from 'hono';
 import { html } from 'hono/html';
 import { z } from 'zod';
 import { type FoldedRecord, foldRecord } from '../../audit/record-fold.ts';
-import { DOCUMENT_TYPES, type DocumentType } from '../../events/documents.ts';
-import { formatMoscow, parseMoment } from '../../lib/clock.ts';
+import { parseMoment } from '../../lib/clock.ts';
 import type { Company } from '../../company.ts';
 import { formValues, problems, readForm } from './forms.ts';
-import { page, sendPage } from './layout.ts';
-import type { AuditSession } from './session.ts';
-import { fieldText, moscowTime } from './show.ts';
+import { page, scrolling, sendPage, type View } from './layout.ts';
+import { leafName, leaves, moment, moscowTime, recordHref, storedText } from './show.ts';
 
 const recordQuery = z.object({
   stream: z.string().regex(/^[a-z-]+-\d+$|^contractor-status-.+$/, 'must name a record, e.g. product-42, contractor-7, sale-187'),
@@ -19,46 +17,52 @@ const recordQuery = z.object({
     .optional(),
 });
 
-function recordForm(values: Record<string, string>) {
+function recordForm({ t }: View, values: Record<string, string>) {
   return html`<form class="search" method="get" action="/audit/record">
-<label>Record <input name="stream" size="24" placeholder="product-42, contractor-7, sale-187" value="${values.stream ?? ''}" required></label>
-<label>As of (Moscow time) <input name="at" size="22" placeholder="2026-11-22 12:00:00" value="${values.at ?? ''}"></label>
-<button class="primary" type="submit">Show</button>
+<label>${t.record.stream} <input name="stream" size="24" placeholder="${t.record.streamPlaceholder}" value="${values.stream ?? ''}" required></label>
+<label>${t.record.at} <input name="at" size="22" placeholder="${t.common.momentPlaceholder}" value="${values.at ?? ''}"></label>
+<button class="primary" type="submit">${t.common.show}</button>
 </form>`;
 }
 
-const folded = (record: FoldedRecord, total: number) =>
+const folded = ({ t }: View, record: FoldedRecord, total: number) =>
   record.lastEvent === undefined
-    ? 'no event yet: the record did not exist'
-    : `${record.events} of ${total} events, the last #${record.lastEvent.seq} ${record.lastEvent.type} at ${moscowTime(record.lastEvent.recordedAt)}`;
+    ? t.record.notYet
+    : t.record.folded(record.events, total, record.lastEvent.seq, record.lastEvent.type, moscowTime(record.lastEvent.recordedAt));
+
+/** A record's fields flattened to their leaves (a document's lines and company field by field), as page text. */
+const fieldTexts = (fields: Record<string, unknown> | undefined) => new Map(leaves(fields ?? {}).map(([path, value]) => [path, storedText(leafName(path), value)]));
 
 /** A record as its events left it at a moment, beside its state now; the fields that differ are marked. */
-export async function recordPage(c: Context, tb: Company, session: AuditSession): Promise<Response> {
+export async function recordPage(c: Context, tb: Company, view: View): Promise<Response> {
+  const { t } = view;
   const form = readForm(c, recordQuery);
   const values = formValues(c);
-  const title = 'A record as of a moment';
-  const explain = html`<p class="note">A record's own fields, folded from its events up to the moment: money in rubles, times in Moscow time.
-Figures derived from other records (a document's paid and tree, a contractor's balance) are not among them: a contractor's balance at a date is the closing balance of its statement.</p>`;
-  if (!form.asked) return sendPage(c, page(title, html`${recordForm(values)}${explain}`, session));
-  if (!form.ok) return sendPage(c, page(title, html`${recordForm(values)}${problems(form.errors)}`, session), 400);
+  const explain = html`<p class="note">${t.record.explain}</p>`;
+  if (!form.asked) return sendPage(c, page(view, t.record.title, html`${recordForm(view, values)}${explain}`));
+  if (!form.ok) return sendPage(c, page(view, t.record.title, html`${recordForm(view, values)}${problems(t, form.errors)}`), 400);
   const { stream, at = tb.clock() } = form.value;
   const events = await tb.audit.streamEvents(stream);
-  if (events.length === 0) return sendPage(c, page(title, html`${recordForm(values)}<p class="bad">There is no record ${stream}.</p>`, session), 404);
-  const then = foldRecord(events, at);
-  const now = foldRecord(events);
-  const fields = [...new Set([...Object.keys(then.fields ?? {}), ...Object.keys(now.fields ?? {})])];
-  const differs = (field: string) => fieldText(field, then.fields?.[field]) !== fieldText(field, now.fields?.[field]);
-  const [, kind, id] = /^([a-z]+)-(\d+)$/.exec(stream) ?? [];
+  if (events.length === 0) return sendPage(c, page(view, t.record.title, html`${recordForm(view, values)}<p class="empty">${t.record.noSuch(stream)}</p>`), 404);
+  const [thenRecord, nowRecord] = [foldRecord(events, at), foldRecord(events)];
+  const [then, now] = [fieldTexts(thenRecord.fields), fieldTexts(nowRecord.fields)];
+  const fields = [...new Set([...then.keys(), ...now.keys()])];
+  const differs = (field: string) => then.get(field) !== now.get(field);
+  const when = moment(at);
+  const own = recordHref(stream);
   return sendPage(
     c,
     page(
-      `${stream} as of ${formatMoscow(at)}`,
-      html`${recordForm(values)}${explain}
-<p>As of ${formatMoscow(at)}: ${folded(then, events.length)}.<br>Now: ${folded(now, events.length)}.
-${DOCUMENT_TYPES.includes(kind as DocumentType) ? html` <a href="/audit/document/${kind}/${id}">Its document page</a>.` : ''}</p>
-<table class="as-of"><thead><tr><th>field</th><th>as of ${formatMoscow(at)}</th><th>now</th></tr></thead>
-<tbody>${fields.map((field) => html`<tr${differs(field) ? html` class="changed"` : ''} data-field="${field}"><th>${field}</th><td>${fieldText(field, then.fields?.[field])}</td><td>${fieldText(field, now.fields?.[field])}</td></tr>`)}</tbody></table>`,
-      session,
+      view,
+      t.record.titleOf(stream, when),
+      html`${recordForm(view, values)}${explain}
+<p>${t.record.asOfLine(when, folded(view, thenRecord, events.length))}<br>${t.record.nowLine(folded(view, nowRecord, events.length))}
+${own.startsWith('/audit/record') ? '' : html` <a href="${own}">${t.record.documentPage}</a>.`}</p>
+${scrolling(
+  t.record.title,
+  html`<table class="as-of"><thead><tr><th>${t.record.field}</th><th>${t.record.then(when)}</th><th>${t.record.now}</th></tr></thead>
+<tbody>${fields.map((field) => html`<tr${differs(field) ? html` class="changed"` : ''} data-field="${field}"><th>${field}</th><td>${then.get(field) ?? ''}</td><td>${now.get(field) ?? ''}</td></tr>`)}</tbody></table>`,
+)}`,
     ),
   );
 }

@@ -3,24 +3,28 @@ import { html } from 'hono/html';
 import type { Company } from '../../company.ts';
 import { declaredTooLarge } from '../node-request.ts';
 import { sendBodyTooLarge } from '../respond.ts';
-import { page, sendPage } from './layout.ts';
+import { page, sendPage, viewOf } from './layout.ts';
+import type { Texts } from './texts.ts';
 import { sessionCookie, sessionEnd, sessionValue } from './session.ts';
 
-const form = (message?: string) =>
-  page(
-    'Sign in',
-    html`${message === undefined ? '' : html`<p class="bad">${message}</p>`}
+function form(c: Context, message?: (t: Texts) => string) {
+  const view = viewOf(c);
+  const { t } = view;
+  return page(
+    view,
+    t.signIn.title,
+    html`${message === undefined ? '' : html`<p class="bad" role="alert">${message(t)}</p>`}
 <form class="search" method="post" action="/audit/sign-in">
-  <label>Audit key <input type="password" name="key" autocomplete="off" required size="48"></label>
-  <button class="primary" type="submit">Sign in</button>
+  <label>${t.signIn.key} <input type="password" name="key" autocomplete="off" required size="48"></label>
+  <button class="primary" type="submit">${t.signIn.submit}</button>
 </form>
-<p class="note">Keys created with <code>tradebook keys create --scope audit</code> sign in here. The key is checked once;
-the browser then keeps only a session cookie, which ends after 8 hours, when the key expires or is revoked, or at sign-out.</p>`,
+<p class="note">${t.signIn.note}</p>`,
   );
+}
 
 /** The sign-in form, saying why when a session has just ended. */
 export function signInPage(c: Context, reason?: 'expired'): Promise<Response> {
-  return sendPage(c, form(reason === 'expired' ? 'Your session has ended: sign in again.' : undefined), reason === 'expired' ? 401 : 200);
+  return sendPage(c, form(c, reason === 'expired' ? (t) => t.signIn.ended : undefined), reason === 'expired' ? 401 : 200);
 }
 
 /** Checks the key posted once and starts a session for an audit key; any other key is refused. */
@@ -30,8 +34,8 @@ export async function signIn(c: Context, tb: Company): Promise<Response> {
   const given = typeof body.key === 'string' ? body.key.trim() : '';
   const known = given === '' ? undefined : await tb.keys.authenticate(given);
   const key = known && (await tb.keys.activeById(known.id));
-  if (!key) return sendPage(c, form('That key is unknown, revoked or expired.'), 401);
-  if (key.scope !== 'audit') return sendPage(c, form('That key is not an audit key: only keys with the audit scope open the workbench.'), 401);
+  if (!key) return sendPage(c, form(c, (t) => t.signIn.unknownKey), 401);
+  if (key.scope !== 'audit') return sendPage(c, form(c, (t) => t.signIn.notAudit), 401);
   const now = tb.clock();
   const ends = sessionEnd(key, now);
   c.header('Set-Cookie', sessionCookie(c, sessionValue(key, ends), Math.floor((ends - now) / 1000)));

@@ -5,17 +5,17 @@ import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES } from '../../events/document
 import type { StoredEvent } from '../../events/rows.ts';
 import { denseRank } from '../dense-rank.ts';
 import { type FlushBudget, type Projector, type TableNames, drainInChunks } from '../projector.ts';
-import { contractorView } from './views.ts';
+import { contractorView, nameKey } from './views.ts';
 
 /**
  * Contractors with their response JSON kept ready. `position` is the 1-based rank in id order (a page at any
  * offset is an index range scan); `contractor_phones` holds each phone's normalised digits so a lookup by
- * phone is an index seek. `balance` and `bonus_balance` (kopecks) are derived from posted documents: the
+ * phone is an index seek. `name_key` is the name as a search by part of it compares it (`nameKey`). `balance` and `bonus_balance` (kopecks) are derived from posted documents: the
  * document projection refreshes them at its flush whenever a document of the contractor moved.
  */
 export const contractorsProjector: Projector = {
   name: 'contractors',
-  version: 1,
+  version: 2,
   // A contractor added after documents of its id sums them from `document_records`, but no event changes both
   // (documents, which rewrite contractors' balances, come after it).
   after: [],
@@ -25,6 +25,7 @@ export const contractorsProjector: Projector = {
        id ${t.integer} PRIMARY KEY,
        position ${t.integer} NOT NULL,
        inn ${t.text},
+       name_key ${t.text},
        record ${t.text} NOT NULL,
        balance ${t.integer} NOT NULL,
        bonus_balance ${t.integer} NOT NULL,
@@ -40,8 +41,8 @@ export const contractorsProjector: Projector = {
   bind(session: SqlSession, n: TableNames) {
     const recordOf = `SELECT record FROM ${n('contractors')} WHERE id = ?`;
     const positions = denseRank(session, { table: n('contractors'), rank: 'position' });
-    const insert = byCount((rows) => `INSERT INTO ${n('contractors')} (id, position, inn, record, balance, bonus_balance, json) VALUES ${placeholders(rows, 7)}`);
-    const update = `UPDATE ${n('contractors')} SET inn = ?, record = ? WHERE id = ?`;
+    const insert = byCount((rows) => `INSERT INTO ${n('contractors')} (id, position, inn, name_key, record, balance, bonus_balance, json) VALUES ${placeholders(rows, 8)}`);
+    const update = `UPDATE ${n('contractors')} SET inn = ?, name_key = ?, record = ? WHERE id = ?`;
     const dropPhones = `DELETE FROM ${n('contractor_phones')} WHERE contractor_id = ?`;
     const addPhones = byCount((rows) => `INSERT INTO ${n('contractor_phones')} (digits, contractor_id) VALUES ${placeholders(rows, 2)} ON CONFLICT DO NOTHING`);
     const addStatuses = byCount((rows) => `INSERT INTO ${n('contractor_statuses')} (name) VALUES ${placeholders(rows, 1)} ON CONFLICT DO NOTHING`);
@@ -57,7 +58,7 @@ export const contractorsProjector: Projector = {
     const adding = new Map<number, { contractor: ContractorRecord; position: number }>();
     const statuses = new Set<string>();
     let top: { id: number; rank: number } | undefined;
-    const row = (c: ContractorRecord, position: number, f: ContractorFigures) => [c.id, position, c.inn, JSON.stringify(c), f.balance, f.bonusBalance, contractorJson(c, f)];
+    const row = (c: ContractorRecord, position: number, f: ContractorFigures) => [c.id, position, c.inn, nameKey(c.name), JSON.stringify(c), f.balance, f.bonusBalance, contractorJson(c, f)];
     const persist = async () => {
       top = undefined;
       if (adding.size > 0) {
@@ -90,7 +91,7 @@ export const contractorsProjector: Projector = {
       return inChunks(rows, (chunk) => session.run(addPhones(chunk.length), chunk.flat()));
     };
     const save = async (c: ContractorRecord) => {
-      await session.run(update, [c.inn, JSON.stringify(c), c.id]);
+      await session.run(update, [c.inn, nameKey(c.name), JSON.stringify(c), c.id]);
       await session.run(dropPhones, [c.id]);
       await writePhones([c]);
       toRefresh.add(c.id);

@@ -1,6 +1,7 @@
 import { phoneDigits } from '../../lib/phone.ts';
 import type { SqlSession } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
+import { nameKey } from './views.ts';
 
 // Positions are dense 1..n, so the highest one is the count, read from the index in O(log n).
 const PAGE = {
@@ -22,6 +23,20 @@ export function contractorQueries(session: SqlSession) {
       const json = await session.value<string>('SELECT record FROM contractors WHERE id = ?', [id]);
       return json === undefined ? undefined : JSON.parse(json);
     },
+    /**
+     * Up to `limit` contractors (their JSON, by id) whose name holds `part`, whatever its case. A part of a name
+     * has no index to seek: the narrow `name_key` column is read in id order until the page is full.
+     */
+    byNamePart: async (part: string, limit: number) =>
+      (await session.rows<[string]>(`SELECT json FROM contractors WHERE name_key LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?`, [`%${nameKey(part)!.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, limit])).map(([json]) => json),
+    /** The contractors (their JSON, by id) with any of these ids. */
+    jsonByIds: async (ids: number[]) =>
+      ids.length === 0 ? [] : (await session.rows<[string]>(`SELECT json FROM contractors WHERE id IN (${ids.map(() => '?').join(', ')}) ORDER BY id`, ids)).map(([json]) => json),
+    /** The ids of the contractors with this phone as phone1 or phone2, digits compared. */
+    idsByPhone: async (phone: string, limit: number) =>
+      (await session.rows<[number]>('SELECT contractor_id FROM contractor_phones WHERE digits = ? ORDER BY contractor_id LIMIT ?', [phoneDigits(phone), limit])).map(([id]) => id),
+    /** The ids of the contractors with this inn. */
+    idsByInn: async (inn: string, limit: number) => (await session.rows<[number]>('SELECT id FROM contractors WHERE inn = ? ORDER BY id LIMIT ?', [inn, limit])).map(([id]) => id),
     maxId: async () => (await session.value<number>('SELECT coalesce(max(id), 0) FROM contractors'))!,
     statusExists: async (name: string) => (await session.value('SELECT 1 FROM contractor_statuses WHERE name = ?', [name])) !== undefined,
   };

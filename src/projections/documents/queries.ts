@@ -1,4 +1,4 @@
-import type { JoinedPage, JoinedPageQuery, SqlSession } from '../../storage/sql.ts';
+import { type JoinedPage, type JoinedPageQuery, type SqlSession, inChunks } from '../../storage/sql.ts';
 import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES, type DocumentType } from '../../events/documents.ts';
 import { daysInMonth } from '../../lib/clock.ts';
 import type { DocumentRecord } from './records.ts';
@@ -116,6 +116,19 @@ export function documentQueries(session: SqlSession) {
     },
     /** A contractor's posted documents that move its balance, by date (then type and id): sums in kopecks. */
     postedOfContractor: (contractorId: number) => session.objects<PostedDocument>(posted, [contractorId]),
+    /** The number and date of each of these documents (a tree's, for its drawing), by `type-id`: a seek each on (type, id). */
+    async numbersOf(documents: { type: DocumentType; id: number }[]): Promise<Map<string, { number: string | null; date: string }>> {
+      const found = new Map<string, { number: string | null; date: string }>();
+      await inChunks(documents, async (chunk) => {
+        const which = chunk.map(() => '(r.type = ? AND r.id = ?)').join(' OR ');
+        const rows = await session.objects<{ type: string; id: number; number: string | null; date: string }>(
+          `SELECT r.type, r.id, r.number, d.date FROM document_records r JOIN documents d ON d.key = r.key WHERE ${which}`,
+          chunk.flatMap((d) => [d.type, d.id]),
+        );
+        for (const row of rows) found.set(`${row.type}-${row.id}`, { number: row.number, date: row.date });
+      });
+      return found;
+    },
     /** One document as the lists show it (its JSON text), of any type; undefined when there is none. */
     listJson: (type: DocumentType, id: number) =>
       session.value<string>('SELECT d.list_json FROM document_records r JOIN documents d ON d.key = r.key WHERE r.type = ? AND r.id = ?', [type, id]),

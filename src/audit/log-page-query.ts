@@ -1,0 +1,57 @@
+import { eventDefinitions } from '../events/registry.ts';
+
+/**
+ * A page of the log as the workbench reads it: after or before a seq, in either direction, filtered by a record
+ * (a whole stream name, or the start of one) and by event types named by the start of their name, whatever the
+ * case. The type names are known, so a type filter is a list of names the (type, seq) index finds.
+ */
+export interface LogPageQuery {
+  after?: number;
+  before?: number;
+  /** A stream (`sale-187`), or the start of streams' names (`sale-`, `contractor`), any case. */
+  stream?: string;
+  /** The start of event types' names, any case (`posted`, `documentp`). */
+  type?: string;
+  /** UTC ISO time: only events recorded at or after it. */
+  since?: string;
+  descending: boolean;
+  limit: number;
+}
+
+const WHOLE_STREAM = /^[a-z-]+-\d+$/;
+
+/** The event types whose names start with `start`, any case. */
+export const typesStartingWith = (start: string) => eventDefinitions.map((d) => d.type).filter((type) => type.toLowerCase().startsWith(start.toLowerCase()));
+
+/**
+ * The query's SQL after `SELECT … FROM events`: its conditions and order, with the engine's placeholders;
+ * undefined when nothing can match (no event type starts so).
+ */
+export function logPageSql(query: LogPageQuery, placeholder: (index: number) => string): { sql: string; params: unknown[] } | undefined {
+  const params: unknown[] = [];
+  const conditions: string[] = [];
+  const add = (condition: (p: string) => string, value: unknown) => {
+    params.push(value);
+    conditions.push(condition(placeholder(params.length)));
+  };
+  if (query.after !== undefined) add((p) => `seq > ${p}`, query.after);
+  if (query.before !== undefined) add((p) => `seq < ${p}`, query.before);
+  if (query.stream !== undefined) {
+    const stream = query.stream.trim().toLowerCase();
+    if (WHOLE_STREAM.test(stream)) add((p) => `stream = ${p}`, stream);
+    else add((p) => `stream LIKE ${p} ESCAPE '\\'`, `${stream.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  }
+  if (query.type !== undefined) {
+    const types = typesStartingWith(query.type.trim());
+    if (types.length === 0) return undefined;
+    const list = types.map((type) => {
+      params.push(type);
+      return placeholder(params.length);
+    });
+    conditions.push(`type IN (${list.join(', ')})`);
+  }
+  if (query.since !== undefined) add((p) => `recorded_at >= ${p}`, query.since);
+  params.push(query.limit);
+  const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
+  return { sql: `${where} ORDER BY seq ${query.descending ? 'DESC' : 'ASC'} LIMIT ${placeholder(params.length)}`, params };
+}

@@ -231,3 +231,134 @@ describe('anchors', () => {
     expect(junk.status).toBe(400);
   });
 });
+
+describe('in the reader’s language', () => {
+  test('Russian when the browser prefers it, English otherwise; a switch on the page is remembered; lang is set', async () => {
+    const { auditor } = await workbench();
+    const ask = async (headers: Record<string, string>) => (await auditor.app.request('/audit/log', { headers: { Cookie: auditor.cookie, ...headers } })).text();
+    const russian = await ask({ 'Accept-Language': 'ru-RU,ru;q=0.9,en;q=0.8' });
+    expect(russian).toContain('<html lang="ru">');
+    expect(russian).toContain('<h1>Журнал событий</h1>');
+    expect(await ask({ 'Accept-Language': 'de-DE,en;q=0.5,ru;q=0.4' })).toContain('<html lang="en">');
+    expect(await ask({})).toContain('<h1>The event log</h1>');
+    const back = '/audit/log?order=oldest';
+    const switched = await auditor.app.request(`/audit/language/ru?back=${encodeURIComponent(back)}`);
+    expect([switched.status, switched.headers.get('location')]).toEqual([303, back]);
+    const cookie = switched.headers.get('set-cookie')!.split(';')[0];
+    expect(cookie).toBe('tb_lang=ru');
+    expect(await ask({ 'Accept-Language': 'en', Cookie: `${auditor.cookie}; ${cookie}` })).toContain('<html lang="ru">');
+    // The switch goes back only to pages of the workbench.
+    expect((await auditor.app.request('/audit/language/en?back=https%3A%2F%2Fevil.example')).headers.get('location')).toBe('/audit');
+  });
+
+  test('dates typed ДД.ММ.ГГГГ are read, shown the same way; a record as of a date alone is the end of that day', async () => {
+    const { auditor, api, clock, auditKey } = await workbench();
+    const posted = await auditor.get('/audit/documents?contractor=7&status=1&dateFrom=02.11.2026&dateTo=3.11.2026');
+    expect(posted.text.match(/href="\/audit\/document\/[a-z]+\/\d+"/g)).toEqual(['href="/audit/document/paymentin/4"', 'href="/audit/document/sale/3"']);
+    expect(posted.text).toContain('value="02.11.2026"');
+    clock.advance(2 * 24 * 60 * 60 * 1000);
+    expect((await api.write('/api/update-product-prices', 'data', [{ sku: 'T1', salePrice: 1250.5 }])).status).toBe(200);
+    await auditor.signIn(auditKey);
+    const asOf = await auditor.get('/audit/record?stream=product-1&at=22.11.2026');
+    expect(asOf.status).toBe(200);
+    expect(asOf.text).toContain('<h1>product-1 as of 22.11.2026 23:59:59</h1>');
+    expect(asOf.text).toContain('<td>1\u00a0000,00\u00a0₽</td><td>1\u00a0250,50\u00a0₽</td>');
+    expect((await auditor.get('/audit/record?stream=product-1&at=2026-11-22')).status).toBe(200);
+    const wrong = await auditor.get('/audit/documents?id=abc');
+    expect(wrong.status).toBe(400);
+    expect(wrong.text).not.toContain('regex');
+    expect(wrong.text).toContain('“Id”: give a whole number.');
+  });
+});
+
+describe('the акт сверки', () => {
+  test('in its customary form in Russian, its figures those of the API’s statement; XLSX from the page and from the API', async () => {
+    const { auditor, auditKey } = await workbench();
+    const query = 'contractor=7&dateFrom=2026-01-01&dateTo=2026-12-31';
+    const res = await auditor.app.request(`/audit/statement?${query}`, { headers: { Cookie: auditor.cookie, 'Accept-Language': 'ru' } });
+    const text = await res.text();
+    const asked = await auditor.app.request(`/api/audit/statement?${query}`, { headers: { Authorization: `Bearer ${auditKey}` } });
+    const statement = ((await asked.json()) as { data: { debit: number; credit: number; closing: number; lines: unknown[] } }).data;
+    expect(text).toContain('<h1>Акт сверки взаимных расчётов</h1>');
+    expect(text).toContain('за период с 01.01.2026 по 31.12.2026');
+    expect(text).toContain('ООО Ромашка, ИНН 7701234567, КПП 770101001');
+    expect(text).toContain('По данным ООО Ромашка, руб.');
+    expect(text).toContain('Отгрузка № О-3 от 02.11.2026');
+    expect(Number(/data-debit="([\d.-]+)"/.exec(text)![1])).toBe(statement.debit);
+    expect(Number(/data-credit="([\d.-]+)"/.exec(text)![1])).toBe(statement.credit);
+    expect(Number(/data-closing="([\d.-]+)"/.exec(text)![1])).toBe(statement.closing);
+    expect(text).toContain('задолженность в пользу');
+    expect(text).toContain('200,00\u00a0₽ (должник — ООО Ромашка)');
+    expect([...text.matchAll(/<tr data-document=/g)]).toHaveLength(statement.lines.length);
+
+    const { default: ExcelJS } = await import('exceljs');
+    for (const [url, headers] of [
+      [`/audit/statement.xlsx?${query}`, { Cookie: auditor.cookie, 'Accept-Language': 'ru' }],
+      [`/api/audit/statement?${query}&format=xlsx`, { Authorization: `Bearer ${auditKey}` }],
+    ] as const) {
+      const file = await auditor.app.request(url, { headers });
+      expect(file.status, url).toBe(200);
+      expect(file.headers.get('content-type')).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+      const book = new ExcelJS.Workbook();
+      await book.xlsx.load(Buffer.from(await file.arrayBuffer()) as never);
+      const sheet = book.worksheets[0];
+      expect(sheet.getCell('A1').value).toBe('Акт сверки взаимных расчётов');
+      const rows = sheet.getSheetValues().filter(Boolean) as unknown[][];
+      const turnover = rows.find((row) => row[2] === 'Обороты за период')!;
+      expect([turnover[3], turnover[4]]).toEqual([statement.debit, statement.credit]);
+      const sale = rows.find((row) => row[2] === 'Отгрузка № О-3 от 02.11.2026')!;
+      expect(sale[1]).toEqual(new Date('2026-11-02T00:00:00Z'));
+      expect(sale[3]).toBe(500);
+    }
+  });
+});
+
+describe('finding a contractor', () => {
+  test('by part of its name whatever the case, by INN or by phone; its page links its documents and акт сверки', async () => {
+    const { auditor } = await workbench();
+    for (const q of ['ромаш', 'РОМАШКА', '7701234567', '8 (916) 123-45-67']) {
+      const found = await auditor.get(`/audit/contractors?q=${encodeURIComponent(q)}`);
+      expect(found.text.match(/data-contractor="(\d+)"/g), q).toEqual(['data-contractor="7"']);
+    }
+    const none = await auditor.get('/audit/contractors?q=%25');
+    expect(none.text).toContain('No contractor matches “%”.');
+    const own = await auditor.get('/audit/contractor/7');
+    expect(own.status).toBe(200);
+    expect(own.text).toContain('<h1>ООО Ромашка</h1>');
+    expect(own.text).toContain('href="/audit/document/sale/3"');
+    expect(own.text).toContain('href="/audit/statement?contractor=7&dateFrom=2026-01-01&dateTo=2026-12-31"');
+    expect(own.text).toContain('data-balance="-200"');
+    expect((await auditor.get('/audit/contractor/99')).status).toBe(404);
+    expect((await auditor.get('/audit/contractor/x')).status).toBe(404);
+  });
+});
+
+describe('the log, read', () => {
+  test('newest first by default, oldest first on asking, pages both ways; type and record filters by their start in any case', async () => {
+    const { auditor, tb } = await workbench();
+    const last = await tb.audit.lastSeq();
+    const seqs = (text: string) => [...text.matchAll(/<tr data-seq="(\d+)">/g)].map((m) => Number(m[1]));
+    const newest = seqs((await auditor.get('/audit/log')).text);
+    expect(newest[0]).toBe(last);
+    expect(newest).toEqual([...newest].sort((a, b) => b - a));
+    const oldest = seqs((await auditor.get('/audit/log?order=oldest')).text);
+    expect(oldest[0]).toBe(1);
+    const recorded = await auditor.get('/audit/log?type=documentrec');
+    expect(new Set([...recorded.text.matchAll(/<td>([A-Z][A-Za-z]+)<\/td>/g)].map((m) => m[1]))).toEqual(new Set(['DocumentRecorded']));
+    const sales = await auditor.get('/audit/log?stream=SALE-');
+    expect([...sales.text.matchAll(/<a href="\/audit\/document\/sale\/3">sale-3<\/a>/g)].length).toBe(seqs(sales.text).length);
+    expect(sales.text).toContain('<a href="/audit/document/sale/3">sale-3</a>');
+    expect((await auditor.get('/audit/log?type=nothing')).text).toContain('No event matches.');
+  });
+
+  test('an address under /audit that is no page is a page saying so', async () => {
+    const { auditor } = await workbench();
+    const missing = await auditor.get('/audit/nowhere');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(missing.text).toContain('The workbench has no such page.');
+    const signOut = await auditor.get('/audit/sign-out');
+    expect(signOut.status).toBe(404);
+    expect(signOut.text).toContain('To sign out, press');
+  });
+});

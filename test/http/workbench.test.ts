@@ -124,6 +124,12 @@ describe('finding a document', () => {
     expect([direct.status, direct.headers.get('location')]).toEqual([303, '/audit/document/sale/3']);
     const byNumber = await auditor.get('/audit/documents?number=%D0%A1-2');
     expect(byNumber.text.match(/href="\/audit\/document\/[a-z]+\/\d+"/g)).toEqual(['href="/audit/document/customerinvoice/2"']);
+    // Whatever the case, or by the digits alone, leading zeros or not.
+    for (const number of ['с-2', ' С-2 ', '2', '0002']) {
+      const found = await auditor.get(`/audit/documents?number=${encodeURIComponent(number)}`);
+      expect(found.text.match(/href="\/audit\/document\/[a-z]+\/\d+"/g), number).toEqual(['href="/audit/document/customerinvoice/2"']);
+    }
+    expect((await auditor.get('/audit/documents?number=c-2')).text).toContain('No document matches.');
     const posted = await auditor.get('/audit/documents?contractor=7&status=1&dateFrom=2026-11-02&dateTo=2026-11-03');
     expect(posted.text.match(/href="\/audit\/document\/[a-z]+\/\d+"/g)).toEqual(['href="/audit/document/paymentin/4"', 'href="/audit/document/sale/3"']);
     const bad = await auditor.get('/audit/documents?type=nonsense&dateFrom=2026-02-30');

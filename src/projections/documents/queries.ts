@@ -1,7 +1,7 @@
 import { type JoinedPage, type JoinedPageQuery, type SqlSession, inChunks } from '../../storage/sql.ts';
 import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES, type DocumentType } from '../../events/documents.ts';
 import { daysInMonth } from '../../lib/clock.ts';
-import type { DocumentRecord } from './records.ts';
+import { type DocumentRecord, numberDigits, numberKey } from './records.ts';
 
 /** `YYYY-MM` when the range is exactly the first to the last day of one month. */
 function wholeMonth(from: string | undefined, to: string | undefined): string | undefined {
@@ -23,7 +23,7 @@ export interface PostedDocument {
 export interface DocumentSearch extends DocumentFilter {
   type?: DocumentType;
   contractorId?: number;
-  /** The document's number, exactly. */
+  /** The document's number whatever its case, or (digits only) its digits without leading zeros: `000001` finds `SA-000001`. */
   number?: string;
 }
 
@@ -89,7 +89,8 @@ export function documentQueries(session: SqlSession) {
       where('r.status = ?', by.status);
       where('d.date >= ?', by.dateFrom);
       where('d.date <= ?', by.dateTo);
-      where('r.number = ?', by.number);
+      if (by.number !== undefined && /^\d+$/.test(by.number.trim())) where('r.number_digits = ?', numberDigits(by.number.trim()));
+      else where('r.number_key = ?', by.number === undefined ? undefined : numberKey(by.number.trim()));
       const filter = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
       const sql = `SELECT d.list_json FROM document_records r JOIN documents d ON d.key = r.key ${filter} ORDER BY d.date DESC, r.key DESC LIMIT ? OFFSET ?`;
       return (await session.rows<[string]>(sql, [...params, limit, offset])).map(([json]) => json);

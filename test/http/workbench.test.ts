@@ -177,6 +177,11 @@ describe('a record as of a moment', () => {
     const earlier = await auditor.get(`/audit/record?stream=product-1&at=${encodeURIComponent('2026-11-22 11:59:59')}`);
     expect(earlier.text).toContain('no event yet: the record did not exist');
     expect((await auditor.get('/audit/record?stream=product-99')).status).toBe(404);
+    // Fields naming other records show their names, linked to their pages; nested values field by field.
+    const sale = (await auditor.get('/audit/record?stream=sale-3')).text;
+    expect(sale).toContain('<th>contractorId</th><td><a href="/audit/contractor/7">ООО Ромашка</a> (7)</td>');
+    expect(sale).toContain('<th>products.1.pr_id</th><td><a href="/audit/record?stream=product-1">Стол</a> (1)</td>');
+    expect(sale).toContain('<th>products.1.pr_price</th><td>500,00\u00a0₽</td>');
     expect((await auditor.get('/audit/record?stream=product-1&at=yesterday')).status).toBe(400);
   });
 });

@@ -30,8 +30,44 @@ const folded = ({ t }: View, record: FoldedRecord, total: number) =>
     ? t.record.notYet
     : t.record.folded(record.events, total, record.lastEvent.seq, record.lastEvent.type, moscowTime(record.lastEvent.recordedAt));
 
-/** A record's fields flattened to their leaves (a document's lines and company field by field), as page text. */
-const fieldTexts = (fields: Record<string, unknown> | undefined) => new Map(leaves(fields ?? {}).map(([path, value]) => [path, storedText(leafName(path), value)]));
+/** A record's fields flattened to their leaves (a document's lines and company field by field). */
+const fieldValues = (fields: Record<string, unknown> | undefined) => new Map(leaves(fields ?? {}));
+
+/** Fields that name another record by its id, and that record's kind. */
+const REFERENCES: Record<string, 'category' | 'brand' | 'contractor' | 'product'> = {
+  categoryId: 'category',
+  parent: 'category',
+  brandId: 'brand',
+  contractorId: 'contractor',
+  pr_id: 'product',
+};
+
+/** The names of the records these fields name (`brand-3` → its name now), each read by its id. */
+async function referencedNames(tb: Company, fields: Map<string, unknown>): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  for (const [path, value] of fields) {
+    const kind = REFERENCES[leafName(path)];
+    if (kind === undefined || typeof value !== 'number' || value < 1 || names.has(`${kind}-${value}`)) continue;
+    const named =
+      kind === 'category'
+        ? await tb.categories.byId(value)
+        : kind === 'brand'
+          ? await tb.brands.byId(value)
+          : kind === 'contractor'
+            ? await tb.contractors.byId(value)
+            : await tb.products.byId(value);
+    if (named?.name) names.set(`${kind}-${value}`, named.name);
+  }
+  return names;
+}
+
+/** A field's value as a cell: one naming another record is that record's name, linked to its page. */
+function cell(path: string, value: unknown, names: Map<string, string>) {
+  const kind = REFERENCES[leafName(path)];
+  const stream = `${kind}-${String(value)}`;
+  if (kind === undefined || typeof value !== 'number' || !names.has(stream)) return storedText(leafName(path), value);
+  return html`<a href="${recordHref(stream)}">${names.get(stream)}</a> (${value})`;
+}
 
 /** A record as its events left it at a moment, beside its state now; the fields that differ are marked. */
 export async function recordPage(c: Context, tb: Company, view: View): Promise<Response> {
@@ -45,9 +81,12 @@ export async function recordPage(c: Context, tb: Company, view: View): Promise<R
   const events = await tb.audit.streamEvents(stream);
   if (events.length === 0) return sendPage(c, page(view, t.record.title, html`${recordForm(view, values)}<p class="empty">${t.record.noSuch(stream)}</p>`), 404);
   const [thenRecord, nowRecord] = [foldRecord(events, at), foldRecord(events)];
-  const [then, now] = [fieldTexts(thenRecord.fields), fieldTexts(nowRecord.fields)];
+  const [then, now] = [fieldValues(thenRecord.fields), fieldValues(nowRecord.fields)];
   const fields = [...new Set([...then.keys(), ...now.keys()])];
-  const differs = (field: string) => then.get(field) !== now.get(field);
+  const text = (values: Map<string, unknown>, field: string) => (values.has(field) ? storedText(leafName(field), values.get(field)) : '');
+  const differs = (field: string) => text(then, field) !== text(now, field);
+  const names = await referencedNames(tb, new Map([...then, ...now]));
+  const shown = (values: Map<string, unknown>, field: string) => (values.has(field) ? cell(field, values.get(field), names) : '');
   const when = moment(at);
   const own = recordHref(stream);
   return sendPage(
@@ -61,7 +100,7 @@ ${own.startsWith('/audit/record') ? '' : html` <a href="${own}">${t.record.docum
 ${scrolling(
   t.record.title,
   html`<table class="as-of"><thead><tr><th>${t.record.field}</th><th>${t.record.then(when)}</th><th>${t.record.now}</th></tr></thead>
-<tbody>${fields.map((field) => html`<tr${differs(field) ? html` class="changed"` : ''} data-field="${field}"><th>${field}</th><td>${then.get(field) ?? ''}</td><td>${now.get(field) ?? ''}</td></tr>`)}</tbody></table>`,
+<tbody>${fields.map((field) => html`<tr${differs(field) ? html` class="changed"` : ''} data-field="${field}"><th>${field}</th><td>${shown(then, field)}</td><td>${shown(now, field)}</td></tr>`)}</tbody></table>`,
 )}`,
     ),
   );

@@ -68,7 +68,7 @@ describe('signing in', () => {
     const { key } = await tb.keys.create({ name: 'auditor', scope: 'audit' });
     const stranger = new Browser(app);
     const none = await stranger.get('/audit/document/sale/1');
-    expect([none.status, none.headers.get('location')]).toEqual([303, '/audit/sign-in']);
+    expect([none.status, none.headers.get('location')]).toEqual([303, '/audit/sign-in?next=%2Faudit%2Fdocument%2Fsale%2F1']);
     for (const wrong of [apiKey, 'tb_nosuchkey', '']) {
       const refused = await stranger.signIn(wrong);
       expect(refused.status, wrong).toBe(401);
@@ -103,6 +103,27 @@ describe('signing in', () => {
     expect((await browser.get('/audit/log')).status).toBe(200);
     await tb.keys.revoke(id);
     expect((await browser.get('/audit/log')).status).toBe(303);
+  });
+
+  test('a session that ended says why on the sign-in page, and signing in goes on to the page first asked for', async () => {
+    const { app, tb } = await testService();
+    const { id, key } = await tb.keys.create({ name: 'auditor', scope: 'audit' });
+    const browser = new Browser(app);
+    await browser.signIn(key);
+    await tb.keys.revoke(id);
+    const sent = await browser.get('/audit/log?order=oldest');
+    expect(sent.headers.get('location')).toBe('/audit/sign-in?ended=1&next=%2Faudit%2Flog%3Forder%3Doldest');
+    const form = await browser.get(sent.headers.get('location')!);
+    expect(form.text).toContain('the key was revoked or expired');
+    expect(form.text).toContain('<input type="hidden" name="next" value="/audit/log?order=oldest">');
+    const { key: other } = await tb.keys.create({ name: 'auditor 2', scope: 'audit' });
+    const signed = await browser.request('POST', '/audit/sign-in', { key: other, next: '/audit/log?order=oldest' });
+    expect(signed.headers.get('location')).toBe('/audit/log?order=oldest');
+    // Only pages of the workbench: anything else goes to the documents.
+    for (const next of ['https://evil.example/', '//evil.example/audit', '/api/events', '/audit\\evil']) {
+      const elsewhere = await new Browser(app).request('POST', '/audit/sign-in', { key: other, next });
+      expect(elsewhere.headers.get('location'), next).toBe('/audit/documents');
+    }
   });
 
   test('pages are not cached, framed or allowed to run scripts, and escape what records hold', async () => {

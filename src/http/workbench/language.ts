@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { requestHeader } from '../node-request.ts';
+import { returnPath } from './return-path.ts';
 import { type Lang, type Texts, en, ru } from './texts.ts';
 
 /** The cookie remembering the language picked on a page; it outranks the browser's Accept-Language. */
@@ -29,12 +30,9 @@ export function languageOf(c: Context): Lang {
 
 export const textsOf = (c: Context): Texts => TEXTS[languageOf(c)];
 
-/** A workbench path to go back to after a switch: only paths under /audit, so the switch cannot send anyone elsewhere. */
-const safeBack = (back: string | undefined) => (back !== undefined && /^\/audit(?:[/?#]|$)/.test(back) && !back.startsWith('//') ? back : '/audit');
-
 /** Picks a language for a year and goes back to the page it was picked on. */
 export function switchLanguage(c: Context): Response {
   const lang = c.req.param('lang');
   if (isLang(lang)) c.header('Set-Cookie', `${LANGUAGE_COOKIE}=${lang}; Path=/audit; Max-Age=31536000; SameSite=Lax`);
-  return c.redirect(safeBack(c.req.query('back')), 303);
+  return c.redirect(returnPath(c.req.query('back'), '/audit'), 303);
 }

@@ -30,10 +30,17 @@ export function workbenchRoutes(tb: Company): Hono<AppEnv> {
   app.post('/audit/sign-in', (c) => signIn(c, tb));
   app.post('/audit/sign-out', (c) => signOut(c));
 
-  // Every other page needs a session; without one the browser is sent to sign in.
+  // Every other page needs a session; without one the browser is sent to sign in, told why when one has ended,
+  // and brought back to the page it asked for.
   const requireSession = createMiddleware<WorkbenchEnv>(async (c, next) => {
     const check = await sessionOf(c, tb.keys, tb.clock());
-    if (!check.ok) return check.reason === 'expired' ? signInPage(c, 'expired') : c.redirect('/audit/sign-in', 303);
+    if (!check.ok) {
+      const url = new URL(c.req.url);
+      const asked = c.req.method === 'GET' ? `${url.pathname}${url.search}` : undefined;
+      if (check.reason === 'expired') return signInPage(c, 'expired', asked);
+      const query = new URLSearchParams({ ...(check.reason === 'invalid' && { ended: '1' }), ...(asked !== undefined && asked !== '/audit' && { next: asked }) });
+      return c.redirect(`/audit/sign-in${query.size === 0 ? '' : `?${query}`}`, 303);
+    }
     c.set('session', check.session);
     await next();
   });

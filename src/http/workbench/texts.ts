@@ -107,7 +107,8 @@ export const ru = {
     note: 'Сюда входят по ключам, созданным командой tradebook keys create --scope audit. Ключ проверяется один раз; затем браузер хранит только cookie сеанса, который заканчивается через 8 часов, при истечении или отзыве ключа либо при выходе.',
     unknownKey: 'Такой ключ не найден, отозван или истёк.',
     notAudit: 'Это не ключ аудитора: рабочее место открывают только ключи с областью audit.',
-    ended: 'Сеанс завершён: войдите снова.',
+    ended: 'Сеанс завершён: прошло 8 часов или истёк срок ключа. Войдите снова.',
+    revoked: 'Сеанс завершён: ключ отозван или истёк, либо cookie сеанса недействителен. Войдите снова.',
   },
   documents: {
     title: 'Поиск документа',
@@ -337,7 +338,8 @@ export const en: Texts = {
     note: 'Keys created with tradebook keys create --scope audit sign in here. The key is checked once; the browser then keeps only a session cookie, which ends after 8 hours, when the key expires or is revoked, or at sign-out.',
     unknownKey: 'That key is unknown, revoked or expired.',
     notAudit: 'That key is not an audit key: only keys with the audit scope open the workbench.',
-    ended: 'Your session has ended: sign in again.',
+    ended: 'Your session has ended: 8 hours passed or the key expired. Sign in again.',
+    revoked: 'Your session has ended: the key was revoked or expired, or the session cookie is not valid. Sign in again.',
   },
   documents: {
     title: 'Find a document',

@@ -166,7 +166,8 @@ describe("a document's page", () => {
     expect((await api.write('/api/edit-product', 'products', [{ id: 1, name: 'Стол дубовый', sku: 'T1', categoryId: 0 }])).status).toBe(200);
     const res = await auditor.get('/audit/document/sale/3');
     expect(res.status).toBe(200);
-    expect(res.text).toContain('<h1>Отгрузка О-3 (sale 3)</h1>');
+    expect(res.text).toContain('<h1>Sale О-3 (sale 3)</h1>');
+    expect(res.text).toContain('<dt>Name</dt><dd>Отгрузка</dd>');
     const nodes = [...res.text.matchAll(/<a href="\/audit\/document\/([a-z]+)\/(\d+)" data-node="([a-z]+-\d+)"( data-this="1")?>/g)].map((m) => `${m[3]}${m[4] ? '*' : ''}`);
     expect(nodes).toEqual(['customerorder-1', 'customerinvoice-2', 'sale-3*', 'paymentin-4', 'cashin-5']);
     const paid = res.text.slice(res.text.indexOf('How paid is made up'), res.text.indexOf('<h2>History'));

@@ -47,7 +47,8 @@ export const auditReads: ReadEndpoint[] = [
   {
     method: 'get',
     path: '/api/audit/statement',
-    summary: "A contractor's reconciliation statement for a period: opening balance, every posted document that moved it, closing balance",
+    summary:
+      "A contractor's reconciliation statement for a period: opening balance, every posted document that moved it, closing balance (format=csv: a CSV file; format=xlsx: the акт сверки as an Excel workbook)",
     query: statementQuery,
     codes: statementCodes,
     audit: true,

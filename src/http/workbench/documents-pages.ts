@@ -180,7 +180,7 @@ export async function documentPage(c: Context, tb: Company, view: View): Promise
   const d = JSON.parse(json) as ListedDocument;
   const stream = `${type}-${id}`;
   const history = await tb.audit.history(stream);
-  const title = `${nameOf(d)} ${d.number ?? ''} (${type} ${id})`;
+  const title = `${typeName(t, type)} ${d.number ?? ''} (${type} ${id})`;
   return sendPage(
     c,
     page(

@@ -8,7 +8,7 @@ import { type ListedDocument, documentsTable } from './documents-pages.ts';
 import { formValues, problems, readForm } from './forms.ts';
 import { historyTable } from './history-table.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
-import { contractorLink, leaves, rubles } from './show.ts';
+import { contractorLink, leafName, leaves, rubles } from './show.ts';
 
 const FOUND = 50;
 const RECENT = 20;
@@ -76,6 +76,8 @@ export async function findContractorsPage(c: Context, tb: Company, view: View): 
 }
 
 const SKIPPED = new Set(['id', 'name', 'balance']);
+/** A contractor's fields that are amounts in rubles, as the API shows them. */
+const MONEY_FIELDS = new Set(['bonus.balance']);
 
 /** A contractor's page: its details, balance, latest documents, a link to its акт сверки and its history. */
 export async function contractorPage(c: Context, tb: Company, view: View): Promise<Response> {
@@ -88,14 +90,18 @@ export async function contractorPage(c: Context, tb: Company, view: View): Promi
   const documents = (await tb.documents.search({ contractorId: k.id }, 0, RECENT)).map((row) => JSON.parse(row) as ListedDocument);
   const fields = leaves(Object.fromEntries(Object.entries(k).filter(([field]) => !SKIPPED.has(field))))
     .filter(([, value]) => value !== null && value !== '' && value !== '[]' && value !== '{}')
-    .map(([path, value]) => html`<dt>${t.contractors.fields[path] ?? path}</dt><dd>${String(value)}</dd>`);
+    .map(([path, value]) => {
+      const label = t.contractors.fields[path] ?? t.contractors.fields[leafName(path)] ?? path;
+      const index = /\.(\d+)\./.exec(path)?.[1];
+      return html`<dt>${index === undefined ? label : `${label} (${index})`}</dt><dd>${MONEY_FIELDS.has(path) && typeof value === 'number' ? rubles(value) : String(value)}</dd>`;
+    });
   return sendPage(
     c,
     page(
       view,
       k.name ?? `#${k.id}`,
       html`<dl class="fields"><dt>${t.contractors.balance}</dt><dd data-balance="${k.balance}">${t.contractors.balanceMeaning(rubles(k.balance))}</dd>${fields}</dl>
-<p><a href="/audit/statement?contractor=${k.id}&dateFrom=${year}-01-01&dateTo=${year}-12-31">${t.contractors.statement(year)}</a> · <a href="/audit/documents?contractor=${k.id}">${t.contractors.allDocuments}</a> · ${contractorLink(k.id, k.name)}</p>
+<p><a href="/audit/statement?contractor=${k.id}&dateFrom=${year}-01-01&dateTo=${year}-12-31">${t.contractors.statement(year)}</a> · <a href="/audit/documents?contractor=${k.id}">${t.contractors.allDocuments}</a></p>
 <h2>${t.contractors.documents}</h2>
 ${documents.length === 0 ? html`<p class="empty">${t.documents.noMatch}</p>` : documentsTable(view, documents)}
 <h2>${t.contractors.history}</h2>

@@ -33,20 +33,20 @@ const folded = ({ t }: View, record: FoldedRecord, total: number) =>
 /** A record's fields flattened to their leaves (a document's lines and company field by field). */
 const fieldValues = (fields: Record<string, unknown> | undefined) => new Map(leaves(fields ?? {}));
 
+type Referenced = 'category' | 'brand' | 'contractor' | 'product';
+
 /** Fields that name another record by its id, and that record's kind. */
-const REFERENCES: Record<string, 'category' | 'brand' | 'contractor' | 'product'> = {
-  categoryId: 'category',
-  parent: 'category',
-  brandId: 'brand',
-  contractorId: 'contractor',
-  pr_id: 'product',
-};
+const REFERENCES: Record<string, Referenced> = { categoryId: 'category', brandId: 'brand', contractorId: 'contractor', pr_id: 'product' };
+
+/** The kind of record a field of a record of `kind` names, if it names one: a `parent` is one of the record's own kind. */
+const referenceOf = (kind: string, path: string): Referenced | undefined =>
+  leafName(path) === 'parent' ? (kind === 'category' || kind === 'product' ? kind : undefined) : REFERENCES[leafName(path)];
 
 /** The names of the records these fields name (`brand-3` → its name now), each read by its id. */
-async function referencedNames(tb: Company, fields: Map<string, unknown>): Promise<Map<string, string>> {
+async function referencedNames(tb: Company, recordKind: string, fields: Map<string, unknown>): Promise<Map<string, string>> {
   const names = new Map<string, string>();
   for (const [path, value] of fields) {
-    const kind = REFERENCES[leafName(path)];
+    const kind = referenceOf(recordKind, path);
     if (kind === undefined || typeof value !== 'number' || value < 1 || names.has(`${kind}-${value}`)) continue;
     const named =
       kind === 'category'
@@ -62,8 +62,8 @@ async function referencedNames(tb: Company, fields: Map<string, unknown>): Promi
 }
 
 /** A field's value as a cell: one naming another record is that record's name, linked to its page. */
-function cell(path: string, value: unknown, names: Map<string, string>) {
-  const kind = REFERENCES[leafName(path)];
+function cell(recordKind: string, path: string, value: unknown, names: Map<string, string>) {
+  const kind = referenceOf(recordKind, path);
   const stream = `${kind}-${String(value)}`;
   if (kind === undefined || typeof value !== 'number' || !names.has(stream)) return storedText(leafName(path), value);
   return html`<a href="${recordHref(stream)}">${names.get(stream)}</a> (${value})`;
@@ -85,8 +85,9 @@ export async function recordPage(c: Context, tb: Company, view: View): Promise<R
   const fields = [...new Set([...then.keys(), ...now.keys()])];
   const text = (values: Map<string, unknown>, field: string) => (values.has(field) ? storedText(leafName(field), values.get(field)) : '');
   const differs = (field: string) => text(then, field) !== text(now, field);
-  const names = await referencedNames(tb, new Map([...then, ...now]));
-  const shown = (values: Map<string, unknown>, field: string) => (values.has(field) ? cell(field, values.get(field), names) : '');
+  const kind = stream.slice(0, stream.lastIndexOf('-'));
+  const names = await referencedNames(tb, kind, new Map([...then, ...now]));
+  const shown = (values: Map<string, unknown>, field: string) => (values.has(field) ? cell(kind, field, values.get(field), names) : '');
   const when = moment(at);
   const own = recordHref(stream);
   return sendPage(

@@ -20,14 +20,18 @@ export interface LogPageQuery {
 
 const WHOLE_STREAM = /^[a-z-]+-\d+$/;
 
+/** The first text after every text that starts with `prefix`, in byte order (both engines compare streams so). */
+const pastPrefix = (prefix: string) => `${prefix.slice(0, -1)}${String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)}`;
+
 /** The event types whose names start with `start`, any case. */
 export const typesStartingWith = (start: string) => eventDefinitions.map((d) => d.type).filter((type) => type.toLowerCase().startsWith(start.toLowerCase()));
 
 /**
- * The query's SQL after `SELECT … FROM events`: its conditions and order, with the engine's placeholders;
- * undefined when nothing can match (no event type starts so).
+ * The query's SQL, selecting `columns` of `events e` with the engine's placeholders; undefined when nothing can
+ * match (no event type starts so). The page's seqs are found first, from an index alone where the filter allows
+ * (a start of streams' names is a range of the (stream, stream_version) index), then just those rows are read.
  */
-export function logPageSql(query: LogPageQuery, placeholder: (index: number) => string): { sql: string; params: unknown[] } | undefined {
+export function logPageSql(query: LogPageQuery, placeholder: (index: number) => string, columns: string): { sql: string; params: unknown[] } | undefined {
   const params: unknown[] = [];
   const conditions: string[] = [];
   const add = (condition: (p: string) => string, value: unknown) => {
@@ -37,9 +41,13 @@ export function logPageSql(query: LogPageQuery, placeholder: (index: number) => 
   if (query.after !== undefined) add((p) => `seq > ${p}`, query.after);
   if (query.before !== undefined) add((p) => `seq < ${p}`, query.before);
   if (query.stream !== undefined) {
-    const stream = query.stream.trim().toLowerCase();
+    // Record kinds are written in lower case; a status's name (contractor-status-…) keeps its own.
+    const stream = query.stream.trim().replace(/[A-Z]/g, (c) => c.toLowerCase());
     if (WHOLE_STREAM.test(stream)) add((p) => `stream = ${p}`, stream);
-    else add((p) => `stream LIKE ${p} ESCAPE '\\'`, `${stream.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    else if (stream !== '') {
+      add((p) => `stream >= ${p}`, stream);
+      add((p) => `stream < ${p}`, pastPrefix(stream));
+    }
   }
   if (query.type !== undefined) {
     const types = typesStartingWith(query.type.trim());
@@ -53,5 +61,9 @@ export function logPageSql(query: LogPageQuery, placeholder: (index: number) => 
   if (query.since !== undefined) add((p) => `recorded_at >= ${p}`, query.since);
   params.push(query.limit);
   const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
-  return { sql: `${where} ORDER BY seq ${query.descending ? 'DESC' : 'ASC'} LIMIT ${placeholder(params.length)}`, params };
+  const order = query.descending ? 'DESC' : 'ASC';
+  return {
+    sql: `SELECT ${columns} FROM (SELECT seq FROM events ${where} ORDER BY seq ${order} LIMIT ${placeholder(params.length)}) AS p JOIN events e ON e.seq = p.seq ORDER BY e.seq ${order}`,
+    params,
+  };
 }

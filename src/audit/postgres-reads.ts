@@ -2,8 +2,8 @@ import type { AuditReads } from './reads.ts';
 import { historyOf, whoOf } from './history.ts';
 import { toStoredEvent } from '../events/store.ts';
 import type { Sql } from '../storage/postgres/connection.ts';
-import { SELECT_EVENTS, eventsAfter, lastSeq, readStream } from '../storage/postgres/event-log.ts';
-import type { EventRow } from '../events/store.ts';
+import { eventsAfter, lastSeq, readStream } from '../storage/postgres/event-log.ts';
+import { EVENT_COLUMNS, type EventRow } from '../events/rows.ts';
 import { logPageSql } from './log-page-query.ts';
 import { holdsNul } from '../storage/postgres/session.ts';
 
@@ -14,8 +14,8 @@ export function postgresAuditReads(pool: Sql): AuditReads {
     eventsAfter: async (after, limit, filter = {}) => (holdsNul(Object.values(filter)) ? [] : eventsAfter(pool, after, limit, filter)),
     streamEvents,
     async eventsPage(query) {
-      const page = logPageSql(query, (index) => `$${index}`);
-      return page === undefined || holdsNul([query.stream, query.type]) ? [] : pool.sql<EventRow>(`${SELECT_EVENTS} ${page.sql}`, page.params);
+      const page = logPageSql(query, (index) => `$${index}`, EVENT_COLUMNS.map((column) => `e.${column}`).join(', '));
+      return page === undefined || holdsNul([query.stream, query.type]) ? [] : pool.sql<EventRow>(page.sql, page.params);
     },
     async history(stream) {
       // Keys are few: their names are read whole, then told by id.

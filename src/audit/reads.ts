@@ -22,8 +22,8 @@ export function auditReads(db: Sqlite) {
     },
     /** A page of the log as the workbench reads it (see LogPageQuery). */
     eventsPage(query: LogPageQuery): EventRow[] {
-      const page = logPageSql(query, () => '?');
-      return page === undefined ? [] : (db.prepare(`SELECT * FROM events ${page.sql}`).all(...page.params) as EventRow[]);
+      const page = logPageSql(query, () => '?', 'e.*');
+      return page === undefined ? [] : (db.prepare(page.sql).all(...page.params) as EventRow[]);
     },
     history: (stream: string) => streamHistory(db, stream),
     /** One stream's events in order, in their current shape (for folding a record as of a moment). */

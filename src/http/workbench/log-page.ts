@@ -33,7 +33,7 @@ function logForm({ t }: View, values: Record<string, string>) {
   const order = values.order === 'oldest' ? 'oldest' : 'newest';
   return html`<form class="search" method="get" action="/audit/log">
 <label>${t.log.stream} <input name="stream" size="18" placeholder="sale-187, sale-" value="${values.stream ?? ''}"></label>
-<label>${t.log.type} <input name="type" size="18" placeholder="DocumentPosted, posted" value="${values.type ?? ''}"></label>
+<label>${t.log.type} <input name="type" size="18" placeholder="DocumentPosted, document" value="${values.type ?? ''}"></label>
 <label>${t.log.since} <input name="since" size="20" placeholder="${t.common.momentPlaceholder}" value="${values.since ?? ''}"></label>
 <label>${t.log.order} <select name="order"><option value="newest"${order === 'newest' ? html` selected` : ''}>${t.log.newest}</option><option value="oldest"${order === 'oldest' ? html` selected` : ''}>${t.log.oldest}</option></select></label>
 <button class="primary" type="submit">${t.common.show}</button>

@@ -37,6 +37,8 @@ export const contractorsProjector: Projector = {
   readIndexes: (n) => [
     `CREATE INDEX ${n('contractors_position')} ON ${n('contractors')} (position)`,
     `CREATE INDEX ${n('contractors_inn')} ON ${n('contractors')} (inn, id)`,
+    // A search by part of a name reads this index, not the wide rows, and stops at a page of matches in name order.
+    `CREATE INDEX ${n('contractors_name_key')} ON ${n('contractors')} (name_key, id)`,
   ],
   bind(session: SqlSession, n: TableNames) {
     const recordOf = `SELECT record FROM ${n('contractors')} WHERE id = ?`;

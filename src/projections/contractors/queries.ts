@@ -24,11 +24,18 @@ export function contractorQueries(session: SqlSession) {
       return json === undefined ? undefined : JSON.parse(json);
     },
     /**
-     * Up to `limit` contractors (their JSON, by id) whose name holds `part`, whatever its case. A part of a name
-     * has no index to seek: the narrow `name_key` column is read in id order until the page is full.
+     * Up to `limit` contractors (their JSON, by name) whose name holds `part`, whatever its case. A part of a name
+     * has no index to seek: the (name_key, id) index is read in name order until the page is full, then just
+     * those rows are fetched.
      */
     byNamePart: async (part: string, limit: number) =>
-      (await session.rows<[string]>(`SELECT json FROM contractors WHERE name_key LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?`, [`%${nameKey(part)!.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, limit])).map(([json]) => json),
+      (
+        await session.rows<[string]>(
+          `SELECT c.json FROM (SELECT id, name_key FROM ${session.dialect.indexHint('contractors', 'contractors_name_key')} WHERE name_key LIKE ? ESCAPE '\\' ORDER BY name_key, id LIMIT ?) AS p
+           JOIN contractors c ON c.id = p.id ORDER BY p.name_key, p.id`,
+          [`%${nameKey(part)!.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, limit],
+        )
+      ).map(([json]) => json),
     /** The contractors (their JSON, by id) with any of these ids. */
     jsonByIds: async (ids: number[]) =>
       ids.length === 0 ? [] : (await session.rows<[string]>(`SELECT json FROM contractors WHERE id IN (${ids.map(() => '?').join(', ')}) ORDER BY id`, ids)).map(([json]) => json),

@@ -18,7 +18,7 @@ export function chunks<T>(items: T[], size: number): T[][] {
   return Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 }
 
-export const SELECT_EVENTS = `SELECT ${EVENT_COLUMNS.join(', ')} FROM events`;
+const SELECT_EVENTS = `SELECT ${EVENT_COLUMNS.join(', ')} FROM events`;
 
 /**
  * The append-only event log on PostgreSQL. `append` runs inside a unit of the writer, under the chain head's

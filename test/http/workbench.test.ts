@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
+import { StorageBusyError } from '../../src/storage/errors.ts';
 import { anchorKeyFrom, newAnchorKey, signAnchor } from '../../src/audit/anchors.ts';
 import type { AppEnv } from '../../src/http/env.ts';
 import { manualClock } from '../helpers.ts';
@@ -393,5 +394,23 @@ describe('the log, read', () => {
     const signOut = await auditor.get('/audit/sign-out');
     expect(signOut.status).toBe(404);
     expect(signOut.text).toContain('To sign out, press');
+  });
+});
+
+describe('a page that fails', () => {
+  test('is a page of the workbench with the status the server gave it: 503 and Retry-After when the storage is busy, else 500', async () => {
+    const { auditor, tb } = await workbench();
+    const busy = vi.spyOn(tb.audit, 'lastSeq').mockRejectedValueOnce(new StorageBusyError('the database is locked'));
+    const waited = await auditor.get('/audit/log');
+    expect([waited.status, waited.headers.get('content-type'), waited.headers.get('retry-after')]).toEqual([503, 'text/html; charset=utf-8', '1']);
+    expect(waited.text).toContain('<h1>The server is busy</h1>');
+    busy.mockRejectedValueOnce(new Error('a bug'));
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const failed = await auditor.get('/audit/log');
+    expect(logged).toHaveBeenCalledTimes(1);
+    logged.mockRestore();
+    expect([failed.status, failed.headers.get('content-type')]).toEqual([500, 'text/html; charset=utf-8']);
+    expect(failed.text).toContain('nothing was changed');
+    busy.mockRestore();
   });
 });

@@ -164,6 +164,6 @@ ${body}
 export const scrolling = (label: string, table: Html) => html`<div class="scroll" role="region" aria-label="${label}" tabindex="0">${table}</div>`;
 
 /** Sends a page with the workbench's headers. */
-export async function sendPage(c: Context, content: Html, status: 200 | 400 | 401 | 404 | 500 = 200): Promise<Response> {
+export async function sendPage(c: Context, content: Html, status: 200 | 400 | 401 | 404 | 500 | 503 = 200): Promise<Response> {
   return c.body(String(await content), status, PAGE_HEADERS);
 }

@@ -5,7 +5,7 @@ import type { AppEnv } from '../env.ts';
 import { anchorsPage, checkAnchorsPage } from './anchors-page.ts';
 import { contractorPage, findContractorsPage } from './contractors-pages.ts';
 import { documentPage, findDocumentsPage } from './documents-pages.ts';
-import { notFoundPage } from './not-found-page.ts';
+import { failedPage, notFoundPage } from './error-pages.ts';
 import { switchLanguage } from './language.ts';
 import { ICON, ICON_PATH, STYLESHEET, STYLESHEET_PATH, type View, viewOf } from './layout.ts';
 import { logPage } from './log-page.ts';
@@ -23,6 +23,11 @@ type PageHandler = (c: Context<WorkbenchEnv>, view: View) => Promise<Response> |
  */
 export function workbenchRoutes(tb: Company): Hono<AppEnv> {
   const app = new Hono<WorkbenchEnv>({ strict: false });
+  // A page that failed (the server's error handler has answered it) is told as a page, its status kept.
+  app.use('/audit/*', async (c, next) => {
+    await next();
+    if (c.error !== undefined && c.res.status >= 500) c.res = await failedPage(c, c.res);
+  });
   app.get(STYLESHEET_PATH, (c) => c.body(STYLESHEET, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=3600' }));
   app.get(ICON_PATH, (c) => c.body(ICON, 200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'public, max-age=3600' }));
   app.get('/audit/language/:lang', (c) => switchLanguage(c));

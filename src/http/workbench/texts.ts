@@ -298,6 +298,10 @@ export const ru = {
     notFound: 'Страница не найдена',
     notFoundText: 'Такой страницы в рабочем месте нет. Воспользуйтесь разделами вверху страницы.',
     signOutGet: 'Чтобы выйти, нажмите кнопку «Выйти» вверху страницы.',
+    failed: 'Страницу не удалось построить',
+    failedText: 'На сервере произошла ошибка; ничего не изменено. Попробуйте ещё раз, а если ошибка повторится — сообщите администратору время, когда она случилась.',
+    busy: 'Сервер занят',
+    busyText: 'База данных сейчас занята или недоступна; ничего не изменено. Обновите страницу через минуту.',
   },
 };
 
@@ -554,5 +558,9 @@ export const en: Texts = {
     notFound: 'Page not found',
     notFoundText: 'The workbench has no such page. Use the sections at the top of the page.',
     signOutGet: 'To sign out, press “Sign out” at the top of the page.',
+    failed: 'The page could not be made',
+    failedText: 'The server met an error; nothing was changed. Try again, and if it keeps failing, tell the administrator when it happened.',
+    busy: 'The server is busy',
+    busyText: 'The database is busy or unavailable just now; nothing was changed. Reload the page in a minute.',
   },
 };

@@ -27,10 +27,10 @@ export const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"
 
 export const STYLESHEET = `
 body { font: 15px/1.45 system-ui, sans-serif; margin: 0; color: #1d232a; background: #f6f7f9; }
-header { background: #1f3a5f; color: #fff; padding: .6rem 1.2rem; display: flex; gap: 1.2rem; align-items: center; flex-wrap: wrap; }
+header { background: #1f3a5f; color: #fff; padding: .6rem 1.2rem; display: flex; gap: .6rem 1rem; align-items: center; flex-wrap: wrap; }
 header a, header button { color: #fff; text-decoration: none; font: inherit; }
 header .brand { font-weight: 600; margin-right: 1rem; }
-header nav { display: flex; gap: 1.2rem; flex-wrap: wrap; }
+header nav { display: flex; gap: .4rem 1rem; flex-wrap: wrap; }
 header nav a[aria-current] { text-decoration: underline; text-underline-offset: .3em; }
 header .language { margin-left: auto; }
 header form { display: flex; gap: .5rem; align-items: center; }

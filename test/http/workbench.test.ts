@@ -281,6 +281,10 @@ describe('in the reader’s language', () => {
     const cookie = switched.headers.get('set-cookie')!.split(';')[0];
     expect(cookie).toBe('tb_lang=ru');
     expect(await ask({ 'Accept-Language': 'en', Cookie: `${auditor.cookie}; ${cookie}` })).toContain('<html lang="ru">');
+    // Who made a change is said in the reader's words too.
+    const sale = await (await auditor.app.request('/audit/document/sale/3', { headers: { Cookie: auditor.cookie, 'Accept-Language': 'ru' } })).text();
+    expect(sale).toContain('<td>импорт, строка 5</td>');
+    expect(sale).toContain('<h1>Отгрузка О-3 (sale 3)</h1>');
     // The switch goes back only to pages of the workbench.
     expect((await auditor.app.request('/audit/language/en?back=https%3A%2F%2Fevil.example')).headers.get('location')).toBe('/audit');
   });

@@ -6,7 +6,7 @@ import type { Company } from '../../company.ts';
 import { queryInt } from '../query.ts';
 import { type ListedDocument, documentsTable } from './documents-pages.ts';
 import { formValues, problems, readForm } from './forms.ts';
-import { historyTable } from './history-table.ts';
+import { historyIn, historyTable } from './history-table.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
 import { contractorLink, leafName, leaves, rubles } from './show.ts';
 
@@ -105,7 +105,7 @@ export async function contractorPage(c: Context, tb: Company, view: View): Promi
 <h2>${t.contractors.documents}</h2>
 ${documents.length === 0 ? html`<p class="empty">${t.documents.noMatch}</p>` : documentsTable(view, documents)}
 <h2>${t.contractors.history}</h2>
-${historyTable(view, await tb.audit.history(`contractor-${k.id}`))}`,
+${historyTable(view, await historyIn(tb, t, `contractor-${k.id}`))}`,
     ),
   );
 }

@@ -10,7 +10,7 @@ import type { Company } from '../../company.ts';
 import { queryInt } from '../query.ts';
 import { documentQuery } from '../routes/audit.ts';
 import { dateInput, formProblem, formValues, problems, readForm } from './forms.ts';
-import { historyTable } from './history-table.ts';
+import { historyIn, historyTable } from './history-table.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
 import { contractorLink, dateValue, day, documentLink, leaves, moscowText, rubles, statusName, typeName } from './show.ts';
 import { type TreeNode, treeDocuments, treeSvg } from './tree-svg.ts';
@@ -179,7 +179,7 @@ export async function documentPage(c: Context, tb: Company, view: View): Promise
   if (json === undefined) return sendPage(c, page(view, t.document.noSuch, html`<p class="empty">${t.document.none(typeName(t, type), id)}</p>`), 404);
   const d = JSON.parse(json) as ListedDocument;
   const stream = `${type}-${id}`;
-  const history = await tb.audit.history(stream);
+  const history = await historyIn(tb, t, stream);
   const title = `${typeName(t, type)} ${d.number ?? ''} (${type} ${id})`;
   return sendPage(
     c,

@@ -1,7 +1,24 @@
 import { html } from 'hono/html';
-import type { HistoryEntry } from '../../audit/history.ts';
+import { type HistoryEntry, historyOf, whoOf } from '../../audit/history.ts';
+import type { Company } from '../../company.ts';
+import type { EventMeta } from '../../events/store.ts';
+import type { Texts } from './texts.ts';
 import { type View, scrolling } from './layout.ts';
 import { leafName, leaves, moscowText, storedText } from './show.ts';
+
+/** The names of the keys these events were written with, each read once. */
+export async function keyNamesOf(tb: Company, metas: EventMeta[]): Promise<Map<number, string | undefined>> {
+  const names = new Map<number, string | undefined>();
+  for (const { keyId } of metas) if (keyId !== undefined && !names.has(keyId)) names.set(keyId, await tb.keys.nameOf(keyId));
+  return names;
+}
+
+/** A record's history as the API tells it, who in the reader's words. */
+export async function historyIn(tb: Company, t: Texts, stream: string): Promise<HistoryEntry[]> {
+  const events = await tb.audit.streamEvents(stream);
+  const names = await keyNamesOf(tb, events.map((event) => event.meta));
+  return historyOf(events, whoOf((id) => names.get(id), t.who));
+}
 
 /** One changed value, nested ones (a document's lines, its company) field by field, only the leaves that differ. */
 export function fieldChanges(field: string, after: unknown, before: unknown, had: boolean) {

@@ -9,7 +9,8 @@ import { parseMoment } from '../../lib/clock.ts';
 import type { Company } from '../../company.ts';
 import { queryInt } from '../query.ts';
 import { formValues, problems, readForm } from './forms.ts';
-import { entryChanges } from './history-table.ts';
+import { entryChanges, historyIn } from './history-table.ts';
+import type { Texts } from './texts.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
 import { moscowTime, recordHref } from './show.ts';
 
@@ -57,10 +58,10 @@ async function readPage(tb: Company, asked: LogAsked): Promise<{ rows: EventRow[
 }
 
 /** Each event's change as its record's history tells it (before → after), from the histories of the page's records. */
-async function changesOf(tb: Company, rows: EventRow[]): Promise<Map<number, HistoryEntry>> {
+async function changesOf(tb: Company, t: Texts, rows: EventRow[]): Promise<Map<number, HistoryEntry>> {
   const entries = new Map<number, HistoryEntry>();
   for (const stream of new Set(rows.map((row) => row.stream))) {
-    for (const entry of await tb.audit.history(stream)) entries.set(entry.seq, entry);
+    for (const entry of await historyIn(tb, t, stream)) entries.set(entry.seq, entry);
   }
   return entries;
 }
@@ -81,7 +82,7 @@ export async function logPage(c: Context, tb: Company, view: View): Promise<Resp
   if (form.asked && !form.ok) return sendPage(c, page(view, t.log.title, html`${logForm(view, values)}${problems(t, form.errors)}`), 400);
   const asked: LogAsked = form.asked && form.ok ? form.value : { order: 'newest' };
   const { rows, more } = await readPage(tb, asked);
-  const [links, changes, last] = [await checkLinks(rows, (seq) => tb.audit.hashAt(seq)), await changesOf(tb, rows), await tb.audit.lastSeq()];
+  const [links, changes, last] = [await checkLinks(rows, (seq) => tb.audit.hashAt(seq)), await changesOf(tb, t, rows), await tb.audit.lastSeq()];
   const broken = links.filter((link) => !link.ok);
   const filtered = asked.stream !== undefined || asked.type !== undefined || asked.since !== undefined;
 

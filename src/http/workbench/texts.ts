@@ -1,3 +1,4 @@
+import { ENGLISH_WHO, type WhoWords } from '../../audit/history.ts';
 import type { DocumentType } from '../../events/documents.ts';
 
 /** The workbench's languages. */
@@ -157,6 +158,11 @@ export const ru = {
     history: 'История',
     asApi: 'Как его показывает API',
   },
+  who: {
+    key: (id, name) => (name === undefined ? `ключ ${id}` : `ключ ${id} «${name}»`),
+    importLine: (line) => `импорт, строка ${line}`,
+    unknown: 'неизвестно',
+  } as WhoWords,
   history: {
     seq: 'seq',
     time: 'Время (МСК)',
@@ -418,6 +424,7 @@ export const en: Texts = {
     history: 'History',
     asApi: 'As the API shows it',
   },
+  who: ENGLISH_WHO,
   history: {
     seq: 'seq',
     time: 'Time (Moscow)',

@@ -175,7 +175,7 @@ describe("a document's page", () => {
     expect(paid).toContain('Payment in 4');
     expect(paid).not.toContain('Cash receipt 5');
     expect(paid).toContain('Equals the document&#39;s paid, 300,00\u00a0₽.');
-    expect(res.text).toContain('<b>sum</b>: <span class="after">500,00\u00a0₽</span>');
+    expect(res.text).toContain('<b title="sum">Sum</b>: <span class="after">500,00\u00a0₽</span>');
     expect(res.text).toContain('import line 5');
   });
 
@@ -195,16 +195,16 @@ describe('a record as of a moment', () => {
     expect(priced.status, priced.text).toBe(200);
     const res = await auditor.get(`/audit/record?stream=product-1&at=${encodeURIComponent(before)}`);
     expect(res.status).toBe(200);
-    expect(res.text).toContain('<tr class="changed" data-field="salePrice"><th>salePrice</th><td>1\u00a0000,00\u00a0₽</td><td>1\u00a0250,50\u00a0₽</td></tr>');
-    expect(res.text).toContain('<tr data-field="name"><th>name</th><td>Стол</td><td>Стол</td></tr>');
+    expect(res.text).toContain('<tr class="changed" data-field="salePrice"><th>Sale price <code>salePrice</code></th><td>1\u00a0000,00\u00a0₽</td><td>1\u00a0250,50\u00a0₽</td></tr>');
+    expect(res.text).toContain('<tr data-field="name"><th>Name <code>name</code></th><td>Стол</td><td>Стол</td></tr>');
     const earlier = await auditor.get(`/audit/record?stream=product-1&at=${encodeURIComponent('2026-11-22 11:59:59')}`);
     expect(earlier.text).toContain('no event yet: the record did not exist');
     expect((await auditor.get('/audit/record?stream=product-99')).status).toBe(404);
     // Fields naming other records show their names, linked to their pages; nested values field by field.
     const sale = (await auditor.get('/audit/record?stream=sale-3')).text;
-    expect(sale).toContain('<th>contractorId</th><td><a href="/audit/contractor/7">ООО Ромашка</a> (7)</td>');
-    expect(sale).toContain('<th>products.1.pr_id</th><td><a href="/audit/record?stream=product-1">Стол</a> (1)</td>');
-    expect(sale).toContain('<th>products.1.pr_price</th><td>500,00\u00a0₽</td>');
+    expect(sale).toContain('<th>Contractor <code>contractorId</code></th><td><a href="/audit/contractor/7">ООО Ромашка</a> (7)</td>');
+    expect(sale).toContain('<th>Lines 1 · Product <code>products.1.pr_id</code></th><td><a href="/audit/record?stream=product-1">Стол</a> (1)</td>');
+    expect(sale).toContain('<th>Lines 1 · Price <code>products.1.pr_price</code></th><td>500,00\u00a0₽</td>');
     expect((await auditor.get('/audit/record?stream=product-1&at=yesterday')).status).toBe(400);
   });
 });
@@ -284,6 +284,10 @@ describe('in the reader’s language', () => {
     // Who made a change is said in the reader's words too.
     const sale = await (await auditor.app.request('/audit/document/sale/3', { headers: { Cookie: auditor.cookie, 'Accept-Language': 'ru' } })).text();
     expect(sale).toContain('<td>импорт, строка 5</td>');
+    // Fields are named in the reader's words, the record's own name beside.
+    expect(sale).toContain('<b title="sum">Сумма</b>');
+    const product = await (await auditor.app.request('/audit/record?stream=product-1', { headers: { Cookie: auditor.cookie, 'Accept-Language': 'ru' } })).text();
+    expect(product).toContain('<th>Цена продажи <code>salePrice</code></th>');
     expect(sale).toContain('<h1>Отгрузка О-3 (sale 3)</h1>');
     // The switch goes back only to pages of the workbench.
     expect((await auditor.app.request('/audit/language/en?back=https%3A%2F%2Fevil.example')).headers.get('location')).toBe('/audit');

@@ -8,7 +8,7 @@ import { type ListedDocument, documentsTable } from './documents-pages.ts';
 import { formValues, problems, readForm } from './forms.ts';
 import { historyIn, historyTable } from './history-table.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
-import { contractorLink, leafName, leaves, rubles } from './show.ts';
+import { contractorLink, fieldLabel, leaves, rubles } from './show.ts';
 
 const FOUND = 50;
 const RECENT = 20;
@@ -91,9 +91,7 @@ export async function contractorPage(c: Context, tb: Company, view: View): Promi
   const fields = leaves(Object.fromEntries(Object.entries(k).filter(([field]) => !SKIPPED.has(field))))
     .filter(([, value]) => value !== null && value !== '' && value !== '[]' && value !== '{}')
     .map(([path, value]) => {
-      const label = t.contractors.fields[path] ?? t.contractors.fields[leafName(path)] ?? path;
-      const index = /\.(\d+)\./.exec(path)?.[1];
-      return html`<dt>${index === undefined ? label : `${label} (${index})`}</dt><dd>${MONEY_FIELDS.has(path) && typeof value === 'number' ? rubles(value) : String(value)}</dd>`;
+      return html`<dt>${fieldLabel(t, path)}</dt><dd>${MONEY_FIELDS.has(path) && typeof value === 'number' ? rubles(value) : String(value)}</dd>`;
     });
   return sendPage(
     c,

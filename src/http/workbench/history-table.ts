@@ -4,7 +4,7 @@ import type { Company } from '../../company.ts';
 import type { EventMeta } from '../../events/store.ts';
 import type { Texts } from './texts.ts';
 import { type View, scrolling } from './layout.ts';
-import { leafName, leaves, moscowText, storedText } from './show.ts';
+import { fieldLabel, leafName, leaves, moscowText, storedText } from './show.ts';
 
 /** The names of the keys these events were written with, each read once. */
 export async function keyNamesOf(tb: Company, metas: EventMeta[]): Promise<Map<number, string | undefined>> {
@@ -21,7 +21,7 @@ export async function historyIn(tb: Company, t: Texts, stream: string): Promise<
 }
 
 /** One changed value, nested ones (a document's lines, its company) field by field, only the leaves that differ. */
-export function fieldChanges(field: string, after: unknown, before: unknown, had: boolean) {
+export function fieldChanges(t: Texts, field: string, after: unknown, before: unknown, had: boolean) {
   const was = new Map(had ? leaves(before, field) : []);
   const now = leaves(after, field);
   const paths = [...new Set([...now.map(([path]) => path), ...was.keys()])];
@@ -30,13 +30,14 @@ export function fieldChanges(field: string, after: unknown, before: unknown, had
     .filter((path) => !had || storedText(leafName(path), was.get(path)) !== storedText(leafName(path), nowOf.get(path)))
     .map((path) => {
       const shown = html`<span class="after">${storedText(leafName(path), nowOf.get(path))}</span>`;
-      return was.has(path) ? html`<li><b>${path}</b>: <span class="before">${storedText(leafName(path), was.get(path))}</span> → ${shown}</li>` : html`<li><b>${path}</b>: ${shown}</li>`;
+      const name = html`<b title="${path}">${fieldLabel(t, path)}</b>`;
+      return was.has(path) ? html`<li>${name}: <span class="before">${storedText(leafName(path), was.get(path))}</span> → ${shown}</li>` : html`<li>${name}: ${shown}</li>`;
     });
 }
 
 /** The changes of one event, field by field before → after. */
-export const entryChanges = (entry: HistoryEntry) =>
-  html`<ul class="changes">${Object.keys(entry.changes).flatMap((field) => fieldChanges(field, entry.changes[field], entry.before[field], field in entry.before))}</ul>`;
+export const entryChanges = (t: Texts, entry: HistoryEntry) =>
+  html`<ul class="changes">${Object.keys(entry.changes).flatMap((field) => fieldChanges(t, field, entry.changes[field], entry.before[field], field in entry.before))}</ul>`;
 
 /** A record's history: each event, when (Moscow time), who, and each field it changed before → after. */
 export function historyTable({ t }: View, history: HistoryEntry[]) {
@@ -49,7 +50,7 @@ export function historyTable({ t }: View, history: HistoryEntry[]) {
 <tbody>${history.map(
       (entry) => html`<tr data-seq="${entry.seq}">
 <td class="num"><a href="/audit/log?order=oldest&amp;after=${entry.seq - 1}">${entry.seq}</a></td><td>${moscowText(entry.time)}</td><td>${entry.type} (v${entry.streamVersion})</td><td>${entry.who}</td>
-<td>${entryChanges(entry)}</td></tr>`,
+<td>${entryChanges(t, entry)}</td></tr>`,
     )}</tbody>
 </table>`,
   );

@@ -12,7 +12,7 @@ import { formValues, problems, readForm } from './forms.ts';
 import { entryChanges, historyIn } from './history-table.ts';
 import type { Texts } from './texts.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
-import { moscowTime, recordHref } from './show.ts';
+import { fieldLabel, moscowTime, recordHref } from './show.ts';
 
 const PAGE_SIZE = 50;
 
@@ -69,7 +69,7 @@ async function changesOf(tb: Company, t: Texts, rows: EventRow[]): Promise<Map<n
 /** What an event changed, in a few words: the fields it set, or that it made the record. */
 function summaryOf({ t }: View, entry: HistoryEntry | undefined): string {
   if (entry === undefined) return '';
-  const fields = Object.keys(entry.changes);
+  const fields = Object.keys(entry.changes).map((field) => fieldLabel(t, field));
   if (entry.streamVersion === 1) return `${t.log.created}: ${fields.slice(0, 4).join(', ')}${fields.length > 4 ? ', …' : ''}`;
   return `${fields.slice(0, 5).join(', ')}${fields.length > 5 ? ` (${t.log.fieldsChanged(fields.length)})` : ''}`;
 }
@@ -119,7 +119,7 @@ ${hasNext ? html`<a href="${at(newest ? { before: String(lastRow!.seq) } : { aft
     const entry = changes.get(row.seq);
     return html`<tr${link.ok ? '' : html` class="broken"`} data-seq="${row.seq}"><td class="num">${row.seq}</td><td>${moscowTime(row.recorded_at)}</td><td>${entry?.who ?? ''}</td><td>${row.type}</td>
 <td><a href="${recordHref(row.stream)}">${row.stream}</a></td>
-<td class="summary"><details><summary>${summaryOf(view, entry)}</summary>${entry === undefined ? '' : entryChanges(entry)}
+<td class="summary"><details><summary>${summaryOf(view, entry)}</summary>${entry === undefined ? '' : entryChanges(t, entry)}
 <p class="note">${t.log.asStored}:</p><pre class="mono">${row.data}</pre><p class="mono">${t.log.hash} ${row.hash}</p></details></td>
 <td>${link.ok ? html`<span class="ok" aria-label="ok">✓</span>` : html`<span class="bad">✗ ${link.problem}</span>`}</td></tr>`;
   })}</tbody></table>`;

@@ -6,7 +6,7 @@ import { parseMoment } from '../../lib/clock.ts';
 import type { Company } from '../../company.ts';
 import { formValues, problems, readForm } from './forms.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
-import { leafName, leaves, moment, moscowTime, recordHref, storedText } from './show.ts';
+import { fieldLabel, leafName, leaves, moment, moscowTime, recordHref, storedText } from './show.ts';
 
 const recordQuery = z.object({
   stream: z.string().regex(/^[a-z-]+-\d+$|^contractor-status-.+$/, 'must name a record, e.g. product-42, contractor-7, sale-187'),
@@ -101,7 +101,7 @@ ${own.startsWith('/audit/record') ? '' : html` <a href="${own}">${t.record.docum
 ${scrolling(
   t.record.title,
   html`<table class="as-of"><thead><tr><th>${t.record.field}</th><th>${t.record.then(when)}</th><th>${t.record.now}</th></tr></thead>
-<tbody>${fields.map((field) => html`<tr${differs(field) ? html` class="changed"` : ''} data-field="${field}"><th>${field}</th><td>${shown(then, field)}</td><td>${shown(now, field)}</td></tr>`)}</tbody></table>`,
+<tbody>${fields.map((field) => html`<tr${differs(field) ? html` class="changed"` : ''} data-field="${field}"><th>${fieldLabel(t, field)} <code>${field}</code></th><td>${shown(then, field)}</td><td>${shown(now, field)}</td></tr>`)}</tbody></table>`,
 )}`,
     ),
   );

@@ -85,6 +85,14 @@ export function leaves(value: unknown, path = ''): [string, unknown][] {
   return [[path, value]];
 }
 
+/** A field's path in the reader's words: each name translated, list positions kept (`Строки 1 · Цена`). */
+export const fieldLabel = (t: Texts, path: string) =>
+  path
+    .split('.')
+    .map((part) => t.recordFields[part] ?? part)
+    .join(' · ')
+    .replace(/ · (\d+)(?= · |$)/g, ' $1');
+
 /** The last name of a dotted field path, which says what kind of value it holds. */
 export const leafName = (path: string) => path.slice(path.lastIndexOf('.') + 1);
 

@@ -58,7 +58,7 @@ button.primary { background: #1f3a5f; color: #fff; border: 0; border-radius: 4px
 .mono { font-family: ui-monospace, monospace; font-size: .85rem; word-break: break-all; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 table.history td:last-child { overflow-wrap: anywhere; }
-svg.tree { background: #fff; border: 1px solid #d5dbe3; max-width: 100%; height: auto; }
+svg.tree { background: #fff; border: 1px solid #d5dbe3; display: block; }
 dl.fields { display: grid; grid-template-columns: max-content auto; gap: .2rem 1rem; background: #fff; padding: .8rem; border: 1px solid #d5dbe3; }
 dl.fields dt { color: #46515e; }
 dl.fields dd { margin: 0; }
@@ -99,7 +99,7 @@ table.log tr.details td { background: #fbfcfd; white-space: normal; }
   a { color: inherit; text-decoration: none; }
   .act { border: 0; padding: 0; max-width: none; }
   .act table { font-size: 8.5pt; }
-  svg.tree { max-width: 100%; }
+  svg.tree { max-width: 100%; height: auto; }
 }
 `;
 

@@ -16,6 +16,8 @@ const everyEngine = [
   'test/http/products.test.ts',
   'test/http/protocol.test.ts',
   'test/http/workbench.test.ts',
+  'test/http/workbench-security.test.ts',
+  'test/http/access-trail.test.ts',
   'test/reliability/hostile-input.test.ts',
   'test/reliability/json-body.test.ts',
 ];

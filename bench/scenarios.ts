@@ -130,8 +130,17 @@ export interface WorkbenchSubject {
  * history) and the busiest contractor's statement for its busiest year.
  */
 export async function workbenchScenarios(base: string, probe: Probe, subject: WorkbenchSubject): Promise<Record<string, Scenario | undefined>> {
-  const signIn = await fetch(`${base}/audit/sign-in`, { method: 'POST', body: new URLSearchParams({ key: subject.auditKey }), redirect: 'manual' });
-  const cookie = signIn.headers.get('set-cookie')?.split(';')[0];
+  // As a browser signs in: the form (its token, and the cookie that goes with it), posted from this origin.
+  const form = await fetch(`${base}/audit/sign-in`);
+  const formCookie = form.headers.getSetCookie()[0]?.split(';')[0] ?? '';
+  const token = /name="form" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
+  const signIn = await fetch(`${base}/audit/sign-in`, {
+    method: 'POST',
+    headers: { Origin: base, Cookie: formCookie },
+    body: new URLSearchParams({ key: subject.auditKey, form: token }),
+    redirect: 'manual',
+  });
+  const cookie = signIn.headers.getSetCookie().find((set) => set.startsWith('tb_audit='))?.split(';')[0];
   const sales = await probe.json('/api/sales?limit=1');
   if (signIn.status !== 303 || cookie === undefined || !sales || sales.meta.allCount === 0) return { documentPage: undefined, statementPage: undefined };
   const median = (await probe.json(`/api/sales?limit=1&offset=${Math.floor(sales.meta.allCount / 2)}`)).data[0];

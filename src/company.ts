@@ -8,10 +8,11 @@ import { contractorQueries } from './projections/contractors/queries.ts';
 import { documentQueries } from './projections/documents/queries.ts';
 import { productQueries } from './projections/products/queries.ts';
 import type { StorageBusyError, StorageFault } from './storage/errors.ts';
-import type { EventLog, KeyStore, TokenStore, Writer } from './storage/port.ts';
+import type { EventLog, KeyStore, SessionStore, TokenStore, Writer } from './storage/port.ts';
 import type { SqlSession } from './storage/sql.ts';
 import { AccessTokens } from './tokens/access-tokens.ts';
 import { ApiKeys } from './tokens/api-keys.ts';
+import { AuditSessions } from './tokens/audit-sessions.ts';
 import type { StateSource } from './use-cases/batch-state.ts';
 import { readModelState } from './use-cases/read-model-state.ts';
 import type { WriteContext } from './use-cases/write-context.ts';
@@ -26,6 +27,7 @@ export interface CompanyStorage {
   readOn: SqlSession;
   keys: KeyStore;
   tokens: TokenStore;
+  sessions: SessionStore;
 }
 
 class Rollback extends Error {
@@ -58,6 +60,8 @@ export abstract class Company implements WriteContext {
   readonly state: StateSource;
   readonly keys: ApiKeys;
   readonly tokens: AccessTokens;
+  /** The workbench's sign-in sessions. */
+  readonly sessions: AuditSessions;
   readonly products;
   readonly categories;
   readonly brands;
@@ -82,6 +86,7 @@ export abstract class Company implements WriteContext {
     this.log = storage.log;
     this.keys = new ApiKeys(storage.keys, clock, storage.writer);
     this.tokens = new AccessTokens(storage.tokens, clock);
+    this.sessions = new AuditSessions(storage.sessions, this.keys, clock, storage.writer);
     const reads = storage.readOn;
     this.products = productQueries(reads);
     this.categories = categoryQueries(reads);

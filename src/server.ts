@@ -59,6 +59,9 @@ let shuttingDown = false;
 const app = createApp(tb, {
   accessLog: settings.settings.accessLog ? (entry) => logger.info(entry, 'request') : undefined,
   shuttingDown: () => shuttingDown,
+  sessionIdleMs: settings.settings.sessionIdleMinutes * 60_000,
+  trustProxy: settings.settings.trustProxy,
+  onSignInFailure: (failure) => logger.warn(failure, 'workbench sign-in failed'),
 });
 const server = listen(
   app.fetch,

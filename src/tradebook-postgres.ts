@@ -12,7 +12,7 @@ import { postgresAuditReads } from './audit/postgres-reads.ts';
 import { type PostgresDatabase, openPostgres } from './storage/postgres/connection.ts';
 import { storageErrorOf, unreachableOf } from './storage/postgres/errors.ts';
 import { PostgresEventLog } from './storage/postgres/event-log.ts';
-import { PostgresKeyStore, PostgresTokenStore } from './storage/postgres/keys-and-tokens.ts';
+import { PostgresKeyStore, PostgresSessionStore, PostgresTokenStore } from './storage/postgres/keys-and-tokens.ts';
 import { migrate } from './storage/postgres/migrate.ts';
 import { postgresSession } from './storage/postgres/session.ts';
 import { PostgresWriter } from './storage/postgres/writer.ts';
@@ -55,6 +55,7 @@ export class PostgresTradebook extends Company {
         readOn: postgresSession(() => pool),
         keys: new PostgresKeyStore(writer, pool),
         tokens: new PostgresTokenStore(writer, pool),
+        sessions: new PostgresSessionStore(writer, pool),
       },
       clock,
     );

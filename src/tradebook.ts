@@ -3,7 +3,7 @@ import { kyselyOf, migrate } from './storage/sqlite/migrate.ts';
 import { sqliteSession } from './storage/sqlite/session.ts';
 import { type Sqlite, openSqlite } from './storage/sqlite/open.ts';
 import { pointInTimeOf } from './storage/sqlite/maintenance.ts';
-import { SqliteKeyStore, SqliteTokenStore } from './storage/sqlite/keys-and-tokens.ts';
+import { SqliteKeyStore, SqliteSessionStore, SqliteTokenStore } from './storage/sqlite/keys-and-tokens.ts';
 import { FaultLog } from './storage/errors.ts';
 import { storageFaultOf } from './storage/sqlite/storage-fault.ts';
 import { EventStore } from './events/store.ts';
@@ -49,7 +49,7 @@ export class Tradebook extends Company {
     // Commands decide inside the write transaction, on the writer's connection: an import line sees the lines
     // before it in the same group. The endpoints read on a connection of their own, so a read never sees another
     // request's uncommitted work.
-    super({ writer, log, decideOn: writes, readOn: sqliteSession(reader), keys: new SqliteKeyStore(db), tokens: new SqliteTokenStore(db) }, clock);
+    super({ writer, log, decideOn: writes, readOn: sqliteSession(reader), keys: new SqliteKeyStore(db), tokens: new SqliteTokenStore(db), sessions: new SqliteSessionStore(db) }, clock);
     this.projections = projections;
     this.audit = asyncReads(auditReads(reader));
     this.pointInTime = pointInTimeOf(db);

@@ -1,6 +1,5 @@
-import type { DocumentRef, DocumentType } from '../events/documents.ts';
 import { pays } from '../projections/documents/components.ts';
-import type { DocumentRecord } from '../projections/documents/records.ts';
+import type { DocumentRecord, DocumentRef, DocumentType } from '../events/documents.ts';
 
 /** What an auditor's account of `paid` reads. */
 export interface PaidReads {

@@ -1,3 +1,5 @@
+import { type DocumentRecord, documentEvents } from '../events/documents.ts';
+import { type RecordState, evolveRecord } from '../events/folds.ts';
 import type { StoredEvent } from '../events/store.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';
 
@@ -18,44 +20,34 @@ export interface FieldChange {
 /** The keys that address a record, not fields of it. */
 const ADDRESS_KEYS = new Set(['id', 'docType']);
 
-function withoutAddress(data: Record<string, unknown>): RecordFields {
-  return Object.fromEntries(Object.entries(data).filter(([key]) => !ADDRESS_KEYS.has(key)));
+const DOCUMENT_EVENTS = new Set<string>(documentEvents.map((definition) => definition.type));
+
+/** The fields of a record's state: without its address, and a document's status and links beside its fields. */
+function fieldsOf(state: RecordState, event: StoredEvent): RecordFields {
+  if (DOCUMENT_EVENTS.has(event.type)) {
+    const { fields, status, basedOn } = state as DocumentRecord;
+    return { ...fields, status, basedOn };
+  }
+  return Object.fromEntries(Object.entries(state).filter(([key]) => !ADDRESS_KEYS.has(key)));
 }
 
-/** The fields an event sets: a whole record when it is created, otherwise just what it changes. */
-function fieldsSet(event: StoredEvent): { replaces: boolean; fields: RecordFields } {
-  const data = event.data as Record<string, unknown>;
-  switch (event.type) {
-    case 'DocumentRecorded': {
-      const { fields, status, basedOn } = event.data;
-      return { replaces: true, fields: { ...fields, status, basedOn } };
-    }
-    case 'DocumentPosted':
-      return { replaces: false, fields: { status: 1 } };
-    case 'DocumentUnposted':
-      return { replaces: false, fields: { status: 0 } };
-    case 'DocumentLinked':
-      return { replaces: false, fields: { basedOn: event.data.basedOn } };
-    case 'ProductAdded':
-    case 'ContractorAdded':
-    case 'CategoryAdded':
-    case 'BrandAdded':
-    case 'ContractorStatusCreated':
-      return { replaces: true, fields: withoutAddress(data) };
-    default:
-      // Edits carry `changes` (products, contractors, documents) or the changed fields beside the id (categories, brands).
-      return { replaces: false, fields: data.changes !== null && typeof data.changes === 'object' ? (data.changes as RecordFields) : withoutAddress(data) };
-  }
+/** The state the fold takes, from the fields (`fieldsOf` undone). */
+function stateOf(fields: RecordFields, event: StoredEvent): RecordState {
+  if (!DOCUMENT_EVENTS.has(event.type)) return fields as RecordState;
+  const { status, basedOn, ...rest } = fields;
+  return { fields: rest, status, basedOn } as DocumentRecord;
 }
 
 const same = (a: unknown, b: unknown) => a === b || (a !== undefined && b !== undefined && canonicalJson(a) === canonicalJson(b));
 
-/** Applies one event to a record's fields: the fields after it, and each field it changed with its value before. */
+/**
+ * Applies one event to a record's fields, by the record's fold (events/folds.ts): the fields after it, and each
+ * field it changed with its value before. An event changing a record with no fields yet changes an empty one.
+ */
 export function foldEvent(state: RecordFields | undefined, event: StoredEvent): { state: RecordFields; changes: FieldChange[] } {
-  const { replaces, fields } = fieldsSet(event);
   const before = state ?? {};
-  const after = replaces ? fields : { ...before, ...fields };
-  const changed = replaces ? new Set([...Object.keys(before), ...Object.keys(after)]) : new Set(Object.keys(fields));
+  const after = fieldsOf(evolveRecord(() => stateOf(before, event), event)!, event);
+  const changed = new Set([...Object.keys(before), ...Object.keys(after)]);
   const changes = [...changed].filter((field) => !same(before[field], after[field])).map((field) => ({ field, before: before[field], after: after[field] }));
   return { state: after, changes };
 }

@@ -1,4 +1,5 @@
 import { BALANCE_CREDIT_TYPES, type DocumentType } from '../events/documents.ts';
+import { csvText } from '../lib/csv.ts';
 import { fromKopecks } from '../lib/money.ts';
 import type { PostedDocument } from '../projections/documents/queries.ts';
 
@@ -59,16 +60,12 @@ export function statementOf(posted: PostedDocument[], dateFrom: string, dateTo: 
 
 const money = (rubles: number | null) => (rubles === null ? '' : rubles.toFixed(2));
 
-/** A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180). */
-const csvField = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
-
-/** The statement as CSV (RFC 4180, comma-separated, a header row): opening, each document, closing, each with the balance. */
+/** The statement as CSV (a header row): opening, each document, closing, each with the balance. */
 export function statementCsv(statement: Statement): string {
-  const rows = [
+  return csvText([
     ['date', 'document', 'id', 'number', 'debit', 'credit', 'balance'],
     [statement.dateFrom, 'opening balance', '', '', '', '', money(statement.opening)],
-    ...statement.lines.map((l) => [l.date, l.type, String(l.id), csvField(l.number ?? ''), money(l.debit), money(l.credit), money(l.balance)]),
+    ...statement.lines.map((l) => [l.date, l.type, l.id, l.number ?? '', money(l.debit), money(l.credit), money(l.balance)]),
     [statement.dateTo, 'closing balance', '', '', money(statement.debit), money(statement.credit), money(statement.closing)],
-  ];
-  return rows.map((row) => `${row.join(',')}\r\n`).join('');
+  ]);
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ContractorRecord } from '../events/contractors.ts';
-import { DOCUMENT_TYPES, type DocumentFields, type DocumentLine, type DocumentRef, type DocumentType, isLineDocument } from '../events/documents.ts';
+import { DOCUMENT_TYPES, type DocumentFields, type DocumentRecord, type DocumentLine, type DocumentRef, type DocumentType, isLineDocument } from '../events/documents.ts';
 import type { NewEvent } from '../events/store.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';
 import { isCalendarDate, parseMoscow } from '../lib/clock.ts';
@@ -8,15 +8,8 @@ import { type DomainError, fail, ok, type Result } from '../lib/result.ts';
 import { changedFields, type Decision } from './decision.ts';
 import { money, quantity, recordId, requiredText, text, wholeNumber } from '../lib/validation.ts';
 
-/** A document as the deciders see it: its fields, whether it is posted, what it was made from. */
-export interface DocumentState {
-  fields: DocumentFields;
-  status: number;
-  basedOn: DocumentRef[];
-}
-
 export interface DocumentsState {
-  document(type: DocumentType, id: number): DocumentState | undefined;
+  document(type: DocumentType, id: number): DocumentRecord | undefined;
   contractor(id: number): ContractorRecord | undefined;
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ProductFields, ProductRecord } from '../events/catalogue.ts';
+import { evolveProduct } from '../events/folds.ts';
 import { fromKopecks } from '../lib/money.ts';
 import { type DomainError, fail, ok, type Result } from '../lib/result.ts';
 import type { CatalogueState } from './catalogue-state.ts';
@@ -156,8 +157,9 @@ export function decideUpdatePrices(input: UpdatePrices, state: CatalogueState): 
   const { id } = current;
   const { sku: _sku, ...prices } = input;
   const changes = changedFields(current, prices);
-  const after = { ...current, ...changes };
-  const result = { id, sku: input.sku, minPrice: fromKopecks(after.minPrice), purchasePrice: fromKopecks(after.purchasePrice), salePrice: fromKopecks(after.salePrice) };
   const events = Object.keys(changes).length === 0 ? [] : [{ stream: `product-${id}`, type: 'ProductPricesUpdated' as const, data: { id, changes } }];
+  // The answer shows the prices as the event leaves the product.
+  const after = events.length === 0 ? current : evolveProduct(() => current, events[0])!;
+  const result = { id, sku: input.sku, minPrice: fromKopecks(after.minPrice), purchasePrice: fromKopecks(after.purchasePrice), salePrice: fromKopecks(after.salePrice) };
   return ok({ events, result });
 }

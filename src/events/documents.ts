@@ -85,6 +85,13 @@ export const documentFields = z.object({
 });
 export type DocumentFields = z.infer<typeof documentFields>;
 
+/** A document's own state as its events leave it (derived figures, `paid` and the tree, are not part of it). */
+export interface DocumentRecord {
+  fields: DocumentFields;
+  status: number;
+  basedOn: DocumentRef[];
+}
+
 const address = { docType: documentType, id: z.number().int() };
 
 export const DocumentRecorded = defineEvent(

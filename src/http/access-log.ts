@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from './env.ts';
-import { requestHeader } from './node-request.ts';
+import { clientAddress } from './client-address.ts';
+import { requestHeader, requestTarget } from './node-request.ts';
 
-/** What one request leaves in the access log: the key by its id only, never a key or a token. */
+/** What one request leaves in the access log: the key by its id only, never a key, a token or a session's cookie. */
 export interface AccessEntry {
   reqId: string;
   method: string;
@@ -12,6 +13,15 @@ export interface AccessEntry {
   /** From the request reaching the app to its answer being ready, in milliseconds. */
   ms: number;
   keyId?: number;
+  /** The client's address (see `clientAddress`). */
+  client: string;
+  /** A workbench request's session, by the SHA-256 of its id as the database keeps it. */
+  session?: string;
+  /**
+   * What an auditor read: the path and query as sent, on every workbench page and every request made with an
+   * audit key. The trail of who viewed which record.
+   */
+  read?: string;
 }
 
 /** A client's own request id is kept (so its logs and the server's join up) when it is a plain token of sane length. */
@@ -19,9 +29,9 @@ const CLIENT_REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /**
  * Gives every request an id (the client's `X-Request-Id`, or a new one), answers with it in `X-Request-Id`, and
- * hands one entry a request to `write` once its answer is ready.
+ * hands one entry a request to `write` once its answer is ready. `trustProxy`: as `clientAddress`.
  */
-export function accessLog(write: (entry: AccessEntry) => void) {
+export function accessLog(write: (entry: AccessEntry) => void, trustProxy = false) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const started = performance.now();
     const given = requestHeader(c, 'x-request-id');
@@ -30,13 +40,18 @@ export function accessLog(write: (entry: AccessEntry) => void) {
     try {
       await next();
     } finally {
+      const key = c.get('key');
+      const session = c.get('session');
       write({
         reqId,
         method: c.req.method,
         path: c.req.path,
         status: c.res.status,
         ms: Math.round((performance.now() - started) * 10) / 10,
-        keyId: c.get('key')?.id,
+        keyId: key?.id,
+        client: clientAddress(c, trustProxy),
+        session: session?.idHash,
+        read: session !== undefined || key?.scope === 'audit' ? requestTarget(c) : undefined,
       });
     }
   });

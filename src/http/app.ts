@@ -1,16 +1,18 @@
 import { Hono } from 'hono';
 import { NotDurableError, ReadModelsDifferError, StorageBusyError } from '../storage/errors.ts';
 import type { Company } from '../company.ts';
+import { DEFAULT_IDLE_MS } from '../tokens/audit-sessions.ts';
 import { AbortedRequests } from './aborts.ts';
 import { type AccessEntry, accessLog } from './access-log.ts';
 import { HEALTH_PATHS, healthRoutes } from './routes/health.ts';
 import { DOCS_PATHS, docsRoutes } from './routes/docs.ts';
 import { workbenchRoutes } from './workbench/routes.ts';
 import { requireApiKey, requireWriteScope } from './auth.ts';
-import { ClientClosedError, declaredTooLarge } from './node-request.ts';
+import { BODY_LIMITS, closeAfterUnreadBody, takeBody } from './body-limit.ts';
+import { ClientClosedError } from './node-request.ts';
 import type { AppEnv } from './env.ts';
 import { type ReadEndpoint, STORAGE_ERRORS, openApiDocument } from './openapi.ts';
-import { sendBodyTooLarge, sendError, sendJson } from './respond.ts';
+import { sendError, sendJson } from './respond.ts';
 import { auditReads, auditRoutes } from './routes/audit.ts';
 import { brandReads, brandRoutes, brandWrites } from './routes/brands.ts';
 import { categoryReads, categoryRoutes, categoryWrites } from './routes/categories.ts';
@@ -19,7 +21,7 @@ import { documentReads, documentRoutes } from './routes/documents.ts';
 import { productReads, productRoutes, productWrites } from './routes/products.ts';
 import { type WriteEndpoint, mountWrite } from './write-endpoint.ts';
 
-export { MAX_BODY_BYTES } from './node-request.ts';
+export const MAX_BODY_BYTES = BODY_LIMITS.api;
 
 const reads: ReadEndpoint[] = [...productReads, ...categoryReads, ...brandReads, ...contractorReads, ...documentReads, ...auditReads];
 const writes: WriteEndpoint[] = [...productWrites, ...categoryWrites, ...brandWrites, ...contractorWrites];
@@ -29,6 +31,12 @@ export interface AppOptions {
   accessLog?: (entry: AccessEntry) => void;
   /** Whether the server is shutting down: readiness says so, so no new traffic is sent here. */
   shuttingDown?: () => boolean;
+  /** A workbench session unused this long has ended (default 30 minutes). */
+  sessionIdleMs?: number;
+  /** Whether a reverse proxy in front is trusted for the client's address (X-Forwarded-For) and host. */
+  trustProxy?: boolean;
+  /** Where each failed workbench sign-in is told, with the client's address (none: not told). */
+  onSignInFailure?: (failure: { client: string; reason: string }) => void;
 }
 
 /** Seconds a client is told to wait before trying again after a 503 for a busy or faulty database. */
@@ -50,21 +58,25 @@ export function createApp(tb: Company, options: AppOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
   const openapi = JSON.stringify(openApiDocument(reads, writes));
 
-  if (options.accessLog) app.use('*', accessLog(options.accessLog));
+  if (options.accessLog) app.use('*', accessLog(options.accessLog, options.trustProxy));
+  app.use('*', closeAfterUnreadBody);
+  // No answer is to be read as another type than it says (a JSON error sniffed as HTML, say).
+  app.use('*', async (c, next) => {
+    await next();
+    c.res.headers.set('X-Content-Type-Options', 'nosniff');
+  });
   app.route('/', healthRoutes(tb, options.shuttingDown ?? (() => false)));
   app.route('/', docsRoutes());
   // The auditor's pages have sessions of their own, not the API's bearer keys.
-  app.route('/', workbenchRoutes(tb));
+  app.route(
+    '/',
+    workbenchRoutes(tb, { idleMs: options.sessionIdleMs ?? DEFAULT_IDLE_MS, trustProxy: options.trustProxy ?? false, onSignInFailure: options.onSignInFailure ?? (() => {}) }),
+  );
   app.get('/api/openapi.json', (c) => sendJson(c, openapi));
 
   // The key is checked before anything else, from the headers alone: no byte of a body is read for a request
-  // without a valid key. Its 401 closes the connection, so the server stops receiving that body.
-  app.use('/api/*', requireApiKey(tb.keys));
-  // Only POSTs carry bodies here; each handler reads its own, once it knows it needs it.
-  app.on('POST', '/api/*', async (c, next) => {
-    if (declaredTooLarge(c)) return sendBodyTooLarge(c);
-    await next();
-  });
+  // without a valid key. Its 401 closes the connection, so the server stops receiving that body. Then the body.
+  app.use('/api/*', requireApiKey(tb.keys), takeBody(BODY_LIMITS.api));
 
   app.route('/', productRoutes(tb));
   app.route('/', categoryRoutes(tb));

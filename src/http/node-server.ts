@@ -19,9 +19,13 @@ export interface ServerSettings {
   maxConnectionsPerClient: number;
   /** PostgreSQL: a statement unanswered this long fails as a lost connection, and new connections are made. */
   databaseStallMs: number;
+  /** A workbench session unused this many minutes has ended. */
+  sessionIdleMinutes: number;
+  /** Whether the reverse proxy in front is trusted to say the client's address (X-Forwarded-For) and host. */
+  trustProxy: boolean;
 }
 
-type Limit = 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxConnections' | 'maxConnectionsPerClient' | 'databaseStallMs';
+type Limit = 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxConnections' | 'maxConnectionsPerClient' | 'databaseStallMs' | 'sessionIdleMinutes';
 
 /** The limits: whole numbers from 1. */
 const LIMITS: Record<Limit, [variable: string, fallback: number]> = {
@@ -30,6 +34,7 @@ const LIMITS: Record<Limit, [variable: string, fallback: number]> = {
   maxConnections: ['TRADEBOOK_MAX_CONNECTIONS', 2048],
   maxConnectionsPerClient: ['TRADEBOOK_MAX_CONNECTIONS_PER_CLIENT', 512],
   databaseStallMs: ['TRADEBOOK_DB_STALL_MS', 30_000],
+  sessionIdleMinutes: ['TRADEBOOK_SESSION_IDLE_MINUTES', 30],
 };
 
 /** A host name or an IP address, as `listen` takes it. */
@@ -43,7 +48,9 @@ export function readServerSettings(env: NodeJS.ProcessEnv): { ok: true; settings
   if (host !== undefined && isIP(host) === 0 && !HOST.test(host)) return { ok: false, problem: `TRADEBOOK_HOST must be an IP address or a host name, got ${JSON.stringify(host)}` };
   const accessLog = env.TRADEBOOK_ACCESS_LOG || 'on';
   if (accessLog !== 'on' && accessLog !== 'off') return { ok: false, problem: `TRADEBOOK_ACCESS_LOG must be on or off, got ${JSON.stringify(accessLog)}` };
-  const settings = { port: Number(portText), host, accessLog: accessLog === 'on' } as ServerSettings;
+  const trustProxy = env.TRADEBOOK_TRUST_PROXY || 'off';
+  if (trustProxy !== 'on' && trustProxy !== 'off') return { ok: false, problem: `TRADEBOOK_TRUST_PROXY must be on or off, got ${JSON.stringify(trustProxy)}` };
+  const settings = { port: Number(portText), host, accessLog: accessLog === 'on', trustProxy: trustProxy === 'on' } as ServerSettings;
   for (const [name, [variable, fallback]] of Object.entries(LIMITS) as [Limit, [string, number]][]) {
     const text = env[variable] || String(fallback);
     if (!/^[1-9]\d{0,9}$/.test(text)) return { ok: false, problem: `${variable} must be a whole number from 1, got ${JSON.stringify(text)}` };
@@ -60,7 +67,7 @@ function rawErrorAnswer(status: number, error: DomainError): string {
   const body = errorsJson([error]);
   // A 503 here is a full server: worth trying again in a moment.
   const retry = status === 503 ? 'Retry-After: 1\r\n' : '';
-  return `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${retry}Connection: close\r\n\r\n${body}`;
+  return `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: ${JSON_TYPE}\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${retry}Connection: close\r\n\r\n${body}`;
 }
 
 /** Node's parser and timeouts refuse these before the app sees a request; they are answered in the same form as the app's errors. */
@@ -169,7 +176,7 @@ export function listen(
     (req: IncomingMessage, res: ServerResponse) => {
       if (req.headers.host === undefined && req.httpVersion !== '1.0') {
         const body = errorsJson([{ code: 'ERROR_BAD_REQUEST', message: 'an HTTP/1.1 request must have a Host header' }]);
-        res.writeHead(400, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(body), Connection: 'close' }).end(body);
+        res.writeHead(400, { 'Content-Type': JSON_TYPE, 'X-Content-Type-Options': 'nosniff', 'Content-Length': Buffer.byteLength(body), Connection: 'close' }).end(body);
         return;
       }
       void serveRequest(req, res);

@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
 import type { JoinedPage } from '../storage/sql.ts';
-import { pagingQuery, parseQuery } from './query.ts';
-import { sendErrors, sendPage } from './respond.ts';
-import { requestQuery } from './node-request.ts';
+import type { AppEnv } from './env.ts';
+import { type ValidQuery, pagingQuery, validQuery } from './query.ts';
+import { sendPage } from './respond.ts';
 
 /** A read model paged by its dense `position`: the count and any page are O(log n). */
 export interface PositionPaged {
@@ -12,12 +12,13 @@ export interface PositionPaged {
 /** The query of the catalogue and contractor lists: `limit` 1..100 (default 100), `offset` from 0. */
 export const listQuery = pagingQuery(100);
 
-/** The handler of a paged list: parse `limit`/`offset` (ERROR_LIMIT / ERROR_OFFSET), answer the page envelope. */
+/** The handlers of a paged list: `limit`/`offset` validated (ERROR_LIMIT / ERROR_OFFSET), then the page envelope. */
 export function pagedList(source: PositionPaged) {
-  return async (c: Context) => {
-    const query = parseQuery(listQuery, requestQuery(c));
-    if (!query.ok) return sendErrors(c, 400, query.errors);
-    const { limit, offset } = query.value;
-    return sendPage(c, limit, offset, await source.page(offset, limit));
-  };
+  return [
+    validQuery(listQuery),
+    async (c: Context<AppEnv, string, ValidQuery<typeof listQuery>>) => {
+      const { limit, offset } = c.req.valid('query');
+      return sendPage(c, limit, offset, await source.page(offset, limit));
+    },
+  ] as const;
 }

@@ -1,7 +1,7 @@
 import { gzip } from 'node:zlib';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { MAX_BODY_BYTES, requestHeader } from './node-request.ts';
+import { requestHeader } from './node-request.ts';
 import type { DomainError } from '../lib/result.ts';
 import type { JoinedPage } from '../storage/sql.ts';
 
@@ -55,9 +55,9 @@ export function sendError(c: Context, status: ContentfulStatusCode, code: string
   return sendErrors(c, status, [{ code, message }], headers);
 }
 
-export function sendBodyTooLarge(c: Context): Response | Promise<Response> {
+export function sendBodyTooLarge(c: Context, limit: number): Response | Promise<Response> {
   // The rest of the body is never read: the connection closes after this answer.
-  return sendError(c, 413, 'ERROR_BODY_TOO_LARGE', `the body is larger than ${MAX_BODY_BYTES} bytes`, { Connection: 'close' });
+  return sendError(c, 413, 'ERROR_BODY_TOO_LARGE', `the body is larger than ${limit} bytes`, { Connection: 'close' });
 }
 
 const PAGE_END = Buffer.from(']}');

@@ -11,8 +11,8 @@ import { type DomainError, errorCodeFor, fail, ok, type Result } from '../lib/re
 import type { Company } from '../company.ts';
 import type { AppEnv } from './env.ts';
 import { type JsonBody, parseJsonBody } from './json-body.ts';
-import { sendBodyTooLarge, sendErrors, sendJson } from './respond.ts';
-import { discardBody, requestBody, requestHeader } from './node-request.ts';
+import { sendErrors, sendJson } from './respond.ts';
+import { requestHeader } from './node-request.ts';
 
 /** One two-step write path of the spec: GET issues a token, POST applies a batch of records with it. */
 export interface WriteEndpoint<S extends z.ZodType = z.ZodType, R = unknown> {
@@ -91,12 +91,10 @@ export function mountWrite(app: Hono<AppEnv>, tb: Company, endpoint: WriteEndpoi
     const keyId = c.get('key').id;
     const path = tokenPath(endpoint.path);
     const token = requestHeader(c, 'x-access-token') ?? '';
-    // A token that cannot be honoured whatever the body is refused from its header: the body is neither kept,
-    // parsed nor hashed (only the replay of a spent token depends on it).
-    if (!(await tb.tokens.usable(token, keyId, path))) return (await discardBody(c)) ? sendErrors(c, 401, [TOKEN_REFUSED]) : sendBodyTooLarge(c);
-    const body = await requestBody(c);
-    if (body === undefined) return sendBodyTooLarge(c);
-    const json = parseJsonBody(body);
+    // A token that cannot be honoured whatever the body is refused from its header: the body is neither parsed
+    // nor hashed (only the replay of a spent token depends on it).
+    if (!(await tb.tokens.usable(token, keyId, path))) return sendErrors(c, 401, [TOKEN_REFUSED]);
+    const json = parseJsonBody(c.get('body'));
     const bodyHash = json.ok ? hash('sha256', canonicalJson(json.value), 'hex') : '';
 
     const request = { keyId, path, token, bodyHash };

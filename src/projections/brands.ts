@@ -1,4 +1,5 @@
 import type { SqlSession } from '../storage/sql.ts';
+import { type BrandEvent, evolveBrand } from '../events/folds.ts';
 import type { StoredEvent } from '../events/rows.ts';
 import type { Projector, TableNames } from './projector.ts';
 
@@ -23,14 +24,18 @@ export const brandsProjector: Projector = {
     const upsert = `INSERT INTO ${n('product_brands')} (id, name, logo, json) VALUES (?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET name = excluded.name, logo = excluded.logo, json = excluded.json`;
     const save = (b: BrandRow) => session.run(upsert, [b.id, b.name, b.logo, JSON.stringify({ id: b.id, name: b.name, logo: b.logo })]);
-    return async (event: StoredEvent) => {
+    // Brands are few: reading the row before an add too costs nothing worth a branch.
+    const apply = async (event: BrandEvent) => {
+      const [current] = await session.objects<BrandRow>(get, [event.data.id]);
+      const brand = evolveBrand(() => current, event);
+      if (brand !== undefined) await save(brand);
+    };
+    // Not async: the other events, most of a long log, make no promise.
+    return (event: StoredEvent) => {
       switch (event.type) {
         case 'BrandAdded':
-          return save(event.data);
-        case 'BrandEdited': {
-          const [current] = await session.objects<BrandRow>(get, [event.data.id]);
-          return save({ ...current, ...event.data });
-        }
+        case 'BrandEdited':
+          return apply(event);
       }
     };
   },

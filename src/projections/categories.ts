@@ -1,4 +1,5 @@
 import type { SqlSession } from '../storage/sql.ts';
+import { type CategoryEvent, evolveCategory } from '../events/folds.ts';
 import type { StoredEvent } from '../events/rows.ts';
 import type { Projector, TableNames } from './projector.ts';
 
@@ -19,15 +20,21 @@ export const categoriesProjector: Projector = {
   ],
   readIndexes: (n) => [`CREATE INDEX ${n('product_categories_parent_name')} ON ${n('product_categories')} (parent, name)`],
   bind(session: SqlSession, n: TableNames) {
-    const insert = `INSERT INTO ${n('product_categories')} (id, name, parent) VALUES (?, ?, ?)
+    const get = `SELECT id, name, parent FROM ${n('product_categories')} WHERE id = ?`;
+    const upsert = `INSERT INTO ${n('product_categories')} (id, name, parent) VALUES (?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET name = excluded.name, parent = excluded.parent`;
-    const edit = `UPDATE ${n('product_categories')} SET name = coalesce(?, name), parent = coalesce(?, parent) WHERE id = ?`;
+    // Groups are few: reading the row before an add too costs nothing worth a branch.
+    const apply = async (event: CategoryEvent) => {
+      const [current] = await session.objects<CategoryRow>(get, [event.data.id]);
+      const category = evolveCategory(() => current, event);
+      if (category !== undefined) await session.run(upsert, [category.id, category.name, category.parent]);
+    };
+    // Not async: the other events, most of a long log, make no promise.
     return (event: StoredEvent) => {
       switch (event.type) {
         case 'CategoryAdded':
-          return session.run(insert, [event.data.id, event.data.name, event.data.parent]);
         case 'CategoryEdited':
-          return session.run(edit, [event.data.name ?? null, event.data.parent ?? null, event.data.id]);
+          return apply(event);
       }
     };
   },

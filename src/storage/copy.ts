@@ -3,7 +3,8 @@ import type { StoredKey } from './port.ts';
 
 /**
  * A company's log and keys as stored in one database, to be copied into another (SQLite or PostgreSQL, either
- * way): rows as they are, never re-hashed. Access tokens are not part of it (they live a minute).
+ * way): rows as they are, never re-hashed. Access tokens (they live a minute) and workbench sessions (signed in
+ * to one database's servers) are not part of it.
  */
 export interface CopySource {
   /** The log in seq order from the first event, read as it is consumed (memory stays flat). */

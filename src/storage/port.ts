@@ -75,6 +75,26 @@ export interface StoredToken {
   response: string | null;
 }
 
+/** A workbench session as stored: only its id's hash is the key. Times are in ms. */
+export interface StoredSession {
+  keyId: number;
+  created: number;
+  lastSeen: number;
+  /** When it ends whatever happens: 8 hours after sign-in, or when its key expires if sooner. */
+  ends: number;
+}
+
+/** The workbench's sessions table; writes run inside a unit of the writer, reads as `KeyStore`'s. */
+export interface SessionStore {
+  /** Deletes the sessions past their end or idle since before `idleSince`, then stores this one. */
+  insert(idHash: string, session: StoredSession, now: number, idleSince: number): Promise<void>;
+  byHash(idHash: string): Promise<StoredSession | undefined>;
+  /** Records that the session was used at `at`. */
+  touch(idHash: string, at: number): Promise<void>;
+  delete(idHash: string): Promise<void>;
+  count(): Promise<number>;
+}
+
 /** The access tokens table; `insert` and `spend` run inside a unit of the writer, reads as `KeyStore`'s. */
 export interface TokenStore {
   /** Deletes the tokens expired before `now`, then stores this one. */

@@ -65,10 +65,7 @@ export class ApiKeys {
     return (await this.store.byId(id))?.name;
   }
 
-  /**
-   * A key by id when it is not revoked and not expired, with its stored hash: the secret a browser session made
-   * with it is signed with, so a session never outlives its key (read fresh on every page).
-   */
+  /** A key by id when it is not revoked and not expired: a workbench session never outlives its key (read fresh on every page). */
   async activeById(id: number): Promise<{ id: number; name: string; scope: KeyScope; keyHash: string; expires: string | null } | undefined> {
     const row = await this.store.byId(id);
     if (!row || !this.active(row)) return undefined;

@@ -1,13 +1,11 @@
 import type { CommandState } from '../commands/command-state.ts';
-import type { DocumentState } from '../commands/documents.ts';
-import type { ProductRecord } from '../events/catalogue.ts';
+import type { BrandRecord, CategoryRecord, ProductRecord } from '../events/catalogue.ts';
 import type { ContractorRecord } from '../events/contractors.ts';
-import type { DocumentType } from '../events/documents.ts';
+import type { DocumentRecord, DocumentType } from '../events/documents.ts';
+import { evolveBrand, evolveCategory, evolveContractor, evolveContractorStatus, evolveDocument, evolveProduct, unfolded } from '../events/folds.ts';
+import type { DomainEvent } from '../events/registry.ts';
 import type { NewEvent } from '../events/store.ts';
 import type { AsyncReads } from '../storage/async-reads.ts';
-
-type Category = NonNullable<ReturnType<CommandState['category']>>;
-type Brand = NonNullable<ReturnType<CommandState['brand']>>;
 
 /** Reads of many keys in one query each: what a batch's records ask for is fetched before they are decided. */
 export interface BulkReads {
@@ -62,21 +60,33 @@ function oneByOne<K, V>(read: (key: K) => Promise<V>): (keys: K[]) => Promise<Ma
 /** Rounds of gathering a batch may take: each follows one step of a chain (a sku's id, then that product). */
 const MAX_ROUNDS = 8;
 
+/** One kind's records a batch decided, with its highest id and its lookup by a unique key (a sku, a name) when it has one. */
+class Decided<R extends { id: number }, K = never> {
+  readonly records = new Map<number, R>();
+  /** Keys the batch moved: to the record now holding them, or to none (undefined) once left. */
+  readonly byKey = new Map<K, number | undefined>();
+  maxId = 0;
+
+  constructor(private readonly keyOf?: (record: R) => K) {}
+
+  set(before: R | undefined, after: R): void {
+    if (this.keyOf !== undefined) {
+      if (before !== undefined) this.byKey.set(this.keyOf(before), undefined);
+      this.byKey.set(this.keyOf(after), after.id);
+    }
+    this.records.set(after.id, after);
+    this.maxId = Math.max(this.maxId, after.id);
+  }
+}
+
 /** What the batch's own decisions changed, laid over the source: each record is decided after the earlier ones. */
 class Overlay {
-  products = new Map<number, ProductRecord>();
-  skus = new Map<string, number | undefined>();
-  maxProductId = 0;
-  categories = new Map<number, Category>();
-  siblingNames = new Map<string, number | undefined>();
-  maxCategoryId = 0;
-  brands = new Map<number, Brand>();
-  brandNames = new Map<string, number | undefined>();
-  maxBrandId = 0;
-  contractors = new Map<number, ContractorRecord>();
+  products = new Decided((product: ProductRecord) => product.sku);
+  categories = new Decided((category: CategoryRecord) => siblingKey(category.parent, category.name));
+  brands = new Decided((brand: BrandRecord) => brand.name);
+  contractors = new Decided<ContractorRecord>();
   statuses = new Set<string>();
-  maxContractorId = 0;
-  documents = new Map<string, DocumentState>();
+  documents = new Map<string, DocumentRecord>();
 }
 
 const siblingKey = (parent: number, name: string) => `${parent}\u0000${name}`;
@@ -92,13 +102,13 @@ export class BatchState implements CommandState {
   private overlay = new Overlay();
   private readonly products: Memo<number, ProductRecord | undefined>;
   private readonly skus: Memo<string, number | undefined>;
-  private readonly categories: Memo<number, Category | undefined>;
+  private readonly categories: Memo<number, CategoryRecord | undefined>;
   private readonly siblingNames: Memo<string, number | undefined>;
-  private readonly brands: Memo<number, Brand | undefined>;
+  private readonly brands: Memo<number, BrandRecord | undefined>;
   private readonly brandNames: Memo<string, number | undefined>;
   private readonly contractors: Memo<number, ContractorRecord | undefined>;
   private readonly statuses: Memo<string, boolean>;
-  private readonly documents: Memo<string, DocumentState | undefined>;
+  private readonly documents: Memo<string, DocumentRecord | undefined>;
   /** Each read table's highest id, by table. */
   private readonly maxIds: Memo<'products' | 'categories' | 'brands' | 'contractors', number>;
   private readonly memos: { readonly wanted: ReadonlySet<unknown>; load(): Promise<void> }[];
@@ -168,138 +178,113 @@ export class BatchState implements CommandState {
 
   /** Lays a decision's events over the state, so the next record of the batch is decided after it. */
   evolve(events: NewEvent[]): void {
+    for (const event of events) this.layOver(event);
+  }
+
+  /**
+   * One event folded into its record (a lookup of the record before is made only by events that change one, see
+   * events/folds.ts), and the lookups by name and the highest ids it moves. A record not known leaves the
+   * overlay as it was: that happens only while probing, where a lookup may not be known yet.
+   */
+  private layOver(event: DomainEvent): void {
     const o = this.overlay;
-    for (const event of events) {
-      switch (event.type) {
-        case 'ProductAdded':
-          o.products.set(event.data.id, event.data);
-          o.skus.set(event.data.sku, event.data.id);
-          o.maxProductId = Math.max(o.maxProductId, event.data.id);
-          break;
-        case 'ProductEdited':
-        case 'ProductPricesUpdated': {
-          const current = this.product(event.data.id);
-          if (current === undefined) break; // only while probing, where a lookup may not be known yet
-          const changes = event.data.changes as Partial<ProductRecord>;
-          if (changes.sku !== undefined && changes.sku !== current.sku) {
-            o.skus.set(current.sku, undefined);
-            o.skus.set(changes.sku, current.id);
-          }
-          o.products.set(current.id, { ...current, ...changes });
-          break;
-        }
-        case 'CategoryAdded':
-          o.categories.set(event.data.id, event.data);
-          o.siblingNames.set(siblingKey(event.data.parent, event.data.name), event.data.id);
-          o.maxCategoryId = Math.max(o.maxCategoryId, event.data.id);
-          break;
-        case 'CategoryEdited': {
-          const current = this.category(event.data.id);
-          if (current === undefined) break;
-          const next = { id: current.id, name: event.data.name ?? current.name, parent: event.data.parent ?? current.parent };
-          o.siblingNames.set(siblingKey(current.parent, current.name), undefined);
-          o.siblingNames.set(siblingKey(next.parent, next.name), next.id);
-          o.categories.set(next.id, next);
-          break;
-        }
-        case 'BrandAdded':
-          o.brands.set(event.data.id, event.data);
-          o.brandNames.set(event.data.name, event.data.id);
-          o.maxBrandId = Math.max(o.maxBrandId, event.data.id);
-          break;
-        case 'BrandEdited': {
-          const current = this.brand(event.data.id);
-          if (current === undefined) break;
-          const next = { id: current.id, name: event.data.name ?? current.name, logo: event.data.logo === undefined ? current.logo : event.data.logo };
-          o.brandNames.set(current.name, undefined);
-          o.brandNames.set(next.name, next.id);
-          o.brands.set(next.id, next);
-          break;
-        }
-        case 'ContractorAdded':
-          o.contractors.set(event.data.id, event.data);
-          o.maxContractorId = Math.max(o.maxContractorId, event.data.id);
-          break;
-        case 'ContractorEdited': {
-          const current = this.contractor(event.data.id);
-          if (current !== undefined) o.contractors.set(current.id, { ...current, ...event.data.changes });
-          break;
-        }
-        case 'ContractorStatusCreated':
-          o.statuses.add(event.data.name);
-          break;
-        case 'DocumentRecorded':
-          o.documents.set(documentKey(event.data.docType, event.data.id), { fields: event.data.fields, status: event.data.status, basedOn: event.data.basedOn });
-          break;
-        case 'DocumentRevised':
-        case 'DocumentPosted':
-        case 'DocumentUnposted':
-        case 'DocumentLinked': {
-          const key = documentKey(event.data.docType, event.data.id);
-          const current = this.document(event.data.docType, event.data.id);
-          if (current === undefined) break;
-          const next = { ...current };
-          if (event.type === 'DocumentRevised') next.fields = { ...current.fields, ...event.data.changes };
-          if (event.type === 'DocumentPosted') next.status = 1;
-          if (event.type === 'DocumentUnposted') next.status = 0;
-          if (event.type === 'DocumentLinked') next.basedOn = event.data.basedOn;
-          o.documents.set(key, next);
-          break;
-        }
+    switch (event.type) {
+      case 'ProductAdded':
+      case 'ProductEdited':
+      case 'ProductPricesUpdated': {
+        let before: ProductRecord | undefined;
+        const after = evolveProduct(() => (before = this.product(event.data.id)), event);
+        if (after !== undefined) o.products.set(before, after);
+        break;
       }
+      case 'CategoryAdded':
+      case 'CategoryEdited': {
+        let before: CategoryRecord | undefined;
+        const after = evolveCategory(() => (before = this.category(event.data.id)), event);
+        if (after !== undefined) o.categories.set(before, after);
+        break;
+      }
+      case 'BrandAdded':
+      case 'BrandEdited': {
+        let before: BrandRecord | undefined;
+        const after = evolveBrand(() => (before = this.brand(event.data.id)), event);
+        if (after !== undefined) o.brands.set(before, after);
+        break;
+      }
+      case 'ContractorAdded':
+      case 'ContractorEdited': {
+        const after = evolveContractor(() => this.contractor(event.data.id), event);
+        if (after !== undefined) o.contractors.set(undefined, after);
+        break;
+      }
+      case 'ContractorStatusCreated':
+        o.statuses.add(evolveContractorStatus(event).name);
+        break;
+      case 'DocumentRecorded':
+      case 'DocumentRevised':
+      case 'DocumentPosted':
+      case 'DocumentUnposted':
+      case 'DocumentLinked': {
+        const { docType, id } = event.data;
+        const after = evolveDocument(() => this.document(docType, id), event);
+        if (after !== undefined) o.documents.set(documentKey(docType, id), after);
+        break;
+      }
+      default:
+        unfolded(event);
     }
   }
 
   product(id: number): ProductRecord | undefined {
-    return this.overlay.products.get(id) ?? this.products.get(id);
+    return this.overlay.products.records.get(id) ?? this.products.get(id);
   }
 
   productIdBySku(sku: string): number | undefined {
-    return this.overlay.skus.has(sku) ? this.overlay.skus.get(sku) : this.skus.get(sku);
+    return this.overlay.products.byKey.has(sku) ? this.overlay.products.byKey.get(sku) : this.skus.get(sku);
   }
 
   nextProductId(): number {
-    return Math.max(this.maxIds.get('products') ?? 0, this.overlay.maxProductId) + 1;
+    return Math.max(this.maxIds.get('products') ?? 0, this.overlay.products.maxId) + 1;
   }
 
-  category(id: number): Category | undefined {
-    return this.overlay.categories.get(id) ?? this.categories.get(id);
+  category(id: number): CategoryRecord | undefined {
+    return this.overlay.categories.records.get(id) ?? this.categories.get(id);
   }
 
   categoryIdBySiblingName(parent: number, name: string): number | undefined {
     const key = siblingKey(parent, name);
-    return this.overlay.siblingNames.has(key) ? this.overlay.siblingNames.get(key) : this.siblingNames.get(key);
+    return this.overlay.categories.byKey.has(key) ? this.overlay.categories.byKey.get(key) : this.siblingNames.get(key);
   }
 
   nextCategoryId(): number {
-    return Math.max(this.maxIds.get('categories') ?? 0, this.overlay.maxCategoryId) + 1;
+    return Math.max(this.maxIds.get('categories') ?? 0, this.overlay.categories.maxId) + 1;
   }
 
-  brand(id: number): Brand | undefined {
-    return this.overlay.brands.get(id) ?? this.brands.get(id);
+  brand(id: number): BrandRecord | undefined {
+    return this.overlay.brands.records.get(id) ?? this.brands.get(id);
   }
 
   brandIdByName(name: string): number | undefined {
-    return this.overlay.brandNames.has(name) ? this.overlay.brandNames.get(name) : this.brandNames.get(name);
+    return this.overlay.brands.byKey.has(name) ? this.overlay.brands.byKey.get(name) : this.brandNames.get(name);
   }
 
   nextBrandId(): number {
-    return Math.max(this.maxIds.get('brands') ?? 0, this.overlay.maxBrandId) + 1;
+    return Math.max(this.maxIds.get('brands') ?? 0, this.overlay.brands.maxId) + 1;
   }
 
   contractor(id: number): ContractorRecord | undefined {
-    return this.overlay.contractors.get(id) ?? this.contractors.get(id);
+    return this.overlay.contractors.records.get(id) ?? this.contractors.get(id);
   }
 
   nextContractorId(): number {
-    return Math.max(this.maxIds.get('contractors') ?? 0, this.overlay.maxContractorId) + 1;
+    return Math.max(this.maxIds.get('contractors') ?? 0, this.overlay.contractors.maxId) + 1;
   }
 
   contractorStatusExists(name: string): boolean {
     return this.overlay.statuses.has(name) || (this.statuses.get(name) ?? false);
   }
 
-  document(type: DocumentType, id: number): DocumentState | undefined {
+  document(type: DocumentType, id: number): DocumentRecord | undefined {
     const key = documentKey(type, id);
     return this.overlay.documents.get(key) ?? this.documents.get(key);
   }

@@ -3,21 +3,23 @@ import type { z } from 'zod';
 import type { CommandState } from '../../src/commands/command-state.ts';
 import type { Decide, Decision } from '../../src/commands/decision.ts';
 import { type CodeOverrides, parseRecord } from '../../src/lib/validation.ts';
+import type { BrandRecord, CategoryRecord, ProductRecord } from '../../src/events/catalogue.ts';
 import type { ContractorRecord } from '../../src/events/contractors.ts';
 import type { DocumentRef } from '../../src/events/documents.ts';
+import { type RecordState, evolveRecord } from '../../src/events/folds.ts';
 import { definitionByType } from '../../src/events/registry.ts';
 import type { NewEvent } from '../../src/events/store.ts';
 import type { DomainError, Result } from '../../src/lib/result.ts';
 
 /**
- * Deciders specified on their own: given(records) → when(command, wire input) → then events / errors / nothing.
- * No database: the state is an in-memory CommandState over plain records, typed from the interface itself, so
- * a change of CommandState breaks this file instead of silently passing.
+ * Deciders specified on their own: given(records, events) → when(command, wire input) → then events / errors /
+ * nothing. No database: the state is an in-memory CommandState over records folded from events, typed from the
+ * interface itself, so a change of CommandState breaks this file instead of silently passing.
  */
 
 type Row<F extends (...args: never[]) => unknown> = NonNullable<ReturnType<F>>;
 
-/** What a spec starts from: the records as the read model would hand them to the deciders. */
+/** What a spec starts from: the records as the read model would hand them to the deciders, and events after them. */
 export interface Given {
   products?: Row<CommandState['product']>[];
   categories?: Row<CommandState['category']>[];
@@ -25,33 +27,58 @@ export interface Given {
   contractors?: Row<CommandState['contractor']>[];
   contractorStatuses?: string[];
   documents?: (Row<CommandState['document']> & DocumentRef)[];
+  /** Appended after the records were created, and folded into them as the read model would. */
+  events?: NewEvent[];
+}
+
+/** The given records as the events that created them, in their streams. */
+function creations(given: Given): NewEvent[] {
+  const { products = [], categories = [], brands = [], contractors = [], contractorStatuses = [], documents = [] } = given;
+  return [
+    ...categories.map((data): NewEvent => ({ stream: `category-${data.id}`, type: 'CategoryAdded', data })),
+    ...brands.map((data): NewEvent => ({ stream: `brand-${data.id}`, type: 'BrandAdded', data })),
+    ...products.map((data): NewEvent => ({ stream: `product-${data.id}`, type: 'ProductAdded', data })),
+    ...contractorStatuses.map((name): NewEvent => ({ stream: `contractor-status-${name}`, type: 'ContractorStatusCreated', data: { name } })),
+    ...contractors.map((data): NewEvent => ({ stream: `contractor-${data.id}`, type: 'ContractorAdded', data })),
+    ...documents.map(({ type, id, fields, status, basedOn }): NewEvent => ({ stream: `${type}-${id}`, type: 'DocumentRecorded', data: { docType: type, id, fields, status, basedOn } })),
+  ];
 }
 
 const maxId = (rows: { id: number }[]) => rows.reduce((max, r) => Math.max(max, r.id), 0);
 // The real state parses each record from JSON on every read, so a decider never holds the stored object.
 const copy = <T>(value: T | undefined): T | undefined => (value === undefined ? undefined : structuredClone(value));
 
-/** Lookups by exact value and ids after the highest, as the read-model queries answer them (projections/state.ts). */
+/**
+ * Each stream's record folded from its events (events/folds.ts, as the read model and the batch state fold them),
+ * with lookups by exact value and ids after the highest, as the read-model queries answer them.
+ */
 export function inMemoryState(given: Given = {}): CommandState {
-  const { products = [], categories = [], brands = [], contractors = [], contractorStatuses = [], documents = [] } = given;
+  const records = new Map<string, RecordState>();
+  for (const event of [...creations(given), ...(given.events ?? [])]) {
+    const record = evolveRecord(() => records.get(event.stream), event);
+    if (record !== undefined) records.set(event.stream, record);
+  }
+  const kind = <T>(stream: RegExp) => [...records].filter(([name]) => stream.test(name)).map(([, record]) => record as T);
+  const products = () => kind<ProductRecord>(/^product-\d+$/);
+  const categories = () => kind<CategoryRecord>(/^category-\d+$/);
+  const brands = () => kind<BrandRecord>(/^brand-\d+$/);
+  const contractors = () => kind<ContractorRecord>(/^contractor-\d+$/);
   const lowest = <T extends { id: number }>(rows: T[], match: (row: T) => boolean) => rows.filter(match).sort((a, b) => a.id - b.id)[0]?.id;
+  const record = <T>(stream: string) => copy(records.get(stream) as T | undefined);
   return {
-    product: (id) => copy(products.find((p) => p.id === id)),
-    productIdBySku: (sku) => lowest(products, (p) => p.sku === sku),
-    nextProductId: () => maxId(products) + 1,
-    category: (id) => copy(categories.find((c) => c.id === id)),
-    categoryIdBySiblingName: (parent, name) => lowest(categories, (c) => c.parent === parent && c.name === name),
-    nextCategoryId: () => maxId(categories) + 1,
-    brand: (id) => copy(brands.find((b) => b.id === id)),
-    brandIdByName: (name) => lowest(brands, (b) => b.name === name),
-    nextBrandId: () => maxId(brands) + 1,
-    contractor: (id) => copy(contractors.find((c) => c.id === id)),
-    nextContractorId: () => maxId(contractors) + 1,
-    contractorStatusExists: (name) => contractorStatuses.includes(name),
-    document: (type, id) => {
-      const found = documents.find((d) => d.type === type && d.id === id);
-      return found && copy({ fields: found.fields, status: found.status, basedOn: found.basedOn });
-    },
+    product: (id) => record(`product-${id}`),
+    productIdBySku: (sku) => lowest(products(), (p) => p.sku === sku),
+    nextProductId: () => maxId(products()) + 1,
+    category: (id) => record(`category-${id}`),
+    categoryIdBySiblingName: (parent, name) => lowest(categories(), (c) => c.parent === parent && c.name === name),
+    nextCategoryId: () => maxId(categories()) + 1,
+    brand: (id) => record(`brand-${id}`),
+    brandIdByName: (name) => lowest(brands(), (b) => b.name === name),
+    nextBrandId: () => maxId(brands()) + 1,
+    contractor: (id) => record(`contractor-${id}`),
+    nextContractorId: () => maxId(contractors()) + 1,
+    contractorStatusExists: (name) => records.has(`contractor-status-${name}`),
+    document: (type, id) => record(`${type}-${id}`),
   };
 }
 

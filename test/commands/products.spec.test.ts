@@ -188,6 +188,18 @@ describe('update-product-prices', () => {
     given(catalogue).when(updatePrices, { sku: 'TEA-1', salePrice: 250.5, purchasePrice: 180 }).thenNothing().andResult({ id: 1, sku: 'TEA-1', minPrice: null, purchasePrice: 180, salePrice: 250.5 });
   });
 
+  it('decides on the record as its later events left it: a sku changed by an edit is found under the new one only', () => {
+    const history = {
+      ...catalogue,
+      events: [
+        { stream: 'product-1', type: 'ProductEdited' as const, data: { id: 1, changes: { sku: 'TEA-9' } } },
+        { stream: 'product-1', type: 'ProductPricesUpdated' as const, data: { id: 1, changes: { salePrice: 30000 } } },
+      ],
+    };
+    given(history).when(updatePrices, { sku: 'TEA-9', salePrice: 300 }).thenNothing().andResult({ id: 1, sku: 'TEA-9', minPrice: null, purchasePrice: 180, salePrice: 300 });
+    given(history).when(updatePrices, { sku: 'TEA-1', salePrice: 300 }).thenErrors({ code: 'ERROR_SKU', field: 'sku' });
+  });
+
   it('an unknown sku is ERROR_SKU', () => {
     given(catalogue).when(updatePrices, { sku: 'NOPE', salePrice: 1 }).thenErrors({ code: 'ERROR_SKU', field: 'sku' });
   });

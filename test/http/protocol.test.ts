@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { engineService as testService } from '../engine-service.ts';
+import { workbenchCookie } from '../workbench-client.ts';
 
 describe('the HTTP protocol around the endpoints', () => {
   test('reads answer with and without a trailing slash', async () => {
@@ -51,4 +52,29 @@ describe('the HTTP protocol around the endpoints', () => {
     expect(addProduct.properties.products.items.required).toEqual(['name', 'sku', 'categoryId']);
     expect(doc.paths['/api/products'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['limit', 'offset']);
   });
+
+  test('every answer says X-Content-Type-Options: nosniff: JSON, errors, pages, files, the reference and health', async () => {
+    const { app, api, tb } = await testService();
+    const { key: auditKey } = await tb.keys.create({ name: 'auditor', scope: 'audit' });
+    const cookie = await workbenchCookie(app, auditKey);
+    const answers = [
+      await app.request('/api/products', { headers: { Authorization: `Bearer ${api.key}` } }),
+      await app.request('/api/products'),
+      await app.request('/api/nothing-here', { headers: { Authorization: `Bearer ${api.key}` } }),
+      await app.request('/api/add-product', { method: 'POST', headers: { Authorization: `Bearer ${api.key}` }, body: 'x'.repeat(2 * 1024 * 1024) }),
+      await app.request('/api/openapi.json'),
+      await app.request('/healthz'),
+      await app.request('/docs'),
+      await app.request('/docs/swagger-ui-bundle.js'),
+      await app.request('/audit/sign-in'),
+      await app.request('/audit/workbench.css'),
+      await app.request('/audit/log'),
+      await app.request('/audit/log', { headers: { Cookie: cookie } }),
+      await app.request('/audit/statement.csv?contractor=1&dateFrom=2026-01-01&dateTo=2026-12-31', { headers: { Cookie: cookie } }),
+    ];
+    expect(answers.map((res) => `${res.status} ${res.headers.get('x-content-type-options')}`)).toEqual(
+      [200, 401, 404, 413, 200, 200, 200, 200, 200, 200, 303, 200, 404].map((status) => `${status} nosniff`),
+    );
+  });
 });
+

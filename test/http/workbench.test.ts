@@ -6,25 +6,7 @@ import type { AppEnv } from '../../src/http/env.ts';
 import { manualClock } from '../helpers.ts';
 import { engineService as testService } from '../engine-service.ts';
 import { importRecords, line, money, romashka, sale } from '../documents-fixtures.ts';
-
-/** A browser's view of the workbench: one cookie jar, redirects not followed, pages as text. */
-class Browser {
-  cookie = '';
-  constructor(readonly app: Hono<AppEnv>) {}
-
-  async request(method: string, url: string, form?: Record<string, string>) {
-    const headers: Record<string, string> = this.cookie === '' ? {} : { Cookie: this.cookie };
-    const body = form === undefined ? undefined : new URLSearchParams(form).toString();
-    if (body !== undefined) headers['Content-Type'] = 'application/x-www-form-urlencoded';
-    const res = await this.app.request(url, { method, headers, body });
-    const set = res.headers.get('set-cookie');
-    if (set !== null) this.cookie = /^tb_audit=;/.test(set) ? '' : set.split(';')[0];
-    return { status: res.status, headers: res.headers, setCookie: set, text: await res.text() };
-  }
-
-  get = (url: string) => this.request('GET', url);
-  signIn = (key: string) => this.request('POST', '/audit/sign-in', { key });
-}
+import { Browser } from '../workbench-client.ts';
 
 /** A company with an order → invoice → sale chain, a posted payment and an unposted one on the sale, and an auditor. */
 async function workbench() {
@@ -91,19 +73,35 @@ describe('signing in', () => {
     expect(ended.text).toContain('Your session has ended');
   });
 
-  test('revoking the key ends its sessions at once; signing out clears the cookie', async () => {
+  test('signing out ends the session on the server: its cookie, kept or copied, opens nothing any more', async () => {
     const { app, tb } = await testService();
-    const { id, key } = await tb.keys.create({ name: 'auditor', scope: 'audit' });
+    const { key } = await tb.keys.create({ name: 'auditor', scope: 'audit' });
     const browser = new Browser(app);
     await browser.signIn(key);
     const cookie = browser.cookie;
     expect((await browser.get('/audit/log')).status).toBe(200);
+    expect(await tb.sessions.count()).toBe(1);
     const out = await browser.request('POST', '/audit/sign-out');
-    expect([out.status, out.setCookie]).toEqual([303, 'tb_audit=; Path=/audit; Max-Age=0; HttpOnly; SameSite=Strict']);
+    expect([out.status, out.setCookie, out.headers.get('location')]).toEqual([303, 'tb_audit=; Path=/audit; Max-Age=0; HttpOnly; SameSite=Strict', '/audit/sign-in?ended=signed-out']);
+    expect(await tb.sessions.count()).toBe(0);
+    expect((await browser.get('/audit/sign-in?ended=signed-out')).text).toContain('You have signed out of the workbench.');
     browser.cookie = cookie;
+    const again = await browser.get('/audit/log');
+    expect([again.status, again.headers.get('location')]).toEqual([303, '/audit/sign-in?ended=unknown&next=%2Faudit%2Flog']);
+    expect((await browser.get(again.headers.get('location')!)).text).toContain('Your session has ended. Sign in again.');
+  });
+
+  test('revoking the key ends its sessions at once', async () => {
+    const { app, tb } = await testService();
+    const { id, key } = await tb.keys.create({ name: 'auditor', scope: 'audit' });
+    const browser = new Browser(app);
+    await browser.signIn(key);
     expect((await browser.get('/audit/log')).status).toBe(200);
     await tb.keys.revoke(id);
-    expect((await browser.get('/audit/log')).status).toBe(303);
+    const ended = await browser.get('/audit/log');
+    expect(ended.status).toBe(401);
+    expect(ended.text).toContain('Your session has ended');
+    expect(await tb.sessions.count()).toBe(0);
   });
 
   test('a session that ended says why on the sign-in page, and signing in goes on to the page first asked for', async () => {
@@ -112,18 +110,19 @@ describe('signing in', () => {
     const browser = new Browser(app);
     await browser.signIn(key);
     await tb.keys.revoke(id);
-    const sent = await browser.get('/audit/log?order=oldest');
-    expect(sent.headers.get('location')).toBe('/audit/sign-in?ended=1&next=%2Faudit%2Flog%3Forder%3Doldest');
-    const form = await browser.get(sent.headers.get('location')!);
-    expect(form.text).toContain('the key was revoked or expired');
+    // The server found the session ended: the sign-in form is the answer to the page asked for, saying why.
+    const form = await browser.get('/audit/log?order=oldest');
+    expect(form.status).toBe(401);
+    expect(form.text).toContain('Your session has ended: the key was revoked or expired.');
     expect(form.text).toContain('<input type="hidden" name="next" value="/audit/log?order=oldest">');
     const { key: other } = await tb.keys.create({ name: 'auditor 2', scope: 'audit' });
     const signed = await browser.request('POST', '/audit/sign-in', { key: other, next: '/audit/log?order=oldest' });
     expect(signed.headers.get('location')).toBe('/audit/log?order=oldest');
     // Only pages of the workbench: anything else goes to the documents.
     for (const next of ['https://evil.example/', '//evil.example/audit', '/api/events', '/audit\\evil']) {
-      const elsewhere = await new Browser(app).request('POST', '/audit/sign-in', { key: other, next });
-      expect(elsewhere.headers.get('location'), next).toBe('/audit/documents');
+      const elsewhere = new Browser(app);
+      await elsewhere.get('/audit/sign-in');
+      expect((await elsewhere.request('POST', '/audit/sign-in', { key: other, next })).headers.get('location'), next).toBe('/audit/documents');
     }
   });
 
@@ -188,11 +187,13 @@ describe("a document's page", () => {
 
 describe('a record as of a moment', () => {
   test('folded from its events up to the moment, beside now, the changed fields marked; before its first event it did not exist', async () => {
-    const { auditor, api, clock } = await workbench();
+    const { auditor, api, clock, auditKey } = await workbench();
     const before = '2026-11-22 12:30:00';
     clock.advance(60 * 60 * 1000);
     const priced = await api.write('/api/update-product-prices', 'data', [{ sku: 'T1', salePrice: 1250.5 }]);
     expect(priced.status, priced.text).toBe(200);
+    // An hour idle ended the session.
+    await auditor.signIn(auditKey);
     const res = await auditor.get(`/audit/record?stream=product-1&at=${encodeURIComponent(before)}`);
     expect(res.status).toBe(200);
     expect(res.text).toContain('<tr class="changed" data-field="salePrice"><th>Sale price <code>salePrice</code></th><td>1\u00a0000,00\u00a0₽</td><td>1\u00a0250,50\u00a0₽</td></tr>');
@@ -246,6 +247,25 @@ describe('the log', () => {
   });
 });
 
+describe('links', () => {
+  test('a record whose name holds &, #, +, / or a space links to itself from the log page', async () => {
+    const { auditor, tb } = await workbench();
+    const statuses = ['a&b#c+d', 'VIP клиент / 2?x=1'];
+    const imported = await importRecords(tb, statuses.map((status, i) => line('contractor', { ...romashka, id: 20 + i, inn: `77012345${60 + i}`, status })));
+    expect(imported.failures).toEqual([]);
+    const log = await auditor.get('/audit/log?type=ContractorStatusCreated&order=oldest');
+    const links = [...log.text.matchAll(/<a href="([^"]+)">contractor-status-/g)].map((m) => m[1].replaceAll('&amp;', '&'));
+    expect(links).toHaveLength(2);
+    for (const [i, link] of links.entries()) {
+      const record = await auditor.get(link);
+      expect(record.status, link).toBe(200);
+      const title = `contractor-status-${statuses[i]}`.replaceAll('&', '&amp;');
+      expect(record.text).toContain(`<h1>${title} as of`);
+      expect(record.text).toContain(`<tr data-field="name"><th>Name <code>name</code></th><td>${statuses[i].replaceAll('&', '&amp;')}</td>`);
+    }
+  });
+});
+
 describe('anchors', () => {
   test('pasted anchors are checked against the log: one that holds, one whose head the log does not have', async () => {
     const { auditor, tb } = await workbench();
@@ -256,7 +276,9 @@ describe('anchors', () => {
     const rewritten = signAnchor({ seq, hash: 'f'.repeat(64), recordedAt: '2026-11-22T09:00:00.000Z' }, key, new Date());
     const form = new FormData();
     form.set('anchors', `${JSON.stringify(holds)}\n${JSON.stringify(rewritten)}`);
-    const res = await auditor.app.request('/audit/anchors', { method: 'POST', headers: { Cookie: auditor.cookie }, body: form });
+    await auditor.get('/audit/anchors');
+    form.set('form', auditor.formToken);
+    const res = await auditor.app.request('/audit/anchors', { method: 'POST', headers: { Cookie: auditor.cookie, Origin: 'http://localhost' }, body: form });
     const text = await res.text();
     expect(res.status).toBe(200);
     expect(text).toContain('1 of 2 anchors fail.');
@@ -368,7 +390,7 @@ describe('finding a contractor', () => {
     expect(own.status).toBe(200);
     expect(own.text).toContain('<h1>ООО Ромашка</h1>');
     expect(own.text).toContain('href="/audit/document/sale/3"');
-    expect(own.text).toContain('href="/audit/statement?contractor=7&dateFrom=2026-01-01&dateTo=2026-12-31"');
+    expect(own.text).toContain('href="/audit/statement?contractor=7&amp;dateFrom=2026-01-01&amp;dateTo=2026-12-31"');
     expect(own.text).toContain('data-balance="-200"');
     expect((await auditor.get('/audit/contractor/99')).status).toBe(404);
     expect((await auditor.get('/audit/contractor/x')).status).toBe(404);

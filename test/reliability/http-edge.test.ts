@@ -23,6 +23,7 @@ function expectErrorForm(text: string, status: number, code: string) {
   const answer = parseAnswer(text);
   expect(answer.status, text).toBe(status);
   expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+  expect(answer.headers['x-content-type-options']).toBe('nosniff');
   expect(JSON.parse(answer.body)).toEqual({ errors: [{ code, message: expect.any(String) }] });
   return answer;
 }

@@ -7,6 +7,7 @@ import { readEvents } from '../../src/storage/postgres/event-log.ts';
 import { tempDir } from '../helpers.ts';
 import { HttpClient, type ServerProcess, runCli, startServer } from '../server-process.ts';
 import { REAL_SERVER_URL, createDatabase } from '../storage/postgres/engines.ts';
+import { signInOver } from '../workbench-client.ts';
 
 /**
  * Several servers (`node bin/server.mjs`, as `npm start` runs it) and the command line on one PostgreSQL database.
@@ -126,6 +127,24 @@ describe.runIf(REAL_SERVER_URL)('several servers on one PostgreSQL database', ()
     // Batches of ten, all or nothing, including any the killed server committed without answering.
     expect(events % 10).toBe(0);
     await expectWhole(acknowledged);
+  });
+
+  test('a workbench session started on one server is one on every server of the database, and sign-out on one ends it on all', async () => {
+    await start(2);
+    const auditKey = JSON.parse((await runCli(database.url, ['keys', 'create', '--name', 'auditor', '--scope', 'audit', '--json'])).stdout).key as string;
+    const { cookie } = await signInOver(servers[0].url, auditKey);
+    const page = (server: ServerProcess) => fetch(`${server.url}/audit/log`, { headers: { Cookie: cookie }, redirect: 'manual' });
+    const onSecond = await page(servers[1]);
+    expect(onSecond.status).toBe(200);
+    const token = /name="form" value="([^"]+)"/.exec(await onSecond.text())![1];
+    const out = await fetch(`${servers[1].url}/audit/sign-out`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { Cookie: cookie, Origin: servers[1].url, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ form: token }),
+    });
+    expect(out.status).toBe(303);
+    expect([(await page(servers[0])).status, (await page(servers[1])).status]).toEqual([303, 303]);
   });
 
   test('the same record edited through two servers at once: the last writer wins whole, every edit is in the history', async () => {

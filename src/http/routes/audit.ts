@@ -6,12 +6,11 @@ import { requireAuditScope } from '../auth.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';
 import { readResponses, writeResults } from '../responses.ts';
-import { parseQuery, queryInt } from '../query.ts';
+import { queryInt, validQuery } from '../query.ts';
 import { DOCUMENT_TYPES } from '../../events/documents.ts';
 import { statementCsv, statementOf } from '../../audit/statement.ts';
 import { calendarDate } from '../../commands/documents.ts';
-import { sendError, sendErrors, sendJson } from '../respond.ts';
-import { requestQuery } from '../node-request.ts';
+import { sendError, sendJson } from '../respond.ts';
 import { API_ACT_TEXTS, actOf } from '../workbench/act.ts';
 import { actXlsx } from '../workbench/act-files.ts';
 import { XLSX_TYPE } from '../workbench/statement-page.ts';
@@ -60,10 +59,8 @@ export function auditRoutes(tb: Company): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
   for (const { path } of auditReads) app.use(path, requireAuditScope);
 
-  app.get('/api/events', async (c) => {
-    const query = parseQuery(eventsQuery, requestQuery(c));
-    if (!query.ok) return sendErrors(c, 400, query.errors);
-    const { after, limit } = query.value;
+  app.get('/api/events', validQuery(eventsQuery), async (c) => {
+    const { after, limit } = c.req.valid('query');
     const rows = await tb.audit.eventsAfter(after, limit);
     const data = rows.map((row) => JSON.stringify(logEntry(row)));
     // `next` is the `after` of the following page; the page is the last one when `count` < `limit`.
@@ -71,28 +68,22 @@ export function auditRoutes(tb: Company): Hono<AppEnv> {
     return sendJson(c, `{"meta":{"after":${after},"limit":${limit},"count":${data.length},"next":${next}},"data":[${data.join(',')}]}`);
   });
 
-  app.get('/api/history', async (c) => {
-    const query = parseQuery(historyQuery, requestQuery(c));
-    if (!query.ok) return sendErrors(c, 400, query.errors);
-    const { stream } = query.value;
+  app.get('/api/history', validQuery(historyQuery), async (c) => {
+    const { stream } = c.req.valid('query');
     const history = await tb.audit.history(stream);
     if (history.length === 0) return sendError(c, 404, 'ERROR_STREAM', `no events in stream ${stream}`);
     return sendJson(c, JSON.stringify({ meta: { stream, count: history.length }, data: history }));
   });
 
-  app.get('/api/audit/document', async (c) => {
-    const query = parseQuery(documentQuery, requestQuery(c));
-    if (!query.ok) return sendErrors(c, 400, query.errors);
-    const { type, id } = query.value;
+  app.get('/api/audit/document', validQuery(documentQuery), async (c) => {
+    const { type, id } = c.req.valid('query');
     const json = await tb.documents.listJson(type, id);
     if (json === undefined) return sendError(c, 404, 'ERROR_ID', `no ${type} ${id}`);
     return sendJson(c, `{"data":${json}}`);
   });
 
-  app.get('/api/audit/statement', async (c) => {
-    const query = parseQuery(statementQuery, requestQuery(c), statementCodes);
-    if (!query.ok) return sendErrors(c, 400, query.errors);
-    const { contractor: id, dateFrom, dateTo, format } = query.value;
+  app.get('/api/audit/statement', validQuery(statementQuery, statementCodes), async (c) => {
+    const { contractor: id, dateFrom, dateTo, format } = c.req.valid('query');
     if (dateTo < dateFrom) return sendError(c, 400, 'ERROR_DATETO', 'dateTo must not be before dateFrom');
     const contractor = await tb.contractors.byId(id);
     if (contractor === undefined) return sendError(c, 404, 'ERROR_CONTRACTOR', `no contractor ${id}`);

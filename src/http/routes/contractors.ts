@@ -7,9 +7,9 @@ import type { ReadEndpoint } from '../openapi.ts';
 import { readResponses, writeResults } from '../responses.ts';
 import { parseJsonBody } from '../json-body.ts';
 import { listQuery, pagedList } from '../paged-list.ts';
-import { sendBodyTooLarge, sendError, sendJson } from '../respond.ts';
+import { sendError, sendJson } from '../respond.ts';
 import { type WriteEndpoint, writeEndpoint } from '../write-endpoint.ts';
-import { requestBody, requestQuery } from '../node-request.ts';
+import { requestQuery } from '../node-request.ts';
 
 /** The lookup keys as the OpenAPI document shows them; `lookupOf` reads and checks them (body first, then query). */
 const lookupKeys = z.object({
@@ -64,12 +64,11 @@ function lookupOf(body: Record<string, unknown>, query: Record<string, string>):
 export function contractorRoutes(tb: Company): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
 
-  app.get('/api/contractors', pagedList(tb.contractors));
+  app.get('/api/contractors', ...pagedList(tb.contractors));
 
   app.post('/api/contractor', async (c) => {
     // An empty or missing body counts as {} (the query string is then read).
-    const bytes = await requestBody(c);
-    if (bytes === undefined) return sendBodyTooLarge(c);
+    const bytes = c.get('body');
     const blank = bytes.every((b) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d);
     const parsed = blank ? { ok: true as const, value: {} } : parseJsonBody(bytes);
     if (!parsed.ok) return sendError(c, 400, 'ERROR_ID', parsed.problem);

@@ -6,9 +6,8 @@ import type { Company } from '../../company.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';
 import { readResponses, writeResults } from '../responses.ts';
-import { pagingQuery, parseQuery } from '../query.ts';
-import { sendErrors, sendPage } from '../respond.ts';
-import { requestQuery } from '../node-request.ts';
+import { pagingQuery, validQuery } from '../query.ts';
+import { sendPage } from '../respond.ts';
 
 export const documentListQuery = pagingQuery(50).extend({
   dateFrom: calendarDate().optional().describe('first date, inclusive'),
@@ -35,10 +34,8 @@ export const documentReads: ReadEndpoint[] = documentLists.map(({ path, summary 
 export function documentRoutes(tb: Company): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
   for (const { path, type } of documentLists) {
-    app.get(path, async (c) => {
-      const query = parseQuery(documentListQuery, requestQuery(c), documentListCodes);
-      if (!query.ok) return sendErrors(c, 400, query.errors);
-      const { limit, offset, ...filter } = query.value;
+    app.get(path, validQuery(documentListQuery, documentListCodes), async (c) => {
+      const { limit, offset, ...filter } = c.req.valid('query');
       return sendPage(c, limit, offset, await tb.documents.page(type, filter, offset, limit));
     });
   }

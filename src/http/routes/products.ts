@@ -11,12 +11,11 @@ import {
 import type { Company } from '../../company.ts';
 import type { AppEnv } from '../env.ts';
 import { listQuery, pagedList } from '../paged-list.ts';
-import { parseQuery, queryInt } from '../query.ts';
-import { sendError, sendErrors, sendJson } from '../respond.ts';
+import { queryInt, validQuery } from '../query.ts';
+import { sendError, sendJson } from '../respond.ts';
 import { type ReadEndpoint } from '../openapi.ts';
 import { readResponses, writeResults } from '../responses.ts';
 import { type WriteEndpoint, writeEndpoint } from '../write-endpoint.ts';
-import { requestQuery } from '../node-request.ts';
 
 export const productQuery = z.object({ id: queryInt(1).optional(), sku: z.string().optional() });
 
@@ -43,15 +42,12 @@ export const productWrites: WriteEndpoint[] = [
 export function productRoutes(tb: Company): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
 
-  app.get('/api/products', pagedList(tb.products));
+  app.get('/api/products', ...pagedList(tb.products));
 
-  app.get('/api/product', async (c) => {
-    const raw = requestQuery(c);
+  app.get('/api/product', validQuery(productQuery), async (c) => {
+    const { id, sku } = c.req.valid('query');
     // `id` wins over `sku`; with neither, the spec's answer is ERROR_ID.
-    if (raw.id === undefined && (raw.sku === undefined || raw.sku === '')) return sendError(c, 400, 'ERROR_ID', 'give id or sku');
-    const query = parseQuery(productQuery, raw);
-    if (!query.ok) return sendErrors(c, 400, query.errors);
-    const { id, sku } = query.value;
+    if (id === undefined && (sku === undefined || sku === '')) return sendError(c, 400, 'ERROR_ID', 'give id or sku');
     const json = await (id !== undefined ? tb.products.fullJsonById(id) : tb.products.fullJsonBySku(sku!));
     if (json === undefined) return id !== undefined ? sendError(c, 404, 'ERROR_ID', `no product ${id}`) : sendError(c, 404, 'ERROR_SKU', `no product has sku ${sku}`);
     return sendJson(c, `{"data":${json}}`);

@@ -1,3 +1,4 @@
+import { EXCEL_RU, csvText } from '../../lib/csv.ts';
 import type { Act, ActCell } from './act.ts';
 import { actRows } from './act.ts';
 import { day, rubles } from './show.ts';
@@ -7,24 +8,16 @@ import type { Texts } from './texts.ts';
 
 const COLUMNS = 8;
 
-/** A text that a spreadsheet would take for a formula (`=`, `+`, `-`, `@`, a tab or a return first) is kept as text. */
-const asText = (text: string) => (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
-
-/** An amount as Excel with Russian settings reads a number: a decimal comma, no grouping. */
-const csvAmount = (value: number) => value.toFixed(2).replace('.', ',');
-
-function csvCell(cell: ActCell): string {
+/** An act's cell as written in the CSV: amounts with a decimal comma and no grouping, dates `ДД.ММ.ГГГГ`. */
+function csvValue(cell: ActCell): string {
   if (cell === null) return '';
-  if (typeof cell === 'object') return 'rubles' in cell ? csvAmount(cell.rubles) : day(cell.date);
-  const text = asText(cell);
-  return /[";\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  if (typeof cell === 'object') return 'rubles' in cell ? cell.rubles.toFixed(2).replace('.', ',') : day(cell.date);
+  return cell;
 }
 
 /** The act as CSV for Excel: `;` between fields, decimal commas, dates `ДД.ММ.ГГГГ`, UTF-8 with a byte-order mark. */
 export function actCsv(t: Texts, act: Act): string {
-  return `\uFEFF${actRows(t, act, rubles)
-    .rows.map((row) => `${row.map(csvCell).join(';')}\r\n`)
-    .join('')}`;
+  return `\uFEFF${csvText(actRows(t, act, rubles).rows.map((row) => row.map(csvValue)), EXCEL_RU)}`;
 }
 
 /** The act as an XLSX workbook of one sheet, as printed: amounts as numbers, dates as dates, A4 upright. */

@@ -2,12 +2,12 @@ import type { Context } from 'hono';
 import { html } from 'hono/html';
 import { checkAnchors, keyFingerprint, parseAnchors } from '../../audit/anchors.ts';
 import type { Company } from '../../company.ts';
-import { declaredTooLarge } from '../node-request.ts';
-import { sendBodyTooLarge } from '../respond.ts';
-import { page, scrolling, sendPage, type View } from './layout.ts';
+import { page, scrolling, sendPage, tokenField, type View } from './layout.ts';
+import type { WorkbenchEnv } from './workbench-env.ts';
 import { moscowTime } from './show.ts';
 
-const anchorForm = ({ t }: View) => html`<form class="search" method="post" action="/audit/anchors" enctype="multipart/form-data">
+const anchorForm = ({ t, session }: View) => html`<form class="search" method="post" action="/audit/anchors" enctype="multipart/form-data">
+${tokenField(session!.formToken)}
 <label class="wide">${t.anchors.paste} <textarea name="anchors"></textarea></label>
 <label>${t.anchors.file} <input type="file" name="file"></label>
 <button class="primary" type="submit">${t.anchors.submit}</button>
@@ -17,12 +17,11 @@ const anchorForm = ({ t }: View) => html`<form class="search" method="post" acti
 export const anchorsPage = (c: Context, view: View) => sendPage(c, page(view, view.t.anchors.title, anchorForm(view)));
 
 /** Checks anchors pasted or uploaded against the log, saying which fail and why. */
-export async function checkAnchorsPage(c: Context, tb: Company, view: View): Promise<Response> {
+export async function checkAnchorsPage(c: Context<WorkbenchEnv>, tb: Company, view: View): Promise<Response> {
   const { t } = view;
-  if (declaredTooLarge(c)) return sendBodyTooLarge(c);
-  const body = await c.req.parseBody();
-  const file = body.file instanceof File ? await body.file.text() : '';
-  const text = `${typeof body.anchors === 'string' ? body.anchors : ''}\n${file}`;
+  const body = c.get('form');
+  const [pasted, file] = [body.get('anchors'), body.get('file')];
+  const text = `${typeof pasted === 'string' ? pasted : ''}\n${file instanceof File ? await file.text() : ''}`;
   const parsed = parseAnchors(text);
   if (!parsed.ok) return sendPage(c, page(view, t.anchors.title, html`<p class="bad" role="alert">${parsed.problem}</p>${anchorForm(view)}`), 400);
   const checks = await checkAnchors(parsed.anchors, (seq) => tb.audit.hashAt(seq));

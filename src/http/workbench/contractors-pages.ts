@@ -8,6 +8,7 @@ import { type ListedDocument, documentsTable } from './documents-pages.ts';
 import { formValues, problems, readForm } from './forms.ts';
 import { historyIn, historyTable } from './history-table.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
+import { href, statementHref } from './links.ts';
 import { contractorLink, fieldLabel, leaves, rubles } from './show.ts';
 
 const FOUND = 50;
@@ -99,7 +100,7 @@ export async function contractorPage(c: Context, tb: Company, view: View): Promi
       view,
       k.name ?? `#${k.id}`,
       html`<dl class="fields"><dt>${t.contractors.balance}</dt><dd data-balance="${k.balance}">${t.contractors.balanceMeaning(rubles(k.balance))}</dd>${fields}</dl>
-<p><a href="/audit/statement?contractor=${k.id}&dateFrom=${year}-01-01&dateTo=${year}-12-31">${t.contractors.statement(year)}</a> · <a href="/audit/documents?contractor=${k.id}">${t.contractors.allDocuments}</a></p>
+<p><a href="${statementHref(k.id, year)}">${t.contractors.statement(year)}</a> · <a href="${href('/audit/documents', { contractor: k.id })}">${t.contractors.allDocuments}</a></p>
 <h2>${t.contractors.documents}</h2>
 ${documents.length === 0 ? html`<p class="empty">${t.documents.noMatch}</p>` : documentsTable(view, documents)}
 <h2>${t.contractors.history}</h2>

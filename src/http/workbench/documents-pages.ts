@@ -12,6 +12,7 @@ import { documentQuery } from '../routes/audit.ts';
 import { dateInput, formProblem, formValues, problems, readForm } from './forms.ts';
 import { historyIn, historyTable } from './history-table.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
+import { documentHref, href, recordHref, statementHref } from './links.ts';
 import { contractorLink, dateValue, day, documentLink, leaves, moscowText, rubles, statusName, typeName } from './show.ts';
 import { type TreeNode, treeDocuments, treeSvg } from './tree-svg.ts';
 
@@ -85,11 +86,11 @@ export async function findDocumentsPage(c: Context, tb: Company, view: View): Pr
   const { type, id, number, contractor, dateFrom, dateTo, status, offset } = form.value;
   if (id !== undefined) {
     if (type === undefined) return sendPage(c, page(view, title, html`${findForm(view, values)}${formProblem(t, t.problems.typeWithId)}`), 400);
-    return c.redirect(`/audit/document/${type}/${id}`, 303);
+    return c.redirect(documentHref(type, id), 303);
   }
   const rows = await tb.documents.search({ type, number, contractorId: contractor, dateFrom, dateTo, status }, offset, PAGE_SIZE + 1);
   const found = rows.slice(0, PAGE_SIZE).map((json) => JSON.parse(json) as ListedDocument);
-  const at = (to: number) => `/audit/documents?${new URLSearchParams({ ...values, offset: String(to) })}`;
+  const at = (to: number) => href('/audit/documents', { ...values, offset: to });
   const pager = html`<nav class="pager" aria-label="${t.fields.page}">${offset > 0 ? html`<a href="${at(Math.max(0, offset - PAGE_SIZE))}">${t.common.previous}</a>` : ''}
 ${rows.length > PAGE_SIZE ? html`<a href="${at(offset + PAGE_SIZE)}">${t.common.next}</a>` : ''}</nav>`;
   const results = found.length === 0 ? html`<p class="empty">${t.documents.noMatch}</p>` : html`<p class="note">${t.common.shown(offset + 1, offset + found.length)}</p>${documentsTable(view, found)}${pager}`;
@@ -124,7 +125,7 @@ function summary(view: View, d: ListedDocument) {
   return html`<dl class="fields">
 ${dd(f.name, nameOf(d))}${dd(f.type, `${typeName(t, d.type)} (${d.type})`)}${dd(f.id, d.id)}${dd(f.number, d.number)}${dd(f.date, day(d.date))}
 <dt>${f.status}</dt><dd>${statusName(t, d.status)}</dd>
-<dt>${f.contractor}</dt><dd>${contractorLink(contractor.id, contractor.name)}${contractor.inn ? `, ${t.statement.inn} ${contractor.inn}` : ''} · <a href="/audit/statement?contractor=${contractor.id}&dateFrom=${year}-01-01&dateTo=${year}-12-31">${t.document.statementFor(year)}</a></dd>
+<dt>${f.contractor}</dt><dd>${contractorLink(contractor.id, contractor.name)}${contractor.inn ? `, ${t.statement.inn} ${contractor.inn}` : ''} · <a href="${statementHref(contractor.id, year)}">${t.document.statementFor(year)}</a></dd>
 <dt>${f.sum}</dt><dd>${rubles(d.sum)}</dd>
 ${d.paid === undefined ? '' : html`<dt>${f.paid}</dt><dd>${rubles(d.paid)}</dd>`}
 ${dd(f.stock, namedText(d.stock as Named | null))}${dd(f.user, namedText(d.user as Named | null))}${dd(f.company, namedText(d.company as Named | null))}
@@ -150,7 +151,7 @@ function linesTable({ t }: View, lines: Line[]) {
     html`<table>
 <thead><tr><th>${columns.product}</th><th>${columns.sku}</th><th class="num">${columns.count}</th><th>${columns.unit}</th><th class="num">${columns.price}</th><th class="num">${columns.vat}</th><th class="num">${columns.discount}</th></tr></thead>
 <tbody>${lines.map(
-      (l) => html`<tr><td>${l.pr_id === null ? (l.pr_name ?? '') : html`<a href="/audit/record?stream=product-${l.pr_id}">${l.pr_name ?? `#${l.pr_id}`}</a>`}</td><td>${l.pr_sku ?? ''}</td>
+      (l) => html`<tr><td>${l.pr_id === null ? (l.pr_name ?? '') : html`<a href="${recordHref(`product-${l.pr_id}`)}">${l.pr_name ?? `#${l.pr_id}`}</a>`}</td><td>${l.pr_sku ?? ''}</td>
 <td class="num">${l.pr_count}</td><td>${l.pr_unit?.name ?? ''}</td><td class="num">${rubles(l.pr_price)}</td><td class="num">${l.pr_vat ?? ''}</td><td class="num">${l.pr_discount}</td></tr>`,
     )}</tbody></table>`,
   )}`;
@@ -187,7 +188,7 @@ export async function documentPage(c: Context, tb: Company, view: View): Promise
       view,
       title,
       html`${summary(view, d)}
-<p class="no-print"><a href="/audit/record?stream=${stream}">${t.document.asOf}</a></p>
+<p class="no-print"><a href="${recordHref(stream)}">${t.document.asOf}</a></p>
 ${Array.isArray(d.products) ? linesTable(view, d.products as Line[]) : ''}
 <h2>${t.document.tree}</h2>
 ${treeSvg(view, d.tree, await tb.documents.numbersOf(treeDocuments(d.tree)))}

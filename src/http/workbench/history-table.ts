@@ -4,6 +4,7 @@ import type { Company } from '../../company.ts';
 import type { EventMeta } from '../../events/store.ts';
 import type { Texts } from './texts.ts';
 import { type View, scrolling } from './layout.ts';
+import { href } from './links.ts';
 import { fieldLabel, leafName, leaves, moscowText, storedText } from './show.ts';
 
 /** The names of the keys these events were written with, each read once. */
@@ -49,7 +50,7 @@ export function historyTable({ t }: View, history: HistoryEntry[]) {
 <thead><tr><th class="num">${h.seq}</th><th>${h.time}</th><th>${h.event}</th><th>${h.who}</th><th>${h.changes}</th></tr></thead>
 <tbody>${history.map(
       (entry) => html`<tr data-seq="${entry.seq}">
-<td class="num"><a href="/audit/log?order=oldest&amp;after=${entry.seq - 1}">${entry.seq}</a></td><td>${moscowText(entry.time)}</td><td>${entry.type} (v${entry.streamVersion})</td><td>${entry.who}</td>
+<td class="num"><a href="${href('/audit/log', { order: 'oldest', after: entry.seq - 1 })}">${entry.seq}</a></td><td>${moscowText(entry.time)}</td><td>${entry.type} (v${entry.streamVersion})</td><td>${entry.who}</td>
 <td>${entryChanges(t, entry)}</td></tr>`,
     )}</tbody>
 </table>`,

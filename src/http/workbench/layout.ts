@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import { textsOf } from './language.ts';
+import { href } from './links.ts';
 import type { AuditSession } from './session.ts';
 import type { Texts } from './texts.ts';
 
@@ -126,15 +127,18 @@ export function viewOf(c: Context, session?: AuditSession): View {
 }
 
 const languageSwitch = ({ t, here }: View) =>
-  html`<a class="language" href="/audit/language/${t.otherLanguage.lang}?back=${encodeURIComponent(here)}" lang="${t.otherLanguage.lang}" hreflang="${t.otherLanguage.lang}">${t.otherLanguage.name}</a>`;
+  html`<a class="language" href="${href(`/audit/language/${t.otherLanguage.lang}`, { back: here })}" lang="${t.otherLanguage.lang}" hreflang="${t.otherLanguage.lang}">${t.otherLanguage.name}</a>`;
+
+/** The hidden field carrying a form's token, which proves a post came from one of the workbench's pages. */
+export const tokenField = (token: string) => html`<input type="hidden" name="form" value="${token}">`;
 
 const nav = (view: View, session: AuditSession) => {
   const { t, here } = view;
   return html`<header>
   <a class="brand" href="/audit">${t.brand}</a>
-  <nav aria-label="${t.session.navigation}">${NAV.map(([href, name]) => html`<a href="${href}"${here.startsWith(href) ? html` aria-current="page"` : ''}>${t.nav[name]}</a>`)}</nav>
+  <nav aria-label="${t.session.navigation}">${NAV.map(([path, name]) => html`<a href="${path}"${here.startsWith(path) ? html` aria-current="page"` : ''}>${t.nav[name]}</a>`)}</nav>
   ${languageSwitch(view)}
-  <form method="post" action="/audit/sign-out"><span>${t.session.key(session.keyName, session.keyId)}</span> <button type="submit">${t.session.signOut}</button></form>
+  <form method="post" action="/audit/sign-out">${tokenField(session.formToken)}<span>${t.session.key(session.keyName, session.keyId)}</span> <button type="submit">${t.session.signOut}</button></form>
 </header>`;
 };
 
@@ -164,6 +168,6 @@ ${body}
 export const scrolling = (label: string, table: Html) => html`<div class="scroll" role="region" aria-label="${label}" tabindex="0">${table}</div>`;
 
 /** Sends a page with the workbench's headers. */
-export async function sendPage(c: Context, content: Html, status: 200 | 400 | 401 | 404 | 500 | 503 = 200): Promise<Response> {
+export async function sendPage(c: Context, content: Html, status: 200 | 400 | 401 | 403 | 404 | 429 | 500 | 503 = 200): Promise<Response> {
   return c.body(String(await content), status, PAGE_HEADERS);
 }

@@ -12,7 +12,8 @@ import { formValues, problems, readForm } from './forms.ts';
 import { entryChanges, historyIn } from './history-table.ts';
 import type { Texts } from './texts.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
-import { fieldLabel, moscowTime, recordHref } from './show.ts';
+import { href, ownPageHref } from './links.ts';
+import { fieldLabel, moscowTime } from './show.ts';
 
 const PAGE_SIZE = 50;
 
@@ -88,7 +89,7 @@ export async function logPage(c: Context, tb: Company, view: View): Promise<Resp
 
   const newest = asked.order === 'newest';
   const cursorless = Object.fromEntries(Object.entries(values).filter(([field]) => field !== 'after' && field !== 'before'));
-  const at = (cursor: Record<string, string>) => `/audit/log?${new URLSearchParams({ ...cursorless, order: asked.order, ...cursor })}`;
+  const at = (cursor: Record<string, string>) => href('/audit/log', { ...cursorless, order: asked.order, ...cursor });
   const onFirst = asked.after === undefined && asked.before === undefined;
   const [first, lastRow] = [rows[0], rows.at(-1)];
   // Toward the first page there is more whenever this page was reached by a cursor and came back full, or read backwards and found more.
@@ -118,7 +119,7 @@ ${hasNext ? html`<a href="${at(newest ? { before: String(lastRow!.seq) } : { aft
     const link = links[i];
     const entry = changes.get(row.seq);
     return html`<tr${link.ok ? '' : html` class="broken"`} data-seq="${row.seq}"><td class="num">${row.seq}</td><td>${moscowTime(row.recorded_at)}</td><td>${entry?.who ?? ''}</td><td>${row.type}</td>
-<td><a href="${recordHref(row.stream)}">${row.stream}</a></td>
+<td><a href="${ownPageHref(row.stream)}">${row.stream}</a></td>
 <td class="summary"><details><summary>${summaryOf(view, entry)}</summary>${entry === undefined ? '' : entryChanges(t, entry)}
 <p class="note">${t.log.asStored}:</p><pre class="mono">${row.data}</pre><p class="mono">${t.log.hash} ${row.hash}</p></details></td>
 <td>${link.ok ? html`<span class="ok" aria-label="ok">✓</span>` : html`<span class="bad">✗ ${link.problem}</span>`}</td></tr>`;

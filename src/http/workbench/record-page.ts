@@ -6,7 +6,8 @@ import { parseMoment } from '../../lib/clock.ts';
 import type { Company } from '../../company.ts';
 import { formValues, problems, readForm } from './forms.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
-import { fieldLabel, leafName, leaves, moment, moscowTime, recordHref, storedText } from './show.ts';
+import { ownPageHref } from './links.ts';
+import { fieldLabel, leafName, leaves, moment, moscowTime, storedText } from './show.ts';
 
 const recordQuery = z.object({
   stream: z.string().regex(/^[a-z-]+-\d+$|^contractor-status-.+$/, 'must name a record, e.g. product-42, contractor-7, sale-187'),
@@ -66,7 +67,7 @@ function cell(recordKind: string, path: string, value: unknown, names: Map<strin
   const kind = referenceOf(recordKind, path);
   const stream = `${kind}-${String(value)}`;
   if (kind === undefined || typeof value !== 'number' || !names.has(stream)) return storedText(leafName(path), value);
-  return html`<a href="${recordHref(stream)}">${names.get(stream)}</a> (${value})`;
+  return html`<a href="${ownPageHref(stream)}">${names.get(stream)}</a> (${value})`;
 }
 
 /** A record as its events left it at a moment, beside its state now; the fields that differ are marked. */
@@ -89,7 +90,7 @@ export async function recordPage(c: Context, tb: Company, view: View): Promise<R
   const names = await referencedNames(tb, kind, new Map([...then, ...now]));
   const shown = (values: Map<string, unknown>, field: string) => (values.has(field) ? cell(kind, field, values.get(field), names) : '');
   const when = moment(at);
-  const own = recordHref(stream);
+  const own = ownPageHref(stream);
   return sendPage(
     c,
     page(

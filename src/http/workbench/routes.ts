@@ -1,6 +1,8 @@
 import { type Context, Hono } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { Company } from '../../company.ts';
+import { BODY_LIMITS, takeBody } from '../body-limit.ts';
+import { clientAddress } from '../client-address.ts';
 import type { AppEnv } from '../env.ts';
 import { anchorsPage, checkAnchorsPage } from './anchors-page.ts';
 import { contractorPage, findContractorsPage } from './contractors-pages.ts';
@@ -8,49 +10,72 @@ import { documentPage, findDocumentsPage } from './documents-pages.ts';
 import { failedPage, notFoundPage } from './error-pages.ts';
 import { switchLanguage } from './language.ts';
 import { ICON, ICON_PATH, STYLESHEET, STYLESHEET_PATH, type View, viewOf } from './layout.ts';
+import { href } from './links.ts';
 import { logPage } from './log-page.ts';
 import { recordPage } from './record-page.ts';
-import { type AuditSession, sessionOf } from './session.ts';
-import { signIn, signInPage, signOut } from './sign-in.ts';
+import { fromOwnPage } from './same-origin.ts';
+import { formTokenOf, sessionCookie, sessionIdOf } from './session.ts';
+import { SignInFailures } from './sign-in-failures.ts';
+import { type SignInOptions, endedMessage, signIn, signInPage, signOut } from './sign-in.ts';
 import { statementCsvFile, statementPage, statementXlsxFile } from './statement-page.ts';
+import type { WorkbenchEnv } from './workbench-env.ts';
 
-type WorkbenchEnv = AppEnv & { Variables: { session: AuditSession } };
 type PageHandler = (c: Context<WorkbenchEnv>, view: View) => Promise<Response> | Response;
+
+export interface WorkbenchOptions {
+  /** A session unused this long has ended. */
+  idleMs: number;
+  /** Whether client addresses come from a trusted proxy's X-Forwarded-For (and the host from X-Forwarded-Host). */
+  trustProxy: boolean;
+  onSignInFailure: SignInOptions['onFailure'];
+}
 
 /**
  * The auditor's workbench at /audit: server-rendered pages over the log and the read tables, for audit keys
- * only, signed in once with a session cookie. Every page only reads.
+ * only, signed in once with a session cookie. Every page only reads; the posts (sign-in, sign-out, checking
+ * anchors) must come from the workbench's own pages.
  */
-export function workbenchRoutes(tb: Company): Hono<AppEnv> {
+export function workbenchRoutes(tb: Company, options: WorkbenchOptions): Hono<AppEnv> {
   const app = new Hono<WorkbenchEnv>({ strict: false });
   // A page that failed (the server's error handler has answered it) is told as a page, its status kept.
   app.use('/audit/*', async (c, next) => {
     await next();
     if (c.error !== undefined && c.res.status >= 500) c.res = await failedPage(c, c.res);
   });
+  const signInOptions = { idleMs: options.idleMs, failures: new SignInFailures(tb.clock), onFailure: options.onSignInFailure };
   app.get(STYLESHEET_PATH, (c) => c.body(STYLESHEET, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=3600' }));
   app.get(ICON_PATH, (c) => c.body(ICON, 200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'public, max-age=3600' }));
   app.get('/audit/language/:lang', (c) => switchLanguage(c));
-  app.get('/audit/sign-in', (c) => signInPage(c));
-  app.post('/audit/sign-in', (c) => signIn(c, tb));
-  app.post('/audit/sign-out', (c) => signOut(c));
+  app.get('/audit/sign-in', (c) => {
+    const ended = c.req.query('ended');
+    const message = ended === 'signed-out' || ended === 'unknown' ? endedMessage(ended, options.idleMs) : undefined;
+    return signInPage(c, { message, next: c.req.query('next') });
+  });
+  app.post('/audit/sign-in', takeBody(BODY_LIMITS.form), fromOwnPage(options.trustProxy, formTokenOf), (c) =>
+    signIn(c, tb, clientAddress(c, options.trustProxy), signInOptions),
+  );
 
-  // Every other page needs a session; without one the browser is sent to sign in, told why when one has ended,
-  // and brought back to the page it asked for.
+  // Every other page needs a session. Without one the browser is sent to sign in, and brought back to the page
+  // it asked for; a session that has ended is told why, on the page asked for.
   const requireSession = createMiddleware<WorkbenchEnv>(async (c, next) => {
-    const check = await sessionOf(c, tb.keys, tb.clock());
+    const id = sessionIdOf(c);
+    const check = id === undefined ? ({ ok: false, reason: 'none' } as const) : await tb.sessions.check(id, options.idleMs);
     if (!check.ok) {
+      if (id !== undefined) c.header('Set-Cookie', sessionCookie(c, undefined), { append: true });
       const url = new URL(c.req.url);
       const asked = c.req.method === 'GET' ? `${url.pathname}${url.search}` : undefined;
-      if (check.reason === 'expired') return signInPage(c, 'expired', asked);
-      const query = new URLSearchParams({ ...(check.reason === 'invalid' && { ended: '1' }), ...(asked !== undefined && asked !== '/audit' && { next: asked }) });
-      return c.redirect(`/audit/sign-in${query.size === 0 ? '' : `?${query}`}`, 303);
+      if (check.reason === 'ended') return signInPage(c, { message: endedMessage(check.why, options.idleMs), status: 401, next: asked });
+      // A cookie naming no session the server holds: one swept after it ended, or signed out with a copy kept.
+      return c.redirect(href('/audit/sign-in', { ...(id !== undefined && { ended: 'unknown' }), ...(asked !== undefined && asked !== '/audit' && { next: asked }) }), 303);
     }
     c.set('session', check.session);
+    c.set('key', { id: check.session.keyId, scope: 'audit' });
     await next();
   });
   const page = (handler: PageHandler) => [requireSession, (c: Context<WorkbenchEnv>) => handler(c, viewOf(c, c.get('session')))] as const;
+  const sessionForm = fromOwnPage(options.trustProxy, (c) => c.get('session').formToken);
 
+  app.post('/audit/sign-out', requireSession, takeBody(BODY_LIMITS.form), sessionForm, (c) => signOut(c, tb, sessionIdOf(c)!));
   app.get('/audit', ...page((c) => c.redirect('/audit/documents', 303)));
   app.get('/audit/documents', ...page((c, view) => findDocumentsPage(c, tb, view)));
   app.get('/audit/document/:type/:id', ...page((c, view) => documentPage(c, tb, view)));
@@ -62,7 +87,7 @@ export function workbenchRoutes(tb: Company): Hono<AppEnv> {
   app.get('/audit/statement.xlsx', ...page((c, view) => statementXlsxFile(c, tb, view)));
   app.get('/audit/log', ...page((c, view) => logPage(c, tb, view)));
   app.get('/audit/anchors', ...page((c, view) => anchorsPage(c, view)));
-  app.post('/audit/anchors', ...page((c, view) => checkAnchorsPage(c, tb, view)));
+  app.post('/audit/anchors', requireSession, takeBody(BODY_LIMITS.anchors), sessionForm, (c) => checkAnchorsPage(c, tb, viewOf(c, c.get('session'))));
   // Any other address under /audit is a page of the workbench that does not exist, said as a page.
   app.all('/audit/*', ...page((c, view) => notFoundPage(c, view)));
   return app as unknown as Hono<AppEnv>;

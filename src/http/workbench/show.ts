@@ -2,7 +2,8 @@ import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import { formatMoscow, isCalendarDate } from '../../lib/clock.ts';
 import { fromKopecks } from '../../lib/money.ts';
-import { DOCUMENT_TYPES, type DocumentType } from '../../events/documents.ts';
+import type { DocumentType } from '../../events/documents.ts';
+import { contractorHref, documentHref } from './links.ts';
 import type { Texts } from './texts.ts';
 
 /**
@@ -103,15 +104,7 @@ export const statusName = (t: Texts, status: unknown) => (status === 1 ? t.statu
 export const typeName = (t: Texts, type: string) => t.types[type as DocumentType] ?? type;
 
 /** A link to a document's page. */
-export const documentLink = (type: string, id: number, text: string | HtmlEscapedString) => html`<a href="/audit/document/${type}/${id}">${text}</a>`;
+export const documentLink = (type: string, id: number, text: string | HtmlEscapedString) => html`<a href="${documentHref(type, id)}">${text}</a>`;
 
 /** A link to a contractor's page. */
-export const contractorLink = (id: number, name: string | null) => html`<a href="/audit/contractor/${id}">${name ?? `#${id}`}</a>`;
-
-/** The page of a record named by its stream: a document's or a contractor's own page, else the record as of now. */
-export function recordHref(stream: string): string {
-  const [, kind, id] = /^([a-z]+)-(\d+)$/.exec(stream) ?? [];
-  if (kind === 'contractor') return `/audit/contractor/${id}`;
-  if (DOCUMENT_TYPES.includes(kind as DocumentType)) return `/audit/document/${kind}/${id}`;
-  return `/audit/record?stream=${encodeURIComponent(stream)}`;
-}
+export const contractorLink = (id: number, name: string | null) => html`<a href="${contractorHref(id)}">${name ?? `#${id}`}</a>`;

@@ -8,6 +8,7 @@ import { type Act, actDocument, actOf, balanceSides, closingSentence, partyLine 
 import { actCsv, actXlsx } from './act-files.ts';
 import { dateInput, formProblem, formValues, problems, readForm } from './forms.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
+import { statementHref } from './links.ts';
 import { contractorLink, dateValue, day, documentLink, rubles } from './show.ts';
 
 function statementForm({ t }: View, values: Record<string, string>, today: string) {
@@ -84,7 +85,7 @@ export async function statementPage(c: Context, tb: Company, view: View): Promis
   if ('answer' in asked) return asked.answer;
   const { act, later, balance, values, today } = asked;
   const s = act.statement;
-  const query = new URLSearchParams({ contractor: String(act.contractor.id), dateFrom: s.dateFrom, dateTo: s.dateTo });
+  const file = (path: string) => statementHref(act.contractor.id, s.dateFrom, s.dateTo, path);
   const now = rubles(balance);
   const reconciled =
     later > 0
@@ -102,7 +103,7 @@ export async function statementPage(c: Context, tb: Company, view: View): Promis
 ${actSection(view, act)}
 ${s.dateTo >= today ? reconciled : ''}
 <p class="note no-print">${t.statement.balanceNote}</p>
-<p class="downloads">${t.statement.downloads} <a href="/audit/statement.xlsx?${query}" download>${t.statement.xlsx}</a> <a href="/audit/statement.csv?${query}" download>${t.statement.csv}</a></p>`,
+<p class="downloads">${t.statement.downloads} <a href="${file('/audit/statement.xlsx')}" download>${t.statement.xlsx}</a> <a href="${file('/audit/statement.csv')}" download>${t.statement.csv}</a></p>`,
     ),
   );
 }

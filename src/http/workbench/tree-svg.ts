@@ -2,6 +2,7 @@ import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import type { DocumentType } from '../../events/documents.ts';
 import type { View } from './layout.ts';
+import { documentHref } from './links.ts';
 import { day, statusName, typeName } from './show.ts';
 
 /** A node of a document's dependency tree as the API serves it. */
@@ -68,7 +69,7 @@ const box = ({ t }: View, numbers: NumbersOf) => ({ node, x, y }: Placed) => {
   const label = known?.number ? `${name} № ${known.number}` : `${name} #${node.id}`;
   const date = known ? day(known.date) : node.created === null ? t.document.noDate : day(node.created);
   const detail = `${date} · ${statusName(t, node.status)}`;
-  return html`<a href="/audit/document/${node.type}/${node.id}" data-node="${node.type}-${node.id}"${self ? html` data-this="1"` : ''}>
+  return html`<a href="${documentHref(node.type, node.id)}" data-node="${node.type}-${node.id}"${self ? html` data-this="1"` : ''}>
 <title>${label}, ${detail} (${node.type} ${node.id})${self ? `: ${t.document.thisOne}` : ''}</title>
 <rect x="${x}" y="${y}" width="${BOX_W}" height="${BOX_H}" rx="5" fill="${self ? '#1f3a5f' : node.status === 1 ? '#eaf3ea' : '#f3f3f3'}" stroke="${self ? '#1f3a5f' : '#9aa7b5'}" stroke-width="${self ? 2.5 : 1}"/>
 <text x="${x + 8}" y="${y + 19}" font-size="13" font-weight="600" fill="${self ? '#fff' : '#1d232a'}">${label}</text>

@@ -2,6 +2,7 @@ import { phoneDigits } from '../../lib/phone.ts';
 import { type SqlSession, byCount, inChunks, placeholders, valueList } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
 import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES } from '../../events/documents.ts';
+import { type ContractorEvent, evolveContractor, evolveContractorStatus } from '../../events/folds.ts';
 import type { StoredEvent } from '../../events/rows.ts';
 import { denseRank } from '../dense-rank.ts';
 import { type FlushBudget, type Projector, type TableNames, drainInChunks } from '../projector.ts';
@@ -113,20 +114,23 @@ export const contractorsProjector: Projector = {
       await session.run(insert(1), row(c, position, f));
       await writePhones([c]);
     };
-    const edit = async (id: number, changes: Partial<ContractorRecord>) => {
-      const waiting = adding.get(id);
-      if (waiting !== undefined) waiting.contractor = { ...waiting.contractor, ...changes };
-      else await save({ ...(JSON.parse((await session.value<string>(recordOf, [id]))!) as ContractorRecord), ...changes });
+    const edit = async (event: ContractorEvent) => {
+      const waiting = adding.get(event.data.id);
+      if (waiting !== undefined) waiting.contractor = evolveContractor(() => waiting.contractor, event)!;
+      else {
+        const current = JSON.parse((await session.value<string>(recordOf, [event.data.id]))!) as ContractorRecord;
+        await save(evolveContractor(() => current, event)!);
+      }
     };
 
     const handle = (event: StoredEvent) => {
       switch (event.type) {
         case 'ContractorAdded':
-          return add(event.data);
+          return add(evolveContractor(() => undefined, event)!);
         case 'ContractorEdited':
-          return edit(event.data.id, event.data.changes);
+          return edit(event);
         case 'ContractorStatusCreated':
-          statuses.add(event.data.name);
+          statuses.add(evolveContractorStatus(event).name);
           break;
         default:
           // Nothing kept back: no promise made (most of a long log is other events).

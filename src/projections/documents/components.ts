@@ -1,5 +1,5 @@
-import { type DocumentRef, type DocumentType, isLineDocument } from '../../events/documents.ts';
-import type { DocumentRecord, DocumentRecords, DocumentRow } from './records.ts';
+import { type DocumentRecord, type DocumentRef, type DocumentType, isLineDocument } from '../../events/documents.ts';
+import type { DocumentRecords, DocumentRow } from './records.ts';
 import { treeNodeHead, treeNodeJson } from './views.ts';
 
 /**

@@ -1,11 +1,11 @@
 import type { SqlSession } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
-import type { DocumentType } from '../../events/documents.ts';
+import { type DocumentEvent, evolveDocument } from '../../events/folds.ts';
 import type { StoredEvent } from '../../events/rows.ts';
 import { bindContractorRefresh } from '../contractors/projector.ts';
 import { type FlushBudget, type Projector, type TableNames, drain, drainInChunks } from '../projector.ts';
 import { bindComponents } from './components.ts';
-import { type DocumentRecord, bindDocumentRecords } from './records.ts';
+import { bindDocumentRecords } from './records.ts';
 import { bindServedDocuments } from './served.ts';
 
 /** Changes of these fields move the figures of the whole linked component (tree nodes, paid). */
@@ -127,9 +127,14 @@ export const documentsProjector: Projector = {
       return done;
     };
 
-    /** Applies a change to one document and marks everything derived from it for the flush. */
-    const change = async (type: DocumentType, id: number, next: (current: DocumentRecord | undefined) => DocumentRecord, wholeComponent: boolean) => {
-      const { key, before, doc } = await records.write(type, id, next);
+    /** Folds an event into its document and marks everything derived from it for the flush. */
+    const change = async (event: DocumentEvent, wholeComponent: boolean) => {
+      const { docType: type, id } = event.data;
+      const { key, before, doc } = await records.write(type, id, (current) => {
+        const next = evolveDocument(() => current, event);
+        if (next === undefined) throw new Error(`${event.type} of ${type}-${id}, a document not recorded`);
+        return next;
+      });
       if (wholeComponent || !before) {
         // An unlinked parent may now head a component of its own.
         componentSeeds.add(key);
@@ -151,22 +156,13 @@ export const documentsProjector: Projector = {
 
     const handle = (event: StoredEvent) => {
       switch (event.type) {
-        case 'DocumentRecorded': {
-          const { docType, id, fields, status, basedOn } = event.data;
-          return change(docType, id, () => ({ fields, status, basedOn }), true);
-        }
-        case 'DocumentRevised': {
-          const { docType, id, changes } = event.data;
-          const moves = Object.keys(changes).some((k) => COMPONENT_FIELDS.includes(k));
-          return change(docType, id, (d) => ({ ...d!, fields: { ...d!.fields, ...changes } }), moves);
-        }
+        case 'DocumentRevised':
+          return change(event, Object.keys(event.data.changes).some((k) => COMPONENT_FIELDS.includes(k)));
+        case 'DocumentRecorded':
         case 'DocumentPosted':
-        case 'DocumentUnposted': {
-          const status = event.type === 'DocumentPosted' ? 1 : 0;
-          return change(event.data.docType, event.data.id, (d) => ({ ...d!, status }), true);
-        }
+        case 'DocumentUnposted':
         case 'DocumentLinked':
-          return change(event.data.docType, event.data.id, (d) => ({ ...d!, basedOn: event.data.basedOn }), true);
+          return change(event, true);
         case 'ContractorAdded':
           records.forgetContractor(event.data.id);
           break;

@@ -1,7 +1,7 @@
 import { type JoinedPage, type JoinedPageQuery, type SqlSession, inChunks } from '../../storage/sql.ts';
-import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES, type DocumentType } from '../../events/documents.ts';
+import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES, type DocumentRecord, type DocumentType } from '../../events/documents.ts';
 import { daysInMonth } from '../../lib/clock.ts';
-import { type DocumentRecord, numberDigits, numberKey } from './records.ts';
+import { numberDigits, numberKey } from './records.ts';
 
 /** `YYYY-MM` when the range is exactly the first to the last day of one month. */
 function wholeMonth(from: string | undefined, to: string | undefined): string | undefined {

@@ -1,6 +1,6 @@
 import { type SqlSession, byCount, inChunks, placeholders, valueList } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
-import type { DocumentFields, DocumentRef, DocumentType } from '../../events/documents.ts';
+import type { DocumentRecord, DocumentRef, DocumentType } from '../../events/documents.ts';
 import { denseRank } from '../dense-rank.ts';
 import { rowsKeptBack } from '../rows-kept-back.ts';
 import type { TableNames } from '../projector.ts';
@@ -10,13 +10,6 @@ import type { TableNames } from '../projector.ts';
  * applied): its row in `document_records` (the record, status, number, sum, bonus and its position among its type's
  * documents) and its links to the documents it is based on.
  */
-
-/** A document's own state as its events left it; the derived figures live in their own columns. */
-export interface DocumentRecord {
-  fields: DocumentFields;
-  status: number;
-  basedOn: DocumentRef[];
-}
 
 /** A document's row as the projector reads it back. */
 export interface DocumentRow {

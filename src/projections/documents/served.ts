@@ -1,8 +1,8 @@
 import { ROWS_PER_STATEMENT, type SqlSession, byCount, inChunks, placeholders } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
-import { isLineDocument } from '../../events/documents.ts';
 import type { TableNames } from '../projector.ts';
-import type { DocumentRecord, DocumentRow } from './records.ts';
+import { type DocumentRecord, isLineDocument } from '../../events/documents.ts';
+import type { DocumentRow } from './records.ts';
 import { type ShownContractor, lineDocumentView, moneyDocumentView, shownContractor } from './views.ts';
 
 /**

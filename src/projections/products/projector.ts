@@ -1,5 +1,6 @@
 import { type SqlSession, byCount, placeholders, valueList } from '../../storage/sql.ts';
 import type { ProductRecord } from '../../events/catalogue.ts';
+import { type ProductEvent, evolveProduct } from '../../events/folds.ts';
 import type { StoredEvent } from '../../events/rows.ts';
 import { denseRank } from '../dense-rank.ts';
 import { rowsKeptBack } from '../rows-kept-back.ts';
@@ -74,11 +75,13 @@ export const productsProjector: Projector = {
     // however many price updates it had since (a rebuild flushes once, so a million updates of a hundred
     // thousand products render a hundred thousand times). An entry also marks a row whose views are not rendered yet.
     const unwritten = new Map<number, Partial<ProductRecord>>();
+    // The changes kept since the last flush are one edit's, folded into the stored record as such.
+    const withUnwritten = (stored: ProductRecord) =>
+      evolveProduct(() => stored, { type: 'ProductEdited', data: { id: stored.id, changes: unwritten.get(stored.id) ?? {} } })!;
     const load = async (id: number): Promise<ProductRecord> => {
-      const stored = await byId(id);
-      const changes = unwritten.get(id);
+      const current = withUnwritten(await byId(id));
       unwritten.delete(id); // the caller writes the whole record now
-      return { ...stored, ...changes };
+      return current;
     };
     // Brand and group names read since the last flush (a rebuild's flush renders every product with a few reads);
     // a rename drops its entry and re-renders the products at the flush.
@@ -136,7 +139,7 @@ export const productsProjector: Projector = {
         const stored = new Map((await session.rows<[number, string]>(recordsOf(ids.length), ids)).map(([id, json]) => [id, JSON.parse(json) as ProductRecord]));
         const rows: unknown[] = [];
         for (const id of ids) {
-          const { record, list, full } = await render({ ...stored.get(id)!, ...unwritten.get(id) });
+          const { record, list, full } = await render(withUnwritten(stored.get(id)!));
           rows.push(id, record, list, full);
         }
         await session.run(updateViews(ids.length), rows);
@@ -145,7 +148,10 @@ export const productsProjector: Projector = {
       return done;
     };
 
-    const edit = async (id: number, changes: Partial<ProductRecord>) => save({ ...(await load(id)), ...changes });
+    const edit = async (event: ProductEvent) => {
+      const current = await load(event.data.id);
+      return save(evolveProduct(() => current, event)!);
+    };
     /** A renamed brand or group: its products are rendered again at the flush. */
     const renamed = async (names: Map<number, Named>, id: number, idsOf: string) => {
       names.delete(id);
@@ -156,9 +162,9 @@ export const productsProjector: Projector = {
     const handle = (event: StoredEvent) => {
       switch (event.type) {
         case 'ProductAdded':
-          return add(event.data);
+          return add(evolveProduct(() => undefined, event)!);
         case 'ProductEdited':
-          return edit(event.data.id, event.data.changes);
+          return edit(event);
         case 'ProductPricesUpdated': {
           // Merged into the product's unwritten changes in place: they live until the flush, and a fresh
           // object per update would pile up as old-generation garbage over a long rebuild.

@@ -126,10 +126,8 @@ interface Statements {
 /**
  * Connections for reads, each a postgres.js client of its own with one connection; a statement goes to the one
  * with the fewest statements on their way (queued behind them there when every one is busy, as postgres.js
- * pipelines). Not one postgres.js client of several connections: 3.4.9 keeps its busy connections in a queue that
- * grows by a slot a statement while all are busy and is searched from its start on every statement, so a server
- * under steady load spent more on each statement the longer it ran (26 µs a statement at first, 44 µs after
- * 120,000, measured; flat at 20 µs this way).
+ * pipelines). Not one postgres.js client of several connections: its queue of busy connections made each
+ * statement dearer the longer a server ran (figures: docs/performance.md, *Figures behind choices in the code*).
  */
 class Pool implements Statements {
   private readonly sending: number[];

@@ -1,4 +1,4 @@
-import type { KeyStore, StoredKey, StoredToken, TokenStore } from '../port.ts';
+import type { KeyStore, SessionStore, StoredKey, StoredSession, StoredToken, TokenStore } from '../port.ts';
 import type { Sql } from './connection.ts';
 import type { PostgresWriter } from './writer.ts';
 
@@ -92,6 +92,42 @@ export class PostgresTokenStore implements TokenStore {
 
   async count(): Promise<number> {
     const [{ count }] = await this.writer.readsOn(this.pool).sql<{ count: number }>('SELECT count(*) AS count FROM access_tokens');
+    return count;
+  }
+}
+
+/** The workbench's sessions on PostgreSQL, as `PostgresTokenStore`: shared by every server of the database. */
+export class PostgresSessionStore implements SessionStore {
+  constructor(
+    private readonly writer: PostgresWriter,
+    private readonly pool: Sql,
+  ) {}
+
+  async insert(idHash: string, session: StoredSession, now: number, idleSince: number): Promise<void> {
+    await this.writer.writesFor('a new session').run(
+      `WITH swept AS (DELETE FROM audit_sessions WHERE ends_at <= $6 OR last_seen_at < $7)
+       INSERT INTO audit_sessions (id_hash, key_id, created_at, last_seen_at, ends_at) VALUES ($1, $2, $3, $4, $5)`,
+      [idHash, session.keyId, session.created, session.lastSeen, session.ends, now, idleSince],
+    );
+  }
+
+  async byHash(idHash: string): Promise<StoredSession | undefined> {
+    const [row] = await this.writer
+      .readsOn(this.pool)
+      .sql<StoredSession>('SELECT key_id AS "keyId", created_at AS created, last_seen_at AS "lastSeen", ends_at AS ends FROM audit_sessions WHERE id_hash = $1', [idHash]);
+    return row;
+  }
+
+  async touch(idHash: string, at: number): Promise<void> {
+    await this.writer.writesFor('a session seen').run('UPDATE audit_sessions SET last_seen_at = $1 WHERE id_hash = $2', [at, idHash]);
+  }
+
+  async delete(idHash: string): Promise<void> {
+    await this.writer.writesFor('a session ended').run('DELETE FROM audit_sessions WHERE id_hash = $1', [idHash]);
+  }
+
+  async count(): Promise<number> {
+    const [{ count }] = await this.writer.readsOn(this.pool).sql<{ count: number }>('SELECT count(*) AS count FROM audit_sessions');
     return count;
   }
 }

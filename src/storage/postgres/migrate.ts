@@ -1,9 +1,13 @@
 import type { Sql } from './connection.ts';
 import { storageErrorOf } from './errors.ts';
 import * as foundation from './migrations/2026-11-25-01-foundation.ts';
+import * as auditSessions from './migrations/2026-11-26-01-audit-sessions.ts';
 
 /** Every migration, by name; names sort by date, which is the order they run in. */
-const migrations: [name: string, statements: string[]][] = [['2026-11-25-01-foundation', foundation.statements]];
+const migrations: [name: string, statements: string[]][] = [
+  ['2026-11-25-01-foundation', foundation.statements],
+  ['2026-11-26-01-audit-sessions', auditSessions.statements],
+];
 
 /** Any constant of the application's own: the advisory lock servers starting together migrate under. */
 const MIGRATION_LOCK = 7_166_707_962;

@@ -18,8 +18,8 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
  * the next one, and nobody waits for the disk on the event loop's thread. On a WAL database the connection
  * commits at synchronous=NORMAL (a commit's pages reach the WAL, no fsync): a group's writes are settled once
  * `WalSync` has fsynced the WAL on the thread pool, meanwhile requests are served and the next group commits.
- * (At synchronous=FULL better-sqlite3 would wait for every commit's fsync on the event loop: measured, a third of
- * a write's time.) A database that is not in WAL mode commits at its own setting and settles at once.
+ * (At synchronous=FULL better-sqlite3 would wait for every commit's fsync on the event loop: docs/performance.md.)
+ * A database that is not in WAL mode commits at its own setting and settles at once.
  *
  * A write is visible to readers from its commit, a moment before it is durable and acknowledged. A crash in
  * that moment may lose it, and then every later write with it (WAL recovery stops at the first frame that

@@ -26,8 +26,8 @@ export function tableExists(db: Sqlite, table: string): boolean {
 /**
  * Runs a bulk build without an fsync per commit (synchronous=NORMAL: until the swap, nothing refers to the tables
  * it writes; checkpoints still fsync, so what other connections committed stays durable, which OFF would not
- * promise) and checkpoints every BUILD_CHECKPOINT pages: every 1,000 made the replay ~10 s slower on the seeded
- * log, and none left the whole build in the log file for the swap to fsync and copy. The swap's commit is fsynced.
+ * promise) and checkpoints every BUILD_CHECKPOINT pages, a size measured between too often and never
+ * (docs/performance.md). The swap's commit is fsynced.
  */
 export async function withBuildSettings<T>(db: Sqlite, build: () => Promise<T>): Promise<T> {
   const synchronous = db.pragma('synchronous', { simple: true });

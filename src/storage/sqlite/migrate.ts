@@ -3,6 +3,7 @@ import { kysely } from './kysely.ts';
 import * as foundation from './migrations/2026-11-22-01-foundation.ts';
 import * as pointInTime from './migrations/2026-11-23-01-point-in-time.ts';
 import * as accessTokenHashes from './migrations/2026-11-23-02-access-token-hashes.ts';
+import * as auditSessions from './migrations/2026-11-26-01-audit-sessions.ts';
 import type { Sqlite } from './open.ts';
 import { storageFaultOf } from './storage-fault.ts';
 import type { DB } from './schema.ts';
@@ -12,6 +13,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-22-01-foundation': foundation,
   '2026-11-23-01-point-in-time': pointInTime,
   '2026-11-23-02-access-token-hashes': accessTokenHashes,
+  '2026-11-26-01-audit-sessions': auditSessions,
 };
 
 export function kyselyOf(sqlite: Sqlite): Kysely<DB> {

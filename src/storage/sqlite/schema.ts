@@ -45,10 +45,19 @@ export interface PointInTimeTable {
   created_at: string;
 }
 
+export interface AuditSessionsTable {
+  id_hash: string;
+  key_id: number;
+  created_at: number;
+  last_seen_at: number;
+  ends_at: number;
+}
+
 export interface DB {
   events: EventsTable;
   api_keys: ApiKeysTable;
   access_tokens: AccessTokensTable;
+  audit_sessions: AuditSessionsTable;
   projection_checkpoints: ProjectionCheckpointsTable;
   point_in_time: PointInTimeTable;
 }

@@ -37,7 +37,7 @@ export function sqliteSession(db: Sqlite): SqlSession {
 /**
  * The page and the count in one read transaction, so both come from one snapshot (a commit by another process
  * between two statements outside a transaction would show a count of another moment). Two statements: the count
- * as a scalar subquery of the page measured ~5 µs dearer (its blob result is copied once more).
+ * as a scalar subquery of the page copies its blob result once more (docs/performance.md).
  */
 function joinedPageOn(db: Sqlite, query: JoinedPageQuery): (params: JoinedPageParams) => JoinedPage {
   // SQLite runs the ordered subquery as a co-routine whose rows the aggregate takes in order; an ORDER BY inside

@@ -1,0 +1,238 @@
+import { createHmac } from 'node:crypto';
+import { describe, expect, test } from 'vitest';
+import { createApp } from '../../src/http/app.ts';
+import { hashSecret } from '../../src/tokens/api-keys.ts';
+import { manualClock } from '../helpers.ts';
+import { engineService } from '../engine-service.ts';
+import { importRecords, line, money, romashka, sale } from '../documents-fixtures.ts';
+import { Browser } from '../workbench-client.ts';
+
+const MINUTE = 60 * 1000;
+
+/** A company with an audit key, and the workbench's app made with `options` (failed sign-ins collected). */
+async function workbench(options: Parameters<typeof createApp>[1] = {}) {
+  const clock = manualClock();
+  const service = await engineService({ clock });
+  const { id, key } = await service.tb.keys.create({ name: 'auditor', scope: 'audit' });
+  const failures: { client: string; reason: string }[] = [];
+  const app = createApp(service.tb, { onSignInFailure: (failure) => failures.push(failure), ...options });
+  return { ...service, app, clock, keyId: id, auditKey: key, failures };
+}
+
+describe('sessions kept by the server', () => {
+  test('the database holds only a hash of the session id, and neither it nor the key hash mints a session', async () => {
+    const { app, tb, keyId, auditKey, clock } = await workbench();
+    const browser = new Browser(app);
+    await browser.signIn(auditKey);
+    const id = browser.cookie.slice('tb_audit='.length);
+    expect(id).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await tb.sessions.count()).toBe(1);
+    const { keyHash } = (await tb.keys.activeById(keyId))!;
+    // A cookie as sessions were once made: the key's id, an end, and an HMAC under the stored key hash.
+    const ends = clock() + 100 * 365 * 24 * 60 * MINUTE;
+    const minted = `${keyId}.${ends}.${createHmac('sha256', keyHash).update(`tradebook audit session ${keyId} ${ends}`).digest('base64url')}`;
+    const otherId = `${id.slice(0, -1)}${id.endsWith('A') ? 'B' : 'A'}`;
+    for (const forged of [minted, hashSecret(id), keyHash, otherId]) {
+      const res = await app.request('/audit/log', { headers: { Cookie: `tb_audit=${forged}` } });
+      expect([forged, res.status, res.headers.get('location')]).toEqual([forged, 303, '/audit/sign-in?ended=unknown&next=%2Faudit%2Flog']);
+    }
+    expect((await browser.get('/audit/log')).status).toBe(200);
+  });
+
+  test('a session unused for the idle time ends; its last use is written at most once a minute', async () => {
+    const { app, tb, auditKey, clock } = await workbench({ sessionIdleMs: 30 * MINUTE });
+    const browser = new Browser(app);
+    await browser.signIn(auditKey);
+    clock.advance(29 * MINUTE);
+    expect((await browser.get('/audit/log')).status).toBe(200);
+    clock.advance(29 * MINUTE);
+    expect((await browser.get('/audit/log')).status).toBe(200);
+    // Used 30 s after its last recorded use: not written, so the idle time still counts from that use.
+    clock.advance(30 * 1000);
+    expect((await browser.get('/audit/log')).status).toBe(200);
+    clock.advance(29 * MINUTE + 31 * 1000);
+    const ended = await browser.get('/audit/log');
+    expect(ended.status).toBe(401);
+    expect(ended.text).toContain('Your session has ended: it was not used for 30 minutes.');
+    expect(await tb.sessions.count()).toBe(0);
+  });
+
+  test('a session in steady use ends 8 hours after sign-in, and its cookie says so', async () => {
+    const { app, auditKey, clock } = await workbench();
+    const browser = new Browser(app);
+    expect((await browser.signIn(auditKey)).setCookie).toContain('Max-Age=28800;');
+    for (let minutes = 20; minutes < 8 * 60; minutes += 20) {
+      clock.advance(20 * MINUTE);
+      expect((await browser.get('/audit/documents')).status, `${minutes} min`).toBe(200);
+    }
+    clock.advance(20 * MINUTE);
+    const ended = await browser.get('/audit/documents');
+    expect(ended.status).toBe(401);
+    expect(ended.text).toContain('Your session has ended: 8 hours have passed since you signed in.');
+  });
+
+  test('a session of a key that expires sooner ends with the key; ended sessions are swept when one starts', async () => {
+    const { app, tb, clock } = await workbench();
+    const { key } = await tb.keys.create({ name: 'brief', scope: 'audit', expiresAt: clock() + 60 * MINUTE });
+    const brief = new Browser(app);
+    expect((await brief.signIn(key)).setCookie).toContain('Max-Age=3600;');
+    const other = new Browser(app);
+    await other.signIn(key);
+    expect(await tb.sessions.count()).toBe(2);
+    clock.advance(45 * MINUTE);
+    // Both idle past 30 minutes: the next sign-in deletes them.
+    await new Browser(app).signIn((await tb.keys.create({ name: 'next', scope: 'audit' })).key);
+    expect(await tb.sessions.count()).toBe(1);
+  });
+});
+
+describe('no cross-site requests', () => {
+  const refusedAs = (res: { status: number; text: string; headers: Headers }, code: string) => {
+    expect(res.status).toBe(403);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.text).toContain(`data-error="${code}"`);
+  };
+
+  test('a sign-in posted from another site, or without its form token, is 403 with a page saying why; no session starts', async () => {
+    const { app, tb, auditKey } = await workbench();
+    const browser = new Browser(app);
+    await browser.get('/audit/sign-in');
+    const post = (headers: Record<string, string>, form: Record<string, string>) =>
+      app.request('/audit/sign-in', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: browser.formCookie, ...headers }, body: new URLSearchParams(form).toString() });
+    const read = async (res: Response) => ({ status: res.status, headers: res.headers, text: await res.text() });
+    refusedAs(await read(await post({ Origin: 'https://attacker.example' }, { key: auditKey, form: browser.formToken })), 'ERROR_CROSS_SITE');
+    refusedAs(await read(await post({ Origin: 'null' }, { key: auditKey, form: browser.formToken })), 'ERROR_CROSS_SITE');
+    refusedAs(await read(await post({ 'Sec-Fetch-Site': 'cross-site' }, { key: auditKey, form: browser.formToken })), 'ERROR_CROSS_SITE');
+    refusedAs(await read(await post({ Origin: 'http://localhost' }, { key: auditKey })), 'ERROR_FORM_TOKEN');
+    refusedAs(await read(await post({ Origin: 'http://localhost' }, { key: auditKey, form: 'A'.repeat(43) })), 'ERROR_FORM_TOKEN');
+    // Login CSRF: another site's form posting its own key has no form cookie of this browser to match.
+    const noCookie = await app.request('/audit/sign-in', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `key=${auditKey}&form=${browser.formToken}` });
+    refusedAs(await read(noCookie), 'ERROR_FORM_TOKEN');
+    expect(await tb.sessions.count()).toBe(0);
+    refusedAs(await read(await post({ Origin: 'null', 'Sec-Fetch-Site': 'cross-site' }, { key: auditKey, form: browser.formToken })), 'ERROR_CROSS_SITE');
+    // What a browser sends from a page whose referrer policy is no-referrer.
+    const fine = await post({ Origin: 'null', 'Sec-Fetch-Site': 'same-origin' }, { key: auditKey, form: browser.formToken });
+    expect(fine.status).toBe(303);
+  });
+
+  test('sign-out and anchors need the session’s own token and this origin: a cross-site post ends nothing', async () => {
+    const { app, tb, auditKey } = await workbench();
+    const browser = new Browser(app);
+    await browser.signIn(auditKey);
+    await browser.get('/audit/anchors');
+    const other = new Browser(app);
+    await other.signIn(auditKey);
+    await other.get('/audit/log');
+    const post = async (path: string, headers: Record<string, string>, form: Record<string, string>) => {
+      const res = await app.request(path, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: browser.cookie, ...headers }, body: new URLSearchParams(form).toString() });
+      return { status: res.status, headers: res.headers, text: await res.text() };
+    };
+    for (const path of ['/audit/sign-out', '/audit/anchors']) {
+      refusedAs(await post(path, { Origin: 'https://attacker.example' }, { form: browser.formToken }), 'ERROR_CROSS_SITE');
+      refusedAs(await post(path, { Origin: 'http://localhost' }, {}), 'ERROR_FORM_TOKEN');
+      // Another session's token is not this one's.
+      refusedAs(await post(path, { Origin: 'http://localhost' }, { form: other.formToken }), 'ERROR_FORM_TOKEN');
+    }
+    expect(await tb.sessions.count()).toBe(2);
+    expect((await browser.get('/audit/log')).status).toBe(200);
+    expect((await browser.request('POST', '/audit/sign-out')).status).toBe(303);
+    expect(await tb.sessions.count()).toBe(1);
+  });
+});
+
+describe('sign-in guessing', () => {
+  test('past ten failures a minute from one address the answer is 429 with Retry-After, even for the right key; each failure is told with the address', async () => {
+    const { app, auditKey, failures, clock } = await workbench({ trustProxy: true });
+    const guesser = new Browser(app, { 'X-Forwarded-For': '10.0.0.1, 203.0.113.7' });
+    for (let i = 0; i < 10; i++) expect((await guesser.signIn(`tb_guess_${i}`)).status).toBe(401);
+    expect(failures).toEqual(Array.from({ length: 10 }, () => ({ client: '203.0.113.7', reason: 'unknown, revoked or expired key' })));
+    clock.advance(15 * 1000);
+    const limited = await guesser.signIn(auditKey);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('45');
+    expect(limited.text).toContain('Too many failed sign-ins');
+    expect(limited.setCookie).toBeNull();
+    // Another address is not held up; the guesser's own address again once its failures are a minute old.
+    expect((await new Browser(app, { 'X-Forwarded-For': '203.0.113.8' }).signIn(auditKey)).status).toBe(303);
+    clock.advance(45 * 1000);
+    expect((await guesser.signIn(auditKey)).status).toBe(303);
+  });
+
+  test('without a trusted proxy X-Forwarded-For is ignored: a guesser cannot spread failures over made-up addresses', async () => {
+    const { app, failures } = await workbench();
+    for (let i = 0; i < 10; i++) expect((await new Browser(app, { 'X-Forwarded-For': `198.51.100.${i}` }).signIn(`tb_guess_${i}`)).status).toBe(401);
+    expect(new Set(failures.map((f) => f.client)).size).toBe(1);
+    expect((await new Browser(app, { 'X-Forwarded-For': '198.51.100.99' }).signIn('tb_guess')).status).toBe(429);
+  });
+});
+
+describe('checks that must keep passing', () => {
+  const PAYLOADS = ['<script>alert(1)</script>', '<img src=x onerror=alert(2)>', 'javascript:alert(3)', '</title></textarea><script>alert(4)</script>', '"><svg onload=alert(5)>'];
+
+  test('what records hold is shown as text on every page: no payload in any text field runs', async () => {
+    const { app, tb, auditKey } = await workbench();
+    const [script, img, js, closing, attribute] = PAYLOADS;
+    const imported = await importRecords(tb, [
+      line('contractor', { ...romashka, name: script, contactPerson: img, status: attribute }),
+      line('product', { id: 1, name: closing, sku: js, categoryId: 0 }),
+      sale(3, 1, 500, { number: attribute, products: [{ pr_id: 1, pr_name: img, pr_count: 1, pr_price: 500 }] }),
+      money('paymentin', 4, 1, 300, [{ type: 'sale', id: 3 }], { name: script, number: closing }),
+    ]);
+    expect(imported.failures).toEqual([]);
+    const browser = new Browser(app);
+    await browser.signIn(auditKey);
+    const pages = [
+      '/audit/documents?contractor=7',
+      `/audit/documents?number=${encodeURIComponent(attribute)}`,
+      '/audit/document/sale/3',
+      '/audit/document/paymentin/4',
+      '/audit/record?stream=product-1',
+      '/audit/record?stream=contractor-7',
+      '/audit/record?stream=sale-3',
+      `/audit/record?stream=${encodeURIComponent(`contractor-status-${attribute}`)}`,
+      `/audit/record?stream=${encodeURIComponent(script)}`,
+      '/audit/statement?contractor=7&dateFrom=2026-01-01&dateTo=2026-12-31',
+      '/audit/log',
+      `/audit/log?stream=${encodeURIComponent(closing)}&type=${encodeURIComponent(img)}`,
+    ];
+    for (const url of pages) {
+      const res = await browser.get(url);
+      expect([url, res.status]).not.toEqual([url, 500]);
+      expect(res.headers.get('content-security-policy'), url).toContain("default-src 'none'");
+      for (const payload of PAYLOADS.filter((p) => /[<>"]/.test(p))) expect(res.text, `${url}: ${payload}`).not.toContain(payload);
+      expect(res.text, url).not.toMatch(/<(script|img|svg onload)|href="javascript:/i);
+    }
+    // Shown, as text.
+    expect((await browser.get('/audit/document/sale/3')).text).toContain('&lt;img src=x onerror=alert(2)&gt;');
+    expect((await browser.get('/audit/record?stream=contractor-7')).text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+  });
+
+  test('the session cookie is Secure behind HTTPS; every redirect stays on this server’s /audit', async () => {
+    const { app, auditKey } = await workbench();
+    const secure = new Browser(app, { 'X-Forwarded-Proto': 'https' });
+    const signed = await secure.signIn(auditKey);
+    expect(signed.setCookie).toMatch(/; HttpOnly; SameSite=Strict; Secure$/);
+    const browser = new Browser(app);
+    const locations: (string | null)[] = [(await browser.signIn(auditKey)).headers.get('location')];
+    for (const url of ['/audit', '/audit/documents?type=sale&id=3', '/audit/sign-in?next=https://attacker.example', '//attacker.example/audit']) {
+      const res = await browser.get(url);
+      if (res.status === 303) locations.push(res.headers.get('location'));
+    }
+    locations.push((await new Browser(app).get('/audit/log?next=//attacker.example')).headers.get('location'));
+    // Sent to sign in, the page asked for goes along (a path under /audit), to be opened after signing in.
+    expect(locations).toEqual(['/audit/documents', '/audit/documents', '/audit/document/sale/3', '/audit/sign-in?next=%2Faudit%2Flog%3Fnext%3D%2F%2Fattacker.example']);
+    expect((await new Browser(app).get('/audit/sign-in?next=https://attacker.example')).text).toContain('<input type="hidden" name="next" value="/audit/documents">');
+    expect((await browser.get('/audit/documents?type=%2F%2Fattacker.example&id=1')).status).toBe(400);
+  });
+
+  test('no path reaches a file outside the served assets', async () => {
+    const { app, auditKey } = await workbench();
+    const browser = new Browser(app);
+    await browser.signIn(auditKey);
+    for (const url of ['/docs/%2e%2e/package.json', '/docs/..%2Fpackage.json', '/docs/swagger-ui.css%2F..%2F..%2F..%2Fpackage.json', '/audit/..%2F..%2Fpackage.json', '/audit/document/..%2F..%2Fpackage.json/1', '/audit/workbench.css%00.json']) {
+      const res = await browser.get(url);
+      expect([url, res.status]).toEqual([url, 404]);
+      expect(res.text).not.toContain('"name": "tradebook"');
+    }
+  });
+});

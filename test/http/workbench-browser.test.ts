@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { expect, test, vi } from 'vitest';
-import { CHROMIUM, launchChromium, onlyLocal, sayWhenSkipped, screenshotPath } from '../browser.ts';
+import { CHROMIUM, launchChromium, onlyLocal, pageErrors, sayWhenSkipped, screenshotPath } from '../browser.ts';
 import { tempDir } from '../helpers.ts';
 import { runCli, startServer } from '../server-process.ts';
 
@@ -87,9 +87,7 @@ test.skipIf(!CHROMIUM)(
         const context = await browser.newContext({ locale: lang === 'ru' ? 'ru-RU' : 'en-US', viewport: { width: 1280, height: 900 }, acceptDownloads: true });
         const page = await context.newPage();
         const outside = await onlyLocal(page);
-        const problems: string[] = [];
-        page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
-        page.on('pageerror', (error) => problems.push(error.message));
+        const problems = pageErrors(page);
 
         await page.goto(`${server.url}/audit`);
         expect(new URL(page.url()).pathname).toBe('/audit/sign-in');

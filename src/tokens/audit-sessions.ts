@@ -46,13 +46,17 @@ export class AuditSessions {
     private readonly writer: Writer,
   ) {}
 
-  /** Starts a session for an audit key; answers its id (for the cookie only) and how long it lasts at most. */
-  async start(key: { id: number; expires: string | null }, idleMs: number): Promise<{ id: string; lastsMs: number }> {
+  /**
+   * Starts a session for an audit key; answers its id (for the cookie only), how long it lasts at most, and what
+   * ends it then: its 8 hours, or its key expiring sooner.
+   */
+  async start(key: { id: number; expires: string | null }, idleMs: number): Promise<{ id: string; lastsMs: number; endedBy: 'lifetime' | 'key' }> {
     const id = randomBytes(32).toString('base64url');
     const now = this.clock();
-    const ends = Math.min(now + SESSION_MS, key.expires === null ? Infinity : Date.parse(key.expires));
+    const keyEnds = key.expires === null ? Infinity : Date.parse(key.expires);
+    const ends = Math.min(now + SESSION_MS, keyEnds);
     await this.writer.run(() => this.store.insert(hashSecret(id), { keyId: key.id, created: now, lastSeen: now, ends }, now, now - idleMs));
-    return { id, lastsMs: ends - now };
+    return { id, lastsMs: ends - now, endedBy: keyEnds < now + SESSION_MS ? 'key' : 'lifetime' };
   }
 
   /**

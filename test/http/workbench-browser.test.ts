@@ -95,10 +95,11 @@ test.skipIf(!CHROMIUM)(
         await look(page, lang, 'sign-in');
         await page.fill('input[name=key]', auditKey);
         await Promise.all([page.waitForURL('**/audit/documents'), page.click('main button[type=submit]')]);
-        // The browser keeps a session cookie it cannot read from script, not the key.
+        // The browser keeps a session cookie (and what ends the session) it cannot read from script, not the key.
         const cookies = await page.context().cookies();
-        expect(cookies.map((c) => [c.name, c.httpOnly, c.sameSite])).toEqual([['tb_audit', true, 'Strict']]);
-        expect(cookies[0].value).not.toContain(auditKey.slice(3));
+        expect(cookies.map((c) => [c.name, c.httpOnly, c.sameSite]).sort()).toEqual([['tb_audit', true, 'Strict'], ['tb_ends', true, 'Strict']]);
+        for (const cookie of cookies) expect(cookie.value).not.toContain(auditKey.slice(3));
+        expect(cookies.find((c) => c.name === 'tb_ends')?.value).toBe('lifetime');
         await look(page, lang, 'documents');
 
         // A contractor found by part of its name, and its page.

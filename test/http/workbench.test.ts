@@ -126,6 +126,36 @@ describe('signing in', () => {
     }
   });
 
+  test('a session whose cookie the browser dropped at its end is told why: its 8 hours, or its key expiring sooner', async () => {
+    const clock = manualClock();
+    const { app, tb } = await testService({ clock });
+    const ends = async (expiresAt?: number) => {
+      const { key } = await tb.keys.create({ name: 'auditor', scope: 'audit', expiresAt });
+      const browser = new Browser(app);
+      const signed = await browser.signIn(key);
+      const endedBy = signed.headers.getSetCookie().find((set) => set.startsWith('tb_ends='))!;
+      expect(endedBy).toMatch(/^tb_ends=(lifetime|key); Path=\/audit; Max-Age=\d+; HttpOnly; SameSite=Strict$/);
+      return { browser, endedBy: endedBy.split(';')[0] };
+    };
+    const lifetime = await ends();
+    const brief = await ends(clock() + 60 * 60 * 1000);
+    expect([lifetime.endedBy, brief.endedBy]).toEqual(['tb_ends=lifetime', 'tb_ends=key']);
+    // The browser has dropped the session's cookie (its Max-Age is the session's time); the other one is left.
+    for (const [{ endedBy }, why] of [[lifetime, '8 hours have passed since you signed in'], [brief, 'the key was revoked or expired']] as const) {
+      const res = await app.request('/audit/log', { headers: { Cookie: endedBy } });
+      expect(res.status).toBe(401);
+      const text = await res.text();
+      expect(text).toContain(`Your session has ended: ${why}.`);
+      expect(text).toContain('<input type="hidden" name="next" value="/audit/log">');
+      expect(res.headers.getSetCookie()).toContain('tb_ends=; Path=/audit; Max-Age=0; HttpOnly; SameSite=Strict');
+    }
+    // Signing out clears it: without a session, nothing is said.
+    expect((await lifetime.browser.get('/audit/log')).status).toBe(200);
+    const out = await lifetime.browser.request('POST', '/audit/sign-out');
+    expect(out.headers.get('location')).toBe('/audit/sign-in?ended=signed-out');
+    expect(out.headers.getSetCookie()).toContain('tb_ends=; Path=/audit; Max-Age=0; HttpOnly; SameSite=Strict');
+  });
+
   test('pages are not cached, framed or allowed to run scripts, and escape what records hold', async () => {
     const { auditor, api } = await workbench();
     expect((await api.write('/api/edit-product', 'products', [{ id: 1, name: '<script>alert(1)</script>', sku: 'T1', categoryId: 0 }])).status).toBe(200);

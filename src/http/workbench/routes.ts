@@ -14,7 +14,7 @@ import { href } from './links.ts';
 import { logPage } from './log-page.ts';
 import { recordPage } from './record-page.ts';
 import { fromOwnPage } from './same-origin.ts';
-import { formTokenOf, sessionCookie, sessionIdOf } from './session.ts';
+import { endedByCookie, endedByOf, formTokenOf, sessionCookie, sessionIdOf } from './session.ts';
 import { SignInFailures } from './sign-in-failures.ts';
 import { type SignInOptions, endedMessage, signIn, signInPage, signOut } from './sign-in.ts';
 import { statementCsvFile, statementPage, statementXlsxFile } from './statement-page.ts';
@@ -64,8 +64,12 @@ export function workbenchRoutes(tb: Company, options: WorkbenchOptions): Hono<Ap
       if (id !== undefined) c.header('Set-Cookie', sessionCookie(c, undefined), { append: true });
       const url = new URL(c.req.url);
       const asked = c.req.method === 'GET' ? `${url.pathname}${url.search}` : undefined;
-      if (check.reason === 'ended') return signInPage(c, { message: endedMessage(check.why, options.idleMs), status: 401, next: asked });
-      // A cookie naming no session the server holds: one swept after it ended, or signed out with a copy kept.
+      // Without its cookie, a session the browser dropped at its time is known by the cookie saying what ended it.
+      const why = check.reason === 'ended' ? check.why : id === undefined ? endedByOf(c) : undefined;
+      if (endedByOf(c) !== undefined) c.header('Set-Cookie', endedByCookie(c, undefined), { append: true });
+      if (why !== undefined) return signInPage(c, { message: endedMessage(why, options.idleMs), status: 401, next: asked });
+      // No session: to sign in, told it ended when the cookie named one the server no longer holds (swept after
+      // it ended, or signed out with a copy kept).
       return c.redirect(href('/audit/sign-in', { ...(id !== undefined && { ended: 'unknown' }), ...(asked !== undefined && asked !== '/audit' && { next: asked }) }), 303);
     }
     c.set('session', check.session);

@@ -5,7 +5,7 @@ import type { Company } from '../../company.ts';
 import type { SessionEnd } from '../../tokens/audit-sessions.ts';
 import { page, sendPage, tokenField, viewOf } from './layout.ts';
 import { returnPath } from './return-path.ts';
-import { formCookie, formTokenOf, sessionCookie } from './session.ts';
+import { endedByCookie, formCookie, formTokenOf, sessionCookie } from './session.ts';
 import type { SignInFailures } from './sign-in-failures.ts';
 import type { Texts } from './texts.ts';
 import type { WorkbenchEnv } from './workbench-env.ts';
@@ -90,7 +90,9 @@ export async function signIn(c: Context<WorkbenchEnv>, tb: Company, client: stri
     return again(problem((t) => (found ? t.signIn.notAudit : t.signIn.unknownKey)), 401);
   }
   const session = await tb.sessions.start(found, options.idleMs);
-  c.header('Set-Cookie', sessionCookie(c, session.id, Math.floor(session.lastsMs / 1000)));
+  const lastsS = Math.floor(session.lastsMs / 1000);
+  c.header('Set-Cookie', sessionCookie(c, session.id, lastsS));
+  c.header('Set-Cookie', endedByCookie(c, session.endedBy, lastsS), { append: true });
   // The form is spent.
   c.header('Set-Cookie', formCookie(c, undefined), { append: true });
   return c.redirect(next, 303);
@@ -100,5 +102,6 @@ export async function signIn(c: Context<WorkbenchEnv>, tb: Company, client: stri
 export async function signOut(c: Context<WorkbenchEnv>, tb: Company, id: string): Promise<Response> {
   await tb.sessions.end(id);
   c.header('Set-Cookie', sessionCookie(c, undefined));
+  c.header('Set-Cookie', endedByCookie(c, undefined), { append: true });
   return c.redirect('/audit/sign-in?ended=signed-out', 303);
 }

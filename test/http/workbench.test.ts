@@ -319,6 +319,30 @@ describe('anchors', () => {
 });
 
 describe('in the reader’s language', () => {
+  test('a refused post, too many sign-ins and an ended session are said in Russian too', async () => {
+    const { app, tb } = await testService();
+    const { id, key } = await tb.keys.create({ name: 'auditor', scope: 'audit' });
+    const signedIn = new Browser(app, { 'Accept-Language': 'ru' });
+    await signedIn.signIn(key);
+    await tb.keys.revoke(id);
+    expect((await signedIn.get('/audit/log')).text).toContain('Сеанс завершён: ключ отозван или истёк.');
+    const { key: other } = await tb.keys.create({ name: 'auditor 2', scope: 'audit' });
+    const russian = new Browser(app, { 'Accept-Language': 'ru-RU,ru;q=0.9' });
+    await russian.get('/audit/sign-in');
+    const crossSite = await app.request('/audit/sign-in', {
+      method: 'POST',
+      headers: { 'Accept-Language': 'ru', Origin: 'https://attacker.example', Cookie: russian.formCookie, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ key: other, form: russian.formToken }).toString(),
+    });
+    const refused = await crossSite.text();
+    expect(crossSite.status).toBe(403);
+    expect(refused).toContain('<h1>Запрос отклонён</h1>');
+    expect(refused).toContain('Запрос пришёл с другого сайта (https://attacker.example)');
+    expect((await russian.request('POST', '/audit/sign-in', { key: other, form: 'wrong' })).text).toContain('Форма выдана не этим рабочим местом');
+    for (let i = 0; i < 10; i++) expect((await russian.signIn('tb_nosuchkey')).text).toContain('Такой ключ не найден, отозван или истёк.');
+    expect((await russian.signIn(other)).text).toMatch(/Слишком много неудачных попыток входа с вашего адреса: попробуйте снова через \d+ с\./);
+  });
+
   test('Russian when the browser prefers it, English otherwise; a switch on the page is remembered; lang is set', async () => {
     const { auditor } = await workbench();
     const ask = async (headers: Record<string, string>) => (await auditor.app.request('/audit/log', { headers: { Cookie: auditor.cookie, ...headers } })).text();

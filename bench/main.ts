@@ -23,6 +23,14 @@ const serverPort = (index: number) => (index === 0 ? SERVER_PORT : SALES_BODY_PO
 /** At most this many of the event rows a write scenario's last run appended are bare-inserted for its ceiling. */
 const CEILING_ROWS = { full: 50_000, quick: 5_000 };
 const STARTUP_RUNS = 3;
+/**
+ * A product by id once more, each from a server of its own beside the measured one (one server only), with one
+ * setting changed: what the access log costs a small read, and what the key cache saves it.
+ */
+const SETTING_VARIANTS: { key: string; what: string; port: number; env: Record<string, string> }[] = [
+  { key: 'productByIdAccessLogOff', what: 'access log off', port: 3940, env: { TRADEBOOK_ACCESS_LOG: 'off' } },
+  { key: 'productByIdKeyCacheOff', what: 'key cache off', port: 3941, env: { TRADEBOOK_KEY_CACHE_MS: '0' } },
+];
 /** The first open of a PostgreSQL copy builds its read tables from the whole log: minutes, not a minute. */
 const FIRST_OPEN_TIMEOUT_MS = 6 * 3600_000;
 
@@ -194,7 +202,8 @@ async function measureLoad(db: EngineUnderTest, serverCount: number, { sizes, se
     const running = planned.flatMap((p) => {
       const target = fixed[p.key];
       // A fixed-body server needs no database; the database server's CPU is read for tradebook's servers only.
-      if (p.scenario) return [{ ...p, scenario: p.scenario, runner: target ? new LoadRunner([target], AUTH, p.scenario.load) : new LoadRunner(targets, AUTH, p.scenario.load, db.databaseCpu), lastRun: { from: 0, to: 0 } }];
+      const runner = (scenario: Scenario) => (target ? new LoadRunner([target], AUTH, scenario.load) : new LoadRunner(targets, AUTH, scenario.load, db.databaseCpu));
+      if (p.scenario) return [{ ...p, scenario: p.scenario, runner: runner(p.scenario), lastRun: { from: 0, to: 0 } }];
       console.log(`${p.key}: skipped: endpoint not available`);
       results.scenarios[p.key] = { name: p.key, kind: p.kind as ScenarioResult['kind'], skipped: 'endpoint not available' };
       return [];
@@ -224,12 +233,41 @@ async function measureLoad(db: EngineUnderTest, serverCount: number, { sizes, se
       }
       results.scenarios[r.key] = result;
     }
-    // The table lists scenarios in the order they were planned, skipped ones in their place.
-    results.scenarios = Object.fromEntries(planned.filter((p) => p.kind !== 'fixed').map((p) => [p.key, results.scenarios[p.key]]));
+    if (serverCount === 1 && reads.productById) Object.assign(results.scenarios, await measureSettingVariants(db, targets[0], reads.productById, settings));
+    // The table lists scenarios in the order they were planned, skipped ones in their place, the variants last.
+    const variantKeys = Object.keys(results.scenarios).filter((key) => !planned.some((p) => p.key === key));
+    results.scenarios = Object.fromEntries([...planned.filter((p) => p.kind !== 'fixed').map((p) => p.key), ...variantKeys].map((key) => [key, results.scenarios[key]]));
     return results;
   } finally {
     for (const child of fixedBodies) await child.stop();
     await Promise.all(servers.map((s) => s.stop()));
+  }
+}
+
+/**
+ * A product by id from the measured server and from one server a setting variant, started beside it on the same
+ * database after the other scenarios (so none of them shares the machine with idle variants, and no write leaves
+ * work to a variant's checkpointer), in interleaved runs of their own: the measured server's figure of this phase
+ * is `productByIdBeside`, what each variant is compared with.
+ */
+async function measureSettingVariants(db: EngineUnderTest, measured: Target, productById: Scenario, settings: LoadSettings): Promise<Record<string, ScenarioResult>> {
+  const started: Child[] = [];
+  try {
+    const runners: [string, string, LoadRunner][] = [['productByIdBeside', `${productById.name}, beside the variants`, new LoadRunner([measured], AUTH, productById.load, db.databaseCpu)]];
+    for (const variant of SETTING_VARIANTS) {
+      const since = performance.now();
+      const child = spawnServer(db.setting, variant.port, variant.env);
+      started.push(child);
+      await waitUntilAnswering(child, `http://127.0.0.1:${variant.port}/api/products?limit=1`, AUTH, since);
+      runners.push([variant.key, `${productById.name}, ${variant.what}`, new LoadRunner([{ url: `http://127.0.0.1:${variant.port}`, pid: child.pid }], AUTH, productById.load, db.databaseCpu)]);
+    }
+    for (const [, , runner] of runners) await runner.unmeasuredRun(Math.max(1, settings.duration / 5));
+    for (let run = 1; run <= settings.runs; run++) {
+      for (const [, , runner] of [...runners.slice(run - 1), ...runners.slice(0, run - 1)]) await runner.measure(settings.duration);
+    }
+    return Object.fromEntries(runners.map(([key, name, runner]) => [key, { name, kind: 'read' as const, figures: runner.figures() }]));
+  } finally {
+    for (const child of started) await child.stop();
   }
 }
 
@@ -263,8 +301,8 @@ async function measureStartup(setting: string) {
 }
 
 /** A server on `setting` and `port`, started as `npm start` starts it (its Node options too). */
-const spawnServer = (setting: string, port: number) =>
-  startProcess(SERVER_SCRIPT, [], { TRADEBOOK_DB: setting, PORT: String(port), TRADEBOOK_API_KEY: API_KEY }, serverNodeOptions());
+const spawnServer = (setting: string, port: number, env: Record<string, string> = {}) =>
+  startProcess(SERVER_SCRIPT, [], { TRADEBOOK_DB: setting, PORT: String(port), TRADEBOOK_API_KEY: API_KEY, ...env }, serverNodeOptions());
 
 /** `count` servers on one database, started together; the milliseconds until the last of them answered. */
 async function startServers(setting: string, count: number, timeoutMs?: number): Promise<{ servers: Child[]; ms: number }> {

@@ -113,6 +113,9 @@ export function targetsOf(r: Results): Target[] {
   ratio('sales page CPU/request ≤ 4× fixed body', cpu('salesFirst'), ceiling, 4);
   ratio('last products page ≤ 1.5× first', cpu('productsLast'), cpu('productsFirst'), 1.5);
   ratio('last filtered sales page ≤ 1.5× first', cpu('salesLast'), cpu('salesFirst'), 1.5);
+  ratio('product by id, access log on ≤ 1.15× off (side by side)', cpu('productByIdBeside'), cpu('productByIdAccessLogOff'), 1.15);
+  ratio('product by id ≤ 1.6× fixed body', cpu('productById'), ceiling, 1.6);
+  ratio('product by id, key cache on ÷ off (side by side: what the cache saves)', cpu('productByIdBeside'), cpu('productByIdKeyCacheOff'), 1);
   for (const key of ['addContractors100', 'updatePrices100']) {
     const s = r.scenarios[key];
     ratio(`${key} records/s ≥ 0.4× bare insert`, s?.figures?.recordsPerSecond?.median, s?.bareInsertRowsPerSecond?.median, 0.4, false);

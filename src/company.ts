@@ -12,6 +12,7 @@ import type { EventLog, KeyStore, SessionStore, TokenStore, Writer } from './sto
 import type { SqlSession } from './storage/sql.ts';
 import { AccessTokens } from './tokens/access-tokens.ts';
 import { ApiKeys } from './tokens/api-keys.ts';
+import type { KeyCache } from './tokens/key-cache.ts';
 import { AuditSessions } from './tokens/audit-sessions.ts';
 import type { StateSource } from './use-cases/batch-state.ts';
 import { readModelState } from './use-cases/read-model-state.ts';
@@ -27,6 +28,8 @@ export interface CompanyStorage {
   readOn: SqlSession;
   keys: KeyStore;
   tokens: TokenStore;
+  /** The keys requests were let in with, kept while the engine tells of changes (none: every key read each time). */
+  keyCache?: KeyCache;
   sessions: SessionStore;
 }
 
@@ -59,6 +62,7 @@ export abstract class Company implements WriteContext {
   readonly log: EventLog;
   readonly state: StateSource;
   readonly keys: ApiKeys;
+  readonly keyCache: KeyCache | undefined;
   readonly tokens: AccessTokens;
   /** The workbench's sign-in sessions. */
   readonly sessions: AuditSessions;
@@ -84,7 +88,8 @@ export abstract class Company implements WriteContext {
   ) {
     this.writer = storage.writer;
     this.log = storage.log;
-    this.keys = new ApiKeys(storage.keys, clock, storage.writer);
+    this.keyCache = storage.keyCache;
+    this.keys = new ApiKeys(storage.keys, clock, storage.writer, storage.keyCache);
     this.tokens = new AccessTokens(storage.tokens, clock);
     this.sessions = new AuditSessions(storage.sessions, this.keys, clock, storage.writer);
     const reads = storage.readOn;

@@ -2,8 +2,9 @@ import { Checkpointer } from './storage/sqlite/checkpointer.ts';
 import { DatabaseUnreachable, FaultLog, NotADatabase, StorageFault } from './storage/errors.ts';
 import { databaseSetting, shownUrl } from './storage/database.ts';
 import { createApp } from './http/app.ts';
+import { accessFields } from './http/access-log.ts';
 import { listen, readServerSettings } from './http/node-server.ts';
-import { log, logger } from './lib/log.ts';
+import { log, logFields, logger } from './lib/log.ts';
 import { openCompany } from './open-company.ts';
 import { Tradebook } from './tradebook.ts';
 import { storageFaultOf } from './storage/sqlite/storage-fault.ts';
@@ -29,7 +30,13 @@ function refuse(error: unknown, faultOf: (error: unknown) => Error | undefined =
   process.exit(2);
 }
 
-const tb = await openCompany(database, { onBuilt: log, onStorageFault: log, stallMs: settings.settings.databaseStallMs }).catch((error) => refuse(error));
+const { keyCacheMs } = settings.settings;
+const tb = await openCompany(database, {
+  onBuilt: log,
+  onStorageFault: log,
+  stallMs: settings.settings.databaseStallMs,
+  keyCache: keyCacheMs > 0 ? { boundMs: keyCacheMs, onTrust: log } : undefined,
+}).catch((error) => refuse(error));
 
 try {
   const givenKey = process.env.TRADEBOOK_API_KEY;
@@ -57,7 +64,7 @@ if (tb instanceof Tradebook) {
 // capped in all and per client address (503).
 let shuttingDown = false;
 const app = createApp(tb, {
-  accessLog: settings.settings.accessLog ? (entry) => logger.info(entry, 'request') : undefined,
+  accessLog: settings.settings.accessLog ? (entry) => logFields(accessFields(entry), 'request') : undefined,
   shuttingDown: () => shuttingDown,
   sessionIdleMs: settings.settings.sessionIdleMinutes * 60_000,
   trustProxy: settings.settings.trustProxy,

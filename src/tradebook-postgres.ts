@@ -16,6 +16,7 @@ import { PostgresKeyStore, PostgresSessionStore, PostgresTokenStore } from './st
 import { migrate } from './storage/postgres/migrate.ts';
 import { postgresSession } from './storage/postgres/session.ts';
 import { PostgresWriter } from './storage/postgres/writer.ts';
+import { KeyCache, type KeyCacheSettings } from './tokens/key-cache.ts';
 
 export interface OpenPostgresOptions {
   clock?: Clock;
@@ -25,6 +26,11 @@ export interface OpenPostgresOptions {
   onWritesRefused?: (why: string) => void;
   /** A statement unanswered this long is abandoned with its connections (`openPostgres`); none: waited for. */
   stallMs?: number;
+  /**
+   * Keys kept in memory, every server's changes heard within `boundMs` (LISTEN on a connection of its own); none, or
+   * a database that cannot listen (PGlite): every key read each time.
+   */
+  keyCache?: KeyCacheSettings;
 }
 
 /**
@@ -41,6 +47,7 @@ export class PostgresTradebook extends Company {
   private constructor(
     private readonly database: PostgresDatabase,
     clock: Clock,
+    keyCache: KeyCacheSettings | undefined,
   ) {
     const { session, pool } = database;
     const projections = new Projections(postgresSession(() => writer.writesFor('a read model')));
@@ -55,6 +62,7 @@ export class PostgresTradebook extends Company {
         readOn: postgresSession(() => pool),
         keys: new PostgresKeyStore(writer, pool),
         tokens: new PostgresTokenStore(writer, pool),
+        keyCache: keyCache && database.keyChanges && new KeyCache(keyCache, database.keyChanges(keyCache.boundMs / 4)),
         sessions: new PostgresSessionStore(writer, pool),
       },
       clock,
@@ -82,13 +90,16 @@ export class PostgresTradebook extends Company {
   /** Over a database connected already (`open` connects; tests hand in one of their own): migrated, its read tables brought up. */
   static async on(database: PostgresDatabase, options: OpenPostgresOptions = {}): Promise<PostgresTradebook> {
     await migrate(database.session);
-    const tb = new PostgresTradebook(database, options.clock ?? systemClock);
+    const tb = new PostgresTradebook(database, options.clock ?? systemClock, options.keyCache);
     try {
       const created = await tb.writer.run(() => tb.bringReadTablesUp());
       if (created.length > 0) options.onCreated?.(created);
     } catch (error) {
       // Another release's read tables: this server still serves what they hold, and refuses every write.
-      if (!(error instanceof ReadModelsDifferError)) throw error;
+      if (!(error instanceof ReadModelsDifferError)) {
+        await tb.keyCache?.stop();
+        throw error;
+      }
       options.onWritesRefused?.(error.message);
     }
     return tb;
@@ -127,7 +138,8 @@ export class PostgresTradebook extends Company {
     return staleProjections(postgresSession(() => this.database.pool));
   }
 
-  close(): Promise<void> {
-    return this.database.close();
+  async close(): Promise<void> {
+    await this.keyCache?.stop();
+    await this.database.close();
   }
 }

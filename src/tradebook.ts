@@ -13,6 +13,8 @@ import { auditReads } from './audit/reads.ts';
 import { asyncReads } from './storage/async-reads.ts';
 import { type RebuildProgress, ensureProjections, rebuild } from './projections/rebuild.ts';
 import { Projections, staleProjections } from './projections/registry.ts';
+import { KeyCache, type KeyCacheSettings } from './tokens/key-cache.ts';
+import { SqliteKeyChanges } from './storage/sqlite/key-changes.ts';
 
 export interface OpenTradebookOptions {
   clock?: Clock;
@@ -22,6 +24,8 @@ export interface OpenTradebookOptions {
   trace?: (sql: string) => void;
   /** Told once when the server's writes start failing for a storage fault (disk full, read-only), once when they succeed again. */
   onStorageFault?: (line: string) => void;
+  /** Keys kept in memory, changes by other processes heard within `boundMs` (none: every key read each time). */
+  keyCache?: KeyCacheSettings;
 }
 
 /** One company's trade records in a SQLite file: the embedded engine, a writer and a reader connection. */
@@ -39,17 +43,31 @@ export class Tradebook extends Company {
     readonly db: Sqlite,
     private readonly reader: Sqlite,
     clock: Clock,
-    onStorageFault?: (line: string) => void,
+    options: OpenTradebookOptions,
   ) {
     const log = new EventStore(db, clock);
     const writes = sqliteSession(db);
     const projections = new Projections(writes);
     log.onAppend((events) => projections.apply(events));
+    const { onStorageFault, keyCache } = options;
     const writer = new GroupCommit(db, () => projections.saveCheckpoint(), onStorageFault && new FaultLog('writes', onStorageFault));
     // Commands decide inside the write transaction, on the writer's connection: an import line sees the lines
     // before it in the same group. The endpoints read on a connection of their own, so a read never sees another
     // request's uncommitted work.
-    super({ writer, log, decideOn: writes, readOn: sqliteSession(reader), keys: new SqliteKeyStore(db), tokens: new SqliteTokenStore(db), sessions: new SqliteSessionStore(db) }, clock);
+    super(
+      {
+        writer,
+        log,
+        decideOn: writes,
+        readOn: sqliteSession(reader),
+        keys: new SqliteKeyStore(db),
+        tokens: new SqliteTokenStore(db),
+        sessions: new SqliteSessionStore(db),
+        // Another process's change is seen through the reader, which never writes: a quarter of the bound between looks.
+        keyCache: keyCache && new KeyCache(keyCache, new SqliteKeyChanges(reader, keyCache.boundMs / 4)),
+      },
+      clock,
+    );
     this.projections = projections;
     this.audit = asyncReads(auditReads(reader));
     this.pointInTime = pointInTimeOf(db);
@@ -68,7 +86,7 @@ export class Tradebook extends Company {
     }
     if (rebuilt.length > 0) options.onRebuilt?.(rebuilt);
     const reader = openSqlite(file, { readonly: true, trace: options.trace });
-    return new Tradebook(db, reader, options.clock ?? systemClock, options.onStorageFault);
+    return new Tradebook(db, reader, options.clock ?? systemClock, options);
   }
 
   /**
@@ -86,6 +104,7 @@ export class Tradebook extends Company {
   }
 
   close(): void {
+    void this.keyCache?.stop();
     this.writer.close();
     if (this.reader.open) this.reader.close();
     if (this.db.open) this.db.close();

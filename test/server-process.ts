@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -61,6 +62,21 @@ export function rawConnection(port: number, localAddress?: string) {
   socket.on('error', () => {}); // the server may reset a connection it cuts off
   const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now() - started)));
   return { socket, received: () => received, closed };
+}
+
+/**
+ * The server's end of a connection from local port `clientPort` to `port`, as the kernel lists it: its TCP state
+ * (hex, 01 established, 08 close-wait) and the bytes it has not read yet; undefined once it is gone.
+ */
+export function serverEnd(port: number, clientPort: number): { state: string; unread: number } | undefined {
+  const hex = (n: number) => `:${n.toString(16).toUpperCase().padStart(4, '0')}`;
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of fs.readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const [, local, remote, state, queues] = line.trim().split(/\s+/);
+      if (local?.endsWith(hex(port)) && remote.endsWith(hex(clientPort))) return { state, unread: Number.parseInt(queues.split(':')[1], 16) };
+    }
+  }
+  return undefined;
 }
 
 /** Runs the command line as a process on the given database; resolves with its exit code and output. */

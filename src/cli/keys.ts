@@ -53,7 +53,7 @@ export function keysCommand(program: Command): void {
 
   keys
     .command('revoke')
-    .description('revoke a key; it is refused from the next request on')
+    .description('revoke a key; running servers refuse it within 1 s (TRADEBOOK_KEY_CACHE_MS)')
     .argument('<id>', 'the key id')
     .action(async (idText: string) => {
       const id = parseWholeNumber(idText, 'id');

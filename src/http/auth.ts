@@ -7,7 +7,10 @@ import { requestHeader } from './node-request.ts';
 // A request without a valid key has its connection closed after the 401: whatever body it carries is never read.
 const CLOSE = { Connection: 'close' };
 
-/** Every request carries `Authorization: Bearer <key>`; the key is checked afresh each time, so a revocation counts at once. */
+/**
+ * Every request carries `Authorization: Bearer <key>`; the key is checked on every request, against the server's
+ * key cache when it has one (a revocation reaches it within the cache's bound, at once on the server that made it).
+ */
 export function requireApiKey(keys: ApiKeys) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const header = requestHeader(c, 'authorization') ?? '';

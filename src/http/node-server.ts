@@ -19,6 +19,8 @@ export interface ServerSettings {
   maxConnectionsPerClient: number;
   /** PostgreSQL: a statement unanswered this long fails as a lost connection, and new connections are made. */
   databaseStallMs: number;
+  /** The longest a key change made elsewhere takes to reach this server's key cache; 0: no cache, every key read each time. */
+  keyCacheMs: number;
   /** A workbench session unused this many minutes has ended. */
   sessionIdleMinutes: number;
   /** Whether the reverse proxy in front is trusted to say the client's address (X-Forwarded-For) and host. */
@@ -48,9 +50,11 @@ export function readServerSettings(env: NodeJS.ProcessEnv): { ok: true; settings
   if (host !== undefined && isIP(host) === 0 && !HOST.test(host)) return { ok: false, problem: `TRADEBOOK_HOST must be an IP address or a host name, got ${JSON.stringify(host)}` };
   const accessLog = env.TRADEBOOK_ACCESS_LOG || 'on';
   if (accessLog !== 'on' && accessLog !== 'off') return { ok: false, problem: `TRADEBOOK_ACCESS_LOG must be on or off, got ${JSON.stringify(accessLog)}` };
-  const trustProxy = env.TRADEBOOK_TRUST_PROXY || 'off';
+  const keyCacheText = env.TRADEBOOK_KEY_CACHE_MS || '1000';
+  if (!/^\d{1,9}$/.test(keyCacheText)) return { ok: false, problem: `TRADEBOOK_KEY_CACHE_MS must be a whole number from 0 (0: no key cache), got ${JSON.stringify(keyCacheText)}` };
+    const trustProxy = env.TRADEBOOK_TRUST_PROXY || 'off';
   if (trustProxy !== 'on' && trustProxy !== 'off') return { ok: false, problem: `TRADEBOOK_TRUST_PROXY must be on or off, got ${JSON.stringify(trustProxy)}` };
-  const settings = { port: Number(portText), host, accessLog: accessLog === 'on', trustProxy: trustProxy === 'on' } as ServerSettings;
+  const settings = { port: Number(portText), host, accessLog: accessLog === 'on', trustProxy: trustProxy === 'on', keyCacheMs: Number(keyCacheText) } as ServerSettings;
   for (const [name, [variable, fallback]] of Object.entries(LIMITS) as [Limit, [string, number]][]) {
     const text = env[variable] || String(fallback);
     if (!/^[1-9]\d{0,9}$/.test(text)) return { ok: false, problem: `${variable} must be a whole number from 1, got ${JSON.stringify(text)}` };

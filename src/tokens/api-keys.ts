@@ -2,6 +2,7 @@ import { hash, timingSafeEqual } from 'node:crypto';
 import { customAlphabet } from 'nanoid';
 import type { Clock } from '../lib/clock.ts';
 import type { KeyScope, KeyStore, StoredKey, Writer } from '../storage/port.ts';
+import type { KeyCache } from './key-cache.ts';
 
 export type { KeyScope };
 
@@ -16,16 +17,21 @@ export function hashSecret(secret: string): string {
 
 /** API keys, stored only as SHA-256 hashes; the key itself is shown once, when created. */
 export class ApiKeys {
-  /** A change of the keys is made through `writer`, and settles once it is durable. */
+  /**
+   * A change of the keys is made through `writer`, and settles once it is durable. With a `cache`, `authenticate`
+   * answers the keys it holds without a lookup, and this process's own changes reach it before they settle.
+   */
   constructor(
     private readonly store: KeyStore,
     private readonly clock: Clock,
     private readonly writer: Writer,
+    private readonly cache?: KeyCache,
   ) {}
 
   async create(options: { name?: string; scope?: KeyScope; expiresAt?: number | null; key?: string }): Promise<{ id: number; key: string }> {
     const key = options.key ?? `tb_${newSecret()}`;
     const record = this.record(key, options);
+    // Nothing to tell a cache: it never holds a key it did not find.
     return { id: await this.writer.run(() => this.store.insert(record)), key };
   }
 
@@ -58,7 +64,10 @@ export class ApiKeys {
 
   async revoke(id: number): Promise<boolean> {
     const now = new Date(this.clock()).toISOString();
-    return this.writer.run(() => this.store.revoke(id, now));
+    const revoked = await this.writer.run(() => this.store.revoke(id, now));
+    // Before the revocation is answered: this server's next request with the key is refused.
+    this.cache?.forget(id);
+    return revoked;
   }
 
   async nameOf(id: number): Promise<string | undefined> {
@@ -72,12 +81,19 @@ export class ApiKeys {
     return { id: row.id, name: row.name, scope: row.scope, keyHash: row.keyHash, expires: row.expires };
   }
 
-  /** The key's id and scope when it is known, not revoked and not expired; read fresh on every request. */
+  /**
+   * The key's id and scope when it is known, not revoked and not expired: from the cache when it holds the key
+   * (its expiry checked now), else read from the database, and an active key kept in the cache.
+   */
   async authenticate(key: string): Promise<{ id: number; scope: KeyScope } | undefined> {
     const given = hashSecret(key);
+    const cached = this.cache?.get(given);
+    if (cached) return cached.expiresAt === null || cached.expiresAt > this.clock() ? { id: cached.id, scope: cached.scope } : undefined;
+    const ticket = this.cache?.ticket();
     const row = await this.store.byHash(given);
-    if (!row || !timingSafeEqual(Buffer.from(row.keyHash), Buffer.from(given))) return undefined;
-    return this.active(row) ? { id: row.id, scope: row.scope } : undefined;
+    if (!row || !timingSafeEqual(Buffer.from(row.keyHash), Buffer.from(given)) || !this.active(row)) return undefined;
+    this.cache?.keep(given, { id: row.id, scope: row.scope, expiresAt: row.expires === null ? null : Date.parse(row.expires) }, ticket);
+    return { id: row.id, scope: row.scope };
   }
 
   private active(row: StoredKey): boolean {

@@ -5,9 +5,10 @@ import { describe, expect, test, vi } from 'vitest';
 import { createApp } from '../../src/http/app.ts';
 import { Tradebook } from '../../src/tradebook.ts';
 import { ApiClient, manualClock, tempDir, testService } from '../helpers.ts';
-import { runCli, startServer } from '../server-process.ts';
+import { runCliHere as runCli } from '../cli-in-process.ts';
+import { startServer } from '../server-process.ts';
 
-// Each command runs as its own process (a few seconds each on a busy machine).
+// The commands run in this process (they took seconds each as processes on a busy machine).
 vi.setConfig({ testTimeout: 120_000 });
 
 const READS = [

@@ -1,10 +1,10 @@
 import { projectors } from '../../src/projections/registry.ts';
 import { describe, expect, test, vi } from 'vitest';
 import { testService } from '../helpers.ts';
-import { runCli } from '../server-process.ts';
+import { runCliHere as runCli } from '../cli-in-process.ts';
 import { tamper } from '../storage/sqlite/at-rest.ts';
 
-// Each command runs as its own process (a few seconds each on a busy machine).
+// The commands run in this process (they took seconds each as processes on a busy machine).
 vi.setConfig({ testTimeout: 120_000 });
 
 /** Products 1..3 added, product 2 renamed: seq 1..4. */

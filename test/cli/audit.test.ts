@@ -4,9 +4,9 @@ import { describe, expect, test, vi } from 'vitest';
 import { importLines } from '../../src/use-cases/import.ts';
 import type { EventFilter } from '../../src/events/store.ts';
 import { manualClock, testService } from '../helpers.ts';
-import { runCli } from '../server-process.ts';
+import { runCliHere as runCli } from '../cli-in-process.ts';
 
-// Each command runs as its own process (a few seconds each on a busy machine).
+// The commands run in this process (they took seconds each as processes on a busy machine).
 vi.setConfig({ testTimeout: 120_000 });
 
 /** Three products, a price change at 12:10 Moscow and an imported brand at 12:20 Moscow. */

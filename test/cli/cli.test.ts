@@ -3,7 +3,8 @@ import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { Tradebook } from '../../src/tradebook.ts';
 import { tempDir } from '../helpers.ts';
-import { runCli as cli } from '../server-process.ts';
+import { runCliHere as cli } from '../cli-in-process.ts';
+import { runCli } from '../server-process.ts';
 import { dumpReadTables } from '../read-tables.ts';
 
 describe('tradebook keys', () => {
@@ -81,7 +82,8 @@ describe('tradebook import, events and rebuild', () => {
     const before = await Tradebook.open(db);
     const live = dumpReadTables(before.db);
     before.close();
-    const rebuilt = await cli(db, ['rebuild']);
+    // The rebuild runs on a thread the bundle starts: as a process.
+    const rebuilt = await runCli(db, ['rebuild']);
     expect(rebuilt.status).toBe(0);
     expect(rebuilt.stdout).toMatch(/rebuilt every projection from 5 events/);
     const after = await Tradebook.open(db);

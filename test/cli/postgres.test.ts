@@ -10,6 +10,7 @@ import { migrate } from '../../src/storage/postgres/migrate.ts';
 import { PostgresWriter } from '../../src/storage/postgres/writer.ts';
 import { Tradebook } from '../../src/tradebook.ts';
 import { tempDir } from '../helpers.ts';
+import { runCliHere } from '../cli-in-process.ts';
 import { runCli as cli, runToExit } from '../server-process.ts';
 import { REAL_SERVER_URL, createDatabase } from '../storage/postgres/engines.ts';
 
@@ -102,7 +103,7 @@ describe.runIf(REAL_SERVER_URL)('tradebook keys, events, history and anchor on a
     ];
     const transcript = async (db: string) => {
       const runs = [];
-      for (const args of steps) runs.push(await cli(db, args));
+      for (const args of steps) runs.push(await runCliHere(db, args));
       // The keys and the times they were made at differ from run to run.
       return runs.map((run) => ({ ...run, stdout: run.stdout.replace(/tb_\w{40}/g, 'KEY').replace(/(?!2030-01-01 )\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\+03:00/g, 'NOW') }));
     };
@@ -159,21 +160,21 @@ describe.runIf(REAL_SERVER_URL)('tradebook keys, events, history and anchor on a
       [['--since', '2026-11-25T10:02:00Z', '--stream', 'brand-1'], 1],
       [['--stream', 'brand-0'], 0],
     ] as const) {
-      const fromPostgres = await cli(database.url, ['events', ...args]);
-      const fromSqlite = await cli(sqlite, ['events', ...args]);
+      const fromPostgres = await runCliHere(database.url, ['events', ...args]);
+      const fromSqlite = await runCliHere(sqlite, ['events', ...args]);
       expect(fromPostgres).toEqual(fromSqlite);
       expect([fromPostgres.status, fromPostgres.stdout.split('\n').length - 1]).toEqual([0, lines]);
     }
 
     // A record's history, each change before → after, and a stream with no events.
     for (const args of [['history', 'brand-1'], ['history', 'brand-1', '--json'], ['history', 'brand-2'], ['history', 'brand-0']]) {
-      expect(await cli(database.url, args)).toEqual(await cli(sqlite, args));
+      expect(await runCliHere(database.url, args)).toEqual(await runCliHere(sqlite, args));
     }
     // The log's head signed with an anchor key: the same head from both engines.
     const anchorKey = path.join(tempDir(), 'anchor.pem');
-    expect((await cli(database.url, ['anchor-key', anchorKey])).status).toBe(0);
+    expect((await runCliHere(database.url, ['anchor-key', anchorKey])).status).toBe(0);
     const anchored = async (db: string) => {
-      const run = await cli(db, ['anchor', '--key', anchorKey]);
+      const run = await runCliHere(db, ['anchor', '--key', anchorKey]);
       expect([run.status, run.stderr]).toEqual([0, '']);
       const { seq, hash, recordedAt } = JSON.parse(run.stdout);
       return { seq, hash, recordedAt };
@@ -181,7 +182,7 @@ describe.runIf(REAL_SERVER_URL)('tradebook keys, events, history and anchor on a
     expect(await anchored(database.url)).toEqual(await anchored(sqlite));
     expect((await anchored(database.url)).seq).toBe(5_006);
 
-    const history = await cli(database.url, ['history', 'brand-1']);
+    const history = await runCliHere(database.url, ['history', 'brand-1']);
     expect([history.status, history.stdout.split('\n').length - 1]).toEqual([0, 3]);
     expect(history.stdout).toContain('key 9  name: "Бренд 1" → "nul \\u0000 «кавычки» \u{1F600}"');
   });

@@ -3,10 +3,10 @@ import { eventDefinitions } from '../../src/events/registry.ts';
 import { toStoredEvent } from '../../src/events/store.ts';
 import { upcast, upcasters } from '../../src/events/upcasters.ts';
 import { testService } from '../helpers.ts';
-import { runCli } from '../server-process.ts';
+import { runCliHere as runCli } from '../cli-in-process.ts';
 import { appendOldRow } from '../storage/sqlite/at-rest.ts';
 
-// Each command runs as its own process (a few seconds each on a busy machine).
+// The commands run in this process (they took seconds each as processes on a busy machine).
 vi.setConfig({ testTimeout: 120_000 });
 
 describe('upcasters', () => {

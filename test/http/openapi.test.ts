@@ -7,7 +7,7 @@ import { describe, expect, test, vi } from 'vitest';
 import type { z } from 'zod';
 import { readResponses, writeResults } from '../../src/http/responses.ts';
 import { ApiClient } from '../helpers.ts';
-import { engineService as testService } from '../engine-service.ts';
+import { TEST_ENGINE, engineService as testService } from '../engine-service.ts';
 import { importRecords, line, money, romashka, sale } from '../documents-fixtures.ts';
 
 vi.setConfig({ testTimeout: 120_000 });
@@ -19,7 +19,10 @@ async function servedDocument() {
   return (await app.request('/api/openapi.json')).json();
 }
 
-test("Redocly's recommended rules pass on the served document: no error, no warning", async () => {
+/** The document is the same whatever the engine: what checks it alone runs on SQLite only. */
+const documentOnly = TEST_ENGINE === 'sqlite';
+
+test.runIf(documentOnly)("Redocly's recommended rules pass on the served document: no error, no warning", async () => {
   const file = path.join(fs.mkdtempSync(path.join(ROOT, 'node_modules', '.cache-openapi-')), 'openapi.json');
   fs.writeFileSync(file, JSON.stringify(await servedDocument()));
   const run = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/@redocly/cli/bin/cli.js'), 'lint', '--extends=recommended', '--format=stylish', file], {
@@ -77,7 +80,7 @@ describe('the response schemas are the bytes served', () => {
   });
 });
 
-describe('a client generated from the served document', () => {
+describe.runIf(documentOnly)('a client generated from the served document', () => {
   /** A program using the generated client: a page with a typed limit, a two-step write, a typed error. */
   const program = (wrong: string) => `
 import createClient from 'openapi-fetch';
@@ -103,12 +106,19 @@ export async function use(): Promise<void> {
 }
 `;
 
-  /** The diagnostics of type-checking `source` against the generated types, as text. */
-  async function typeCheck(source: string): Promise<string[]> {
+  /**
+   * The diagnostics of type-checking each of `sources` against the generated types, as text: one program of them
+   * all (the compiler reads its libraries once), each source a file of its own.
+   */
+  async function typeCheck(sources: string[]): Promise<string[][]> {
     const dir = fs.mkdtempSync(path.join(ROOT, 'node_modules', '.cache-client-'));
     try {
       fs.writeFileSync(path.join(dir, 'api.ts'), astToString(await openapiTS(await servedDocument())));
-      fs.writeFileSync(path.join(dir, 'program.ts'), source);
+      const files = sources.map((source, i) => {
+        const file = path.join(dir, `program-${i}.ts`);
+        fs.writeFileSync(file, source);
+        return file;
+      });
       const options: ts.CompilerOptions = {
         strict: true,
         noEmit: true,
@@ -120,25 +130,25 @@ export async function use(): Promise<void> {
         types: [],
         lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
       };
-      const tsProgram = ts.createProgram([path.join(dir, 'program.ts')], options);
-      return ts.getPreEmitDiagnostics(tsProgram).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      const tsProgram = ts.createProgram(files, options);
+      return files.map((file) => ts.getPreEmitDiagnostics(tsProgram, tsProgram.getSourceFile(file)).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')));
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   }
 
   test('lists products, writes in two steps and reads a typed error: it type-checks', async () => {
-    expect(await typeCheck(program(''))).toEqual([]);
+    expect(await typeCheck([program('')])).toEqual([[]]);
   });
 
   test('a wrong field or type fails the check', async () => {
-    for (const wrong of [
+    const wrongs = [
       "const meta: string = list.data ? list.data.meta.allCount : '';",
       "await client.GET('/api/products', { params: { query: { limit: 'five' } } });",
       'const missing = list.data?.data[0]?.notAField;',
       "const badCode: 'ERROR_NOPE' | undefined = code === 'ERROR_NOPE' ? code : undefined;",
-    ]) {
-      expect([wrong, (await typeCheck(program(wrong))).length]).not.toEqual([wrong, 0]);
-    }
+    ];
+    const diagnostics = await typeCheck(wrongs.map(program));
+    wrongs.forEach((wrong, i) => expect([wrong, diagnostics[i].length]).not.toEqual([wrong, 0]));
   });
 });

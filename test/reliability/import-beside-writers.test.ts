@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';
-import { tempDir } from '../helpers.ts';
+import { tempDir, until } from '../helpers.ts';
 import { HttpClient, runCli, startServer } from '../server-process.ts';
 
 const KEY = 'tb_import_beside_writers_key_0123456789';
@@ -48,7 +48,7 @@ test('an import of 5,000 contractors beside four clients writing over HTTP: they
     const stop = () => !importing || Date.now() > deadline;
     const writers = [0, 1, 2, 3].map((c) => contractorWriter(new HttpClient(server.url, KEY), `client ${c}`, stop, answers));
     // The writers are under way before the import starts.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await until(() => answers.length >= 4);
     const started = Date.now();
     const imported = await runCli(file, ['import', contractorFile(dir)]);
     const importMs = Date.now() - started;

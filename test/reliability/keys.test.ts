@@ -5,6 +5,7 @@ import { formatMoscow } from '../../src/lib/clock.ts';
 import { ApiClient, holdFsyncs, manualClock, tempDir, testService, until } from '../helpers.ts';
 import { storedRows } from '../storage/sqlite/at-rest.ts';
 import { HttpClient, runCli, startServer } from '../server-process.ts';
+import { within } from '../within.ts';
 
 const KEY = 'tb_keys_test_key_0123456789abcdef';
 
@@ -16,9 +17,9 @@ async function createKey(file: string, args: string[]): Promise<{ id: number; ke
   return { id: Number(/created key (\d+)/.exec(created.stdout)![1]), key: lines[lines.length - 1] };
 }
 
-test('keys revoked by the command line while the server runs, or past their expiry, are refused from the next request; no key reaches a log or the event log', async () => {
+test('without the key cache, keys revoked by the command line while the server runs, or past their expiry, are refused from the next request; no key reaches a log or the event log', async () => {
   const file = path.join(tempDir(), 'keys.db');
-  const server = await startServer(file, KEY);
+  const server = await startServer(file, KEY, { TRADEBOOK_KEY_CACHE_MS: '0' });
   try {
     const second = await createKey(file, ['--name', 'second']);
     const expired = await createKey(file, ['--name', 'expired', '--expires', formatMoscow(Date.now() - 1000)]);
@@ -56,6 +57,30 @@ test('keys revoked by the command line while the server runs, or past their expi
       expect(stored).not.toContain(key);
       expect(listed.stdout + listed.stderr).not.toContain(key);
     }
+  } finally {
+    await server.stop();
+  }
+});
+
+test('with the key cache (the default), a key revoked by the command line while the server runs is refused within 1 s', async () => {
+  const file = path.join(tempDir(), 'keys.db');
+  const server = await startServer(file, KEY);
+  try {
+    const second = await createKey(file, ['--name', 'second']);
+    const asSecond = new HttpClient(server.url, second.key);
+    // Asked all along, so the server's cache holds the key again whenever the command line's own opening of the
+    // database made it forget.
+    let asking = true;
+    const asked = (async () => {
+      while (asking) await asSecond.request('GET', '/api/products?limit=1');
+    })();
+    const revoked = await runCli(file, ['keys', 'revoke', String(second.id)]);
+    asking = false;
+    await asked;
+    expect(revoked.status, revoked.stderr).toBe(0);
+    const refused = async () => (await asSecond.request('GET', '/api/products?limit=1')).body.errors?.[0].code === 'ERROR_USER_ACCESS';
+    expect(await within(1000, refused)).toBeLessThan(1000);
+    expect((await new HttpClient(server.url, KEY).request('GET', '/api/products?limit=1')).status).toBe(200);
   } finally {
     await server.stop();
   }

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { verifyChain } from '../../src/audit/verify-chain.ts';
 import { type PostgresDatabase, openPostgres } from '../../src/storage/postgres/connection.ts';
 import { readEvents } from '../../src/storage/postgres/event-log.ts';
-import { tempDir } from '../helpers.ts';
+import { tempDir, until } from '../helpers.ts';
 import { HttpClient, type ServerProcess, runCli, startServer } from '../server-process.ts';
 import { REAL_SERVER_URL, createDatabase } from '../storage/postgres/engines.ts';
 import { signInOver } from '../workbench-client.ts';
@@ -114,10 +114,12 @@ describe.runIf(REAL_SERVER_URL)('several servers on one PostgreSQL database', ()
     let writing = true;
     // The killed server's client sees its connection fail: that writer ends there.
     const writers = clients.map((client, s) => contractorWriter(client, `server ${s}`, () => !writing, statuses[s], acknowledged).catch((error: Error) => error));
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Killed once every server has answered writes; the others go on until each has answered more.
+    await until(() => statuses.every((answers) => answers.length >= 3), 30_000);
     await servers[0].stop('SIGKILL');
     const afterKill = acknowledged.length;
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const answeredAtKill = statuses.map((answers) => answers.length);
+    await until(() => [1, 2].every((s) => statuses[s].length >= answeredAtKill[s] + 3), 30_000);
     writing = false;
     expect(await writers[0]).toBeInstanceOf(Error);
     await Promise.all(writers);
@@ -227,12 +229,15 @@ describe.runIf(REAL_SERVER_URL)('several servers on one PostgreSQL database', ()
     const acknowledged: Acknowledged[] = [];
     let writing = true;
     const writer = contractorWriter(client, 'cut', () => !writing, statuses, acknowledged);
+    // Each cut once the server has answered a write since the last one.
     for (let i = 0; i < 5; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      const answered = statuses.length;
+      await until(() => statuses.length > answered, 30_000);
       await db.session.sql('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
     }
-    // Past the stall: whatever the driver left stuck has been abandoned.
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // Whatever the driver left stuck is abandoned after the stall: then three writes in a row go through.
+    const answered = statuses.length;
+    await until(() => statuses.length >= answered + 3 && statuses.slice(-3).every((status) => status === 200), 30_000);
     writing = false;
     await writer;
     expect(statuses.filter((status) => status !== 200 && status !== 503)).toEqual([]);

@@ -3,8 +3,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { expect, test } from 'vitest';
 import { Tradebook } from '../../src/tradebook.ts';
-import { tempDir } from '../helpers.ts';
-import { HttpClient, startServer } from '../server-process.ts';
+import { tempDir, until } from '../helpers.ts';
+import { HttpClient, serverEnd, startServer } from '../server-process.ts';
 
 const KEY = 'tb_shutdown_test_key_0123456789';
 
@@ -36,12 +36,14 @@ test('SIGTERM stops accepting, lets the batch in flight complete, and closes the
   socket.write(
     `POST /api/add-product-brand HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${KEY}\r\nX-Access-Token: ${token}\r\nContent-Type: application/json\r\nContent-Length: ${bytes.length}\r\n\r\n`,
   );
-  socket.write(bytes.subarray(0, 10));
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await new Promise((resolve) => socket.write(bytes.subarray(0, 10), resolve));
+  await until(() => serverEnd(server.port, socket.localPort!)?.unread === 0);
 
   server.child.kill('SIGTERM');
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  expect(await connectionRefused(server.port)).toBe(true);
+  // It stops listening at once.
+  let refused = false;
+  for (const deadline = Date.now() + 5000; !refused && Date.now() < deadline; ) refused = await connectionRefused(server.port);
+  expect(refused).toBe(true);
   expect(server.child.exitCode).toBeNull(); // still finishing the request in flight
 
   // The rest of the body; the client keeps its side open until answered (a client that half-closes is cut off
@@ -61,4 +63,36 @@ test('SIGTERM stops accepting, lets the batch in flight complete, and closes the
   const tb = await Tradebook.open(file);
   expect(await tb.audit.eventsAfter(0, 10, { type: 'BrandAdded' })).toHaveLength(2);
   tb.close();
+});
+
+test('the access log: request ids echoed, a quiet server writes a line within moments, and every request answered before SIGTERM has its line, whole, before the last', async () => {
+  const server = await startServer(path.join(tempDir(), 'lines.db'), KEY);
+  const client = new HttpClient(server.url, KEY);
+  const lines = () =>
+    server
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const quiet = await client.request('GET', '/api/products?limit=1', undefined, { 'X-Request-Id': 'quiet-1' });
+  expect([quiet.status, quiet.headers.get('x-request-id')]).toEqual([200, 'quiet-1']);
+  const made = (await client.request('GET', '/api/nothing-here')).headers.get('x-request-id');
+  expect(made).toMatch(/^[0-9a-f-]{36}$/);
+  const started = Date.now();
+  while (!lines().some((line) => line.reqId === 'quiet-1')) {
+    expect(Date.now() - started).toBeLessThan(2000);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
+  // More lines than one write gathers, then the signal at once: the rest are written as the process exits.
+  for (let i = 0; i < 60; i++) expect((await client.request('GET', `/api/product?id=${i + 1}`, undefined, { 'X-Request-Id': `busy-${i}` })).status).toBe(404);
+  expect(await server.stop()).toBe(0);
+  const requests = lines().filter((line) => line.msg === 'request' && String(line.reqId).startsWith('busy-'));
+  expect(requests.map((line) => line.reqId)).toEqual(Array.from({ length: 60 }, (_, i) => `busy-${i}`));
+  for (const line of requests) {
+    expect(Object.keys(line).sort()).toEqual(['client', 'keyId', 'level', 'method', 'ms', 'msg', 'path', 'reqId', 'status', 'time']);
+    expect(line).toMatchObject({ level: 'info', method: 'GET', path: '/api/product', status: 404, keyId: 1 });
+  }
+  expect(lines().find((line) => line.reqId === made)).toMatchObject({ path: '/api/nothing-here', status: 404 });
+  expect(lines().at(-1)!.msg).toBe('closed');
 });

@@ -47,10 +47,12 @@ export function documentQueries(session: SqlSession) {
     allCount: 'SELECT coalesce((SELECT position FROM documents WHERE type = ? ORDER BY position DESC LIMIT 1), 0)',
   };
   // The keys come from a co-routine in id order and each joins its row by rowid, so the page keeps that order
-  // without sorting the wide rows (a `key IN (…) ORDER BY id` sorted 50 list JSONs: twice the cost).
+  // without sorting the wide rows (a `key IN (…) ORDER BY id` sorted 50 list JSONs: twice the cost); SQLite sees
+  // that the outer ORDER BY is met already and sorts nothing. PostgreSQL may hash the join, which keeps no order:
+  // the outer ORDER BY is what puts its page in id order.
   const keyed = (index: string, where: string) => ({
-    select: `SELECT d.list_json AS json FROM (SELECT key FROM ${indexHint('documents', index)} WHERE ${where} ORDER BY id LIMIT ? OFFSET ?) AS p
-       JOIN documents d ON d.key = p.key`,
+    select: `SELECT d.list_json AS json FROM (SELECT key, id FROM ${indexHint('documents', index)} WHERE ${where} ORDER BY id LIMIT ? OFFSET ?) AS p
+       JOIN documents d ON d.key = p.key ORDER BY p.id`,
     allCount: `SELECT count(*) FROM ${indexHint('documents', index)} WHERE ${where}`,
   });
   const byStatus = keyed('documents_status', 'type = ? AND status = ?');

@@ -1,5 +1,6 @@
 import postgres from 'postgres';
 import { unreachableOf } from './errors.ts';
+import { PostgresKeyChanges } from './key-changes.ts';
 
 /**
  * All the PostgreSQL engine asks of a connection: a statement with parameters, answered with its rows. On a
@@ -26,6 +27,8 @@ export interface PostgresDatabase {
   readonly session: Sql;
   /** Pooled connections for reads: they see committed work only, never the writer's open transaction. */
   readonly pool: Sql;
+  /** Key changes as the database announces them, heard on a connection of their own, tried again every `retryMs` when lost. */
+  keyChanges?(retryMs: number): PostgresKeyChanges;
   close(): Promise<void>;
 }
 
@@ -186,6 +189,7 @@ export function openPostgres(url: string, options: ConnectOptions = {}): Postgre
   return {
     session: over(session, transaction),
     pool: over(pool),
+    keyChanges: (retryMs) => new PostgresKeyChanges(url, retryMs),
     close: async () => {
       await Promise.all([session.end(), pool.end()]);
     },

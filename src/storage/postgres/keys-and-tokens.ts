@@ -1,5 +1,6 @@
 import type { KeyStore, SessionStore, StoredKey, StoredSession, StoredToken, TokenStore } from '../port.ts';
 import type { Sql } from './connection.ts';
+import { KEY_CHANGES_CHANNEL } from './key-changes.ts';
 import type { PostgresWriter } from './writer.ts';
 
 const KEY = 'id, name, scope, key_hash AS "keyHash", created_at AS created, expires_at AS expires, revoked_at AS revoked';
@@ -40,8 +41,11 @@ export class PostgresKeyStore implements KeyStore {
     return this.writer.readsOn(this.pool).sql('SELECT id, name, scope, created_at AS created, expires_at AS expires, revoked_at AS revoked FROM api_keys ORDER BY id');
   }
 
+  /** Announced to every server listening (`PostgresKeyChanges`) when the transaction commits, and only then. */
   async revoke(id: number, at: string): Promise<boolean> {
-    const rows = await this.writer.writesFor('a revocation').sql('UPDATE api_keys SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2 RETURNING id', [at, id]);
+    const session = this.writer.writesFor('a revocation');
+    const rows = await session.sql('UPDATE api_keys SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2 RETURNING id', [at, id]);
+    if (rows.length === 1) await session.run('SELECT pg_notify($1, $2)', [KEY_CHANGES_CHANNEL, String(id)]);
     return rows.length === 1;
   }
 

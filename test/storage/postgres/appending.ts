@@ -12,18 +12,19 @@ export interface Appended {
 }
 
 /**
- * One writer of its own (its own connections) appending from `start` to `until` (epoch ms): a few batches a
- * turn, so they share group transactions, of one to three events each. Every batch's meta names the writer and
- * the batch, so the log shows each batch whole.
+ * One writer of its own (its own connections): once connected it says it is `ready`, waits for `go` to give the
+ * time to append until (epoch ms), and appends a few batches a turn till then, so they share group transactions,
+ * of one to three events each. Every batch's meta names the writer and the batch, so the log shows each batch whole.
  */
-export async function appendBetween(url: string, start: number, until: number, name: string): Promise<Appended> {
+export async function appendWhenGo(url: string, name: string, ready: () => void, go: Promise<number>): Promise<Appended> {
   const db = openPostgres(url, { poolSize: 1 });
   const writer = new PostgresWriter(db.session);
   const log = new PostgresEventLog(writer, Date.now);
   const appended: Appended = { batches: 0, events: 0 };
   try {
     await db.session.sql('SELECT 1');
-    await new Promise((resolve) => setTimeout(resolve, start - Date.now()));
+    ready();
+    const until = await go;
     while (Date.now() < until) {
       const turn = Array.from({ length: 1 + Math.floor(Math.random() * 4) }, () => {
         const batch = ++appended.batches;

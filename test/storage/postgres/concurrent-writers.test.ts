@@ -3,16 +3,24 @@ import path from 'node:path';
 import { expect, test } from 'vitest';
 import { readEvents } from '../../../src/storage/postgres/event-log.ts';
 import { migrate } from '../../../src/storage/postgres/migrate.ts';
-import { type Appended, appendBetween } from './appending.ts';
+import { type Appended, appendWhenGo } from './appending.ts';
 import { describeEngines } from './engines.ts';
 import { all, expectIntactChain } from './log-checks.ts';
 
 const WORKER = path.join(import.meta.dirname, 'append-worker.ts');
 
-function appendInChildProcess(url: string, start: number, until: number, name: string): Promise<Appended> {
-  const child = spawn(process.execPath, ['--import', 'tsx', WORKER, url, String(start), String(until), name], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** `appendWhenGo` in a process of its own (append-worker.ts): ready when it says so, `go` sent on its stdin. */
+function appendInChildProcess(url: string, name: string, ready: () => void, go: Promise<number>): Promise<Appended> {
+  const child = spawn(process.execPath, ['--import', 'tsx', WORKER, url, name], { stdio: ['pipe', 'pipe', 'inherit'] });
   let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    if (output === '' && chunk.startsWith('ready\n')) {
+      ready();
+      chunk = chunk.slice('ready\n'.length);
+    }
+    output += chunk;
+  });
+  void go.then((until) => child.stdin.end(`${until}\n`));
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(output)) : reject(new Error(`writer ${name} exited with ${code}`))));
@@ -25,14 +33,19 @@ describeEngines('several writers on one database', (database, real) => {
     const db = database();
     const url = db.url!;
     await migrate(db.session);
-    // The child processes take a moment to start: everyone begins together, then appends for three seconds.
-    const start = Date.now() + 2_500;
-    const until = start + 3_000;
+    // The child processes take a moment to start: once every writer is connected, all begin together and append
+    // for three seconds.
+    let readyCount = 0;
+    let allReady!: () => void;
+    const ready = new Promise<void>((resolve) => (allReady = resolve));
+    const onReady = () => ++readyCount === 5 && allReady();
+    const go = ready.then(() => Date.now() + 3_000);
     const writers = [
-      appendBetween(url, start, until, 'here-1'),
-      appendBetween(url, start, until, 'here-2'),
-      ...['child-1', 'child-2', 'child-3'].map((name) => appendInChildProcess(url, start, until, name)),
+      appendWhenGo(url, 'here-1', onReady, go),
+      appendWhenGo(url, 'here-2', onReady, go),
+      ...['child-1', 'child-2', 'child-3'].map((name) => appendInChildProcess(url, name, onReady, go)),
     ];
+    const until = await go;
     // Meanwhile a reader never sees a seq before all those below it are committed: commits come in seq order.
     const gaps: string[] = [];
     let seen = 0;

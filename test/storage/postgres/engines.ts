@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { PGlite, types } from '@electric-sql/pglite';
 import { afterAll, afterEach, beforeAll, beforeEach, describe } from 'vitest';
 import { type PostgresDatabase, type Sql, openPostgres } from '../../../src/storage/postgres/connection.ts';
@@ -6,7 +8,7 @@ import { type PostgresDatabase, type Sql, openPostgres } from '../../../src/stor
 /**
  * The PostgreSQL engine's tests run on PGlite (PostgreSQL in WebAssembly, in-process) always, and on the server
  * TRADEBOOK_TEST_POSTGRES_URL names when it is set. PGlite is one connection: its `session` and `pool` are the
- * same. On a server every test gets a database of its own, dropped after it, and its `url` to connect again.
+ * same. On a server a suite gets a database of its own, emptied before each test, and its `url` to connect again.
  */
 export const REAL_SERVER_URL = process.env.TRADEBOOK_TEST_POSTGRES_URL;
 
@@ -46,10 +48,13 @@ function withDatabase(url: string, database: string): string {
   return parsed.toString();
 }
 
-/** A new database of a random name on the real server (through `admin`): its URL, and how to drop it. */
-export async function createDatabase(admin: PostgresDatabase): Promise<{ url: string; drop(): Promise<void> }> {
+/**
+ * A new database of a random name on the real server (through `admin`), a copy of `template` (PostgreSQL's own
+ * empty one unless told): its URL, and how to drop it.
+ */
+export async function createDatabase(admin: PostgresDatabase, template?: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `tradebook_test_${randomBytes(6).toString('hex')}`;
-  await admin.session.sql(`CREATE DATABASE ${name}`);
+  await admin.session.sql(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
   return {
     url: withDatabase(REAL_SERVER_URL!, name),
     // FORCE: connections a failed test left open do not keep the database.
@@ -57,38 +62,96 @@ export async function createDatabase(admin: PostgresDatabase): Promise<{ url: st
   };
 }
 
-/** Runs `suite` on each engine; `database()` is the current test's empty database. */
+const PGLITE_VERSION: string = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../../node_modules/@electric-sql/pglite/package.json'), 'utf8')).version;
+/** A PGlite cluster as `initdb` leaves it, kept once for every run (it depends on PGlite's version alone). */
+const PGLITE_CLUSTER = path.resolve(import.meta.dirname, `../../../node_modules/.cache/tradebook-tests/pglite-${PGLITE_VERSION}.tar`);
+const PGLITE_OPTIONS = { parsers: { [types.INT8]: Number } };
+
+/**
+ * A new PGlite instance on an empty cluster. `initdb` takes most of a fresh instance's start (seconds, more than
+ * most test files take): it runs once, and its data directory is kept as a tar file that every later instance
+ * starts from. The first worker to need it makes it under a lock (a directory: creating one is atomic); the others
+ * wait for the file.
+ */
+export async function startPglite(): Promise<PGlite> {
+  if (!fs.existsSync(PGLITE_CLUSTER)) await makePgliteCluster();
+  return PGlite.create({ ...PGLITE_OPTIONS, loadDataDir: new Blob([fs.readFileSync(PGLITE_CLUSTER)]) });
+}
+
+async function makePgliteCluster(): Promise<void> {
+  const lock = `${PGLITE_CLUSTER}.lock`;
+  fs.mkdirSync(path.dirname(PGLITE_CLUSTER), { recursive: true });
+  for (const deadline = Date.now() + 120_000; !fs.existsSync(PGLITE_CLUSTER); await new Promise((resolve) => setTimeout(resolve, 50))) {
+    try {
+      fs.mkdirSync(lock);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      // A worker that died holding the lock leaves it behind: after two minutes it is taken over.
+      if (Date.now() > deadline) fs.rmSync(lock, { recursive: true, force: true });
+      continue;
+    }
+    try {
+      if (fs.existsSync(PGLITE_CLUSTER)) return;
+      const pg = await PGlite.create(PGLITE_OPTIONS);
+      const dump = Buffer.from(await (await pg.dumpDataDir('none')).arrayBuffer());
+      await pg.close();
+      const partial = `${PGLITE_CLUSTER}.${process.pid}.partial`;
+      fs.writeFileSync(partial, dump);
+      fs.renameSync(partial, PGLITE_CLUSTER);
+    } finally {
+      fs.rmSync(lock, { recursive: true, force: true });
+    }
+  }
+}
+
+/** Ends every other connection to `db`'s database (processes a test started may still hold some), so it can be emptied. */
+async function endOtherConnections(db: PostgresDatabase): Promise<void> {
+  await db.session.sql('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+}
+
+const EMPTY_SCHEMA = 'DROP SCHEMA public CASCADE; CREATE SCHEMA public';
+
+/**
+ * Runs `suite` on each engine; `database()` is the current test's empty database (no schema: the test migrates
+ * it). One PGlite instance, or one database on the server, serves the suite, its schema dropped before each test:
+ * much quicker than a database made for each.
+ */
 export function describeEngines(title: string, suite: (database: () => TestDatabase, real: boolean) => void): void {
   describe.each(REAL_SERVER_URL ? ['PGlite', 'PostgreSQL'] : ['PGlite'])(`${title} (%s)`, (engine) => {
     let current: TestDatabase | undefined;
     const database = () => current ?? raise('no database outside a test');
     if (engine === 'PGlite') {
-      // One instance a file (it takes seconds to start), emptied before every test.
       let pg: PGlite;
       beforeAll(async () => {
-        pg = await PGlite.create({ parsers: { [types.INT8]: Number } });
+        pg = await startPglite();
       });
       afterAll(() => pg.close());
       beforeEach(async () => {
-        await pg.exec('ROLLBACK; DROP SCHEMA public CASCADE; CREATE SCHEMA public');
+        await pg.exec(`ROLLBACK; ${EMPTY_SCHEMA}`);
         current = pgliteDatabase(pg);
       });
     } else {
       let admin: PostgresDatabase;
-      let drop: () => Promise<void>;
-      beforeAll(() => {
+      let suiteDatabase: { url: string; drop(): Promise<void> };
+      let cleaner: PostgresDatabase;
+      beforeAll(async () => {
         admin = openPostgres(REAL_SERVER_URL!, { poolSize: 1 });
+        suiteDatabase = await createDatabase(admin);
+        cleaner = openPostgres(suiteDatabase.url, { poolSize: 1 });
       });
-      afterAll(() => admin.close());
+      afterAll(async () => {
+        await cleaner.close();
+        await suiteDatabase.drop();
+        await admin.close();
+      });
       beforeEach(async () => {
-        const created = await createDatabase(admin);
-        drop = created.drop;
-        current = { ...openPostgres(created.url), url: created.url };
+        await endOtherConnections(cleaner);
+        await cleaner.session.sql(EMPTY_SCHEMA);
+        current = { ...openPostgres(suiteDatabase.url), url: suiteDatabase.url };
       });
       afterEach(async () => {
         await current?.close();
         current = undefined;
-        await drop();
       });
     }
     suite(database, engine !== 'PGlite');

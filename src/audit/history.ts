@@ -20,14 +20,24 @@ export interface HistoryEntry {
 /** Who caused an event: a key by id and name, an import line, or the source the event names. */
 export type WhoOf = (meta: EventMeta) => string;
 
-export function whoOf(keyName: (id: number) => string | undefined): WhoOf {
+/** The words `whoOf` tells who with: English for the API and the command line, the reader's in the workbench. */
+export interface WhoWords {
+  key(id: number, name: string | undefined): string;
+  importLine(line: number): string;
+  unknown: string;
+}
+
+export const ENGLISH_WHO: WhoWords = {
+  key: (id, name) => (name === undefined ? `key ${id}` : `key ${id} "${name}"`),
+  importLine: (line) => `import line ${line}`,
+  unknown: 'unknown',
+};
+
+export function whoOf(keyName: (id: number) => string | undefined, words: WhoWords = ENGLISH_WHO): WhoOf {
   return (meta) => {
-    if (meta.keyId !== undefined) {
-      const name = keyName(meta.keyId);
-      return name === undefined ? `key ${meta.keyId}` : `key ${meta.keyId} "${name}"`;
-    }
-    if (meta.importLine !== undefined) return `import line ${meta.importLine}`;
-    return meta.source ?? 'unknown';
+    if (meta.keyId !== undefined) return words.key(meta.keyId, keyName(meta.keyId));
+    if (meta.importLine !== undefined) return words.importLine(meta.importLine);
+    return meta.source ?? words.unknown;
   };
 }
 

@@ -3,6 +3,8 @@ import { historyOf, whoOf } from './history.ts';
 import { toStoredEvent } from '../events/store.ts';
 import type { Sql } from '../storage/postgres/connection.ts';
 import { eventsAfter, lastSeq, readStream } from '../storage/postgres/event-log.ts';
+import { EVENT_COLUMNS, type EventRow } from '../events/rows.ts';
+import { logPageSql } from './log-page-query.ts';
 import { holdsNul } from '../storage/postgres/session.ts';
 
 /** What auditors read, on the pool: committed work only. */
@@ -11,6 +13,10 @@ export function postgresAuditReads(pool: Sql): AuditReads {
   return {
     eventsAfter: async (after, limit, filter = {}) => (holdsNul(Object.values(filter)) ? [] : eventsAfter(pool, after, limit, filter)),
     streamEvents,
+    async eventsPage(query) {
+      const page = logPageSql(query, (index) => `$${index}`, EVENT_COLUMNS.map((column) => `e.${column}`).join(', '));
+      return page === undefined || holdsNul([query.stream, query.type]) ? [] : pool.sql<EventRow>(page.sql, page.params);
+    },
     async history(stream) {
       // Keys are few: their names are read whole, then told by id.
       const names = new Map((await pool.sql<{ id: number; name: string }>('SELECT id, name FROM api_keys')).map((key) => [key.id, key.name]));

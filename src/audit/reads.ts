@@ -2,6 +2,7 @@ import { type EventFilter, type EventRow, lastSeq, queryEvents } from '../events
 import { projectors } from '../projections/registry.ts';
 import { everyRow } from '../storage/sqlite/maintenance.ts';
 import type { Sqlite } from '../storage/sqlite/open.ts';
+import { type LogPageQuery, logPageSql } from './log-page-query.ts';
 import { type HistoryEntry, streamEvents, streamHistory } from './history.ts';
 import type { StoredEvent } from '../events/rows.ts';
 
@@ -18,6 +19,11 @@ export function auditReads(db: Sqlite) {
         if (rows.length === limit) break;
       }
       return rows;
+    },
+    /** A page of the log as the workbench reads it (see LogPageQuery). */
+    eventsPage(query: LogPageQuery): EventRow[] {
+      const page = logPageSql(query, () => '?', 'e.*');
+      return page === undefined ? [] : (db.prepare(page.sql).all(...page.params) as EventRow[]);
     },
     history: (stream: string) => streamHistory(db, stream),
     /** One stream's events in order, in their current shape (for folding a record as of a moment). */
@@ -37,6 +43,8 @@ export function auditReads(db: Sqlite) {
 export interface AuditReads {
   /** Up to `limit` events after `after` (and matching `filter`), in seq order. */
   eventsAfter(after: number, limit: number, filter?: Omit<EventFilter, 'after'>): Promise<EventRow[]>;
+  /** A page of the log as the workbench reads it (see LogPageQuery). */
+  eventsPage(query: LogPageQuery): Promise<EventRow[]>;
   history(stream: string): Promise<HistoryEntry[]>;
   /** One stream's events in order, in their current shape (for folding a record as of a moment). */
   streamEvents(stream: string): Promise<StoredEvent[]>;

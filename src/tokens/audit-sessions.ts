@@ -27,7 +27,10 @@ export interface AuditSession {
   formToken: string;
 }
 
-export type SessionCheck = { ok: true; session: AuditSession } | { ok: false; reason: 'none' | 'ended' };
+/** Why a session the database held is no longer on: its key revoked or expired, its 8 hours over, or unused for the idle time. */
+export type SessionEnd = 'key' | 'lifetime' | 'idle';
+
+export type SessionCheck = { ok: true; session: AuditSession } | { ok: false; reason: 'none' } | { ok: false; reason: 'ended'; why: SessionEnd };
 
 /** The token of a session's forms: derived from its id, which only the browser holds. */
 const formTokenOf = (id: string) => createHmac('sha256', id).update('tradebook workbench form').digest('base64url');
@@ -43,19 +46,23 @@ export class AuditSessions {
     private readonly writer: Writer,
   ) {}
 
-  /** Starts a session for an audit key; answers its id (for the cookie only) and how long it lasts at most. */
-  async start(key: { id: number; expires: string | null }, idleMs: number): Promise<{ id: string; lastsMs: number }> {
+  /**
+   * Starts a session for an audit key; answers its id (for the cookie only), how long it lasts at most, and what
+   * ends it then: its 8 hours, or its key expiring sooner.
+   */
+  async start(key: { id: number; expires: string | null }, idleMs: number): Promise<{ id: string; lastsMs: number; endedBy: 'lifetime' | 'key' }> {
     const id = randomBytes(32).toString('base64url');
     const now = this.clock();
-    const ends = Math.min(now + SESSION_MS, key.expires === null ? Infinity : Date.parse(key.expires));
+    const keyEnds = key.expires === null ? Infinity : Date.parse(key.expires);
+    const ends = Math.min(now + SESSION_MS, keyEnds);
     await this.writer.run(() => this.store.insert(hashSecret(id), { keyId: key.id, created: now, lastSeen: now, ends }, now, now - idleMs));
-    return { id, lastsMs: ends - now };
+    return { id, lastsMs: ends - now, endedBy: keyEnds < now + SESSION_MS ? 'key' : 'lifetime' };
   }
 
   /**
    * The session of this id if it is still on: not past its end, used within `idleMs`, its key an audit key
    * neither revoked nor expired. Its last use is recorded, at most once a minute. A session found ended is
-   * deleted ('ended'); an id the database does not hold is 'none'.
+   * deleted ('ended', and why); an id the database does not hold is 'none'.
    */
   async check(id: string, idleMs: number): Promise<SessionCheck> {
     if (!SESSION_ID.test(id)) return { ok: false, reason: 'none' };
@@ -64,9 +71,10 @@ export class AuditSessions {
     if (stored === undefined) return { ok: false, reason: 'none' };
     const now = this.clock();
     const key = await this.keys.activeById(stored.keyId);
-    if (now >= stored.ends || now - stored.lastSeen >= idleMs || key === undefined || key.scope !== 'audit') {
+    if (key === undefined || key.scope !== 'audit' || now >= stored.ends || now - stored.lastSeen >= idleMs) {
       await this.writer.run(() => this.store.delete(idHash));
-      return { ok: false, reason: 'ended' };
+      const why = key === undefined || key.scope !== 'audit' ? 'key' : now >= stored.ends ? 'lifetime' : 'idle';
+      return { ok: false, reason: 'ended', why };
     }
     if (now - stored.lastSeen >= SEEN_EVERY_MS) await this.writer.run(() => this.store.touch(idHash, now));
     return { ok: true, session: { keyId: key.id, keyName: key.name, idHash, formToken: formTokenOf(id) } };

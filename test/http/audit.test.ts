@@ -171,8 +171,9 @@ describe('statement CSV', () => {
   test('document numbers a spreadsheet would run are written as text, on the API and the workbench alike; amounts stay numbers', async () => {
     const { tb, auditor, app } = await auditService();
     const numbers = ['=1+1', '@SUM(A1:A9)', "+1+cmd|' /C calc'!A0", '-2+3', '\t=1', '=HYPERLINK("http://x.example","open")'];
+    // The contractor's name is written into the акт сверки's lines too.
     const imported = await importRecords(tb, [
-      line('contractor', romashka),
+      line('contractor', { ...romashka, name: '=HYPERLINK("http://x.example","open")' }),
       line('product', { id: 1, name: 'Стол', sku: 'T1', categoryId: 0 }),
       ...numbers.map((number, i) => sale(100 + i, 1, 100, { number })),
     ]);
@@ -180,12 +181,17 @@ describe('statement CSV', () => {
     const query = 'contractor=7&dateFrom=2026-01-01&dateTo=2026-12-31';
     const api = await auditor.get(`/api/audit/statement?${query}&format=csv`);
     expect(api.status).toBe(200);
-    const cookie = await workbenchCookie(app, auditor.key);
-    const page = await (await app.request(`/audit/statement.csv?${query}`, { headers: { Cookie: cookie } })).text();
-    expect(page).toBe(api.text);
     const lines = api.text.split('\r\n');
     for (const [i, number] of numbers.entries()) {
       expect(lines[2 + i]).toBe(`2026-11-02,sale,${100 + i},"'${number.replaceAll('"', '""')}",100.00,,${(-100 * (i + 1)).toFixed(2)}`);
     }
+    // The workbench's file is the акт сверки for Excel (`;`, decimal commas) through the same writer: no cell
+    // starts a formula (each number sits inside its document's cell), amounts stay numbers.
+    const cookie = await workbenchCookie(app, auditor.key);
+    const page = await (await app.request(`/audit/statement.csv?${query}`, { headers: { Cookie: cookie } })).text();
+    const cells = page.replace(/^\uFEFF/, '').split('\r\n').flatMap((row) => row.split(';'));
+    expect(cells.filter((cell) => /^[=+\-@\t\r]/.test(cell) && !/^-?\d+,\d\d$/.test(cell))).toEqual([]);
+    for (const number of numbers) expect(page).toContain(number.replaceAll('"', '""'));
+    expect(cells).toContain('600,00');
   });
 });

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { expect, test, vi } from 'vitest';
-import { CHROMIUM, launchChromium, onlyLocal, sayWhenSkipped } from '../browser.ts';
+import { CHROMIUM, launchChromium, onlyLocal, pageErrors, sayWhenSkipped } from '../browser.ts';
 import { tempDir } from '../helpers.ts';
 import { startServer } from '../server-process.ts';
 
@@ -36,9 +36,7 @@ test.skipIf(!CHROMIUM)('the reference page, opened in headless Chromium under it
     const page = await browser.newPage();
     const outside = await onlyLocal(page);
     // What the page's Content-Security-Policy blocked, if anything: Swagger UI must work within it.
-    const blocked: string[] = [];
-    page.on('console', (message) => message.type() === 'error' && blocked.push(message.text()));
-    page.on('pageerror', (error) => blocked.push(error.message));
+    const blocked = pageErrors(page);
     await page.goto(`${server.url}/docs`);
     await page.waitForSelector('.opblock', { timeout: 30_000 });
     const shown = await page.$$eval('.opblock', (blocks) =>

@@ -34,7 +34,7 @@ describe('sessions kept by the server', () => {
     const otherId = `${id.slice(0, -1)}${id.endsWith('A') ? 'B' : 'A'}`;
     for (const forged of [minted, hashSecret(id), keyHash, otherId]) {
       const res = await app.request('/audit/log', { headers: { Cookie: `tb_audit=${forged}` } });
-      expect([forged, res.status, res.headers.get('location')]).toEqual([forged, 303, '/audit/sign-in']);
+      expect([forged, res.status, res.headers.get('location')]).toEqual([forged, 303, '/audit/sign-in?ended=unknown&next=%2Faudit%2Flog']);
     }
     expect((await browser.get('/audit/log')).status).toBe(200);
   });
@@ -53,7 +53,7 @@ describe('sessions kept by the server', () => {
     clock.advance(29 * MINUTE + 31 * 1000);
     const ended = await browser.get('/audit/log');
     expect(ended.status).toBe(401);
-    expect(ended.text).toContain('Your session has ended');
+    expect(ended.text).toContain('Your session has ended: it was not used for 30 minutes.');
     expect(await tb.sessions.count()).toBe(0);
   });
 
@@ -66,7 +66,9 @@ describe('sessions kept by the server', () => {
       expect((await browser.get('/audit/documents')).status, `${minutes} min`).toBe(200);
     }
     clock.advance(20 * MINUTE);
-    expect((await browser.get('/audit/documents')).status).toBe(401);
+    const ended = await browser.get('/audit/documents');
+    expect(ended.status).toBe(401);
+    expect(ended.text).toContain('Your session has ended: 8 hours have passed since you signed in.');
   });
 
   test('a session of a key that expires sooner ends with the key; ended sessions are swept when one starts', async () => {
@@ -217,7 +219,9 @@ describe('checks that must keep passing', () => {
       if (res.status === 303) locations.push(res.headers.get('location'));
     }
     locations.push((await new Browser(app).get('/audit/log?next=//attacker.example')).headers.get('location'));
-    expect(locations).toEqual(['/audit/documents', '/audit/documents', '/audit/document/sale/3', '/audit/sign-in']);
+    // Sent to sign in, the page asked for goes along (a path under /audit), to be opened after signing in.
+    expect(locations).toEqual(['/audit/documents', '/audit/documents', '/audit/document/sale/3', '/audit/sign-in?next=%2Faudit%2Flog%3Fnext%3D%2F%2Fattacker.example']);
+    expect((await new Browser(app).get('/audit/sign-in?next=https://attacker.example')).text).toContain('<input type="hidden" name="next" value="/audit/documents">');
     expect((await browser.get('/audit/documents?type=%2F%2Fattacker.example&id=1')).status).toBe(400);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { csvCell, csvText } from '../../src/lib/csv.ts';
+import { EXCEL_RU, csvCell, csvText } from '../../src/lib/csv.ts';
 
 describe('CSV cells', () => {
   test('a cell of each prefix a spreadsheet evaluates is written quoted behind a leading quote mark', () => {
@@ -17,5 +17,12 @@ describe('CSV cells', () => {
     expect([csvCell('О-3'), csvCell('a=b'), csvCell('')]).toEqual(['О-3', 'a=b', '']);
     expect([csvCell('a,b'), csvCell('say "hi"'), csvCell('two\nlines')]).toEqual(['"a,b"', '"say ""hi"""', '"two\nlines"']);
     expect(csvText([['a', 1], ['=b', -2]])).toBe(`a,1\r\n"'=b",-2\r\n`);
+  });
+});
+
+describe('CSV for Excel in a Russian locale', () => {
+  test('`;` between fields and decimal commas; formulas neutralised the same way, numbers with a decimal comma left as numbers', () => {
+    expect(csvText([['a,b', 1.5, '-200,00', '=1+1', 'x;y']], EXCEL_RU)).toBe(`a,b;1,5;-200,00;"'=1+1";"x;y"\r\n`);
+    expect([csvCell('-2,5+1', EXCEL_RU), csvCell('@A1', EXCEL_RU), csvCell('-200.00', EXCEL_RU)]).toEqual([`"'-2,5+1"`, `"'@A1"`, `"'-200.00"`]);
   });
 });

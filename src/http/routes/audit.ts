@@ -11,6 +11,9 @@ import { DOCUMENT_TYPES } from '../../events/documents.ts';
 import { statementCsv, statementOf } from '../../audit/statement.ts';
 import { calendarDate } from '../../commands/documents.ts';
 import { sendError, sendJson } from '../respond.ts';
+import { API_ACT_TEXTS, actOf } from '../workbench/act.ts';
+import { actXlsx } from '../workbench/act-files.ts';
+import { XLSX_TYPE } from '../workbench/statement-page.ts';
 
 export const MAX_EVENTS_PAGE = 1000;
 
@@ -23,7 +26,11 @@ export const statementQuery = z.object({
   contractor: queryInt(1).describe('the contractor id'),
   dateFrom: calendarDate().describe('the first day of the period, YYYY-MM-DD'),
   dateTo: calendarDate().describe('the last day of the period, YYYY-MM-DD'),
-  format: z.enum(['json', 'csv'], { error: 'must be json or csv' }).optional().default('json').describe('csv: the statement as a CSV file'),
+  format: z
+    .enum(['json', 'csv', 'xlsx'], { error: 'must be json, csv or xlsx' })
+    .optional()
+    .default('json')
+    .describe('csv: the statement as a CSV file; xlsx: the акт сверки as an Excel workbook, in Russian, laid out as printed'),
 });
 const statementCodes = { dateFrom: 'ERROR_DATEFROM', dateTo: 'ERROR_DATETO' };
 
@@ -39,7 +46,8 @@ export const auditReads: ReadEndpoint[] = [
   {
     method: 'get',
     path: '/api/audit/statement',
-    summary: "A contractor's reconciliation statement for a period: opening balance, every posted document that moved it, closing balance",
+    summary:
+      "A contractor's reconciliation statement for a period: opening balance, every posted document that moved it, closing balance (format=csv: a CSV file; format=xlsx: the акт сверки as an Excel workbook)",
     query: statementQuery,
     codes: statementCodes,
     audit: true,
@@ -84,6 +92,13 @@ export function auditRoutes(tb: Company): Hono<AppEnv> {
       return c.body(statementCsv(statement), 200, {
         'Content-Type': 'text/csv; charset=utf-8',
         'Content-Disposition': `attachment; filename="statement-${id}-${dateFrom}-${dateTo}.csv"`,
+      });
+    }
+    if (format === 'xlsx') {
+      const act = await actOf(tb, statement, { id, name: contractor.name ?? `#${id}`, inn: contractor.inn, kpp: contractor.kpp }, API_ACT_TEXTS);
+      return c.body(await actXlsx(API_ACT_TEXTS, act), 200, {
+        'Content-Type': XLSX_TYPE,
+        'Content-Disposition': `attachment; filename="statement-${id}-${dateFrom}-${dateTo}.xlsx"`,
       });
     }
     return sendJson(c, JSON.stringify({ data: { contractor: { id, name: contractor.name }, ...statement } }));

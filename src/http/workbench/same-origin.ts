@@ -4,7 +4,8 @@ import { createMiddleware } from 'hono/factory';
 import { html } from 'hono/html';
 import { formFields } from '../body-limit.ts';
 import { requestHeader } from '../node-request.ts';
-import { page, sendPage } from './layout.ts';
+import { page, sendPage, viewOf } from './layout.ts';
+import type { Texts } from './texts.ts';
 import type { WorkbenchEnv } from './workbench-env.ts';
 
 /**
@@ -16,7 +17,7 @@ import type { WorkbenchEnv } from './workbench-env.ts';
 
 interface Refusal {
   code: 'ERROR_CROSS_SITE' | 'ERROR_FORM_TOKEN';
-  why: string;
+  why: (t: Texts) => string;
 }
 
 /** The host the browser addressed: the proxy's `X-Forwarded-Host` when it is trusted, else `Host`. */
@@ -43,10 +44,10 @@ function refusalOf(c: Context, trustProxy: boolean, expected: string | undefined
   const byOrigin = origin !== undefined && origin !== 'null' ? hostOf(origin) === ownHost(c, trustProxy) : undefined;
   const bySite = site === undefined ? undefined : site === 'same-origin';
   if (!(byOrigin ?? bySite ?? origin === undefined)) {
-    return { code: 'ERROR_CROSS_SITE', why: `The request came from another site (${origin ?? `Sec-Fetch-Site: ${site}`}), not from a page of this workbench.` };
+    return { code: 'ERROR_CROSS_SITE', why: (t) => t.refused.crossSite(origin ?? `Sec-Fetch-Site: ${site}`) };
   }
   if (expected === undefined || typeof given !== 'string' || !sameToken(expected, given)) {
-    return { code: 'ERROR_FORM_TOKEN', why: 'The form was not one this workbench gave you (its token is missing, wrong or from an ended session). Open the page again and resend it.' };
+    return { code: 'ERROR_FORM_TOKEN', why: (t) => t.refused.formToken };
   }
   return undefined;
 }
@@ -60,8 +61,11 @@ export function fromOwnPage(trustProxy: boolean, expected: (c: Context<Workbench
     const fields = await formFields(c);
     const refusal = refusalOf(c, trustProxy, expected(c), fields.get('form'));
     if (refusal !== undefined) {
-      const body = html`<p class="bad" data-error="${refusal.code}">${refusal.why}</p><p class="note">Refused: ${refusal.code}. <a href="/audit">Back to the workbench</a>.</p>`;
-      return sendPage(c, page('Request refused', body), 403);
+      // A refused sign-out or anchors post comes with a session (its navigation shown); a sign-in has none.
+      const view = viewOf(c, c.get('session'));
+      const { t } = view;
+      const body = html`<p class="bad" role="alert" data-error="${refusal.code}">${refusal.why(t)}</p><p class="note">${t.refused.code(refusal.code)} <a href="/audit">${t.refused.back}</a>.</p>`;
+      return sendPage(c, page(view, t.refused.title, body), 403);
     }
     c.set('form', fields);
     await next();

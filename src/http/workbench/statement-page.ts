@@ -1,84 +1,136 @@
 import type { Context } from 'hono';
 import { html } from 'hono/html';
-import { statementCsv, statementOf } from '../../audit/statement.ts';
+import { statementOf } from '../../audit/statement.ts';
 import { formatMoscow } from '../../lib/clock.ts';
 import type { Company } from '../../company.ts';
 import { statementQuery } from '../routes/audit.ts';
-import { formValues, problems, readForm } from './forms.ts';
-import { page, sendPage } from './layout.ts';
-import { href } from './links.ts';
-import type { AuditSession } from './session.ts';
-import { documentLink, rubles } from './show.ts';
+import { type Act, actDocument, actOf, balanceSides, closingSentence, partyLine } from './act.ts';
+import { actCsv, actXlsx } from './act-files.ts';
+import { dateInput, formProblem, formValues, problems, readForm } from './forms.ts';
+import { page, scrolling, sendPage, type View } from './layout.ts';
+import { statementHref } from './links.ts';
+import { contractorLink, dateValue, day, documentLink, rubles } from './show.ts';
 
-function statementForm(values: Record<string, string>, today: string) {
+function statementForm({ t }: View, values: Record<string, string>, today: string) {
   return html`<form class="search" method="get" action="/audit/statement">
-<label>Contractor id <input name="contractor" inputmode="numeric" size="8" value="${values.contractor ?? ''}" required></label>
-<label>From <input type="date" name="dateFrom" value="${values.dateFrom ?? `${today.slice(0, 4)}-01-01`}" required></label>
-<label>To <input type="date" name="dateTo" value="${values.dateTo ?? today}" required></label>
-<button class="primary" type="submit">Show</button>
+<label>${t.statement.contractorId} <input name="contractor" inputmode="numeric" size="8" value="${values.contractor ?? ''}" required></label>
+<label>${t.fields.dateFrom} ${dateInput(t, 'dateFrom', dateValue(values.dateFrom ?? `${today.slice(0, 4)}-01-01`), true)}</label>
+<label>${t.fields.dateTo} ${dateInput(t, 'dateTo', dateValue(values.dateTo ?? today), true)}</label>
+<button class="primary" type="submit">${t.common.show}</button>
 </form>`;
 }
 
-/** The statement's period and contractor, checked as the API checks them; the page or CSV to send otherwise. */
-async function askedStatement(c: Context, tb: Company, session: AuditSession) {
+/** The statement's period and contractor, checked as the API checks them; the page to send otherwise. */
+async function askedAct(c: Context, tb: Company, view: View) {
+  const { t } = view;
   const today = formatMoscow(tb.clock()).slice(0, 10);
   const form = readForm(c, statementQuery);
   const values = formValues(c);
-  const title = 'Reconciliation statement (акт сверки)';
-  const refuse = (body: ReturnType<typeof html>, status: 200 | 400 | 404) => ({ answer: sendPage(c, page(title, html`${statementForm(values, today)}${body}`, session), status) });
-  if (!form.asked) return refuse(html``, 200);
-  if (!form.ok) return refuse(problems(form.errors), 400);
+  const refuse = (body: ReturnType<typeof html>, status: 200 | 400 | 404) => ({
+    answer: sendPage(c, page(view, t.statement.title, html`${statementForm(view, values, today)}${body}`), status),
+  });
+  if (!form.asked) return refuse(html`<p class="note">${t.statement.pickContractor}</p>`, 200);
+  if (!form.ok) return refuse(problems(t, form.errors), 400);
   const { contractor: id, dateFrom, dateTo } = form.value;
-  if (dateTo < dateFrom) return refuse(problems([{ code: 'ERROR_DATETO', message: 'dateTo: must not be before dateFrom' }]), 400);
-  const json = await tb.contractors.jsonById(id);
-  if (json === undefined) return refuse(html`<p class="bad">There is no contractor ${id}.</p>`, 404);
+  if (dateTo < dateFrom) return refuse(formProblem(t, t.problems.periodReversed), 400);
+  const record = await tb.contractors.byId(id);
+  if (record === undefined) return refuse(html`<p class="empty">${t.statement.noContractor(id)}</p>`, 404);
   const posted = await tb.documents.postedOfContractor(id);
-  const contractor = JSON.parse(json) as { id: number; name: string; balance: number };
-  return { statement: statementOf(posted, dateFrom, dateTo), later: posted.filter((d) => d.date > dateTo).length, contractor, title, values, today };
+  const statement = statementOf(posted, dateFrom, dateTo);
+  const act = await actOf(tb, statement, { id, name: record.name ?? `#${id}`, inn: record.inn, kpp: record.kpp }, t);
+  const json = JSON.parse((await tb.contractors.jsonById(id))!) as { balance: number };
+  return { act, later: posted.filter((d) => d.date > dateTo).length, balance: json.balance, values, today };
 }
 
-/** A contractor's statement for a period: opening balance, every posted document that moved it, closing balance. */
-export async function statementPage(c: Context, tb: Company, session: AuditSession): Promise<Response> {
-  const asked = await askedStatement(c, tb, session);
+const amount = (value: number | null) => (value === null ? '' : rubles(value));
+
+/** The act as printed: parties and period, the company's half filled in and the contractor's left blank, who owes whom, signatures. */
+function actSection({ t }: View, act: Act) {
+  const s = act.statement;
+  const columns = t.statement.columns;
+  const blank = html`<td></td><td></td><td class="num"></td><td class="num"></td>`;
+  const sides = (balance: number, attribute: string) => {
+    const { debit, credit } = balanceSides(balance);
+    return html`<td class="num" ${attribute}="${balance}">${amount(debit)}</td><td class="num">${amount(credit)}</td>`;
+  };
+  return html`<section class="act" aria-label="${t.statement.title}">
+<p class="period">${t.statement.heading(day(s.dateFrom), day(s.dateTo))}</p>
+<p class="parties">${t.statement.between(partyLine(t, act.company), partyLine(t, act.contractor))}</p>
+<p>${t.statement.preamble(act.company.name, act.contractor.name)}</p>
+${scrolling(
+  t.statement.title,
+  html`<table class="statement">
+<thead><tr><th colspan="4" scope="colgroup">${t.statement.byData(act.company.name)}</th><th colspan="4" scope="colgroup">${t.statement.byData(act.contractor.name)}</th></tr>
+<tr><th scope="col">${columns.date}</th><th scope="col">${columns.document}</th><th class="num" scope="col">${columns.debit}</th><th class="num" scope="col">${columns.credit}</th>
+<th scope="col">${columns.date}</th><th scope="col">${columns.document}</th><th class="num" scope="col">${columns.debit}</th><th class="num" scope="col">${columns.credit}</th></tr></thead>
+<tbody><tr class="total"><td></td><th scope="row">${t.statement.opening}</th>${sides(s.opening, 'data-opening')}${blank}</tr>
+${s.lines.map(
+  (l) => html`<tr data-document="${l.type}-${l.id}"><td>${day(l.date)}</td><td>${documentLink(l.type, l.id, actDocument(t, l))}</td><td class="num">${amount(l.debit)}</td><td class="num">${amount(l.credit)}</td>${blank}</tr>`,
+)}
+<tr class="total"><td></td><th scope="row">${t.statement.turnover}</th><td class="num" data-debit="${s.debit}">${rubles(s.debit)}</td><td class="num" data-credit="${s.credit}">${rubles(s.credit)}</td>${blank}</tr>
+<tr class="total"><td></td><th scope="row">${t.statement.closing}</th>${sides(s.closing, 'data-closing')}${blank}</tr></tbody></table>`,
+)}
+${s.lines.length === 0 ? html`<p class="note">${t.statement.none}</p>` : ''}
+<p class="owes"><b>${closingSentence(t, act, rubles)}</b></p>
+<div class="signatures">${[act.company, act.contractor].map(
+    (party) => html`<div><p>${t.statement.signatures(party.name)}</p><div class="line"></div><small>${t.statement.signatureLine}</small><p><small>${t.statement.stamp}</small></p></div>`,
+  )}</div>
+</section>`;
+}
+
+/** A contractor's акт сверки for a period, with its files, and whether its closing balance is the contractor's balance now. */
+export async function statementPage(c: Context, tb: Company, view: View): Promise<Response> {
+  const { t } = view;
+  const asked = await askedAct(c, tb, view);
   if ('answer' in asked) return asked.answer;
-  const { statement: s, later, contractor, title, values, today } = asked;
-  const csv = href('/audit/statement.csv', { contractor: contractor.id, dateFrom: s.dateFrom, dateTo: s.dateTo });
-  const now = `${contractor.name}'s balance now, ${rubles(contractor.balance)}`;
+  const { act, later, balance, values, today } = asked;
+  const s = act.statement;
+  const file = (path: string) => statementHref(act.contractor.id, s.dateFrom, s.dateTo, path);
+  const now = rubles(balance);
   const reconciled =
     later > 0
-      ? html`<p class="note">${later} posted documents are dated after ${s.dateTo}: the closing balance is not ${now}.</p>`
-      : s.closing === contractor.balance
-        ? html`<p class="ok" data-reconciled="1">No posted document is dated after ${s.dateTo}: the closing balance equals ${now}.</p>`
-        : html`<p class="bad" data-reconciled="0">The closing balance differs from ${now}: rebuild and verify the read tables.</p>`;
+      ? html`<p class="note">${t.statement.reconciledLater(later, day(s.dateTo), now)}</p>`
+      : s.closing === balance
+        ? html`<p class="ok no-print" data-reconciled="1">${t.statement.reconciled(day(s.dateTo), now)}</p>`
+        : html`<p class="bad no-print" data-reconciled="0">${t.statement.notReconciled(now)}</p>`;
   return sendPage(
     c,
     page(
-      title,
-      html`${statementForm(values, today)}
-<h2>${contractor.name} (${contractor.id}), ${s.dateFrom} – ${s.dateTo}</h2>
-<p class="note">A balance above zero: the company owes the contractor; below zero: the contractor owes the company. Debit lowers it, credit raises it.</p>
-<table class="statement"><thead><tr><th>date</th><th>document</th><th>number</th><th class="num">debit</th><th class="num">credit</th><th class="num">balance</th></tr></thead>
-<tbody><tr><td>${s.dateFrom}</td><td colspan="4">opening balance</td><td class="num" data-opening="${s.opening}">${rubles(s.opening)}</td></tr>
-${s.lines.map(
-  (l) => html`<tr><td>${l.date}</td><td>${documentLink(l.type, l.id)}</td><td>${l.number ?? ''}</td><td class="num">${l.debit === null ? '' : rubles(l.debit)}</td>
-<td class="num">${l.credit === null ? '' : rubles(l.credit)}</td><td class="num">${rubles(l.balance)}</td></tr>`,
-)}
-<tr><th>${s.dateTo}</th><th colspan="2">closing balance</th><th class="num">${rubles(s.debit)}</th><th class="num">${rubles(s.credit)}</th><th class="num" data-closing="${s.closing}">${rubles(s.closing)}</th></tr></tbody></table>
+      view,
+      t.statement.title,
+      html`${statementForm(view, values, today)}
+<p class="no-print">${contractorLink(act.contractor.id, act.contractor.name)}</p>
+${actSection(view, act)}
 ${s.dateTo >= today ? reconciled : ''}
-<p><a href="${csv}">Download as CSV</a></p>`,
-      session,
+<p class="note no-print">${t.statement.balanceNote}</p>
+<p class="downloads">${t.statement.downloads} <a href="${file('/audit/statement.xlsx')}" download>${t.statement.xlsx}</a> <a href="${file('/audit/statement.csv')}" download>${t.statement.csv}</a></p>`,
     ),
   );
 }
 
-/** The same statement as CSV. */
-export async function statementCsvFile(c: Context, tb: Company, session: AuditSession): Promise<Response> {
-  const asked = await askedStatement(c, tb, session);
+/** The file name of an act: the contractor and the period. */
+const fileName = (act: Act, extension: string) => `akt-sverki-${act.contractor.id}-${act.statement.dateFrom}-${act.statement.dateTo}.${extension}`;
+
+/** The same act as CSV for Excel. */
+export async function statementCsvFile(c: Context, tb: Company, view: View): Promise<Response> {
+  const asked = await askedAct(c, tb, view);
   if ('answer' in asked) return asked.answer;
-  const { statement, contractor } = asked;
-  return c.body(statementCsv(statement), 200, {
+  return c.body(actCsv(view.t, asked.act), 200, {
     'Content-Type': 'text/csv; charset=utf-8',
-    'Content-Disposition': `attachment; filename="statement-${contractor.id}-${statement.dateFrom}-${statement.dateTo}.csv"`,
+    'Content-Disposition': `attachment; filename="${fileName(asked.act, 'csv')}"`,
     'Cache-Control': 'no-store',
   });
 }
+
+/** The same act as an XLSX workbook. */
+export async function statementXlsxFile(c: Context, tb: Company, view: View): Promise<Response> {
+  const asked = await askedAct(c, tb, view);
+  if ('answer' in asked) return asked.answer;
+  return c.body(await actXlsx(view.t, asked.act), 200, {
+    'Content-Type': XLSX_TYPE,
+    'Content-Disposition': `attachment; filename="${fileName(asked.act, 'xlsx')}"`,
+    'Cache-Control': 'no-store',
+  });
+}
+
+export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';

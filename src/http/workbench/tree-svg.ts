@@ -1,7 +1,9 @@
 import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
+import type { DocumentType } from '../../events/documents.ts';
+import type { View } from './layout.ts';
 import { documentHref } from './links.ts';
-import { statusName } from './show.ts';
+import { day, statusName, typeName } from './show.ts';
 
 /** A node of a document's dependency tree as the API serves it. */
 export interface TreeNode {
@@ -14,7 +16,7 @@ export interface TreeNode {
   childes: TreeNode[];
 }
 
-const BOX_W = 236;
+const BOX_W = 260;
 const BOX_H = 48;
 const COLUMN = BOX_W + 48;
 const ROW = BOX_H + 14;
@@ -57,25 +59,37 @@ const edge = (from: Placed, to: Placed) => {
   return html`<path d="M${x1} ${y1} C${x1 + bend} ${y1} ${x2 - bend} ${y2} ${x2} ${y2}" fill="none" stroke="#8aa4c8" stroke-width="1.5"/>`;
 };
 
-const box = ({ node, x, y }: Placed) => {
+/** A tree document's number and date, by `type-id`. */
+export type NumbersOf = Map<string, { number: string | null; date: string }>;
+
+const box = ({ t }: View, numbers: NumbersOf) => ({ node, x, y }: Placed) => {
   const self = node.isThis === 1;
-  const label = `${node.name} #${node.id}`;
-  const detail = `${node.type} · ${node.created?.slice(0, 10) ?? 'no date'} · ${statusName(node.status)}`;
+  const known = numbers.get(`${node.type}-${node.id}`);
+  const name = typeName(t, node.type);
+  const label = known?.number ? `${name} № ${known.number}` : `${name} #${node.id}`;
+  const date = known ? day(known.date) : node.created === null ? t.document.noDate : day(node.created);
+  const detail = `${date} · ${statusName(t, node.status)}`;
   return html`<a href="${documentHref(node.type, node.id)}" data-node="${node.type}-${node.id}"${self ? html` data-this="1"` : ''}>
-<title>${label} (${node.type} ${node.id})${self ? ': this document' : ''}</title>
+<title>${label}, ${detail} (${node.type} ${node.id})${self ? `: ${t.document.thisOne}` : ''}</title>
 <rect x="${x}" y="${y}" width="${BOX_W}" height="${BOX_H}" rx="5" fill="${self ? '#1f3a5f' : node.status === 1 ? '#eaf3ea' : '#f3f3f3'}" stroke="${self ? '#1f3a5f' : '#9aa7b5'}" stroke-width="${self ? 2.5 : 1}"/>
 <text x="${x + 8}" y="${y + 19}" font-size="13" font-weight="600" fill="${self ? '#fff' : '#1d232a'}">${label}</text>
 <text x="${x + 8}" y="${y + 37}" font-size="11" fill="${self ? '#dfe7f1' : '#46515e'}">${detail}</text>
 </a>`;
 };
 
-/** A document's dependency tree (one tree, or a money document's forest) as an SVG picture: each node links to its page, this one highlighted. */
-export function treeSvg(tree: TreeNode | TreeNode[]): HtmlEscapedString | Promise<HtmlEscapedString> {
+/** Every document of a tree (or a money document's forest), as type and id. */
+export function treeDocuments(tree: TreeNode | TreeNode[]): { type: DocumentType; id: number }[] {
+  const walk = (node: TreeNode): { type: DocumentType; id: number }[] => [{ type: node.type as DocumentType, id: node.id }, ...node.childes.flatMap(walk)];
+  return (Array.isArray(tree) ? tree : [tree]).flatMap(walk);
+}
+
+/** A document's dependency tree (one tree, or a money document's forest) as an SVG picture: each node, named by its number and date, links to its page, this one highlighted. */
+export function treeSvg(view: View, tree: TreeNode | TreeNode[], numbers: NumbersOf): HtmlEscapedString | Promise<HtmlEscapedString> {
   const { placed, rows, columns } = layout(Array.isArray(tree) ? tree : [tree]);
   const width = MARGIN * 2 + (columns - 1) * COLUMN + BOX_W;
   const height = MARGIN * 2 + Math.max(rows, 1) * ROW - (ROW - BOX_H);
-  return html`<svg class="tree" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="dependency tree" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">
+  return html`<div class="scroll" role="region" aria-label="${view.t.document.treeLabel}" tabindex="0"><svg class="tree" xmlns="http://www.w3.org/2000/svg" role="group" aria-label="${view.t.document.treeLabel}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">
 ${placed.filter((p) => p.parent !== undefined).map((p) => edge(p.parent!, p))}
-${placed.map(box)}
-</svg>`;
+${placed.map(box(view, numbers))}
+</svg></div>`;
 }

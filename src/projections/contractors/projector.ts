@@ -7,17 +7,17 @@ import type { StoredEvent } from '../../events/rows.ts';
 import { idCounts, idCountsTable } from '../id-counts.ts';
 import { newIds } from '../new-ids.ts';
 import { type FlushBudget, type Projector, type TableNames, drainInChunks } from '../projector.ts';
-import { contractorView } from './views.ts';
+import { contractorView, nameKey } from './views.ts';
 
 /**
  * Contractors with their response JSON kept ready. `contractor_id_counts` counts the ids in nested ranges
  * (`id-counts.ts`: a page at any offset finds its first id in a few seeks); `contractor_phones` holds each
- * phone's normalised digits so a lookup by phone is an index seek. `balance` and `bonus_balance` (kopecks) are derived from posted documents: the
+ * phone's normalised digits so a lookup by phone is an index seek. `name_key` is the name as a search by part of it compares it (`nameKey`). `balance` and `bonus_balance` (kopecks) are derived from posted documents: the
  * document projection refreshes them at its flush whenever a document of the contractor moved.
  */
 export const contractorsProjector: Projector = {
   name: 'contractors',
-  version: 2,
+  version: 3,
   // A contractor added after documents of its id sums them from `document_records`, but no event changes both
   // (documents, which rewrite contractors' balances, come after it).
   after: [],
@@ -26,6 +26,7 @@ export const contractorsProjector: Projector = {
     `CREATE TABLE ${n('contractors')} (
        id ${t.integer} PRIMARY KEY,
        inn ${t.text},
+       name_key ${t.text},
        record ${t.text} NOT NULL,
        balance ${t.integer} NOT NULL,
        bonus_balance ${t.integer} NOT NULL,
@@ -37,13 +38,15 @@ export const contractorsProjector: Projector = {
   ],
   readIndexes: (n) => [
     `CREATE INDEX ${n('contractors_inn')} ON ${n('contractors')} (inn, id)`,
+    // A search by part of a name reads this index, not the wide rows, and stops at a page of matches in name order.
+    `CREATE INDEX ${n('contractors_name_key')} ON ${n('contractors')} (name_key, id)`,
   ],
   bind(session: SqlSession, n: TableNames) {
     const recordOf = `SELECT record FROM ${n('contractors')} WHERE id = ?`;
     const counts = idCounts(session, n('contractor_id_counts'));
     const known = newIds(session, n('contractors'));
-    const insert = byCount((rows) => `INSERT INTO ${n('contractors')} (id, inn, record, balance, bonus_balance, json) VALUES ${placeholders(rows, 6)}`);
-    const update = `UPDATE ${n('contractors')} SET inn = ?, record = ? WHERE id = ?`;
+    const insert = byCount((rows) => `INSERT INTO ${n('contractors')} (id, inn, name_key, record, balance, bonus_balance, json) VALUES ${placeholders(rows, 7)}`);
+    const update = `UPDATE ${n('contractors')} SET inn = ?, name_key = ?, record = ? WHERE id = ?`;
     const dropPhones = `DELETE FROM ${n('contractor_phones')} WHERE contractor_id = ?`;
     const addPhones = byCount((rows) => `INSERT INTO ${n('contractor_phones')} (digits, contractor_id) VALUES ${placeholders(rows, 2)} ON CONFLICT DO NOTHING`);
     const addStatuses = byCount((rows) => `INSERT INTO ${n('contractor_statuses')} (name) VALUES ${placeholders(rows, 1)} ON CONFLICT DO NOTHING`);
@@ -58,7 +61,7 @@ export const contractorsProjector: Projector = {
     // reads these tables next (documents read a sale's contractor) finds them, and with them the counts they changed.
     const adding = new Map<number, ContractorRecord>();
     const statuses = new Set<string>();
-    const row = (c: ContractorRecord, f: ContractorFigures) => [c.id, c.inn, JSON.stringify(c), f.balance, f.bonusBalance, contractorJson(c, f)];
+    const row = (c: ContractorRecord, f: ContractorFigures) => [c.id, c.inn, nameKey(c.name), JSON.stringify(c), f.balance, f.bonusBalance, contractorJson(c, f)];
     const writeKeptBack = async () => {
       if (adding.size > 0) {
         const rows = [...adding.values()];
@@ -92,7 +95,7 @@ export const contractorsProjector: Projector = {
       return inChunks(rows, (chunk) => session.run(addPhones(chunk.length), chunk.flat()));
     };
     const save = async (c: ContractorRecord) => {
-      await session.run(update, [c.inn, JSON.stringify(c), c.id]);
+      await session.run(update, [c.inn, nameKey(c.name), JSON.stringify(c), c.id]);
       await session.run(dropPhones, [c.id]);
       await writePhones([c]);
       toRefresh.add(c.id);

@@ -2,6 +2,7 @@ import { phoneDigits } from '../../lib/phone.ts';
 import type { SqlSession } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
 import { firstIdOfPage, idCount } from '../id-counts.ts';
+import { nameKey } from './views.ts';
 
 // A page's first id from the counts, then the rows on from it in id order; the count is one seek.
 const PAGING = { rows: 'contractors', counts: 'contractor_id_counts' };
@@ -24,6 +25,27 @@ export function contractorQueries(session: SqlSession) {
       const json = await session.value<string>('SELECT record FROM contractors WHERE id = ?', [id]);
       return json === undefined ? undefined : JSON.parse(json);
     },
+    /**
+     * Up to `limit` contractors (their JSON, by name) whose name holds `part`, whatever its case. A part of a name
+     * has no index to seek: the (name_key, id) index is read in name order until the page is full, then just
+     * those rows are fetched.
+     */
+    byNamePart: async (part: string, limit: number) =>
+      (
+        await session.rows<[string]>(
+          `SELECT c.json FROM (SELECT id, name_key FROM ${session.dialect.indexHint('contractors', 'contractors_name_key')} WHERE name_key LIKE ? ESCAPE '\\' ORDER BY name_key, id LIMIT ?) AS p
+           JOIN contractors c ON c.id = p.id ORDER BY p.name_key, p.id`,
+          [`%${nameKey(part)!.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, limit],
+        )
+      ).map(([json]) => json),
+    /** The contractors (their JSON, by id) with any of these ids. */
+    jsonByIds: async (ids: number[]) =>
+      ids.length === 0 ? [] : (await session.rows<[string]>(`SELECT json FROM contractors WHERE id IN (${ids.map(() => '?').join(', ')}) ORDER BY id`, ids)).map(([json]) => json),
+    /** The ids of the contractors with this phone as phone1 or phone2, digits compared. */
+    idsByPhone: async (phone: string, limit: number) =>
+      (await session.rows<[number]>('SELECT contractor_id FROM contractor_phones WHERE digits = ? ORDER BY contractor_id LIMIT ?', [phoneDigits(phone), limit])).map(([id]) => id),
+    /** The ids of the contractors with this inn. */
+    idsByInn: async (inn: string, limit: number) => (await session.rows<[number]>('SELECT id FROM contractors WHERE inn = ? ORDER BY id LIMIT ?', [inn, limit])).map(([id]) => id),
     maxId: async () => (await session.value<number>('SELECT coalesce(max(id), 0) FROM contractors'))!,
     statusExists: async (name: string) => (await session.value('SELECT 1 FROM contractor_statuses WHERE name = ?', [name])) !== undefined,
   };

@@ -29,7 +29,7 @@ const COMPONENT_FIELDS = ['sum', 'created', 'register'];
  */
 export const documentsProjector: Projector = {
   name: 'documents',
-  version: 4,
+  version: 5,
   // Reads a contractor's record (its bonus programme, what a document shows of it) and rewrites its balances.
   after: ['contractors'],
   tables: ['documents', 'document_records', 'document_links', 'document_id_counts'],
@@ -41,6 +41,8 @@ export const documentsProjector: Projector = {
        status ${t.integer} NOT NULL,
        contractor_id ${t.integer} NOT NULL,
        number ${t.text},
+       number_key ${t.text},
+       number_digits ${t.text},
        sum ${t.integer} NOT NULL,
        bonus_percent ${t.real},
        bonus_accrual ${t.integer} NOT NULL,
@@ -48,8 +50,9 @@ export const documentsProjector: Projector = {
        UNIQUE (type, id))`,
     // Covering: a contractor's balances are summed from the index alone, never touching the records.
     `CREATE INDEX ${n('documents_contractor')} ON ${n('document_records')} (contractor_id, status, type, sum, bonus_accrual)`,
-    // Auditors find a document by its number.
-    `CREATE INDEX ${n('documents_number')} ON ${n('document_records')} (number)`,
+    // Auditors find a document by its number whatever its case, or by its digits alone (`numberKey`, `numberDigits`).
+    `CREATE INDEX ${n('documents_number')} ON ${n('document_records')} (number_key)`,
+    `CREATE INDEX ${n('documents_number_digits')} ON ${n('document_records')} (number_digits)`,
     `CREATE TABLE ${n('documents')} (
        key ${t.integer} PRIMARY KEY,
        type ${t.text} NOT NULL,

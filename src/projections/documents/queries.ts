@@ -1,9 +1,9 @@
-import type { JoinedPage, JoinedPageQuery, SqlSession } from '../../storage/sql.ts';
+import { type JoinedPage, type JoinedPageQuery, type SqlSession, inChunks } from '../../storage/sql.ts';
 import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES, type DocumentRecord, type DocumentType } from '../../events/documents.ts';
 import { daysInMonth } from '../../lib/clock.ts';
 import { firstIdOfPage, idCount } from '../id-counts.ts';
 import { MONTH_PARTITION } from './months.ts';
-import { TYPE_PARTITION } from './records.ts';
+import { TYPE_PARTITION, numberDigits, numberKey } from './records.ts';
 
 /** `YYYY-MM` when the range is exactly the first to the last day of one month. */
 function wholeMonth(from: string | undefined, to: string | undefined): string | undefined {
@@ -25,7 +25,7 @@ export interface PostedDocument {
 export interface DocumentSearch extends DocumentFilter {
   type?: DocumentType;
   contractorId?: number;
-  /** The document's number, exactly. */
+  /** The document's number whatever its case, or (digits only) its digits without leading zeros: `000001` finds `SA-000001`. */
   number?: string;
 }
 
@@ -95,7 +95,8 @@ export function documentQueries(session: SqlSession) {
       where('r.status = ?', by.status);
       where('d.date >= ?', by.dateFrom);
       where('d.date <= ?', by.dateTo);
-      where('r.number = ?', by.number);
+      if (by.number !== undefined && /^\d+$/.test(by.number.trim())) where('r.number_digits = ?', numberDigits(by.number.trim()));
+      else where('r.number_key = ?', by.number === undefined ? undefined : numberKey(by.number.trim()));
       const filter = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
       const sql = `SELECT d.list_json FROM document_records r JOIN documents d ON d.key = r.key ${filter} ORDER BY d.date DESC, r.key DESC LIMIT ? OFFSET ?`;
       return (await session.rows<[string]>(sql, [...params, limit, offset])).map(([json]) => json);
@@ -122,6 +123,19 @@ export function documentQueries(session: SqlSession) {
     },
     /** A contractor's posted documents that move its balance, by date (then type and id): sums in kopecks. */
     postedOfContractor: (contractorId: number) => session.objects<PostedDocument>(posted, [contractorId]),
+    /** The number and date of each of these documents (a tree's, for its drawing), by `type-id`: a seek each on (type, id). */
+    async numbersOf(documents: { type: DocumentType; id: number }[]): Promise<Map<string, { number: string | null; date: string }>> {
+      const found = new Map<string, { number: string | null; date: string }>();
+      await inChunks(documents, async (chunk) => {
+        const which = chunk.map(() => '(r.type = ? AND r.id = ?)').join(' OR ');
+        const rows = await session.objects<{ type: string; id: number; number: string | null; date: string }>(
+          `SELECT r.type, r.id, r.number, d.date FROM document_records r JOIN documents d ON d.key = r.key WHERE ${which}`,
+          chunk.flatMap((d) => [d.type, d.id]),
+        );
+        for (const row of rows) found.set(`${row.type}-${row.id}`, { number: row.number, date: row.date });
+      });
+      return found;
+    },
     /** One document as the lists show it (its JSON text), of any type; undefined when there is none. */
     listJson: (type: DocumentType, id: number) =>
       session.value<string>('SELECT d.list_json FROM document_records r JOIN documents d ON d.key = r.key WHERE r.type = ? AND r.id = ?', [type, id]),

@@ -44,6 +44,15 @@ export const TYPE_PARTITION: PartitionColumn[] = [{ name: 'type', type: 'text' }
 /** Contractors' bonus percents kept at once (a few dozen bytes each). */
 const CONTRACTORS_KEPT = 20_000;
 
+/** A document number as a search compares it, whatever its case. */
+export const numberKey = (number: string | null) => (number === null ? null : number.toLowerCase().replaceAll('ё', 'е'));
+
+/** A document number's digits alone, without leading zeros (`SA-000001` → `1`); null when it has none. */
+export function numberDigits(number: string | null): string | null {
+  const digits = number?.replace(/\D/g, '').replace(/^0+(?=\d)/, '');
+  return digits === undefined || digits === '' ? null : digits;
+}
+
 export function bindDocumentRecords(session: SqlSession, n: TableNames, contractor: (id: number) => Promise<ContractorRecord | undefined>) {
   const columns = `key, type, id, record, bonus_percent AS "bonusPercent" FROM ${n('document_records')}`;
   const row = `SELECT ${columns} WHERE type = ? AND id = ?`;
@@ -64,10 +73,10 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
   const known = newIds(session, n('document_records'), ['type']);
   const insert = byCount(
     (rows) =>
-      `INSERT INTO ${n('document_records')} (key, type, id, status, contractor_id, number, sum, bonus_percent, bonus_accrual, record)
-       VALUES ${placeholders(rows, 10)}`,
+      `INSERT INTO ${n('document_records')} (key, type, id, status, contractor_id, number, number_key, number_digits, sum, bonus_percent, bonus_accrual, record)
+       VALUES ${placeholders(rows, 12)}`,
   );
-  const update = `UPDATE ${n('document_records')} SET status = ?, contractor_id = ?, number = ?, sum = ?, bonus_accrual = ?, record = ? WHERE key = ?`;
+  const update = `UPDATE ${n('document_records')} SET status = ?, contractor_id = ?, number = ?, number_key = ?, number_digits = ?, sum = ?, bonus_accrual = ?, record = ? WHERE key = ?`;
   const dropLinks = `DELETE FROM ${n('document_links')} WHERE child_type = ? AND child_id = ?`;
   const addLinks = byCount(
     (rows) => `INSERT INTO ${n('document_links')} (child_type, child_id, parent_type, parent_id) VALUES ${placeholders(rows, 4)} ON CONFLICT DO NOTHING`,
@@ -135,7 +144,7 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
     const bonusPercent = type === 'sale' ? await bonusPercentOf(contractorId) : null;
     const key = (nextKey ??= (await session.value<number>(highestKey))! + 1);
     nextKey++;
-    added.add([key, type, id, doc.status, contractorId, number, sum, bonusPercent, accrual(sum, bonusPercent), JSON.stringify(doc)]);
+    added.add([key, type, id, doc.status, contractorId, number, numberKey(number), numberDigits(number), sum, bonusPercent, accrual(sum, bonusPercent), JSON.stringify(doc)]);
     for (const p of doc.basedOn) addedLinks.add([type, id, p.type, p.id]);
     await known.add([type], id);
     counts.add([type], id);
@@ -149,7 +158,7 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
     const before = JSON.parse(current.record) as DocumentRecord;
     const doc = next(before);
     const { contractorId, number, sum } = doc.fields;
-    await session.run(update, [doc.status, contractorId, number, sum, accrual(sum, current.bonusPercent), JSON.stringify(doc), current.key]);
+    await session.run(update, [doc.status, contractorId, number, numberKey(number), numberDigits(number), sum, accrual(sum, current.bonusPercent), JSON.stringify(doc), current.key]);
     if (JSON.stringify(before.basedOn) !== JSON.stringify(doc.basedOn)) {
       await session.run(dropLinks, [type, id]);
       for (const p of doc.basedOn) addedLinks.add([type, id, p.type, p.id]);

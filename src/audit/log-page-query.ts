@@ -1,0 +1,69 @@
+import { eventDefinitions } from '../events/registry.ts';
+
+/**
+ * A page of the log as the workbench reads it: after or before a seq, in either direction, filtered by a record
+ * (a whole stream name, or the start of one) and by event types named by the start of their name, whatever the
+ * case. The type names are known, so a type filter is a list of names the (type, seq) index finds.
+ */
+export interface LogPageQuery {
+  after?: number;
+  before?: number;
+  /** A stream (`sale-187`), or the start of streams' names (`sale-`, `contractor`), any case. */
+  stream?: string;
+  /** The start of event types' names, any case (`posted`, `documentp`). */
+  type?: string;
+  /** UTC ISO time: only events recorded at or after it. */
+  since?: string;
+  descending: boolean;
+  limit: number;
+}
+
+const WHOLE_STREAM = /^[a-z-]+-\d+$/;
+
+/** The first text after every text that starts with `prefix`, in byte order (both engines compare streams so). */
+const pastPrefix = (prefix: string) => `${prefix.slice(0, -1)}${String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)}`;
+
+/** The event types whose names start with `start`, any case. */
+export const typesStartingWith = (start: string) => eventDefinitions.map((d) => d.type).filter((type) => type.toLowerCase().startsWith(start.toLowerCase()));
+
+/**
+ * The query's SQL, selecting `columns` of `events e` with the engine's placeholders; undefined when nothing can
+ * match (no event type starts so). The page's seqs are found first, from an index alone where the filter allows
+ * (a start of streams' names is a range of the (stream, stream_version) index), then just those rows are read.
+ */
+export function logPageSql(query: LogPageQuery, placeholder: (index: number) => string, columns: string): { sql: string; params: unknown[] } | undefined {
+  const params: unknown[] = [];
+  const conditions: string[] = [];
+  const add = (condition: (p: string) => string, value: unknown) => {
+    params.push(value);
+    conditions.push(condition(placeholder(params.length)));
+  };
+  if (query.after !== undefined) add((p) => `seq > ${p}`, query.after);
+  if (query.before !== undefined) add((p) => `seq < ${p}`, query.before);
+  if (query.stream !== undefined) {
+    // Record kinds are written in lower case; a status's name (contractor-status-…) keeps its own.
+    const stream = query.stream.trim().replace(/[A-Z]/g, (c) => c.toLowerCase());
+    if (WHOLE_STREAM.test(stream)) add((p) => `stream = ${p}`, stream);
+    else if (stream !== '') {
+      add((p) => `stream >= ${p}`, stream);
+      add((p) => `stream < ${p}`, pastPrefix(stream));
+    }
+  }
+  if (query.type !== undefined) {
+    const types = typesStartingWith(query.type.trim());
+    if (types.length === 0) return undefined;
+    const list = types.map((type) => {
+      params.push(type);
+      return placeholder(params.length);
+    });
+    conditions.push(`type IN (${list.join(', ')})`);
+  }
+  if (query.since !== undefined) add((p) => `recorded_at >= ${p}`, query.since);
+  params.push(query.limit);
+  const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
+  const order = query.descending ? 'DESC' : 'ASC';
+  return {
+    sql: `SELECT ${columns} FROM (SELECT seq FROM events ${where} ORDER BY seq ${order} LIMIT ${placeholder(params.length)}) AS p JOIN events e ON e.seq = p.seq ORDER BY e.seq ${order}`,
+    params,
+  };
+}

@@ -51,8 +51,9 @@ interface Change {
 /**
  * Keeps the counts of `table` (see `idCountsTable`) as rows come and go: `add` and `remove` only remember the
  * change; `persist` writes every size it changed, a hundred a statement (a batch of a thousand adds in id order
- * touches a few dozen), then sets `before` anew under every range above one that changed, a hundred such ranges a
- * statement, writing only the rows whose `before` moved. The caller calls `persist` before its transaction ends
+ * touches a few dozen), then sets `before` anew under every range above one that changed (but where only the last
+ * range of its level changed: ids in order), a hundred such ranges a statement, writing only the rows whose
+ * `before` moved. The caller calls `persist` before its transaction ends
  * and `discard` when it is rolled back.
  */
 export function idCounts(session: SqlSession, table: string, partition: readonly PartitionColumn[] = []) {
@@ -87,15 +88,46 @@ export function idCounts(session: SqlSession, table: string, partition: readonly
     }
   };
 
-  /** The ranges under which a size changed: partition, level, and the first and last node under the range above. */
-  const rangesAbove = (written: Change[]) => {
-    const ranges = new Map<string, unknown[]>();
-    for (const { values } of written) {
-      const first = Math.floor((values.at(-1) as number) / FAN_OUT) * FAN_OUT;
-      const range = [...values.slice(0, -1), first, first + FAN_OUT - 1];
-      ranges.set(JSON.stringify(range), range);
+  // The last level-1 range of a partition, before this persist's changes (SQL NULL when the partition is empty).
+  const lastLeaf = `SELECT max(node) FROM ${table} WHERE ${[...parts.map((column) => `${column} = ?`), 'level = 1'].join(' AND ')}`;
+  const partitionOf = (c: Change) => c.values.slice(0, parts.length);
+  /** Per partition changed (by its values as JSON), its last level-1 node before the changes, if it had any. */
+  const lastLeaves = async (written: Change[]) => {
+    const partitions = new Map(written.map((c) => [JSON.stringify(partitionOf(c)), partitionOf(c)]));
+    const last = new Map<string, number>();
+    for (const [name, values] of partitions) {
+      const node = await session.value<number | string | null>(lastLeaf, values);
+      if (node !== undefined && node !== null) last.set(name, Number(node));
     }
-    return [...ranges.values()];
+    return last;
+  };
+  /**
+   * Whether `c` changed the range that already was the last of its level in its partition: the ancestor of the
+   * last level-1 range (every range holding an id has a row, so the last range of each level holds the last id).
+   */
+  const changedTheLast = (c: Change, last: Map<string, number>) => {
+    const leaf = last.get(JSON.stringify(partitionOf(c)));
+    const [level, node] = c.values.slice(-2) as [number, number];
+    return leaf !== undefined && node === Math.floor(leaf / FAN_OUT ** (level - 1));
+  };
+
+  /**
+   * The ranges under which a `before` may move: partition, level, and the first and last node under the range
+   * above. A range is left out when its one changed size is that of the range that already was the last of its
+   * level: no range after it, none created beside it, and nothing before it changed, so every `before` under it
+   * stays (ids added in order change only such ranges, but for one that opens a new range).
+   */
+  const rangesToRenumber = (written: Change[], last: Map<string, number>) => {
+    const ranges = new Map<string, { range: unknown[]; changed: Change[] }>();
+    for (const c of written) {
+      const first = Math.floor((c.values.at(-1) as number) / FAN_OUT) * FAN_OUT;
+      const range = [...c.values.slice(0, -1), first, first + FAN_OUT - 1];
+      const name = JSON.stringify(range);
+      const found = ranges.get(name);
+      if (found === undefined) ranges.set(name, { range, changed: [c] });
+      else found.changed.push(c);
+    }
+    return [...ranges.values()].filter(({ changed }) => changed.length > 1 || !changedTheLast(changed[0], last)).map(({ range }) => range);
   };
 
   return {
@@ -106,10 +138,12 @@ export function idCounts(session: SqlSession, table: string, partition: readonly
     persist: async () => {
       const written = [...changes.values()].filter((c) => c.by !== 0);
       changes.clear();
+      if (written.length === 0) return;
+      const last = await lastLeaves(written);
       await inChunks(written, (chunk) => session.run(upsert(chunk.length), chunk.flatMap((c) => [...c.values, c.by, 0])));
       const lowered = written.filter((c) => c.by < 0);
       await inChunks(lowered, (chunk) => session.run(dropEmpty(chunk.length), chunk.flatMap((c) => c.values)));
-      await inChunks(rangesAbove(written), (chunk) => session.run(renumber(chunk.length), chunk.flat()));
+      await inChunks(rangesToRenumber(written, last), (chunk) => session.run(renumber(chunk.length), chunk.flat()));
     },
     discard: () => changes.clear(),
   };

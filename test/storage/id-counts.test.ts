@@ -150,6 +150,55 @@ describe('counts of ids in nested ranges (SQLite)', () => {
     expect((db.prepare('SELECT total_changes()').pluck().get() as number) - before).toBe(1 + TOP_LEVEL);
     db.close();
   });
+  test('ids added in order, persisted in any grouping and with the highest removed now and then, leave the rows of one persist of them all', async () => {
+    const withBefore = (db: Database.Database) => db.prepare('SELECT kind, level, node, size, before FROM item_counts ORDER BY kind, level, node').raw().all();
+    const aRun = fc.array(fc.record({ gap: fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 5_000 })), persist: fc.boolean(), dropHighest: fc.boolean() }), { maxLength: 150 });
+    await fc.assert(
+      fc.asyncProperty(aRun, async (run) => {
+        const { db, t } = sqlite();
+        const kept: number[] = [];
+        let id = 0;
+        for (const step of run) {
+          id += step.gap;
+          await t.add('a', id);
+          kept.push(id);
+          if (step.dropHighest && kept.length > 1) {
+            await t.remove('a', kept.pop()!);
+            await t.persist();
+          }
+          if (step.persist) await t.persist();
+        }
+        await t.persist();
+        const at = sqlite();
+        for (const keptId of kept) await at.t.add('a', keptId);
+        await at.t.persist();
+        expect(withBefore(db)).toEqual(withBefore(at.db));
+        db.close();
+        at.db.close();
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  test('an id after the highest, in the last range of each level, is one read and one write', async () => {
+    const db = new Database(':memory:');
+    db.exec(idCountsTable('item_counts', PARTITION, sqliteDialect));
+    const session = sqliteSession(db);
+    const statements: string[] = [];
+    const counted = { ...session, value: <T,>(text: string, params?: readonly unknown[]) => (statements.push(text), session.value<T>(text, params)), run: (text: string, params?: readonly unknown[]) => (statements.push(text), session.run(text, params)) };
+    const counts = idCounts(counted, 'item_counts', PARTITION);
+    for (let id = 1; id <= 100; id++) counts.add(['a'], id);
+    await counts.persist();
+    statements.length = 0;
+    counts.add(['a'], 101);
+    await counts.persist();
+    expect(statements).toHaveLength(2);
+    // Into a new level-1 range: its `before` is set.
+    counts.add(['a'], 128);
+    await counts.persist();
+    expect(db.prepare('SELECT before FROM item_counts WHERE level = 1 AND node = 2').pluck().get()).toBe(101);
+    db.close();
+  });
 });
 
 describeEngines('counts of ids in nested ranges', (database) => {

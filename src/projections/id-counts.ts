@@ -161,8 +161,7 @@ export interface IdPaging {
  * found from the counts, for a page to read from with `id >= (SELECT id FROM first_id) ORDER BY id LIMIT
  * CAST(? AS BIGINT)` (after this WITH, SQLite ran a bare `LIMIT ?` some 70 µs slower). Its parameters: the
  * partition's values, then the offset. The leaf range's bounds are scalar subqueries so that they bound the index
- * scan of the rows: joined to the walk instead, PostgreSQL read the partition's every row and filtered them. The
- * offset is a column of the numbered rows: compared to a subquery, it had SQLite build an index on them.
+ * scan of the rows: joined to the walk instead, PostgreSQL read the partition's every row and filtered them.
  */
 export function firstIdOfPage({ rows, counts, partition = [] }: IdPaging): string {
   const cast = { text: 'TEXT', integer: 'BIGINT' };

@@ -177,9 +177,9 @@ export function firstIdOfPage({ rows, counts, partition = [] }: IdPaging): strin
         SELECT d.node FROM ${counts} d WHERE ${samePartition('d')}d.level = at.level - 1 AND ${under('d.node', 'at')} AND d.before <= at.k
         ORDER BY d.node DESC LIMIT 1)),
     leaf AS (SELECT node * ${FAN_OUT} AS low, node * ${FAN_OUT} + ${FAN_OUT - 1} AS high, k FROM at WHERE level = 1),
-    numbered AS (SELECT t.id, (SELECT k FROM leaf) AS k, row_number() OVER (ORDER BY t.id) AS n FROM arg CROSS JOIN ${rows} t
+    numbered AS (SELECT t.id, row_number() OVER (ORDER BY t.id) AS n FROM arg CROSS JOIN ${rows} t
       WHERE ${samePartition('t')}t.id BETWEEN (SELECT low FROM leaf) AND (SELECT high FROM leaf)),
-    first_id AS (SELECT id FROM numbered WHERE n = k + 1)`;
+    first_id AS (SELECT id FROM numbered WHERE n = (SELECT k FROM leaf) + 1)`;
 }
 
 /** The number of rows of a partition: the top level's one count. Its parameters: the partition's values. */

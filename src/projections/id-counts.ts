@@ -160,8 +160,7 @@ export interface IdPaging {
  * `WITH RECURSIVE … first_id (id)`: the id at a 0-based offset in id order within a partition (none past the end),
  * found from the counts, for a page to read from with `id >= (SELECT id FROM first_id) ORDER BY id LIMIT
  * CAST(? AS BIGINT)` (after this WITH, SQLite ran a bare `LIMIT ?` some 70 µs slower). Its parameters: the
- * partition's values, then the offset. The leaf range's bounds are scalar subqueries so that they bound the index
- * scan of the rows: joined to the walk instead, PostgreSQL read the partition's every row and filtered them.
+ * partition's values, then the offset.
  */
 export function firstIdOfPage({ rows, counts, partition = [] }: IdPaging): string {
   const cast = { text: 'TEXT', integer: 'BIGINT' };
@@ -176,10 +175,9 @@ export function firstIdOfPage({ rows, counts, partition = [] }: IdPaging): strin
       WHERE at.level > 1 AND ${samePartition('c')}c.level = at.level - 1 AND c.node = (
         SELECT d.node FROM ${counts} d WHERE ${samePartition('d')}d.level = at.level - 1 AND ${under('d.node', 'at')} AND d.before <= at.k
         ORDER BY d.node DESC LIMIT 1)),
-    leaf AS (SELECT node * ${FAN_OUT} AS low, node * ${FAN_OUT} + ${FAN_OUT - 1} AS high, k FROM at WHERE level = 1),
-    numbered AS (SELECT t.id, row_number() OVER (ORDER BY t.id) AS n FROM arg CROSS JOIN ${rows} t
-      WHERE ${samePartition('t')}t.id BETWEEN (SELECT low FROM leaf) AND (SELECT high FROM leaf)),
-    first_id AS (SELECT id FROM numbered WHERE n = (SELECT k FROM leaf) + 1)`;
+    numbered AS (SELECT t.id, a.k, row_number() OVER (ORDER BY t.id) AS n FROM arg CROSS JOIN at a CROSS JOIN ${rows} t
+      WHERE a.level = 1 AND ${samePartition('t')}${under('t.id', 'a')}),
+    first_id AS (SELECT id FROM numbered WHERE n = k + 1)`;
 }
 
 /** The number of rows of a partition: the top level's one count. Its parameters: the partition's values. */

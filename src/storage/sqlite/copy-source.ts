@@ -1,4 +1,4 @@
-import { lastSeq, readEvents } from '../../events/store.ts';
+import { lastSeq, readEvents } from './event-log.ts';
 import type { CopySource } from '../copy.ts';
 import { storedKeys } from '../keys-and-tokens.ts';
 import { pointInTimeOf } from './maintenance.ts';

@@ -1,17 +1,8 @@
 import type { Generated } from 'kysely';
+import type { EventRow } from '../../events/rows.ts';
 
 /** The tables that are not projections: the event log and the bookkeeping around it. */
-export interface EventsTable {
-  seq: number;
-  stream: string;
-  stream_version: number;
-  type: string;
-  schema_version: number;
-  data: string;
-  meta: string;
-  recorded_at: string;
-  hash: string;
-}
+export type EventsTable = EventRow;
 
 export interface ApiKeysTable {
   id: Generated<number>;

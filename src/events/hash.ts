@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { EventsTable } from '../storage/sqlite/schema.ts';
+import type { EventsTable } from '../storage/schema.ts';
 
 export const GENESIS_HASH = '0'.repeat(64);
 

@@ -20,6 +20,14 @@ async function schemaOf(session: Sql): Promise<unknown[][]> {
   ]);
 }
 
+/** kysely's records of the fixture's runner records: its foundation stands for the first three, at its time. */
+const ADOPTED = [
+  { name: '2026-11-22-01-foundation', timestamp: '2026-11-25T08:00:00.001Z' },
+  { name: '2026-11-23-01-point-in-time', timestamp: '2026-11-25T08:00:00.001Z' },
+  { name: '2026-11-23-02-access-token-hashes', timestamp: '2026-11-25T08:00:00.001Z' },
+  { name: '2026-11-26-01-audit-sessions', timestamp: '2026-11-26T08:00:00.001Z' },
+];
+
 describeEngines('migrations', (database, real) => {
   test('a database the runner of the releases before migrated opens as it was: its records are adopted, no migration runs again, its schema is a new one’s, its rows serve as before', async () => {
     const { session } = database();
@@ -34,12 +42,7 @@ describeEngines('migrations', (database, real) => {
     const [last] = rows.events as { seq: number; hash: string }[];
     await session.sql('UPDATE chain_head SET seq = $1, hash = $2', [last.seq, last.hash]);
     await migrate(session);
-    expect(await session.sql('SELECT name, timestamp FROM kysely_migration ORDER BY name')).toEqual([
-      { name: '2026-11-22-01-foundation', timestamp: '2026-11-25T08:00:00.001Z' },
-      { name: '2026-11-23-01-point-in-time', timestamp: '2026-11-25T08:00:00.001Z' },
-      { name: '2026-11-23-02-access-token-hashes', timestamp: '2026-11-25T08:00:00.001Z' },
-      { name: '2026-11-26-01-audit-sessions', timestamp: '2026-11-26T08:00:00.001Z' },
-    ]);
+    expect(await session.sql('SELECT name, timestamp FROM kysely_migration ORDER BY name')).toEqual(ADOPTED);
     expect((await schemaOf(session)).slice(0, 4)).toEqual(fresh.slice(0, 4));
     // Left as it was, for a server of the release before.
     expect(await session.sql('SELECT count(*)::int AS n FROM schema_migrations')).toEqual([{ n: 2 }]);
@@ -94,11 +97,6 @@ describeEngines('migrations', (database, real) => {
     } finally {
       await Promise.all([older.close(), newer.close()]);
     }
-    expect(await database().session.sql('SELECT name, timestamp FROM kysely_migration ORDER BY name')).toEqual([
-      { name: '2026-11-22-01-foundation', timestamp: '2026-11-25T08:00:00.001Z' },
-      { name: '2026-11-23-01-point-in-time', timestamp: '2026-11-25T08:00:00.001Z' },
-      { name: '2026-11-23-02-access-token-hashes', timestamp: '2026-11-25T08:00:00.001Z' },
-      { name: '2026-11-26-01-audit-sessions', timestamp: '2026-11-26T08:00:00.001Z' },
-    ]);
+    expect(await database().session.sql('SELECT name, timestamp FROM kysely_migration ORDER BY name')).toEqual(ADOPTED);
   });
 });

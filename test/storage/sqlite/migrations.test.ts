@@ -6,8 +6,7 @@ import { kyselyOf } from '../../../src/storage/sqlite/migrate.ts';
 import * as foundation from '../../../src/storage/sqlite/migrations/2026-11-22-01-foundation.ts';
 import * as pointInTime from '../../../src/storage/sqlite/migrations/2026-11-23-01-point-in-time.ts';
 import { openSqlite } from '../../../src/storage/sqlite/open.ts';
-import { Tradebook } from '../../../src/tradebook.ts';
-import { manualClock, tempDir } from '../../helpers.ts';
+import { manualClock, openSqliteCompany, tempDir } from '../../helpers.ts';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -28,7 +27,7 @@ test('access tokens stored in clear before the token-hash migration are replaced
   insert.run(spent, '/api/add-product-brand', clock() + 30_000, 'body-hash', '{"data":[{"id":1,"name":"A"}]}');
   old.close();
 
-  const tb = await Tradebook.open(file, { clock });
+  const tb = await openSqliteCompany(file, { clock });
   try {
     const rows = tb.db.prepare('SELECT * FROM access_tokens ORDER BY token_hash').all() as Record<string, unknown>[];
     expect(rows.map((r) => r.token_hash).sort()).toEqual([sha256(fresh), sha256(spent)].sort());

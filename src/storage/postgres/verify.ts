@@ -1,14 +1,15 @@
-import { verifyChain, type ChainCheck } from './verify-chain.ts';
-import { type ProjectionCheck, checkpointDifferences, tableDifference } from './compare.ts';
-import { buildViaScratch } from '../projections/scratch-build.ts';
-import { storageFaultOf } from '../storage/sqlite/storage-fault.ts';
-import type { TableNames } from '../projections/projector.ts';
-import { storedEventsAfter } from '../projections/rebuild-postgres.ts';
-import { projectors, readCheckpoints } from '../projections/registry.ts';
-import type { Sql } from '../storage/postgres/connection.ts';
-import { storageErrorOf } from '../storage/postgres/errors.ts';
-import { lastSeq, readEvents } from '../storage/postgres/event-log.ts';
-import { postgresSession } from '../storage/postgres/session.ts';
+import { verifyChain } from '../../audit/verify-chain.ts';
+import { checkpointDifferences, tableDifference } from '../../audit/compare.ts';
+import { buildViaScratch } from './scratch-build.ts';
+import { storageFaultOf } from '../sqlite/storage-fault.ts';
+import type { TableNames } from '../../projections/projector.ts';
+import { storedEventsAfter } from './rebuild.ts';
+import { projectors, readCheckpoints } from '../../projections/registry.ts';
+import type { Verification } from '../engine.ts';
+import type { Sql } from './connection.ts';
+import { storageErrorOf } from './errors.ts';
+import { lastSeq, readEvents } from './event-log.ts';
+import { postgresSession } from './session.ts';
 
 const verifyNames: TableNames = (name) => `verifying_${name}`;
 
@@ -18,7 +19,7 @@ const verifyNames: TableNames = (name) => `verifying_${name}`;
  * while servers write. The build goes into tables beside the served ones and the transaction is rolled back: the
  * database is left exactly as it was.
  */
-export async function verifyPostgres(sql: Sql): Promise<{ chain: ChainCheck; projections: ProjectionCheck }> {
+export async function verifyPostgres(sql: Sql): Promise<Verification> {
   const tables = projectors.flatMap((p) => p.tables);
   await sql.sql('BEGIN ISOLATION LEVEL REPEATABLE READ');
   try {

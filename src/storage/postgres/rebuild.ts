@@ -1,14 +1,15 @@
-import type { StoredEvent } from '../events/rows.ts';
-import { toStoredEvent } from '../events/store.ts';
-import { type Sql } from '../storage/postgres/connection.ts';
-import { lastSeq, readEvents } from '../storage/postgres/event-log.ts';
-import { renameBuilt, tablesNamedWith } from '../storage/postgres/read-tables.ts';
-import { postgresSession } from '../storage/postgres/session.ts';
-import type { PostgresWriter } from '../storage/postgres/writer.ts';
-import type { TableNames } from './projector.ts';
-import { Projections, createReadIndexes, projectors, readModelVersions, setCheckpoints } from './registry.ts';
+import type { StoredEvent } from '../../events/rows.ts';
+import { toStoredEvent } from '../../events/store.ts';
+import { type Sql, openPostgres } from './connection.ts';
+import { storageErrorOf, unreachableOf } from './errors.ts';
+import { PostgresWriter } from './writer.ts';
+import { lastSeq, readEvents } from './event-log.ts';
+import { renameBuilt, tablesNamedWith } from './read-tables.ts';
+import { postgresSession } from './session.ts';
+import type { TableNames } from '../../projections/projector.ts';
+import { Projections, createReadIndexes, projectors, readModelVersions, setCheckpoints } from '../../projections/registry.ts';
 import { buildViaScratch } from './scratch-build.ts';
-import type { RebuildProgress } from './rebuild.ts';
+import type { RebuildProgress } from '../../projections/rebuild.ts';
 
 /** A rebuild writes its tables and indexes beside the served ones, under this prefix, until the swap renames them. */
 const BUILD_PREFIX = 'rebuilding_';
@@ -71,6 +72,21 @@ export async function rebuildPostgres(build: Sql, writer: PostgresWriter, option
     await swap.sql('UPDATE chain_head SET projectors = $1 WHERE id = 1', [readModelVersions()]);
   });
   return { events: until };
+}
+
+/**
+ * The read tables of the database `url` names rebuilt (`rebuildPostgres`) on a connection of the rebuild's own,
+ * swapped in under the chain head's lock while servers keep serving and writing.
+ */
+export async function rebuildDatabase(url: string, onProgress: (progress: RebuildProgress) => void): Promise<{ events: number }> {
+  const db = openPostgres(url, { poolSize: 1 });
+  try {
+    return await rebuildPostgres(db.session, new PostgresWriter(db.session), { onProgress }).catch((error: unknown) => {
+      throw unreachableOf(error, url) ?? storageErrorOf(error) ?? error;
+    });
+  } finally {
+    await db.close();
+  }
 }
 
 async function dropBuildTables(sql: Sql): Promise<void> {

@@ -1,5 +1,4 @@
-import type { AuditReads } from '../audit/reads.ts';
-import { postgresAuditReads } from '../audit/postgres-reads.ts';
+import { type AuditReads, auditReads } from '../audit/reads.ts';
 import type { RebuildProgress } from '../projections/rebuild.ts';
 import { systemClock } from '../lib/clock.ts';
 import { ApiKeys } from '../tokens/api-keys.ts';
@@ -9,6 +8,7 @@ import type { StorageBusyError, StorageFault } from './errors.ts';
 import { PostgresEngine } from './postgres/engine.ts';
 import { storageErrorOf as postgresStorageErrorOf } from './postgres/errors.ts';
 import { openLogAndKeys } from './postgres/log-and-keys.ts';
+import { postgresSession } from './postgres/session.ts';
 import { rebuildDatabase } from './postgres/rebuild.ts';
 import { openStoredPostgres, postgresCopyDestination } from './postgres/stored.ts';
 import { SqliteEngine } from './sqlite/engine.ts';
@@ -51,7 +51,7 @@ export async function openKeys(setting: DatabaseSetting, options: EngineOptions 
 export async function openLog(setting: DatabaseSetting): Promise<{ audit: Pick<AuditReads, 'eventsAfter' | 'lastSeq' | 'history'>; close(): Promise<void> }> {
   if (setting.engine === 'sqlite') return openStored(setting);
   const { pool, close } = await openLogAndKeys(setting.url);
-  return { audit: postgresAuditReads(pool), close };
+  return { audit: auditReads(postgresSession(() => pool)), close };
 }
 
 /**

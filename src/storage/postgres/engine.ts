@@ -1,5 +1,4 @@
-import type { AuditReads } from '../../audit/reads.ts';
-import { postgresAuditReads } from '../../audit/postgres-reads.ts';
+import { type AuditReads, auditReads } from '../../audit/reads.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
 import { bringReadTablesUp } from '../../projections/bring-up.ts';
 import { Projections, createProjectionTables, createReadIndexes, projectors, readModelVersions, staleProjections } from '../../projections/registry.ts';
@@ -50,7 +49,7 @@ export class PostgresEngine implements Engine {
     this.keys = new PostgresKeyStore(writer, pool);
     this.tokens = new PostgresTokenStore(writer, pool);
     this.sessions = new PostgresSessionStore(writer, pool);
-    this.audit = postgresAuditReads(pool);
+    this.audit = auditReads(this.readOn);
   }
 
   /**

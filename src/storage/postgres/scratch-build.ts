@@ -6,7 +6,8 @@ import { inWriteTransaction } from '../sqlite/maintenance.ts';
 import { type Sqlite, openSqlite } from '../sqlite/open.ts';
 import { sqliteSession } from '../sqlite/session.ts';
 import type { Sql } from './connection.ts';
-import { MAX_PARAMETERS, placeholders } from './event-log.ts';
+import { MAX_PARAMETERS } from './event-log.ts';
+import { placeholders } from '../sql.ts';
 import { postgresSession } from './session.ts';
 import { buildInto } from '../../projections/build.ts';
 import { type TableNames, servedNames } from '../../projections/projector.ts';
@@ -57,7 +58,7 @@ async function load(scratch: Sqlite, table: string, target: Sql, into: string): 
   let chunk: unknown[][] = [];
   const insert = async () => {
     if (chunk.length === 0) return;
-    await target.values(`INSERT INTO "${into}" VALUES ${placeholders(chunk.length, columns)}`, chunk.flat());
+    await target.values(`INSERT INTO "${into}" VALUES ${placeholders(chunk.length, columns, true)}`, chunk.flat());
     chunk = [];
   };
   for (const row of rows.iterate() as Iterable<unknown[]>) {

@@ -1,6 +1,7 @@
-import { postgresAuditReads } from '../../audit/postgres-reads.ts';
+import { auditReads } from '../../audit/reads.ts';
 import type { CopyDestination, StoredDatabase } from '../engine.ts';
 import { openPostgres } from './connection.ts';
+import { postgresSession } from './session.ts';
 import { postgresCopySource } from './copy-source.ts';
 import { postgresCopyTarget } from './copy-target.ts';
 import { unreachableOf } from './errors.ts';
@@ -13,7 +14,7 @@ import { verifyPostgres } from './verify.ts';
 export function openStoredPostgres(url: string): StoredDatabase {
   const db = openPostgres(url, { poolSize: 1 });
   return {
-    audit: postgresAuditReads(db.pool),
+    audit: auditReads(postgresSession(() => db.pool)),
     verify: () =>
       verifyPostgres(db.session).catch((error: unknown) => {
         throw unreachableOf(error, url) ?? error;

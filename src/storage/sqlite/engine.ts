@@ -2,7 +2,7 @@ import { GroupCommit } from './group-commit.ts';
 import { kyselyOf, migrate } from './migrate.ts';
 import { sqliteSession } from './session.ts';
 import { type Sqlite, openSqlite } from './open.ts';
-import { pointInTimeOf } from './maintenance.ts';
+import { everyRowOf, pointInTimeOf } from './maintenance.ts';
 import { SqliteKeyStore, SqliteSessionStore, SqliteTokenStore } from './keys-and-tokens.ts';
 import { SqliteKeyChanges } from './key-changes.ts';
 import { Checkpointer } from './checkpointer.ts';
@@ -10,13 +10,12 @@ import { storageFaultOf } from './storage-fault.ts';
 import { verifySqlite } from './verify.ts';
 import { FaultLog } from '../errors.ts';
 import type { Engine, EngineOptions } from '../engine.ts';
-import { asyncReads } from '../async-reads.ts';
-import { EventStore } from '../../events/store.ts';
+import { EventStore } from './event-log.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
 import { auditReads } from '../../audit/reads.ts';
 import type { RebuildProgress } from '../../projections/rebuild.ts';
 import { ensureProjections, rebuild } from './rebuild.ts';
-import { Projections, staleProjections } from '../../projections/registry.ts';
+import { Projections, projectors, staleProjections } from '../../projections/registry.ts';
 
 /** One company's trade records in a SQLite file: the embedded engine, a writer and a reader connection. */
 export class SqliteEngine implements Engine {
@@ -53,7 +52,7 @@ export class SqliteEngine implements Engine {
     this.keys = new SqliteKeyStore(db);
     this.tokens = new SqliteTokenStore(db);
     this.sessions = new SqliteSessionStore(db);
-    this.audit = asyncReads(auditReads(reader));
+    this.audit = { ...auditReads(this.readOn), readTables: async () => everyRowOf(reader, projectors.flatMap((p) => p.tables)) };
     this.pointInTime = pointInTimeOf(db);
   }
 

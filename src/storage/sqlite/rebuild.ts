@@ -1,7 +1,8 @@
 import { inWriteTransaction, indexesOf, tablesNamedWith, withBuildSettings } from './maintenance.ts';
 import type { Sqlite } from './open.ts';
 import { sqliteSession } from './session.ts';
-import { type StoredEvent, lastSeq, replayEvents } from '../../events/store.ts';
+import type { StoredEvent } from '../../events/store.ts';
+import { lastSeq, replayEvents } from './event-log.ts';
 import { type TableNames, servedNames } from '../../projections/projector.ts';
 import { Projections, createReadIndexes, projectors, readCheckpoints, setCheckpoints } from '../../projections/registry.ts';
 import { buildInto } from '../../projections/build.ts';

@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import { auditReads } from '../../audit/reads.ts';
-import { asyncReads } from '../async-reads.ts';
 import type { CopyDestination, StoredDatabase } from '../engine.ts';
 import { DatabaseUnreachable } from '../errors.ts';
 import { backupTo } from './backup.ts';
 import { sqliteCopySource } from './copy-source.ts';
 import { sqliteCopyTarget } from './copy-target.ts';
 import { openSqlite } from './open.ts';
+import { sqliteSession } from './session.ts';
 import { verifySqlite } from './verify.ts';
 
 /** Refuses a path where there is no file, instead of creating an empty database there. */
@@ -22,7 +22,7 @@ export function openStoredSqlite(file: string): StoredDatabase {
   refuseMissing(file);
   const db = openSqlite(file, { readonly: true });
   return {
-    audit: asyncReads(auditReads(db)),
+    audit: auditReads(sqliteSession(db)),
     verify: () => verifySqlite(db),
     copySource: () => sqliteCopySource(db),
     backup: (into) => backupTo(db, into),

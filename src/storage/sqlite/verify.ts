@@ -5,7 +5,7 @@ import { type Sqlite, openSqlite } from './open.ts';
 import { sqliteSession } from './session.ts';
 import { tableExists, withAttached } from './maintenance.ts';
 import { storageFaultOf } from './storage-fault.ts';
-import { readEvents } from '../../events/store.ts';
+import { readEvents } from './event-log.ts';
 import type { Verification } from '../engine.ts';
 import { verifyChain } from '../../audit/verify-chain.ts';
 import { type ProjectionCheck, checkpointDifferences, tableDifference } from '../../audit/compare.ts';

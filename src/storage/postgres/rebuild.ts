@@ -6,14 +6,9 @@ import { PostgresWriter } from './writer.ts';
 import { lastSeq, readEvents } from './event-log.ts';
 import { renameBuilt, tablesNamedWith } from './read-tables.ts';
 import { postgresSession } from './session.ts';
-import type { TableNames } from '../../projections/projector.ts';
-import { Projections, createReadIndexes, projectors, readModelVersions, setCheckpoints } from '../../projections/registry.ts';
+import { createReadIndexes, projectors, readModelVersions } from '../../projections/registry.ts';
 import { buildViaScratch } from './scratch-build.ts';
-import type { RebuildProgress } from '../../projections/rebuild.ts';
-
-/** A rebuild writes its tables and indexes beside the served ones, under this prefix, until the swap renames them. */
-const BUILD_PREFIX = 'rebuilding_';
-const buildNames: TableNames = (name) => BUILD_PREFIX + name;
+import { type BuildBeside, type RebuildProgress, rebuild } from '../../projections/rebuild.ts';
 
 /** The events after `seq` on `sql` up to `until`, in their current shape; `onProgress` told every thousand. */
 export async function* storedEventsAfter(sql: Sql, seq: number, until = Infinity, onProgress?: (progress: RebuildProgress) => void): AsyncGenerator<StoredEvent> {
@@ -40,38 +35,44 @@ export async function inTransaction<T>(sql: Sql, work: () => Promise<T>, begin =
 }
 
 /**
- * Rebuilds every read table of a PostgreSQL database from its log while servers keep serving and writing: the
- * tables are built (`buildViaScratch`) and loaded beside the served ones on `build` (a connection of the rebuild's
- * own, without the chain head's lock), then swapped in by one unit of `writer`, under the lock: the served tables dropped, the built ones
- * renamed, the events appended meanwhile applied, the checkpoints and the read models' versions set. DDL is
- * transactional: every server's next statement reads the new tables, none ever sees a half-built state. An
- * interrupted rebuild leaves the served tables; its leftovers are dropped by the next one.
+ * PostgreSQL's build beside the served tables: built (`buildViaScratch`) and loaded on `build`, a connection of the
+ * rebuild's own without the chain head's lock, its read indexes created there at once; swapped in by one unit of
+ * `writer`, under the lock, which also records this code's read models as the database's. DDL is transactional:
+ * every server's next statement reads the new tables.
  */
-export async function rebuildPostgres(build: Sql, writer: PostgresWriter, options: { onProgress?: (progress: RebuildProgress) => void } = {}): Promise<{ events: number }> {
-  await dropBuildTables(build);
-  const until = await lastSeq(build);
+function buildBeside(build: Sql, writer: PostgresWriter): BuildBeside {
   const transaction = <T>(work: () => Promise<T>) => inTransaction(build, work);
-  await buildViaScratch(storedEventsAfter(build, 0, until, options.onProgress), until, build, buildNames, transaction);
-  // Built from the loaded tables at once, as on SQLite.
-  await transaction(() => createReadIndexes(postgresSession(() => build), projectors, buildNames));
-  await writer.run(async () => {
-    const swap = writer.writesFor('the swap');
-    const served = postgresSession(() => swap);
-    for (const p of projectors) {
-      for (const table of p.tables) {
-        await swap.sql(`DROP TABLE IF EXISTS "${table}"`);
-        await renameBuilt(swap, buildNames(table), table, BUILD_PREFIX);
+  return {
+    async dropTablesNamedWith(prefix) {
+      for (const table of await tablesNamedWith(build, prefix)) await build.sql(`DROP TABLE "${table}"`);
+    },
+    logEnd: () => lastSeq(build),
+    async build(names, until, onProgress) {
+      await buildViaScratch(storedEventsAfter(build, 0, until, onProgress), until, build, names, transaction);
+      await transaction(() => createReadIndexes(postgresSession(() => build), projectors, names));
+    },
+    swap: (work) =>
+      writer.run(async () => {
+        const swap = writer.writesFor('the swap');
+        await work(postgresSession(() => swap), (seq) => storedEventsAfter(swap, seq));
+        await swap.sql('UPDATE chain_head SET projectors = $1 WHERE id = 1', [readModelVersions()]);
+      }),
+    async renameBuilt(_, names) {
+      const swap = writer.writesFor('the swap');
+      for (const p of projectors) {
+        for (const table of p.tables) {
+          await swap.sql(`DROP TABLE IF EXISTS "${table}"`);
+          // The built indexes' names are the served ones under the build's prefix, `names('')`.
+          await renameBuilt(swap, names(table), table, names(''));
+        }
       }
-    }
-    await swap.sql(`DROP TABLE "${buildNames('projection_checkpoints')}"`);
-    await setCheckpoints(served, projectors, until);
-    // What was written while the tables were built.
-    const projections = new Projections(served);
-    await projections.replay(storedEventsAfter(swap, until));
-    await projections.flush();
-    await swap.sql('UPDATE chain_head SET projectors = $1 WHERE id = 1', [readModelVersions()]);
-  });
-  return { events: until };
+    },
+  };
+}
+
+/** Every read table of the database on `build` rebuilt beside the served ones and swapped in by `writer` (`projections/rebuild.ts`). */
+export function rebuildPostgres(build: Sql, writer: PostgresWriter, options: { onProgress?: (progress: RebuildProgress) => void } = {}): Promise<{ events: number }> {
+  return rebuild(buildBeside(build, writer), options);
 }
 
 /**
@@ -87,8 +88,4 @@ export async function rebuildDatabase(url: string, onProgress: (progress: Rebuil
   } finally {
     await db.close();
   }
-}
-
-async function dropBuildTables(sql: Sql): Promise<void> {
-  for (const table of await tablesNamedWith(sql, BUILD_PREFIX)) await sql.sql(`DROP TABLE "${table}"`);
 }

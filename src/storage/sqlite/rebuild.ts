@@ -4,9 +4,9 @@ import { sqliteSession } from './session.ts';
 import type { StoredEvent } from '../../events/store.ts';
 import { lastSeq, replayEvents } from './event-log.ts';
 import { type TableNames, servedNames } from '../../projections/projector.ts';
-import { Projections, createReadIndexes, projectors, readCheckpoints, setCheckpoints } from '../../projections/registry.ts';
+import { Projections, createReadIndexes, projectors, readCheckpoints } from '../../projections/registry.ts';
 import { buildInto } from '../../projections/build.ts';
-import type { RebuildProgress } from '../../projections/rebuild.ts';
+import { type BuildBeside, type RebuildProgress, rebuild as rebuildBeside } from '../../projections/rebuild.ts';
 
 export interface BuildOptions {
   /** Build from events up to and including this seq (default: the whole log). */
@@ -58,58 +58,42 @@ export async function buildProjections(
   return Math.min(until, lastSeq(source));
 }
 
-/** A rebuild writes its tables and indexes beside the served ones, under this prefix, until the swap renames them. */
-const BUILD_PREFIX = 'rebuilding_';
-const buildNames: TableNames = (name) => BUILD_PREFIX + name;
-
 /**
- * Drops every read table and rebuilds it from the log. The new tables are built in the same database under
- * other names and swapped in by one transaction, so an interrupted rebuild leaves the old tables in place (its
- * leftovers are dropped by the next rebuild) and a reader never sees a half-built state. Events appended
- * meanwhile are applied inside the swap.
+ * SQLite's build beside the served tables: in the same file, on the writer's connection, without an fsync a commit
+ * until the swap (`withBuildSettings`); the read indexes are created in the swap, once the rows are in.
  */
-export async function rebuild(db: Sqlite, options: Omit<BuildOptions, 'until'> = {}): Promise<{ events: number }> {
-  dropBuildTables(db);
-  try {
-    const built = await withBuildSettings(db, () => buildProjections(db, db, options, { names: buildNames, readIndexes: false }));
-    await swapIn(db, built);
-    return { events: built };
-  } catch (error) {
-    // On a full disk the drop may fail too: the error that stopped the build is the one to report, and the
-    // next rebuild drops the leftovers.
-    try {
-      dropBuildTables(db);
-    } catch {}
-    throw error;
-  }
-}
-
-function dropBuildTables(db: Sqlite): void {
-  const tables = tablesNamedWith(db, BUILD_PREFIX);
-  if (tables.length > 0) db.transaction(() => tables.forEach((table) => db.exec(`DROP TABLE main."${table}"`))).immediate();
-}
-
-/**
- * Replaces the served tables by the built ones in one transaction: drop, rename, and the indexes created again
- * under their served names (an index keeps its name when its table is renamed, and queries name some of them).
- */
-async function swapIn(db: Sqlite, builtSeq: number): Promise<void> {
-  const indexes = indexesOf(db);
+function buildBeside(db: Sqlite): BuildBeside {
   const session = sqliteSession(db);
-  await inWriteTransaction(db, async () => {
-    for (const p of projectors) {
-      for (const table of p.tables) {
-        db.exec(`DROP TABLE IF EXISTS main."${table}"`);
-        db.exec(`ALTER TABLE main."${buildNames(table)}" RENAME TO "${table}"`);
-        for (const index of indexes(table)) db.exec(`DROP INDEX main."${index}"`);
+  return {
+    async dropTablesNamedWith(prefix) {
+      const tables = tablesNamedWith(db, prefix);
+      if (tables.length > 0) db.transaction(() => tables.forEach((table) => db.exec(`DROP TABLE main."${table}"`))).immediate();
+    },
+    logEnd: async () => lastSeq(db),
+    async build(names, until, onProgress) {
+      await withBuildSettings(db, () => buildProjections(db, db, { until, onProgress }, { names, readIndexes: false }));
+    },
+    swap: (work) => inWriteTransaction(db, () => work(session, (seq) => replayEvents(db, seq))),
+    // An index keeps its name when its table is renamed, and queries name some of them: each is created again
+    // under its served name.
+    async renameBuilt(session, names) {
+      const indexes = indexesOf(db);
+      for (const p of projectors) {
+        for (const table of p.tables) {
+          db.exec(`DROP TABLE IF EXISTS main."${table}"`);
+          db.exec(`ALTER TABLE main."${names(table)}" RENAME TO "${table}"`);
+          for (const index of indexes(table)) db.exec(`DROP INDEX main."${index}"`);
+        }
+        for (const statement of p.schema(servedNames, session.dialect)) if (statement.startsWith('CREATE INDEX')) db.exec(statement);
       }
-      for (const statement of p.schema(servedNames, session.dialect)) if (statement.startsWith('CREATE INDEX')) db.exec(statement);
-    }
-    await createReadIndexes(session, projectors);
-    db.exec(`DROP TABLE main."${buildNames('projection_checkpoints')}"`);
-    await setCheckpoints(session, projectors, builtSeq);
-    await catchUp(db, builtSeq);
-  });
+      await createReadIndexes(session, projectors);
+    },
+  };
+}
+
+/** Every read table rebuilt from the log beside the served ones and swapped in (`projections/rebuild.ts`), on `db`. */
+export function rebuild(db: Sqlite, options: Omit<BuildOptions, 'until' | 'chunk'> = {}): Promise<{ events: number }> {
+  return rebuildBeside(buildBeside(db), options);
 }
 
 /** Applies the events after `fromSeq` to the live tables (inside the caller's transaction). */

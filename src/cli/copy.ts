@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { type CopySource, type CopyTarget, SourceIsPointInTimeError, TargetNotEmptyError } from '../storage/copy.ts';
-import { type DatabaseSetting, databaseSetting, sameDatabase, shownDatabase as shown, shownUrl } from '../storage/database.ts';
+import { type DatabaseSetting, databaseSetting, sameDatabase, settingProblem, shownDatabase as shown } from '../storage/database.ts';
 import { openCopyDestination, openStored } from '../storage/open-engine.ts';
 import { Company } from '../company.ts';
 import { copyCompany } from '../use-cases/copy-company.ts';
@@ -63,10 +63,8 @@ export function copyCommand(program: Command): void {
 
 /** `setting` when a copy can go from or to it; `name` (TRADEBOOK_DB, --to) says which end is refused. */
 function copyEnd(setting: DatabaseSetting, name: string): DatabaseSetting {
-  if (setting.engine === 'postgres' && !URL.canParse(setting.url)) throw new UsageError(`${name} must be a postgres:// or postgresql:// URL, got ${shown(setting)}`);
-  if (setting.engine === 'sqlite' && /^[a-z][a-z0-9+.-]*:\/\//i.test(setting.file)) {
-    throw new UsageError(`${name} must be a SQLite file or a postgres:// or postgresql:// URL, got ${shownUrl(setting.file)}`);
-  }
+  const problem = settingProblem(setting);
+  if (problem) throw new UsageError(`${name} ${problem}`);
   return setting;
 }
 

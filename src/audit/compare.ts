@@ -1,16 +1,9 @@
 import { type CheckpointRow, projectors, readCheckpoints } from '../projections/registry.ts';
-import type { Verification } from '../storage/engine.ts';
+import type { ProjectionCheck, Verification } from '../storage/engine.ts';
 import { lastSeq, readEvents } from '../storage/log-reads.ts';
 import type { SqlSession } from '../storage/sql.ts';
 import { verifyChain } from './verify-chain.ts';
 
-export interface ProjectionCheck {
-  ok: boolean;
-  /** How many read tables were compared. */
-  tables: number;
-  /** One line for each thing that differs from a fresh rebuild. */
-  differences: string[];
-}
 
 /** What the stored checkpoints say that a build of the log up to `builtSeq` by this code would not. */
 export function checkpointDifferences(checkpoints: Map<string, CheckpointRow>, builtSeq: number): string[] {

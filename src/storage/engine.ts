@@ -1,6 +1,5 @@
 import type { AuditReads } from '../audit/reads.ts';
 import type { ChainCheck } from '../audit/verify-chain.ts';
-import type { ProjectionCheck } from '../audit/compare.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { RebuildProgress } from '../projections/rebuild.ts';
 import type { KeyChangeSource } from '../tokens/key-cache.ts';
@@ -26,6 +25,15 @@ export interface EngineOptions {
   stallMs?: number;
   /** Called with every statement the database executes (SQLite; tests count a request's statements). */
   trace?: (sql: string) => void;
+}
+
+/** The read tables against a fresh build of the log. */
+export interface ProjectionCheck {
+  ok: boolean;
+  /** How many read tables were compared. */
+  tables: number;
+  /** One line for each thing that differs from a fresh rebuild. */
+  differences: string[];
 }
 
 /** What `verify` finds: the hash chain walked, and the read tables against a fresh build of the log. */

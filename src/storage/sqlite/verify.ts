@@ -6,8 +6,8 @@ import { sqliteSession } from './session.ts';
 import { tableExists, withAttached } from './maintenance.ts';
 import { storageFaultOf } from './storage-fault.ts';
 import { buildProjections } from './rebuild.ts';
-import type { Verification } from '../engine.ts';
-import { type FreshBuild, type ProjectionCheck, verify } from '../../audit/compare.ts';
+import type { ProjectionCheck, Verification } from '../engine.ts';
+import { type FreshBuild, verify } from '../../audit/compare.ts';
 import { servedNames } from '../../projections/projector.ts';
 
 /**

@@ -4,7 +4,6 @@ import { lastSeq, readEvents } from '../storage/log-reads.ts';
 import type { SqlSession } from '../storage/sql.ts';
 import { verifyChain } from './verify-chain.ts';
 
-
 /** What the stored checkpoints say that a build of the log up to `builtSeq` by this code would not. */
 export function checkpointDifferences(checkpoints: Map<string, CheckpointRow>, builtSeq: number): string[] {
   return projectors.flatMap((p) => {

@@ -34,10 +34,14 @@ export function requestHeader(c: Context, name: string): string | undefined {
 
 /** The path and query string as the request line gave them. */
 export function requestTarget(c: Context): string {
-  const incoming = nodeRequest(c);
+  return targetOf(nodeRequest(c), c.req.url);
+}
+
+/** As `requestTarget`, from Node's request when there is one, else from the request's URL. */
+export function targetOf(incoming: IncomingMessage | undefined, url: string): string {
   if (incoming?.url !== undefined) return incoming.url;
-  const url = new URL(c.req.url);
-  return url.pathname + url.search;
+  const parsed = new URL(url);
+  return parsed.pathname + parsed.search;
 }
 
 /** Each query parameter's first value, decoded. */

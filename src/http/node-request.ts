@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from 'hono';
 import { getQueryParam } from 'hono/utils/url';
 
@@ -12,6 +12,11 @@ import { getQueryParam } from 'hono/utils/url';
  */
 export function nodeRequest(c: Context): IncomingMessage | undefined {
   return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+}
+
+/** Node's response when @hono/node-server serves the app: headers set on it cost no fetch `Headers`. */
+export function nodeResponse(c: Context): ServerResponse | undefined {
+  return (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
 }
 
 /**

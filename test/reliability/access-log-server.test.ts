@@ -1,9 +1,8 @@
-import net from 'node:net';
 import path from 'node:path';
 import { expect, test } from 'vitest';
 import { Tradebook } from '../../src/tradebook.ts';
 import { tempDir, until } from '../helpers.ts';
-import { HttpClient, serverEnd, startServer } from '../server-process.ts';
+import { HttpClient, partlySentRequest, startServer } from '../server-process.ts';
 
 const KEY = 'tb_access_log_test_key_0123456789';
 
@@ -54,24 +53,12 @@ test('a request the server finishes while shutting down has its line, whole, bef
 
   // Half a request is on the wire when the signal arrives.
   const bytes = Buffer.from(JSON.stringify({ brand: [{ name: 'Последний' }] }));
-  const socket = net.connect(server.port, '127.0.0.1');
-  let received = '';
-  socket.on('data', (chunk) => (received += chunk));
-  const closed = new Promise((resolve) => socket.once('close', resolve));
-  await new Promise((resolve) => socket.once('connect', resolve));
-  socket.write(
-    `POST /api/add-product-brand HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${KEY}\r\nX-Access-Token: ${token}\r\nX-Request-Id: in-flight-1\r\nContent-Type: application/json\r\nContent-Length: ${bytes.length}\r\n\r\n`,
-  );
-  await new Promise((resolve) => socket.write(bytes.subarray(0, 10), resolve));
-  await until(() => serverEnd(server.port, socket.localPort!)?.unread === 0);
+  const head = `POST /api/add-product-brand HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${KEY}\r\nX-Access-Token: ${token}\r\nX-Request-Id: in-flight-1\r\nContent-Type: application/json\r\nContent-Length: ${bytes.length}\r\n\r\n`;
+  const request = await partlySentRequest(server.port, head, bytes, 10);
   server.child.kill('SIGTERM');
   await until(() => server.output().includes('SIGTERM: finishing requests in flight'));
 
-  socket.write(bytes.subarray(10));
-  const answered = new Promise((resolve) => socket.on('data', () => received.endsWith('}') && resolve(undefined)));
-  await Promise.race([answered, closed]);
-  socket.end();
-  await closed;
+  const received = await request.rest();
   expect(received).toMatch(/^HTTP\/1\.1 200 /);
   expect(await server.exited).toBe(0);
 

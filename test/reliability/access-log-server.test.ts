@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { expect, test } from 'vitest';
-import { Tradebook } from '../../src/tradebook.ts';
-import { tempDir, until } from '../helpers.ts';
+import { openSqliteCompany, tempDir, until } from '../helpers.ts';
 import { HttpClient, partlySentRequest, startServer } from '../server-process.ts';
 
 const KEY = 'tb_access_log_test_key_0123456789';
@@ -15,9 +14,9 @@ const linesOf = (output: string) =>
 
 test("the real server's line carries what the app learned (key, what an auditor read) and Node's own (client, request id, headers)", async () => {
   const file = path.join(tempDir(), 'fields.db');
-  const tb = await Tradebook.open(file);
+  const tb = await openSqliteCompany(file);
   const { id: auditId, key: auditKey } = await tb.keys.create({ name: 'auditor', scope: 'audit' });
-  tb.close();
+  await tb.close();
   const server = await startServer(file, KEY);
   try {
     const audit = await new HttpClient(server.url, auditKey).request('GET', '/api/history?stream=product-1', undefined, { 'X-Request-Id': 'audit-read-1' });

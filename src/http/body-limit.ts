@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from './env.ts';
-import { ClientClosedError, nodeRequest, requestHeader } from './node-request.ts';
+import { ClientClosedError, nodeRequest, requestHeader, sendsBody } from './node-request.ts';
 import { sendBodyTooLarge } from './respond.ts';
 
 /**
@@ -17,13 +17,6 @@ export const BODY_LIMITS = {
   /** Anchors pasted or uploaded on the workbench: tens of thousands of lines. */
   anchors: 4 * 1024 * 1024,
 } as const;
-
-/** Whether the request says it carries a body: a Content-Length above 0, or any Transfer-Encoding (chunked). */
-function sendsBody(c: Context): boolean {
-  if (nodeRequest(c) === undefined) return c.req.raw.body !== null;
-  const length = requestHeader(c, 'content-length');
-  return (length !== undefined && length !== '0') || requestHeader(c, 'transfer-encoding') !== undefined;
-}
 
 /**
  * Reads the request's body within `limit` bytes and leaves it for the handler (`c.get('body')`); a declared

@@ -37,6 +37,13 @@ export function requestHeader(c: Context, name: string): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
+/** Whether the request says it carries a body: a Content-Length above 0, or any Transfer-Encoding (chunked). */
+export function sendsBody(c: Context): boolean {
+  if (nodeRequest(c) === undefined) return c.req.raw.body !== null;
+  const length = requestHeader(c, 'content-length');
+  return (length !== undefined && length !== '0') || requestHeader(c, 'transfer-encoding') !== undefined;
+}
+
 /** The path and query string as the request line gave them. */
 export function requestTarget(c: Context): string {
   return targetOf(nodeRequest(c), c.req.url);

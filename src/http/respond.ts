@@ -1,7 +1,8 @@
 import { gzip } from 'node:zlib';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { nodeResponse, requestHeader } from './node-request.ts';
+import { nodeResponse, requestHeader, sendsBody } from './node-request.ts';
 import type { DomainError } from '../lib/result.ts';
 import type { JoinedPage } from '../storage/sql.ts';
 
@@ -66,8 +67,21 @@ export function sendBodyTooLarge(c: Context, limit: number): Response | Promise<
 
 const PAGE_END = Buffer.from(']}');
 
-/** The paged list envelope around a page SQLite already joined: the records' bytes go out as they were stored. */
+/** The paged list envelope around a page the database already joined: the records' bytes go out as they were stored. */
 export function sendPage(c: Context, limit: number, offset: number, page: JoinedPage): Response | Promise<Response> {
   const head = Buffer.from(`{"meta":{"allCount":${page.allCount},"count":${page.count},"limit":${limit},"offset":${offset}},"data":[`);
-  return send(c, Buffer.concat([head, page.json, PAGE_END]), 200, {});
+  const length = head.length + page.json.length + PAGE_END.length;
+  const outgoing = nodeResponse(c);
+  // Unjoined, on Node's response: the envelope and the database's bytes go out in one writev (Node corks the socket
+  // for the turn). Joining them copied the page once more, the whole of it, on every request (docs/performance.md).
+  // A body to compress, or a request body left unread (its answer closes the connection), takes the joined path.
+  if (outgoing !== undefined && !sendsBody(c) && (length < COMPRESS_FROM_BYTES || !acceptsGzip(requestHeader(c, 'accept-encoding')))) {
+    outgoing.setHeader('Vary', 'Accept-Encoding');
+    outgoing.writeHead(200, { 'Content-Type': JSON_TYPE, 'Content-Length': length });
+    outgoing.write(head);
+    outgoing.write(page.json);
+    outgoing.end(PAGE_END);
+    return RESPONSE_ALREADY_SENT;
+  }
+  return send(c, Buffer.concat([head, page.json, PAGE_END], length), 200, {});
 }

@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import http from 'node:http';
+import { gunzipSync } from 'node:zlib';
+import { getRequestListener } from '@hono/node-server';
+import { afterEach, describe, expect, it } from 'vitest';
 import { importLines } from '../../src/use-cases/import.ts';
 import { MAX_BODY_BYTES } from '../../src/http/app.ts';
 import { engineService as testService } from '../engine-service.ts';
@@ -60,6 +63,64 @@ describe('the product list, pages joined by the database', () => {
     const offset = await api.get('/api/products?offset=-1');
     expect(offset.status).toBe(400);
     expect(offset.body.errors[0].code).toBe('ERROR_OFFSET');
+  });
+});
+
+describe('a page served by Node, written as the envelope and the database\'s bytes unjoined', () => {
+  let server: http.Server | undefined;
+  afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+
+  /** The raw answer over a socket: status, headers as sent (Date aside), body bytes. */
+  async function served(app: { fetch: Parameters<typeof getRequestListener>[0] }) {
+    const listener = getRequestListener(app.fetch, { hostname: 'localhost' });
+    server = http.createServer((req, res) => void listener(req, res));
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    return (path: string, headers: Record<string, string>, body?: string) =>
+      new Promise<{ status: number; headers: string[]; body: Buffer }>((resolve, reject) => {
+        const request = http.request({ host: '127.0.0.1', port, path, method: 'GET', headers, agent: false }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            const pairs = res.rawHeaders.flatMap((name, i) => (i % 2 === 0 && name !== 'Date' ? [`${name}: ${res.rawHeaders[i + 1]}`] : []));
+            resolve({ status: res.statusCode!, headers: pairs, body: Buffer.concat(chunks) });
+          });
+        });
+        request.on('error', reject);
+        request.end(body);
+      });
+  }
+
+  it('answers the bytes app.request answers, with the same headers, at any size and with gzip', async () => {
+    const { app, key } = await withProducts(25);
+    const get = await served(app);
+    const auth = { Authorization: `Bearer ${key}` };
+    for (const path of ['/api/products', '/api/products?limit=3&offset=2', '/api/products?offset=25', '/api/contractors']) {
+      const expected = Buffer.from(await (await app.request(path, { headers: auth })).arrayBuffer());
+      const answer = await get(path, auth);
+      expect(answer.status).toBe(200);
+      expect(answer.body.equals(expected)).toBe(true);
+      expect(answer.headers).toEqual([
+        'X-Content-Type-Options: nosniff',
+        'Vary: Accept-Encoding',
+        'Content-Type: application/json; charset=utf-8',
+        `Content-Length: ${expected.length}`,
+        'Connection: close',
+      ]);
+      const zipped = await get(path, { ...auth, 'Accept-Encoding': 'gzip' });
+      const inflated = zipped.headers.includes('content-encoding: gzip') ? gunzipSync(zipped.body) : zipped.body;
+      expect(inflated.equals(expected)).toBe(true);
+    }
+    expect((await get('/api/products', { ...auth, 'Accept-Encoding': 'gzip' })).headers).toContain('content-encoding: gzip');
+  });
+
+  it('closes the connection after a page whose request carried a body left unread', async () => {
+    const { app, key } = await withProducts(3);
+    const get = await served(app);
+    const answer = await get('/api/products', { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Content-Length': '15' }, '{"unread":true}');
+    expect(answer.status).toBe(200);
+    expect(answer.headers).toContain('Connection: close');
+    expect(JSON.parse(answer.body.toString('utf8')).meta).toEqual({ allCount: 3, count: 3, limit: 100, offset: 0 });
   });
 });
 

@@ -73,7 +73,7 @@ export function sendPage(c: Context, limit: number, offset: number, page: Joined
   const length = head.length + page.json.length + PAGE_END.length;
   const outgoing = nodeResponse(c);
   // Unjoined, on Node's response: the envelope and the database's bytes go out in one writev (Node corks the socket
-  // for the turn). Joining them copied the page once more, the whole of it, on every request (docs/performance.md).
+  // for the turn). Joining them copied the whole page once more on every request (bench/README.md).
   // A body to compress, or a request body left unread (its answer closes the connection), takes the joined path.
   if (outgoing !== undefined && !sendsBody(c) && (length < COMPRESS_FROM_BYTES || !acceptsGzip(requestHeader(c, 'accept-encoding')))) {
     outgoing.setHeader('Vary', 'Accept-Encoding');

@@ -1,5 +1,6 @@
 import type { ReadModelDialect } from '../storage/dialect.ts';
 import { type SqlSession, byCount, inChunks, placeholders } from '../storage/sql.ts';
+import type { ApplyMode } from './projector.ts';
 
 /**
  * How many ids a table holds in each range of consecutive ids, ranges nested 64 to 1: at level l a range is the
@@ -54,9 +55,11 @@ interface Change {
  * touches a few dozen), then sets `before` anew under every range above one that changed (but where only the last
  * range of its level changed: ids in order), a hundred such ranges a statement, writing only the rows whose
  * `before` moved. The caller calls `persist` before its transaction ends
- * and `discard` when it is rolled back.
+ * and `discard` when it is rolled back. In a build nothing is kept up: the build counts the loaded rows at its end
+ * (`countIds`).
  */
-export function idCounts(session: SqlSession, table: string, partition: readonly PartitionColumn[] = []) {
+export function idCounts(session: SqlSession, table: string, partition: readonly PartitionColumn[] = [], mode: ApplyMode = 'live') {
+  if (mode === 'build') return { add: (_values: Partition, _id: number) => {}, remove: (_values: Partition, _id: number) => {}, persist: async () => {}, discard: () => {} };
   const parts = partition.map((c) => c.name);
   const key = [...parts, 'level', 'node'];
   const upsert = byCount(
@@ -147,6 +150,25 @@ export function idCounts(session: SqlSession, table: string, partition: readonly
     },
     discard: () => changes.clear(),
   };
+}
+
+/**
+ * Writes the counts of `rows`' ids into the empty `counts` at once, a statement a level: each range's size by a
+ * `GROUP BY` of the ids, its `before` by a running sum over the ranges under the same range above. The same rows
+ * as keeping them up id by id (they depend only on which ids are there), for one pass over the ids a level.
+ */
+export async function countIds(session: SqlSession, { rows, counts, partition = [] }: IdPaging): Promise<void> {
+  const parts = partition.map((c) => c.name);
+  const columns = [...parts, 'level', 'node', 'size', 'before'].join(', ');
+  for (let level = 1; level <= TOP_LEVEL; level++) {
+    // Integer division on both engines (ids and the literal are integers); 64^9 = 2^54 is exact.
+    const node = `id / ${FAN_OUT ** level}`;
+    await session.run(
+      `INSERT INTO ${counts} (${columns})
+       SELECT ${[...parts, `${level}`, 'node', 'size'].join(', ')}, CAST(sum(size) OVER (PARTITION BY ${[...parts, `node / ${FAN_OUT}`].join(', ')} ORDER BY node) AS BIGINT) - size
+       FROM (SELECT ${[...parts, `${node} AS node`].join(', ')}, count(*) AS size FROM ${rows} GROUP BY ${[...parts, node].join(', ')}) ranges`,
+    );
+  }
 }
 
 /** Where a page's rows and their counts are: the ranked table, its counts table, the partition's columns. */

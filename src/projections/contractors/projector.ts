@@ -6,7 +6,7 @@ import { type ContractorEvent, evolveContractor, evolveContractorStatus } from '
 import type { StoredEvent } from '../../events/rows.ts';
 import { idCounts, idCountsTable } from '../id-counts.ts';
 import { newIds } from '../new-ids.ts';
-import { type FlushBudget, type Projector, type TableNames, drainInChunks } from '../projector.ts';
+import { type ApplyMode, type FlushBudget, type Projector, type TableNames, drainInChunks } from '../projector.ts';
 import { contractorView, nameKey } from './views.ts';
 
 /**
@@ -36,14 +36,15 @@ export const contractorsProjector: Projector = {
     `CREATE TABLE ${n('contractor_statuses')} (name ${t.text} PRIMARY KEY)`,
     idCountsTable(n('contractor_id_counts'), [], { types: t, clusteredTableSuffix }),
   ],
+  countedIds: [{ rows: 'contractors', counts: 'contractor_id_counts' }],
   readIndexes: (n) => [
     `CREATE INDEX ${n('contractors_inn')} ON ${n('contractors')} (inn, id)`,
     // A search by part of a name reads this index, not the wide rows, and stops at a page of matches in name order.
     `CREATE INDEX ${n('contractors_name_key')} ON ${n('contractors')} (name_key, id)`,
   ],
-  bind(session: SqlSession, n: TableNames) {
+  bind(session: SqlSession, n: TableNames, mode: ApplyMode) {
     const recordOf = `SELECT record FROM ${n('contractors')} WHERE id = ?`;
-    const counts = idCounts(session, n('contractor_id_counts'));
+    const counts = idCounts(session, n('contractor_id_counts'), [], mode);
     const known = newIds(session, n('contractors'));
     const insert = byCount((rows) => `INSERT INTO ${n('contractors')} (id, inn, name_key, record, balance, bonus_balance, json) VALUES ${placeholders(rows, 7)}`);
     const update = `UPDATE ${n('contractors')} SET inn = ?, name_key = ?, record = ? WHERE id = ?`;

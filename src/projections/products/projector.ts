@@ -5,7 +5,7 @@ import type { StoredEvent } from '../../events/rows.ts';
 import { idCounts, idCountsTable } from '../id-counts.ts';
 import { newIds } from '../new-ids.ts';
 import { rowsKeptBack } from '../rows-kept-back.ts';
-import { type FlushBudget, type Projector, type TableNames, drainInChunks } from '../projector.ts';
+import { type ApplyMode, type FlushBudget, type Projector, type TableNames, drainInChunks } from '../projector.ts';
 import { type Named, SERVICE_CATEGORY, productFullJson, productListView } from './views.ts';
 
 /**
@@ -34,12 +34,13 @@ export const productsProjector: Projector = {
     `CREATE INDEX ${n('products_category')} ON ${n('products')} (category_id)`,
     idCountsTable(n('product_id_counts'), [], { types: t, clusteredTableSuffix }),
   ],
+  countedIds: [{ rows: 'products', counts: 'product_id_counts' }],
   readIndexes: () => [],
-  bind(session: SqlSession, n: TableNames) {
+  bind(session: SqlSession, n: TableNames, mode: ApplyMode) {
     const recordOf = `SELECT record FROM ${n('products')} WHERE id = ?`;
     const brandName = `SELECT name FROM ${n('product_brands')} WHERE id = ?`;
     const categoryName = `SELECT name FROM ${n('product_categories')} WHERE id = ?`;
-    const counts = idCounts(session, n('product_id_counts'));
+    const counts = idCounts(session, n('product_id_counts'), [], mode);
     const known = newIds(session, n('products'));
     const insert = byCount(
       (rows) => `INSERT INTO ${n('products')} (id, sku, category_id, brand_id, record, list_json, full_json) VALUES ${placeholders(rows, 7)}`,

@@ -153,20 +153,24 @@ export function idCounts(session: SqlSession, table: string, partition: readonly
 }
 
 /**
- * Writes the counts of `rows`' ids into the empty `counts` at once, a statement a level: each range's size by a
- * `GROUP BY` of the ids, its `before` by a running sum over the ranges under the same range above. The same rows
- * as keeping them up id by id (they depend only on which ids are there), for one pass over the ids a level.
+ * Writes the counts of `rows`' ids into the empty `counts` at once, a statement a level: the sizes of level 1 by a
+ * `GROUP BY` of the ids (one pass over them), each level above by summing the sizes of the one below, and every
+ * range's `before` by a running sum over the ranges under the same range above. The same rows as keeping them up
+ * id by id: they depend only on which ids are there.
  */
 export async function countIds(session: SqlSession, { rows, counts, partition = [] }: IdPaging): Promise<void> {
   const parts = partition.map((c) => c.name);
   const columns = [...parts, 'level', 'node', 'size', 'before'].join(', ');
+  // Integer division on both engines: ids and nodes are integers.
+  const ranges = (level: number) =>
+    level === 1
+      ? `SELECT ${[...parts, `id / ${FAN_OUT} AS node`].join(', ')}, count(*) AS size FROM ${rows} GROUP BY ${[...parts, `id / ${FAN_OUT}`].join(', ')}`
+      : `SELECT ${[...parts, `node / ${FAN_OUT} AS node`].join(', ')}, sum(size) AS size FROM ${counts} WHERE level = ${level - 1} GROUP BY ${[...parts, `node / ${FAN_OUT}`].join(', ')}`;
   for (let level = 1; level <= TOP_LEVEL; level++) {
-    // Integer division on both engines (ids and the literal are integers); 64^9 = 2^54 is exact.
-    const node = `id / ${FAN_OUT ** level}`;
     await session.run(
       `INSERT INTO ${counts} (${columns})
-       SELECT ${[...parts, `${level}`, 'node', 'size'].join(', ')}, CAST(sum(size) OVER (PARTITION BY ${[...parts, `node / ${FAN_OUT}`].join(', ')} ORDER BY node) AS BIGINT) - size
-       FROM (SELECT ${[...parts, `${node} AS node`].join(', ')}, count(*) AS size FROM ${rows} GROUP BY ${[...parts, node].join(', ')}) ranges`,
+       SELECT ${[...parts, `${level}`, 'node', 'CAST(size AS BIGINT)'].join(', ')}, CAST(sum(size) OVER (PARTITION BY ${[...parts, `node / ${FAN_OUT}`].join(', ')} ORDER BY node) - size AS BIGINT)
+       FROM (${ranges(level)}) ranges`,
     );
   }
 }

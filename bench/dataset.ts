@@ -3,7 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { decideBatch } from '../src/use-cases/decide-batch.ts';
 import { decideUpdatePrices } from '../src/commands/products.ts';
-import { lastSeq } from '../src/events/store.ts';
+import { lastSeq } from '../src/storage/sqlite/event-log.ts';
 import { Tradebook } from '../src/tradebook.ts';
 import { ROOT, runMeasured } from './processes.ts';
 

@@ -1,4 +1,4 @@
-import type { AuditReads } from './audit/reads.ts';
+import { type AuditReads, auditReads } from './audit/reads.ts';
 import { Company } from './company.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { bringReadTablesUp } from './projections/bring-up.ts';
@@ -8,7 +8,6 @@ import { Projections, createProjectionTables, createReadIndexes, projectors, rea
 import { servedNames } from './projections/projector.ts';
 import { buildViaScratch } from './projections/scratch-build.ts';
 import { ReadModelsDifferError } from './storage/errors.ts';
-import { postgresAuditReads } from './audit/postgres-reads.ts';
 import { type PostgresDatabase, openPostgres } from './storage/postgres/connection.ts';
 import { storageErrorOf, unreachableOf } from './storage/postgres/errors.ts';
 import { PostgresEventLog } from './storage/postgres/event-log.ts';
@@ -68,7 +67,7 @@ export class PostgresTradebook extends Company {
       clock,
     );
     this.projections = projections;
-    this.audit = postgresAuditReads(pool);
+    this.audit = auditReads(postgresSession(() => pool));
   }
 
   /**

@@ -2,17 +2,16 @@ import { GroupCommit } from './storage/sqlite/group-commit.ts';
 import { kyselyOf, migrate } from './storage/sqlite/migrate.ts';
 import { sqliteSession } from './storage/sqlite/session.ts';
 import { type Sqlite, openSqlite } from './storage/sqlite/open.ts';
-import { pointInTimeOf } from './storage/sqlite/maintenance.ts';
+import { everyRowOf, pointInTimeOf } from './storage/sqlite/maintenance.ts';
 import { SqliteKeyStore, SqliteSessionStore, SqliteTokenStore } from './storage/sqlite/keys-and-tokens.ts';
 import { FaultLog } from './storage/errors.ts';
 import { storageFaultOf } from './storage/sqlite/storage-fault.ts';
-import { EventStore } from './events/store.ts';
+import { EventStore } from './storage/sqlite/event-log.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { Company } from './company.ts';
 import { auditReads } from './audit/reads.ts';
-import { asyncReads } from './storage/async-reads.ts';
 import { type RebuildProgress, ensureProjections, rebuild } from './projections/rebuild.ts';
-import { Projections, staleProjections } from './projections/registry.ts';
+import { Projections, projectors, staleProjections } from './projections/registry.ts';
 import { KeyCache, type KeyCacheSettings } from './tokens/key-cache.ts';
 import { SqliteKeyChanges } from './storage/sqlite/key-changes.ts';
 
@@ -69,7 +68,7 @@ export class Tradebook extends Company {
       clock,
     );
     this.projections = projections;
-    this.audit = asyncReads(auditReads(reader));
+    this.audit = { ...auditReads(sqliteSession(reader)), readTables: async () => everyRowOf(reader, projectors.flatMap((p) => p.tables)) };
     this.pointInTime = pointInTimeOf(db);
   }
 

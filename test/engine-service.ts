@@ -31,7 +31,7 @@ export interface EngineService {
 const EMPTY = `DO $$ BEGIN
   SET LOCAL session_replication_role = replica;
   EXECUTE (SELECT string_agg('DELETE FROM ' || quote_ident(tablename), '; ') FROM pg_tables
-    WHERE schemaname = 'public' AND tablename NOT IN ('schema_migrations', 'chain_head', 'projection_checkpoints'));
+    WHERE schemaname = 'public' AND tablename NOT IN ('kysely_migration', 'kysely_migration_lock', 'chain_head', 'projection_checkpoints'));
   UPDATE chain_head SET seq = 0, hash = repeat('0', 64);
   UPDATE projection_checkpoints SET last_seq = 0;
 END $$`;

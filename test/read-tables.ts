@@ -1,7 +1,8 @@
-import { auditReads } from '../src/audit/reads.ts';
+import { projectors } from '../src/projections/registry.ts';
+import { everyRowOf } from '../src/storage/sqlite/maintenance.ts';
 import type { Sqlite } from '../src/storage/sqlite/open.ts';
 
 /** Every row of every read table of a database at hand (a scratch build, a copy), as the audit reads dump them. */
 export function dumpReadTables(db: Sqlite): Record<string, unknown[]> {
-  return auditReads(db).readTables();
+  return everyRowOf(db, projectors.flatMap((p) => p.tables));
 }

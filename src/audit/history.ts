@@ -1,6 +1,5 @@
-import type { Sqlite } from '../storage/sqlite/open.ts';
 import { formatMoscow } from '../lib/clock.ts';
-import { type EventMeta, type StoredEvent, readStream, toStoredEvent } from '../events/store.ts';
+import type { EventMeta, StoredEvent } from '../events/store.ts';
 import { type RecordFields, foldEvent } from './record-fold.ts';
 
 /** One event of a record's history, told for people: when (Moscow time), who, and each field it changed. */
@@ -64,15 +63,4 @@ export function historyOf(events: readonly StoredEvent[], who: WhoOf): HistoryEn
       before,
     };
   });
-}
-
-/** The events of one stream (`product-42`) in order, in their current shape; empty when the stream does not exist. */
-export function streamEvents(db: Sqlite, stream: string): StoredEvent[] {
-  return readStream(db, stream).map(toStoredEvent);
-}
-
-/** Every event of one stream, told for people; empty when the stream does not exist. */
-export function streamHistory(db: Sqlite, stream: string): HistoryEntry[] {
-  const keyName = db.prepare('SELECT name FROM api_keys WHERE id = ?').pluck();
-  return historyOf(streamEvents(db, stream), whoOf((id) => keyName.get(id) as string | undefined));
 }

@@ -1,4 +1,6 @@
+import { EVENT_COLUMNS } from '../events/rows.ts';
 import { eventDefinitions } from '../events/registry.ts';
+import { valueList } from '../storage/sql.ts';
 
 /**
  * A page of the log as the workbench reads it: after or before a seq, in either direction, filtered by a record
@@ -26,44 +28,43 @@ const pastPrefix = (prefix: string) => `${prefix.slice(0, -1)}${String.fromCharC
 /** The event types whose names start with `start`, any case. */
 export const typesStartingWith = (start: string) => eventDefinitions.map((d) => d.type).filter((type) => type.toLowerCase().startsWith(start.toLowerCase()));
 
+const COLUMNS = EVENT_COLUMNS.map((column) => `e.${column}`).join(', ');
+
 /**
- * The query's SQL, selecting `columns` of `events e` with the engine's placeholders; undefined when nothing can
- * match (no event type starts so). The page's seqs are found first, from an index alone where the filter allows
+ * The query's SQL, selecting every column of the events, `?` for each parameter; undefined when nothing can match
+ * (no event type starts so). The page's seqs are found first, from an index alone where the filter allows
  * (a start of streams' names is a range of the (stream, stream_version) index), then just those rows are read.
  */
-export function logPageSql(query: LogPageQuery, placeholder: (index: number) => string, columns: string): { sql: string; params: unknown[] } | undefined {
+export function logPageSql(query: LogPageQuery): { sql: string; params: unknown[] } | undefined {
   const params: unknown[] = [];
   const conditions: string[] = [];
-  const add = (condition: (p: string) => string, value: unknown) => {
+  const add = (condition: string, value: unknown) => {
     params.push(value);
-    conditions.push(condition(placeholder(params.length)));
+    conditions.push(condition);
   };
-  if (query.after !== undefined) add((p) => `seq > ${p}`, query.after);
-  if (query.before !== undefined) add((p) => `seq < ${p}`, query.before);
+  if (query.after !== undefined) add('seq > ?', query.after);
+  if (query.before !== undefined) add('seq < ?', query.before);
   if (query.stream !== undefined) {
     // Record kinds are written in lower case; a status's name (contractor-status-…) keeps its own.
     const stream = query.stream.trim().replace(/[A-Z]/g, (c) => c.toLowerCase());
-    if (WHOLE_STREAM.test(stream)) add((p) => `stream = ${p}`, stream);
+    if (WHOLE_STREAM.test(stream)) add('stream = ?', stream);
     else if (stream !== '') {
-      add((p) => `stream >= ${p}`, stream);
-      add((p) => `stream < ${p}`, pastPrefix(stream));
+      add('stream >= ?', stream);
+      add('stream < ?', pastPrefix(stream));
     }
   }
   if (query.type !== undefined) {
     const types = typesStartingWith(query.type.trim());
     if (types.length === 0) return undefined;
-    const list = types.map((type) => {
-      params.push(type);
-      return placeholder(params.length);
-    });
-    conditions.push(`type IN (${list.join(', ')})`);
+    params.push(...types);
+    conditions.push(`type IN (${valueList(types.length)})`);
   }
-  if (query.since !== undefined) add((p) => `recorded_at >= ${p}`, query.since);
+  if (query.since !== undefined) add('recorded_at >= ?', query.since);
   params.push(query.limit);
   const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
   const order = query.descending ? 'DESC' : 'ASC';
   return {
-    sql: `SELECT ${columns} FROM (SELECT seq FROM events ${where} ORDER BY seq ${order} LIMIT ${placeholder(params.length)}) AS p JOIN events e ON e.seq = p.seq ORDER BY e.seq ${order}`,
+    sql: `SELECT ${COLUMNS} FROM (SELECT seq FROM events ${where} ORDER BY seq ${order} LIMIT ?) AS p JOIN events e ON e.seq = p.seq ORDER BY e.seq ${order}`,
     params,
   };
 }

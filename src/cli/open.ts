@@ -3,8 +3,8 @@ import { type Sqlite, openSqlite } from '../storage/sqlite/open.ts';
 import { Tradebook } from '../tradebook.ts';
 import { type AuditReads, auditReads } from '../audit/reads.ts';
 import type { HistoryEntry } from '../audit/history.ts';
-import { postgresAuditReads } from '../audit/postgres-reads.ts';
-import { asyncReads } from '../storage/async-reads.ts';
+import { sqliteSession } from '../storage/sqlite/session.ts';
+import { postgresSession } from '../storage/postgres/session.ts';
 import { databaseSetting } from '../storage/database.ts';
 import type { Company } from '../company.ts';
 import { openCompany } from '../open-company.ts';
@@ -42,7 +42,7 @@ async function openAuditForCli(): Promise<{ audit: AuditReads; close(): Promise<
   const setting = databaseSetting();
   if (setting.engine === 'sqlite') return openAuditReadsForCli();
   const pg = await openLogAndKeys(setting.url);
-  return { audit: postgresAuditReads(pg.pool), close: pg.close };
+  return { audit: auditReads(postgresSession(() => pg.pool)), close: pg.close };
 }
 
 /**
@@ -78,7 +78,7 @@ export function openExistingReadonly(): Sqlite {
 function openAuditReadsForCli() {
   const db = openExistingReadonly();
   return {
-    audit: asyncReads(auditReads(db)),
+    audit: auditReads(sqliteSession(db)),
     close: async () => {
       db.close();
     },

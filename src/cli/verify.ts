@@ -2,16 +2,17 @@ import fs from 'node:fs';
 import type { Command } from 'commander';
 import { verifyChain } from '../audit/verify-chain.ts';
 import { compareWithRebuild } from '../audit/compare.ts';
-import { readEvents } from '../events/store.ts';
+import { readEvents } from '../storage/sqlite/event-log.ts';
 import { storageFaultOf } from '../storage/sqlite/storage-fault.ts';
 import { type Anchor, type AnchorCheck, checkAnchors, keyFingerprint, parseAnchors } from '../audit/anchors.ts';
 import { auditReads } from '../audit/reads.ts';
 import { verifyPostgres } from '../audit/compare-postgres.ts';
 import { databaseSetting } from '../storage/database.ts';
 import { StorageFault } from '../storage/errors.ts';
-import { postgresAuditReads } from '../audit/postgres-reads.ts';
 import { openPostgres } from '../storage/postgres/connection.ts';
 import { unreachableOf } from '../storage/postgres/errors.ts';
+import { postgresSession } from '../storage/postgres/session.ts';
+import { sqliteSession } from '../storage/sqlite/session.ts';
 import { EXIT } from './exit.ts';
 import { UsageError, openExistingReadonly } from './open.ts';
 
@@ -44,7 +45,7 @@ function anchorLine(check: AnchorCheck): string {
 async function checkSqlite(anchors: Anchor[] | undefined) {
   const db = openExistingReadonly();
   try {
-    const audit = auditReads(db);
+    const audit = auditReads(sqliteSession(db));
     return { chain: await verifyChain(readEvents(db)), projections: await compareWithRebuild(db), anchors: anchors && (await checkAnchors(anchors, audit.hashAt)) };
   } finally {
     db.close();
@@ -58,7 +59,7 @@ async function checkPostgres(url: string, anchors: Anchor[] | undefined) {
     const { chain, projections } = await verifyPostgres(db.session).catch((error: unknown) => {
       throw unreachableOf(error, url) ?? error;
     });
-    return { chain, projections, anchors: anchors && (await checkAnchors(anchors, postgresAuditReads(db.pool).hashAt)) };
+    return { chain, projections, anchors: anchors && (await checkAnchors(anchors, auditReads(postgresSession(() => db.pool)).hashAt)) };
   } finally {
     await db.close();
   }

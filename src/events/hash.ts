@@ -1,10 +1,10 @@
 import { hash } from 'node:crypto';
-import type { EventsTable } from '../storage/sqlite/schema.ts';
+import type { EventRow } from './rows.ts';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
 /** The columns of an event row that its hash covers, exactly as stored: all but the hash itself. */
-export type HashedColumns = Omit<EventsTable, 'hash'>;
+export type HashedColumns = Omit<EventRow, 'hash'>;
 
 /**
  * Each event's hash covers the previous event's hash and every stored column of its own,

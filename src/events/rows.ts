@@ -33,7 +33,24 @@ export type StoredEvent = DomainEvent & {
   recordedAt: string;
 };
 
-export type EventRow = HashedColumns & { hash: string };
+/** An event as the log stores it: a row of `events`, each column as stored (on every engine). */
+export interface EventRow {
+  seq: number;
+  stream: string;
+  stream_version: number;
+  type: string;
+  schema_version: number;
+  /** The event's data as JSON, in the shape of its `schema_version`. */
+  data: string;
+  /** The event's `EventMeta` as JSON. */
+  meta: string;
+  /** UTC ISO time. */
+  recorded_at: string;
+  hash: string;
+}
+
+/** Told of each append's events inside its transaction (the inline projectors). */
+export type AppendListener = (events: StoredEvent[]) => Promise<void> | void;
 
 /** Which events to read; every condition given must hold. */
 export interface EventFilter {

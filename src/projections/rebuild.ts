@@ -1,7 +1,8 @@
 import { inWriteTransaction, indexesOf, tablesNamedWith, withBuildSettings } from '../storage/sqlite/maintenance.ts';
 import type { Sqlite } from '../storage/sqlite/open.ts';
 import { sqliteSession } from '../storage/sqlite/session.ts';
-import { type StoredEvent, lastSeq, replayEvents } from '../events/store.ts';
+import type { StoredEvent } from '../events/store.ts';
+import { lastSeq, replayEvents } from '../storage/sqlite/event-log.ts';
 import { type TableNames, servedNames } from './projector.ts';
 import { Projections, createReadIndexes, projectors, readCheckpoints, setCheckpoints } from './registry.ts';
 import { buildInto } from './build.ts';

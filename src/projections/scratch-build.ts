@@ -6,7 +6,8 @@ import { inWriteTransaction } from '../storage/sqlite/maintenance.ts';
 import { type Sqlite, openSqlite } from '../storage/sqlite/open.ts';
 import { sqliteSession } from '../storage/sqlite/session.ts';
 import type { Sql } from '../storage/postgres/connection.ts';
-import { MAX_PARAMETERS, placeholders } from '../storage/postgres/event-log.ts';
+import { MAX_PARAMETERS } from '../storage/postgres/event-log.ts';
+import { placeholders } from '../storage/sql.ts';
 import { postgresSession } from '../storage/postgres/session.ts';
 import { buildInto } from './build.ts';
 import { type TableNames, servedNames } from './projector.ts';
@@ -57,7 +58,7 @@ async function load(scratch: Sqlite, table: string, target: Sql, into: string): 
   let chunk: unknown[][] = [];
   const insert = async () => {
     if (chunk.length === 0) return;
-    await target.values(`INSERT INTO "${into}" VALUES ${placeholders(chunk.length, columns)}`, chunk.flat());
+    await target.values(`INSERT INTO "${into}" VALUES ${placeholders(chunk.length, columns, true)}`, chunk.flat());
     chunk = [];
   };
   for (const row of rows.iterate() as Iterable<unknown[]>) {

@@ -49,9 +49,13 @@ export function valueList(count: number): string {
   return Array(count).fill('?').join(', ');
 }
 
-/** `(?, ?), (?, ?)` for `rows` rows of `columns` values. */
-export function placeholders(rows: number, columns: number): string {
-  return Array(rows).fill(`(${valueList(columns)})`).join(', ');
+/**
+ * `(?, ?), (?, ?)` for `rows` rows of `columns` values; `($1, $2), ($3, $4)` when `numbered`, for a statement
+ * handed to PostgreSQL's driver as it is.
+ */
+export function placeholders(rows: number, columns: number, numbered = false): string {
+  if (!numbered) return Array(rows).fill(`(${valueList(columns)})`).join(', ');
+  return Array.from({ length: rows }, (_, row) => `(${Array.from({ length: columns }, (_, column) => `$${row * columns + column + 1}`).join(', ')})`).join(', ');
 }
 
 /** A statement text that depends on how many rows or values it carries, built once for each count. */
@@ -64,9 +68,14 @@ export function byCount(text: (count: number) => string): (count: number) => str
   };
 }
 
+/** `items` cut into lists of at most `size`, in order. */
+export function chunks<T>(items: readonly T[], size = ROWS_PER_STATEMENT): T[][] {
+  return Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+}
+
 /** Hands `rows` to `write` a statement's worth at a time, one after another. */
 export async function inChunks<T>(rows: T[], write: (chunk: T[]) => Promise<void>): Promise<void> {
-  for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) await write(rows.slice(start, start + ROWS_PER_STATEMENT));
+  for (const chunk of chunks(rows)) await write(chunk);
 }
 
 /** `SELECT key, value … WHERE key IN (…)` over any number of keys, a statement per hundred keys: a map of what was found. */

@@ -1,7 +1,8 @@
 import type { CopySource } from '../copy.ts';
 import type { PostgresDatabase } from './connection.ts';
 import { lastSeq, readEvents } from './event-log.ts';
-import { storedKeys } from './keys-and-tokens.ts';
+import { storedKeys } from '../keys-and-tokens.ts';
+import { postgresSession } from './session.ts';
 
 /**
  * The log and keys of the PostgreSQL database `db`, read on its session in one REPEATABLE READ transaction that
@@ -11,7 +12,7 @@ import { storedKeys } from './keys-and-tokens.ts';
 export async function postgresCopySource(db: PostgresDatabase): Promise<CopySource> {
   await db.session.sql('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
   const count = await lastSeq(db.session);
-  const keys = await storedKeys(db.session);
+  const keys = await storedKeys(postgresSession(() => db.session));
   const [pointInTime] = await db.session.sql<{ until_seq: number }>('SELECT until_seq FROM point_in_time LIMIT 1');
   return {
     events: readEvents(db.session),

@@ -1,7 +1,8 @@
 import { EVENT_COLUMNS, type EventRow, type LogHead } from '../../events/rows.ts';
 import { API_KEY_COLUMNS, type CopyTarget, TargetNotEmptyError, apiKeyValues } from '../copy.ts';
 import type { PostgresDatabase, Sql } from './connection.ts';
-import { MAX_PARAMETERS, chunks, placeholders, readEvents } from './event-log.ts';
+import { chunks, placeholders } from '../sql.ts';
+import { MAX_PARAMETERS, readEvents } from './event-log.ts';
 import { migrate } from './migrate.ts';
 import { PostgresWriter } from './writer.ts';
 
@@ -50,5 +51,5 @@ export function postgresCopyTarget(db: PostgresDatabase): CopyTarget {
 
 /** One multi-row INSERT of `rows`, each holding a value for every one of `columns`. */
 function insert(session: Sql, table: string, columns: readonly string[], rows: unknown[][]): Promise<unknown> {
-  return session.sql(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${placeholders(rows.length, columns.length)}`, rows.flat());
+  return session.sql(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${placeholders(rows.length, columns.length, true)}`, rows.flat());
 }

@@ -1,24 +1,14 @@
-import { type EventFilter, type EventMetas, type EventRow, EVENT_COLUMNS, type NewEvent, type StoredEvent, eventRows, streamsOf } from '../../events/rows.ts';
+import { type AppendListener, type EventFilter, type EventMetas, type EventRow, EVENT_COLUMNS, type NewEvent, type StoredEvent, eventRows, streamsOf } from '../../events/rows.ts';
 import type { Clock } from '../../lib/clock.ts';
+import * as logReads from '../log-reads.ts';
 import type { EventLog } from '../port.ts';
+import { chunks, placeholders } from '../sql.ts';
 import type { Sql } from './connection.ts';
+import { postgresSession } from './session.ts';
 import type { PostgresWriter } from './writer.ts';
-
-export type PostgresAppendListener = (events: StoredEvent[]) => void | Promise<void>;
 
 /** PostgreSQL binds at most 65,535 parameters to a statement. */
 export const MAX_PARAMETERS = 65_535;
-
-/** `($1, $2), ($3, $4)` for `rows` rows of `columns` values. */
-export function placeholders(rows: number, columns: number): string {
-  return Array.from({ length: rows }, (_, row) => `(${Array.from({ length: columns }, (_, column) => `$${row * columns + column + 1}`).join(', ')})`).join(', ');
-}
-
-export function chunks<T>(items: T[], size: number): T[][] {
-  return Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
-}
-
-const SELECT_EVENTS = `SELECT ${EVENT_COLUMNS.join(', ')} FROM events`;
 
 /**
  * The append-only event log on PostgreSQL. `append` runs inside a unit of the writer, under the chain head's
@@ -27,14 +17,14 @@ const SELECT_EVENTS = `SELECT ${EVENT_COLUMNS.join(', ')} FROM events`;
  * transaction, so events and read tables commit together.
  */
 export class PostgresEventLog implements EventLog {
-  private readonly listeners: PostgresAppendListener[] = [];
+  private readonly listeners: AppendListener[] = [];
 
   constructor(
     private readonly writer: PostgresWriter,
     private readonly clock: Clock,
   ) {}
 
-  onAppend(listener: PostgresAppendListener): void {
+  onAppend(listener: AppendListener): void {
     this.listeners.push(listener);
   }
 
@@ -45,7 +35,7 @@ export class PostgresEventLog implements EventLog {
     // One statement for the batch's rows, more only past the parameter limit.
     for (const chunk of chunks(rows, Math.floor(MAX_PARAMETERS / EVENT_COLUMNS.length))) {
       await session.run(
-        `INSERT INTO events (${EVENT_COLUMNS.join(', ')}) VALUES ${placeholders(chunk.length, EVENT_COLUMNS.length)}`,
+        `INSERT INTO events (${EVENT_COLUMNS.join(', ')}) VALUES ${placeholders(chunk.length, EVENT_COLUMNS.length, true)}`,
         chunk.flatMap((row) => EVENT_COLUMNS.map((column) => row[column])),
       );
     }
@@ -72,42 +62,14 @@ export class PostgresEventLog implements EventLog {
   }
 }
 
-/** The seq of the log's last event (0 when it is empty). */
-export async function lastSeq(db: Sql): Promise<number> {
-  const [{ seq }] = await db.sql<{ seq: number }>('SELECT coalesce(max(seq), 0) AS seq FROM events');
-  return seq;
-}
+/** The log's reads (`../log-reads.ts`) on one of PostgreSQL's connections: a snapshot's session, or the pool. */
+const on = (db: Sql) => postgresSession(() => db);
 
-/**
- * Up to `limit` events after `after` that match `filter`, in seq order: a page starts after the last seq seen, so
- * paging costs nothing, and the stream, type and time indexes do the filtering.
- */
-export function eventsAfter(db: Sql, after: number, limit: number, filter: Omit<EventFilter, 'after'> = {}): Promise<EventRow[]> {
-  const params: unknown[] = [after];
-  const conditions = ['seq > $1'];
-  const condition = (test: string, value: string | undefined) => {
-    if (value === undefined) return;
-    params.push(value);
-    conditions.push(`${test} $${params.length}`);
-  };
-  condition('stream =', filter.stream);
-  condition('type =', filter.type);
-  condition('recorded_at >=', filter.since);
-  params.push(limit);
-  return db.sql<EventRow>(`${SELECT_EVENTS} WHERE ${conditions.join(' AND ')} ORDER BY seq LIMIT $${params.length}`, params);
-}
+export const lastSeq = (db: Sql): Promise<number> => logReads.lastSeq(on(db));
 
-/** Reads the log in order after `afterSeq`, a chunk at a time, so memory stays flat however long the log. */
-export async function* readEvents(db: Sql, afterSeq = 0, chunk = 5000): AsyncGenerator<EventRow> {
-  for (let after = afterSeq; ; ) {
-    const rows = await eventsAfter(db, after, chunk);
-    yield* rows;
-    if (rows.length < chunk) return;
-    after = rows[rows.length - 1].seq;
-  }
-}
+export const eventsAfter = (db: Sql, after: number, limit: number, filter?: Omit<EventFilter, 'after'>): Promise<EventRow[]> =>
+  logReads.eventsAfter(on(db), after, limit, filter);
 
-/** A stream's events in version order. */
-export function readStream(db: Sql, stream: string): Promise<EventRow[]> {
-  return db.sql<EventRow>(`${SELECT_EVENTS} WHERE stream = $1 ORDER BY stream_version`, [stream]);
-}
+export const readEvents = (db: Sql, afterSeq?: number, chunk?: number): AsyncGenerator<EventRow> => logReads.readEvents(on(db), afterSeq, chunk);
+
+export const readStream = (db: Sql, stream: string): Promise<EventRow[]> => logReads.readStream(on(db), stream);

@@ -9,7 +9,7 @@ import { PostgresWriter } from './writer.ts';
 /** What the command line needs of PostgreSQL without the read tables: the API keys, and the pool the log is read on. */
 export interface LogAndKeys {
   readonly keys: ApiKeys;
-  /** Committed work only: the log and the keys as auditors read them (`audit/postgres-reads.ts`). */
+  /** Committed work only: the log and the keys as auditors read them (`audit/reads.ts`). */
   readonly pool: Sql;
   close(): Promise<void>;
 }

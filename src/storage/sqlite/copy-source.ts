@@ -1,8 +1,9 @@
-import { lastSeq, readEvents } from '../../events/store.ts';
+import { lastSeq, readEvents } from './event-log.ts';
 import type { CopySource } from '../copy.ts';
-import { storedKeys } from './keys-and-tokens.ts';
+import { storedKeys } from '../keys-and-tokens.ts';
 import { pointInTimeOf } from './maintenance.ts';
 import type { Sqlite } from './open.ts';
+import { sqliteSession } from './session.ts';
 
 /**
  * The log and keys of the SQLite database `db`, read in one transaction that lasts until `db` is closed: the
@@ -14,7 +15,7 @@ export async function sqliteCopySource(db: Sqlite): Promise<CopySource> {
   return {
     events: readEvents(db),
     count: lastSeq(db),
-    keys: storedKeys(db),
+    keys: await storedKeys(sqliteSession(db)),
     pointInTime: pointInTimeOf(db),
     firstRecordedSince: async (iso) => (firstSince.get(iso) as number | null) ?? undefined,
   };

@@ -1,6 +1,6 @@
 import { GENESIS_HASH } from '../../events/hash.ts';
 import { EVENT_COLUMNS, type LogHead } from '../../events/rows.ts';
-import { readEvents } from '../../events/store.ts';
+import { readEvents } from './event-log.ts';
 import { API_KEY_COLUMNS, type CopyTarget, TargetNotEmptyError, apiKeyValues } from '../copy.ts';
 import { kyselyOf, migrate } from './migrate.ts';
 import { type Sqlite, openSqlite } from './open.ts';

@@ -1,6 +1,5 @@
 import type { Statement } from 'better-sqlite3';
 import type { Sqlite } from './open.ts';
-import { ROWS_PER_STATEMENT } from '../sql.ts';
 
 /**
  * Statements whose text depends on how many rows or values they carry (a multi-row insert, an `IN` list),
@@ -13,9 +12,4 @@ export function statementsByCount(db: Sqlite, sql: (count: number) => string, ad
     if (statement === undefined) prepared.set(count, (statement = adapt(db.prepare(sql(count)))));
     return statement;
   };
-}
-
-/** Hands `rows` to `write` a statement's worth at a time, synchronously (the SQLite engine's own writes). */
-export function inChunks<T>(rows: T[], write: (chunk: T[]) => void): void {
-  for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) write(rows.slice(start, start + ROWS_PER_STATEMENT));
 }

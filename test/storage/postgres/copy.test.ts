@@ -6,7 +6,7 @@ import { writePointInTime } from '../../../src/audit/point-in-time.ts';
 import { verifyChain } from '../../../src/audit/verify-chain.ts';
 import { GENESIS_HASH } from '../../../src/events/hash.ts';
 import type { EventRow } from '../../../src/events/rows.ts';
-import { readEvents as readSqliteEvents } from '../../../src/events/store.ts';
+import { readEvents as readSqliteEvents } from '../../../src/storage/sqlite/event-log.ts';
 import { demoCompany } from '../../../src/seed/demo-company.ts';
 import { SourceIsPointInTimeError, TargetNotEmptyError } from '../../../src/storage/copy.ts';
 import { type Sql, openPostgres } from '../../../src/storage/postgres/connection.ts';

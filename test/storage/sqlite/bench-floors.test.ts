@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { writeBare } from '../../../bench/ceilings.ts';
 import { rebuildFloor, writesOf } from '../../../bench/floors.ts';
-import { lastSeq } from '../../../src/events/store.ts';
+import { lastSeq } from '../../../src/storage/sqlite/event-log.ts';
 import { testService } from '../../helpers.ts';
 
 const product = (sku: string) => ({ sku, name: `Товар ${sku}`, categoryId: 0 });

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { GENESIS_HASH, chainHash } from '../../../src/events/hash.ts';
-import { ConcurrencyError, type EventRow, readEvents, readStream } from '../../../src/events/store.ts';
+import { ConcurrencyError, type EventRow } from '../../../src/events/store.ts';
+import { readEvents, readStream } from '../../../src/storage/sqlite/event-log.ts';
 import { ok } from '../../../src/lib/result.ts';
 import { testService } from '../../helpers.ts';
 

@@ -1,13 +1,14 @@
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { expect, test } from 'vitest';
-import { kysely } from '../../../src/storage/sqlite/kysely.ts';
-import { kyselyOf } from '../../../src/storage/sqlite/migrate.ts';
-import * as foundation from '../../../src/storage/sqlite/migrations/2026-11-22-01-foundation.ts';
-import * as pointInTime from '../../../src/storage/sqlite/migrations/2026-11-23-01-point-in-time.ts';
-import { openSqlite } from '../../../src/storage/sqlite/open.ts';
+import { kysely } from '../../../src/storage/kysely.ts';
+import * as foundation from '../../../src/storage/migrations/2026-11-22-01-foundation.ts';
+import * as pointInTime from '../../../src/storage/migrations/2026-11-23-01-point-in-time.ts';
+import { kyselyOf, migrate } from '../../../src/storage/sqlite/migrate.ts';
+import { type Sqlite, openSqlite } from '../../../src/storage/sqlite/open.ts';
 import { Tradebook } from '../../../src/tradebook.ts';
 import { manualClock, tempDir } from '../../helpers.ts';
+import { OLD_CLOCK_START, SQLITE_SCHEMA, expectServedAsBefore, insertsOf, oldRows } from '../e770409-schema.ts';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -18,7 +19,12 @@ test('access tokens stored in clear before the token-hash migration are replaced
   const old = openSqlite(file);
   const migrator = new kysely.Migrator({
     db: kyselyOf(old),
-    provider: { getMigrations: async () => ({ '2026-11-22-01-foundation': foundation, '2026-11-23-01-point-in-time': pointInTime }) },
+    provider: {
+      getMigrations: async () => ({
+        '2026-11-22-01-foundation': { up: (db) => foundation.up(db, 'sqlite') },
+        '2026-11-23-01-point-in-time': { up: (db) => pointInTime.up(db, 'sqlite') },
+      }),
+    },
   });
   expect((await migrator.migrateToLatest()).error).toBeUndefined();
   const insert = old.prepare('INSERT INTO access_tokens (token, key_id, path, expires_at, body_hash, response) VALUES (?, 1, ?, ?, ?, ?)');
@@ -37,6 +43,33 @@ test('access tokens stored in clear before the token-hash migration are replaced
     expect(await tb.tokens.check(fresh, 1, '/api/add-product-brand', 'any')).toEqual({ status: 'fresh' });
     expect(await tb.tokens.check(spent, 1, '/api/add-product-brand', 'body-hash')).toEqual({ status: 'replay', response: '{"data":[{"id":1,"name":"A"}]}' });
     expect(await tb.tokens.check(spent, 1, '/api/add-product-brand', 'another-body')).toEqual({ status: 'refused' });
+  } finally {
+    tb.close();
+  }
+});
+
+test('a file the releases before migrated opens as it was: no migration runs again, its schema is a new file’s, and its rows serve as before', async () => {
+  const dir = tempDir();
+  const schemaOf = (db: Sqlite) => db.prepare('SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name').all();
+  const fresh = openSqlite(path.join(dir, 'fresh.db'));
+  await migrate(kyselyOf(fresh));
+  const freshSchema = schemaOf(fresh);
+  fresh.close();
+
+  const file = path.join(dir, 'old.db');
+  const old = openSqlite(file);
+  for (const statement of SQLITE_SCHEMA) old.exec(statement);
+  for (const [text, params] of insertsOf(oldRows(), () => '?')) old.prepare(text).run(params);
+  const bookkeeping = () => old.prepare('SELECT * FROM kysely_migration ORDER BY name').all();
+  const recorded = bookkeeping();
+  await migrate(kyselyOf(old));
+  expect(bookkeeping()).toEqual(recorded);
+  expect(schemaOf(old)).toEqual(freshSchema);
+  old.close();
+
+  const tb = await Tradebook.open(file, { clock: manualClock(OLD_CLOCK_START) });
+  try {
+    await expectServedAsBefore(tb, async (table) => tb.db.prepare(`SELECT * FROM ${table} ORDER BY 1`).all());
   } finally {
     tb.close();
   }

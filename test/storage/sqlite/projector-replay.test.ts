@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { type StoredEvent, readEvents, toStoredEvent } from '../../../src/events/store.ts';
+import { type StoredEvent, toStoredEvent } from '../../../src/events/store.ts';
+import { readEvents } from '../../../src/storage/sqlite/event-log.ts';
 import { openSqlite } from '../../../src/storage/sqlite/open.ts';
 import { sqliteSession } from '../../../src/storage/sqlite/session.ts';
 import { inWriteTransaction } from '../../../src/storage/sqlite/maintenance.ts';

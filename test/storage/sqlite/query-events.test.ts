@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { queryEvents } from '../../../src/events/store.ts';
+import { queryEvents } from '../../../src/storage/sqlite/event-log.ts';
 import { testService } from '../../helpers.ts';
 
 test('the log is read a chunk at a time: whatever the chunk, filtered or not, nothing is lost or repeated', async () => {

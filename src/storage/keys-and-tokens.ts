@@ -1,0 +1,129 @@
+import type { KeyStore, SessionStore, StoredKey, StoredSession, StoredToken, TokenStore } from './port.ts';
+import type { SqlSession } from './sql.ts';
+
+/**
+ * The API keys, access tokens and workbench sessions tables, in SQL both engines accept. Columns are named with
+ * quoted aliases: PostgreSQL folds an unquoted one to lower case.
+ */
+
+/**
+ * Where the stores' statements go: `writes` inside the writer's unit (a write outside one is refused), `reads`
+ * inside the unit when the caller runs in one (it decides on its group's work) and on committed work otherwise.
+ */
+export interface KeyTablesOn {
+  writes: SqlSession;
+  reads: SqlSession;
+}
+
+const KEY = 'id, name, scope, key_hash AS "keyHash", created_at AS created, expires_at AS expires, revoked_at AS revoked';
+
+/** The API keys; `announce` tells other servers of a revoked key, in the revoking transaction (none where they poll). */
+export class SqlKeyStore implements KeyStore {
+  constructor(
+    private readonly on: KeyTablesOn,
+    private readonly announce: (id: number) => Promise<void> = async () => {},
+  ) {}
+
+  async insert(key: Omit<StoredKey, 'id' | 'revoked'>): Promise<number> {
+    // No sequence: the next id after the highest, decided under the writer's lock (SQLite's rowid does the same);
+    // a rolled-back insert leaves no hole.
+    const [[id]] = await this.on.writes.rows<[number]>(
+      `INSERT INTO api_keys (id, name, scope, key_hash, created_at, expires_at)
+       SELECT coalesce(max(id), 0) + 1, CAST(? AS text), CAST(? AS text), CAST(? AS text), CAST(? AS text), CAST(? AS text) FROM api_keys RETURNING id`,
+      [key.name, key.scope, key.keyHash, key.created, key.expires],
+    );
+    return id;
+  }
+
+  async byHash(keyHash: string): Promise<StoredKey | undefined> {
+    return (await this.on.reads.objects<StoredKey>(`SELECT ${KEY} FROM api_keys WHERE key_hash = ?`, [keyHash]))[0];
+  }
+
+  async byId(id: number): Promise<StoredKey | undefined> {
+    return (await this.on.reads.objects<StoredKey>(`SELECT ${KEY} FROM api_keys WHERE id = ?`, [id]))[0];
+  }
+
+  list(): Promise<Omit<StoredKey, 'keyHash'>[]> {
+    return this.on.reads.objects('SELECT id, name, scope, created_at AS created, expires_at AS expires, revoked_at AS revoked FROM api_keys ORDER BY id');
+  }
+
+  async revoke(id: number, at: string): Promise<boolean> {
+    const revoked = (await this.on.writes.rows('UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING id', [at, id])).length === 1;
+    if (revoked) await this.announce(id);
+    return revoked;
+  }
+
+  count(): Promise<number> {
+    return countOf(this.on.reads, 'api_keys');
+  }
+}
+
+/** Every key with its hash, by id, in one query: what a copy takes of them. */
+export function storedKeys(session: SqlSession): Promise<StoredKey[]> {
+  return session.objects<StoredKey>(`SELECT ${KEY} FROM api_keys ORDER BY id`);
+}
+
+async function countOf(session: SqlSession, table: 'api_keys' | 'access_tokens' | 'audit_sessions'): Promise<number> {
+  return (await session.value<number>(`SELECT count(*) FROM ${table}`)) ?? 0;
+}
+
+/**
+ * The access tokens: issued and spent inside a unit. The check that decides is the one made inside the unit
+ * (under the writer's lock); the early check, before the body is read, reads committed work.
+ */
+export class SqlTokenStore implements TokenStore {
+  constructor(private readonly on: KeyTablesOn) {}
+
+  async insert(tokenHash: string, token: Pick<StoredToken, 'keyId' | 'path' | 'expiresAt'>, now: number): Promise<void> {
+    // Expired tokens are swept as new ones come, in the same unit: the table stays bounded.
+    await this.on.writes.run('DELETE FROM access_tokens WHERE expires_at < ?', [now]);
+    await this.on.writes.run('INSERT INTO access_tokens (token_hash, key_id, path, expires_at) VALUES (?, ?, ?, ?)', [tokenHash, token.keyId, token.path, token.expiresAt]);
+  }
+
+  async byHash(tokenHash: string): Promise<StoredToken | undefined> {
+    const text = 'SELECT key_id AS "keyId", path, expires_at AS "expiresAt", body_hash AS "bodyHash", response FROM access_tokens WHERE token_hash = ?';
+    return (await this.on.reads.objects<StoredToken>(text, [tokenHash]))[0];
+  }
+
+  async spend(tokenHash: string, bodyHash: string, response: string): Promise<boolean> {
+    const text = 'UPDATE access_tokens SET body_hash = ?, response = ? WHERE token_hash = ? AND body_hash IS NULL RETURNING token_hash';
+    return (await this.on.writes.rows(text, [bodyHash, response, tokenHash])).length === 1;
+  }
+
+  count(): Promise<number> {
+    return countOf(this.on.reads, 'access_tokens');
+  }
+}
+
+/** The workbench's sessions, as `SqlTokenStore`. */
+export class SqlSessionStore implements SessionStore {
+  constructor(private readonly on: KeyTablesOn) {}
+
+  async insert(idHash: string, session: StoredSession, now: number, idleSince: number): Promise<void> {
+    await this.on.writes.run('DELETE FROM audit_sessions WHERE ends_at <= ? OR last_seen_at < ?', [now, idleSince]);
+    await this.on.writes.run('INSERT INTO audit_sessions (id_hash, key_id, created_at, last_seen_at, ends_at) VALUES (?, ?, ?, ?, ?)', [
+      idHash,
+      session.keyId,
+      session.created,
+      session.lastSeen,
+      session.ends,
+    ]);
+  }
+
+  async byHash(idHash: string): Promise<StoredSession | undefined> {
+    const text = 'SELECT key_id AS "keyId", created_at AS created, last_seen_at AS "lastSeen", ends_at AS ends FROM audit_sessions WHERE id_hash = ?';
+    return (await this.on.reads.objects<StoredSession>(text, [idHash]))[0];
+  }
+
+  touch(idHash: string, at: number): Promise<void> {
+    return this.on.writes.run('UPDATE audit_sessions SET last_seen_at = ? WHERE id_hash = ?', [at, idHash]);
+  }
+
+  delete(idHash: string): Promise<void> {
+    return this.on.writes.run('DELETE FROM audit_sessions WHERE id_hash = ?', [idHash]);
+  }
+
+  count(): Promise<number> {
+    return countOf(this.on.reads, 'audit_sessions');
+  }
+}

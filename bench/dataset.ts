@@ -4,7 +4,8 @@ import Database from 'better-sqlite3';
 import { decideBatch } from '../src/use-cases/decide-batch.ts';
 import { decideUpdatePrices } from '../src/commands/products.ts';
 import { lastSeq } from '../src/storage/sqlite/event-log.ts';
-import { Tradebook } from '../src/tradebook.ts';
+import { Company } from '../src/company.ts';
+import { SqliteEngine } from '../src/storage/sqlite/engine.ts';
 import { ROOT, runMeasured } from './processes.ts';
 
 export const DATA_DIR = path.join(ROOT, 'bench', 'data');
@@ -71,14 +72,15 @@ export async function ensureLogs(sizes: Sizes, dataset: string): Promise<[string
   if (files.every((f) => fs.existsSync(f))) return files;
   const growing = path.join(DATA_DIR, `${sizes.name}-log-growing.db`);
   copyDatabase(dataset, growing);
-  const tb = await Tradebook.open(growing);
+  const engine = await SqliteEngine.open(growing);
+  const tb = new Company(engine);
   try {
-    const skus = tb.db.prepare('SELECT sku FROM products ORDER BY id').pluck().all() as string[];
+    const skus = engine.db.prepare('SELECT sku FROM products ORDER BY id').pluck().all() as string[];
     if (skus.length === 0) throw new Error('the data set has no products to update prices of');
     let next = 0;
     for (const [index, target] of sizes.logEvents.entries()) {
       console.log(`growing the log to ${target} events with price updates…`);
-      while (lastSeq(tb.db) < target) {
+      while (lastSeq(engine.db) < target) {
         const batch = Array.from({ length: GROW_BATCH }, () => {
           const n = next++;
           // Each round over the catalogue sets prices no product had before, so every record appends an event.
@@ -88,7 +90,7 @@ export async function ensureLogs(sizes: Sizes, dataset: string): Promise<[string
         const applied = await tb.write(() => decideBatch(batch, decideUpdatePrices, tb.state, tb.log, { source: 'bench' }));
         if (!applied.ok) throw new Error(`price updates failed: ${JSON.stringify(applied.errors.slice(0, 3))}`);
       }
-      tb.db.prepare('VACUUM INTO ?').run(files[index]);
+      engine.db.prepare('VACUUM INTO ?').run(files[index]);
     }
   } finally {
     tb.close();

@@ -4,9 +4,11 @@
  * Prints the median time per request through the HTTP app and the query plans used.
  */
 import { createApp } from '../src/http/app.ts';
-import { Tradebook } from '../src/tradebook.ts';
+import { Company } from '../src/company.ts';
+import { SqliteEngine } from '../src/storage/sqlite/engine.ts';
 
-const tb = await Tradebook.open(process.env.TRADEBOOK_DB || 'data/tradebook.db');
+const engine = await SqliteEngine.open(process.env.TRADEBOOK_DB || 'data/tradebook.db');
+const tb = new Company(engine);
 const { key } = await tb.keys.create({ name: 'bench' });
 const app = createApp(tb);
 const month = { from: '2026-03-01', to: '2026-03-31' };
@@ -36,7 +38,7 @@ for (const path of ['/api/sales', '/api/customerorders', '/api/paymentins']) {
   console.log(`${path} unfiltered: first ${(await median(`${path}?limit=50`)).toFixed(2)} ms, last ${(await median(`${path}?limit=50&offset=${Math.max(0, unfiltered - 50)}`)).toFixed(2)} ms`);
 }
 
-const plan = (sql: string) => (tb.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join(' / ');
+const plan = (sql: string) => (engine.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join(' / ');
 console.log('count:', plan(`SELECT count(*) FROM documents INDEXED BY documents_date WHERE type = 'sale' AND date BETWEEN '${month.from}' AND '${month.to}'`));
 console.log(
   'page:',

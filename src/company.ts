@@ -1,4 +1,4 @@
-import type { Clock } from './lib/clock.ts';
+import { type Clock, systemClock } from './lib/clock.ts';
 import type { Result } from './lib/result.ts';
 import type { AuditReads } from './audit/reads.ts';
 import { brandQueries } from './projections/brands.ts';
@@ -7,31 +7,16 @@ import { categoryQueries } from './projections/categories.ts';
 import { contractorQueries } from './projections/contractors/queries.ts';
 import { documentQueries } from './projections/documents/queries.ts';
 import { productQueries } from './projections/products/queries.ts';
-import type { StorageBusyError, StorageFault } from './storage/errors.ts';
-import type { EventLog, KeyStore, SessionStore, TokenStore, Writer } from './storage/port.ts';
-import type { SqlSession } from './storage/sql.ts';
+import type { Engine, EngineOptions } from './storage/engine.ts';
+import type { DatabaseSetting } from './storage/database.ts';
+import { openEngine } from './storage/open-engine.ts';
 import { AccessTokens } from './tokens/access-tokens.ts';
 import { ApiKeys } from './tokens/api-keys.ts';
-import type { KeyCache } from './tokens/key-cache.ts';
+import { KeyCache, type KeyCacheSettings } from './tokens/key-cache.ts';
 import { AuditSessions } from './tokens/audit-sessions.ts';
 import type { StateSource } from './use-cases/batch-state.ts';
 import { readModelState } from './use-cases/read-model-state.ts';
 import type { WriteContext } from './use-cases/write-context.ts';
-
-/** What an engine gives a company: its writer and log, a session inside the writer's units and one outside, its stores. */
-export interface CompanyStorage {
-  writer: Writer;
-  log: EventLog;
-  /** Reads the commands decide on: inside a unit of the writer, under its lock, seeing the unit's group. */
-  decideOn: SqlSession;
-  /** Reads the endpoints serve: committed work only. */
-  readOn: SqlSession;
-  keys: KeyStore;
-  tokens: TokenStore;
-  /** The keys requests were let in with, kept while the engine tells of changes (none: every key read each time). */
-  keyCache?: KeyCache;
-  sessions: SessionStore;
-}
 
 class Rollback extends Error {
   constructor(readonly failure: Result<never>) {
@@ -52,14 +37,19 @@ function failureOf(error: unknown): Result<never> {
   throw error;
 }
 
+export interface OpenCompanyOptions extends EngineOptions {
+  /** Keys kept in memory, changes made elsewhere heard within `boundMs` (none: every key read each time). */
+  keyCache?: KeyCacheSettings;
+}
+
 /**
- * One company's trade records, open on an engine (`Tradebook`: SQLite, `PostgresTradebook`): everything the HTTP
- * interface and the use cases need, the same on every engine. An engine supplies its storage; the read queries,
- * the state commands decide on, the keys and the tokens are built here alike for each.
+ * One company's trade records, open on an engine (`storage/engine.ts`): everything the HTTP interface and the use
+ * cases need, the same on every engine. The engine supplies its storage; the read queries, the state commands
+ * decide on, the keys and the tokens are built here alike for each.
  */
-export abstract class Company implements WriteContext {
-  readonly writer: Writer;
-  readonly log: EventLog;
+export class Company<E extends Engine = Engine> implements WriteContext {
+  readonly writer: E['writer'];
+  readonly log: E['log'];
   readonly state: StateSource;
   readonly keys: ApiKeys;
   readonly keyCache: KeyCache | undefined;
@@ -72,33 +62,35 @@ export abstract class Company implements WriteContext {
   readonly contractors;
   readonly documents;
   /** The log and records' histories, as the audit endpoints read them. */
-  abstract readonly audit: AuditReads;
+  readonly audit: E['audit'];
   /** Set in a point-in-time copy (the seq its log ends at): such a database refuses writes. */
-  abstract readonly pointInTime: number | undefined;
-  /**
-   * Names an error of this engine's storage as the engine-neutral error it is: a `StorageFault` (disk full,
-   * read-only, failing) or a `StorageBusyError` (a lock held too long, a connection lost: nothing applied, try
-   * again); undefined for any other.
-   */
-  abstract readonly storageErrorOf: (error: unknown) => StorageFault | StorageBusyError | undefined;
+  readonly pointInTime: number | undefined;
+  /** Names an error of the engine's storage as the engine-neutral error it is (see `Engine.storageErrorOf`). */
+  readonly storageErrorOf: E['storageErrorOf'];
 
   constructor(
-    storage: CompanyStorage,
-    readonly clock: Clock,
+    readonly engine: E,
+    readonly clock: Clock = systemClock,
+    keyCache?: KeyCacheSettings,
   ) {
-    this.writer = storage.writer;
-    this.log = storage.log;
-    this.keyCache = storage.keyCache;
-    this.keys = new ApiKeys(storage.keys, clock, storage.writer, storage.keyCache);
-    this.tokens = new AccessTokens(storage.tokens, clock);
-    this.sessions = new AuditSessions(storage.sessions, this.keys, clock, storage.writer);
-    const reads = storage.readOn;
+    this.writer = engine.writer;
+    this.log = engine.log;
+    this.audit = engine.audit;
+    this.pointInTime = engine.pointInTime;
+    this.storageErrorOf = (error) => engine.storageErrorOf(error);
+    // Changes made elsewhere are looked for four times within the bound.
+    const changes = keyCache && engine.keyChanges(keyCache.boundMs / 4);
+    this.keyCache = changes && new KeyCache(keyCache, changes);
+    this.keys = new ApiKeys(engine.keys, clock, engine.writer, this.keyCache);
+    this.tokens = new AccessTokens(engine.tokens, clock);
+    this.sessions = new AuditSessions(engine.sessions, this.keys, clock, engine.writer);
+    const reads = engine.readOn;
     this.products = productQueries(reads);
     this.categories = categoryQueries(reads);
     this.brands = brandQueries(reads);
     this.contractors = contractorQueries(reads);
     this.documents = documentQueries(reads);
-    const decideOn = storage.decideOn;
+    const decideOn = engine.decideOn;
     const deciding = {
       products: productQueries(decideOn),
       categories: categoryQueries(decideOn),
@@ -107,6 +99,11 @@ export abstract class Company implements WriteContext {
       documents: documentQueries(decideOn),
     };
     this.state = { ...readModelState(deciding), ...bulkReads(decideOn) };
+  }
+
+  /** The company in the database `setting` names (`TRADEBOOK_DB`), on its engine, with its read tables current. */
+  static async open(setting: DatabaseSetting, options: OpenCompanyOptions = {}): Promise<Company> {
+    return new Company(await openEngine(setting, options), options.clock, options.keyCache);
   }
 
   /**
@@ -118,7 +115,25 @@ export abstract class Company implements WriteContext {
   }
 
   /** The read models whose tables are not current: missing, of another version, or behind the log. */
-  abstract staleProjections(): Promise<string[]>;
+  staleProjections(): Promise<string[]> {
+    return this.engine.staleProjections();
+  }
 
-  abstract close(): void | Promise<void>;
+  /** Rebuilds every read table beside the served ones and swaps them in (see `Engine.rebuild`). */
+  rebuild(options?: Parameters<Engine['rebuild']>[0]): Promise<{ events: number }> {
+    return this.engine.rebuild(options);
+  }
+
+  /** The chain and the read tables against a fresh build, in one snapshot (see `Engine.verify`). */
+  verify() {
+    return this.engine.verify();
+  }
+
+  /** The key cache stops listening and the engine closes, both at once: SQLite's connections close before this returns. */
+  async close(): Promise<void> {
+    const listening = this.keyCache?.stop();
+    const closing = this.engine.close();
+    await listening;
+    await closing;
+  }
 }

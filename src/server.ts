@@ -1,13 +1,11 @@
-import { Checkpointer } from './storage/sqlite/checkpointer.ts';
-import { DatabaseUnreachable, FaultLog, NotADatabase, StorageFault } from './storage/errors.ts';
-import { databaseSetting, shownUrl } from './storage/database.ts';
+import { DatabaseUnreachable, NotADatabase, StorageFault } from './storage/errors.ts';
+import { databaseSetting, shownDatabase } from './storage/database.ts';
+import { storageErrorOf } from './storage/open-engine.ts';
 import { createApp } from './http/app.ts';
 import { accessFields } from './http/access-log.ts';
 import { listen, readServerSettings } from './http/node-server.ts';
 import { log, logFields, logger } from './lib/log.ts';
-import { openCompany } from './open-company.ts';
-import { Tradebook } from './tradebook.ts';
-import { storageFaultOf } from './storage/sqlite/storage-fault.ts';
+import { Company } from './company.ts';
 
 // Checked before the database is opened: a wrong setting changes nothing on disk.
 const settings = readServerSettings(process.env);
@@ -17,13 +15,13 @@ if (!settings.ok) {
 }
 
 const database = databaseSetting();
-const shown = database.engine === 'postgres' ? shownUrl(database.url) : database.file;
+const shown = shownDatabase(database);
 
 /**
  * A database the server cannot write (read-only, no space, no folder), a file that is no database or a PostgreSQL
  * server out of reach is refused before listening: one line, exit code 2.
  */
-function refuse(error: unknown, faultOf: (error: unknown) => Error | undefined = storageFaultOf): never {
+function refuse(error: unknown, faultOf: (error: unknown) => Error | undefined = storageErrorOf): never {
   const fault = error instanceof NotADatabase || error instanceof DatabaseUnreachable || error instanceof StorageFault ? error : faultOf(error);
   if (!fault) throw error;
   process.stderr.write(`tradebook: cannot serve ${shown}: ${fault.message}\n`);
@@ -31,7 +29,7 @@ function refuse(error: unknown, faultOf: (error: unknown) => Error | undefined =
 }
 
 const { keyCacheMs } = settings.settings;
-const tb = await openCompany(database, {
+const tb = await Company.open(database, {
   onBuilt: log,
   onStorageFault: log,
   stallMs: settings.settings.databaseStallMs,
@@ -53,12 +51,7 @@ try {
   refuse(error, tb.storageErrorOf);
 }
 
-let checkpointer: Checkpointer | undefined;
-if (tb instanceof Tradebook) {
-  tb.writer.waitForLocksAsynchronously();
-  // Commits only append to the WAL and fsync it; copying it into the database file happens on another thread.
-  checkpointer = Checkpointer.start(tb.db, 200, new FaultLog('background checkpoints', log));
-}
+const background = tb.engine.serve(log);
 
 // Slow or stalled clients are cut off (408) instead of holding a connection forever, and connections are
 // capped in all and per client address (503).
@@ -86,7 +79,7 @@ function shutdown(signal: string) {
   shuttingDown = true;
   log(`${signal}: finishing requests in flight, then closing`);
   server.close(async () => {
-    await checkpointer?.stop();
+    await background.stop();
     await tb.close();
     log('closed');
     process.exit(0);

@@ -1,8 +1,8 @@
 import { expect } from 'vitest';
 import { type LineFailure, importLines } from '../src/use-cases/import.ts';
-import { Tradebook } from '../src/tradebook.ts';
-import { PostgresTradebook } from '../src/tradebook-postgres.ts';
 import type { Company } from '../src/company.ts';
+import { PostgresEngine } from '../src/storage/postgres/engine.ts';
+import { SqliteEngine } from '../src/storage/sqlite/engine.ts';
 
 /** Imports NDJSON records (objects become lines) and returns the report with every failure. */
 export async function importRecords(tb: Company, records: ({ type: string; data: unknown } | string)[]) {
@@ -38,15 +38,16 @@ export const eventCount = (tb: Company) => tb.audit.lastSeq();
 
 /** The read tables a rebuild leaves equal the live ones, row for row, as the audit reads dump them. */
 export async function expectRebuildEqualsLive(tb: Company) {
-  if (tb instanceof PostgresTradebook) {
+  if (tb.engine instanceof PostgresEngine) {
     // A fresh build compared with the live tables row by row, then the rebuild swapped in and compared again.
     expect((await tb.verify()).projections).toMatchObject({ ok: true, differences: [] });
     await tb.rebuild();
     expect((await tb.verify()).projections).toMatchObject({ ok: true, differences: [] });
     return;
   }
-  if (!(tb instanceof Tradebook)) throw new Error('a tradebook on an engine the fixtures do not know');
-  const live = await tb.audit.readTables();
+  if (!(tb.engine instanceof SqliteEngine)) throw new Error('a tradebook on an engine the fixtures do not know');
+  const { audit } = tb.engine;
+  const live = await audit.readTables();
   await tb.rebuild();
-  expect(await tb.audit.readTables()).toEqual(live);
+  expect(await audit.readTables()).toEqual(live);
 }

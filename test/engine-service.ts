@@ -1,9 +1,9 @@
 import { afterAll, afterEach, inject } from 'vitest';
-import type { Company } from '../src/company.ts';
 import { createApp } from '../src/http/app.ts';
 import type { Clock } from '../src/lib/clock.ts';
 import { type PostgresDatabase, openPostgres } from '../src/storage/postgres/connection.ts';
-import { PostgresTradebook } from '../src/tradebook-postgres.ts';
+import { Company } from '../src/company.ts';
+import { PostgresEngine } from '../src/storage/postgres/engine.ts';
 import { ApiClient, testService } from './helpers.ts';
 import { REAL_SERVER_URL, createDatabase, pgliteDatabase, startPglite } from './storage/postgres/engines.ts';
 import type { Hono } from 'hono';
@@ -93,7 +93,7 @@ export async function engineService(options: { clock?: Clock } = {}): Promise<En
   if (TEST_ENGINE === 'sqlite') return testService(options);
   const { database, empty } = await sharedDatabase();
   await empty();
-  const tb = await PostgresTradebook.on(database(), { clock: options.clock });
+  const tb = new Company(await PostgresEngine.on(database(), { clock: options.clock }), options.clock);
   open.push(tb);
   const { key } = await tb.keys.create({ name: 'test' });
   const app = createApp(tb);

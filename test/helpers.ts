@@ -7,7 +7,12 @@ import { afterEach, vi } from 'vitest';
 import { createApp } from '../src/http/app.ts';
 import type { AppEnv } from '../src/http/env.ts';
 import type { Clock } from '../src/lib/clock.ts';
-import { Tradebook } from '../src/tradebook.ts';
+import { Company } from '../src/company.ts';
+import type { EngineOptions } from '../src/storage/engine.ts';
+import { SqliteEngine } from '../src/storage/sqlite/engine.ts';
+import type { Sqlite } from '../src/storage/sqlite/open.ts';
+import type { Projections } from '../src/projections/registry.ts';
+import type { KeyCacheSettings } from '../src/tokens/key-cache.ts';
 import { type Response, readResponse } from './server-process.ts';
 
 export type { Response };
@@ -118,8 +123,24 @@ export class ApiClient {
   }
 }
 
+/** A company on SQLite as tests see it: with the engine's writer connection and read models to look underneath. */
+export type SqliteCompany = Company<SqliteEngine> & { readonly db: Sqlite; readonly projections: Projections };
+
+/**
+ * The company in the SQLite file `file`, opened as the server opens it; `onRebuilt` hears the names of the read
+ * models rebuilt at open.
+ */
+export async function openSqliteCompany(
+  file: string,
+  options: Omit<EngineOptions, 'onBuilt'> & { keyCache?: KeyCacheSettings; onRebuilt?: (names: string[]) => void } = {},
+): Promise<SqliteCompany> {
+  const { onRebuilt, keyCache, ...engineOptions } = options;
+  const engine = await SqliteEngine.open(file, { ...engineOptions, onBuilt: onRebuilt && ((_, names) => onRebuilt(names)) });
+  return Object.assign(new Company(engine, options.clock, keyCache), { db: engine.db, projections: engine.projections });
+}
+
 export interface TestService {
-  tb: Tradebook;
+  tb: SqliteCompany;
   app: Hono<AppEnv>;
   api: ApiClient;
   key: string;
@@ -129,7 +150,7 @@ export interface TestService {
 /** A tradebook on a fresh database file, with one API key and a client holding it; closed after the test. */
 export async function testService(options: { clock?: Clock; file?: string; trace?: (sql: string) => void; onStorageFault?: (line: string) => void } = {}): Promise<TestService> {
   const file = options.file ?? path.join(tempDir(), 'tradebook.db');
-  const tb = await Tradebook.open(file, { clock: options.clock, trace: options.trace, onStorageFault: options.onStorageFault });
+  const tb = await openSqliteCompany(file, { clock: options.clock, trace: options.trace, onStorageFault: options.onStorageFault });
   cleanups.push(() => tb.close());
   const { key } = await tb.keys.create({ name: 'test' });
   const app = createApp(tb);

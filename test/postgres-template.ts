@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
 import { openPostgres } from '../src/storage/postgres/connection.ts';
-import { PostgresTradebook } from '../src/tradebook-postgres.ts';
+import { Company } from '../src/company.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -24,7 +24,7 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   const templateUrl = new URL(url);
   templateUrl.pathname = `/${name}`;
   // Closed before any copy is made: a database someone is connected to cannot be a template.
-  await (await PostgresTradebook.open(templateUrl.toString())).close();
+  await (await Company.open({ engine: 'postgres', url: templateUrl.toString() })).close();
   project.provide('postgresTemplate', name);
   return async () => {
     await admin.session.sql(`DROP DATABASE ${name} WITH (FORCE)`);

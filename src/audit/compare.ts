@@ -1,64 +1,8 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { type Sqlite, openSqlite } from '../storage/sqlite/open.ts';
-import { sqliteSession } from '../storage/sqlite/session.ts';
-import { servedNames } from '../projections/projector.ts';
-import { buildProjections } from '../projections/rebuild.ts';
 import { type CheckpointRow, projectors, readCheckpoints } from '../projections/registry.ts';
-import { tableExists, withAttached } from '../storage/sqlite/maintenance.ts';
-import { storageFaultOf } from '../storage/sqlite/storage-fault.ts';
-
-export interface ProjectionCheck {
-  ok: boolean;
-  /** How many read tables were compared. */
-  tables: number;
-  /** One line for each thing that differs from a fresh rebuild. */
-  differences: string[];
-}
-
-/**
- * Rebuilds every projection from the log into a scratch database and compares it with the live read tables,
- * row by row (every column), both ways. The live database is only read, inside one read transaction, so
- * the log and tables compared are one consistent snapshot even while a server writes.
- */
-export async function compareWithRebuild(db: Sqlite): Promise<ProjectionCheck> {
-  const scratch = openScratch(scratchPath(db));
-  const differences: string[] = [];
-  const tables = projectors.flatMap((p) => p.tables);
-  try {
-    await withAttached(db, scratch.name, 'rebuilt', async () => {
-      db.exec('BEGIN');
-      try {
-        const built = await rebuildOrExplain(scratch, db);
-        scratch.close();
-        if (typeof built === 'string') differences.push(built);
-        else {
-          differences.push(...checkpointDifferences(await readCheckpoints(sqliteSession(db)), built));
-          for (const table of tables) differences.push(...tableDifferences(db, table));
-        }
-      } finally {
-        db.exec('COMMIT');
-      }
-    });
-  } finally {
-    removeScratch(scratch);
-  }
-  return { ok: differences.length === 0, tables: tables.length, differences };
-}
-
-/** A log edited by hand may not even replay (data that is not JSON, a record that never existed): that is a finding, not a crash. */
-async function rebuildOrExplain(scratch: Sqlite, db: Sqlite): Promise<number | string> {
-  try {
-    // Compared row by row: the read indexes would never be used.
-    return await buildProjections(scratch, db, {}, { names: servedNames, readIndexes: false });
-  } catch (error) {
-    // A full or failing disk says nothing about the log: the check could not be made.
-    const fault = storageFaultOf(error);
-    if (fault) throw fault;
-    return `the log does not replay: ${error instanceof Error ? error.message : String(error)}`;
-  }
-}
+import type { ProjectionCheck, Verification } from '../storage/engine.ts';
+import { lastSeq, readEvents } from '../storage/log-reads.ts';
+import type { SqlSession } from '../storage/sql.ts';
+import { verifyChain } from './verify-chain.ts';
 
 /** What the stored checkpoints say that a build of the log up to `builtSeq` by this code would not. */
 export function checkpointDifferences(checkpoints: Map<string, CheckpointRow>, builtSeq: number): string[] {
@@ -72,35 +16,69 @@ export function checkpointDifferences(checkpoints: Map<string, CheckpointRow>, b
   });
 }
 
-function tableDifferences(db: Sqlite, table: string): string[] {
-  if (!tableExists(db, table)) return [`table ${table} is missing`];
-  const onlyIn = (a: string, b: string) => db.prepare(`SELECT * FROM ${a}."${table}" EXCEPT SELECT * FROM ${b}."${table}"`);
-  const count = (a: string, b: string) => db.prepare(`SELECT count(*) FROM (SELECT * FROM ${a}."${table}" EXCEPT SELECT * FROM ${b}."${table}")`).pluck().get() as number;
-  const live = count('main', 'rebuilt');
-  const rebuilt = count('rebuilt', 'main');
-  if (live === 0 && rebuilt === 0) return [];
-  return [tableDifference(table, live, rebuilt, (live > 0 ? onlyIn('main', 'rebuilt') : onlyIn('rebuilt', 'main')).get() as object)];
-}
-
 /** How a table differs: the rows only live, those only rebuilt, and the first such row by its key (the first column). */
 export function tableDifference(table: string, live: number, rebuilt: number, first: object): string {
   const [key, value] = Object.entries(first)[0];
   return `table ${table}: live rows not in a fresh rebuild: ${live}, rebuilt rows not live: ${rebuilt}; first: ${key} ${JSON.stringify(value)}`;
 }
 
-/** Where the fresh rebuild is built: beside the database, or in tmp for one in memory. */
-function scratchPath(db: Sqlite): string {
-  const base = db.name === ':memory:' || db.name === '' ? path.join(os.tmpdir(), `tradebook-${process.pid}-${Date.now()}.db`) : db.name;
-  return `${base}.verify`;
+
+/** What `verify` asks of an engine: a snapshot to read in, and a fresh build of the read tables beside it. */
+export interface FreshBuild {
+  /** Runs `work` in one read snapshot of the database, on a session of it; the database is left as it was. */
+  snapshot<T>(work: (session: SqlSession) => Promise<T>): Promise<T>;
+  /** Builds every read table from the log up to `until`, in the snapshot; a build that fails leaves nothing. */
+  build(until: number): Promise<void>;
+  /** A table of the fresh build, as the snapshot's session names it in a FROM clause. */
+  built(table: string): string;
+  /** Whether the database has the served table `table`. */
+  served(table: string): Promise<boolean>;
+  /** The engine's storage error `error` is, if any (the build's disk, the database's): the check could not be made. */
+  storageErrorOf(error: unknown): Error | undefined;
 }
 
-function openScratch(file: string): Sqlite {
-  for (const suffix of ['', '-wal', '-shm', '-journal']) fs.rmSync(file + suffix, { force: true });
-  // A scratch database is thrown away if anything goes wrong, so it needs no journal and no fsync.
-  return openSqlite(file, { scratch: true });
+/**
+ * Walks the chain and compares every read table with a fresh build of the log, row by row (every column), both
+ * ways, in one snapshot even while servers write: the log, the tables and the build are of one moment.
+ */
+export function verify(fresh: FreshBuild): Promise<Verification> {
+  const tables = projectors.flatMap((p) => p.tables);
+  return fresh.snapshot(async (session) => {
+    const chain = await verifyChain(readEvents(session));
+    const until = await lastSeq(session);
+    const differences: string[] = [];
+    const built = await buildOrExplain(fresh, until);
+    if (built !== undefined) differences.push(built);
+    else {
+      differences.push(...checkpointDifferences(await readCheckpoints(session), until));
+      for (const table of tables) differences.push(...(await tableDifferences(session, fresh, table)));
+    }
+    return { chain, projections: { ok: differences.length === 0, tables: tables.length, differences } };
+  });
 }
 
-function removeScratch(scratch: Sqlite): void {
-  scratch.close();
-  for (const suffix of ['', '-wal', '-shm', '-journal']) fs.rmSync(scratch.name + suffix, { force: true });
+/** A log edited by hand may not even replay (data that is not JSON, a record that never existed): that is a finding, not a crash. */
+async function buildOrExplain(fresh: FreshBuild, until: number): Promise<string | undefined> {
+  try {
+    await fresh.build(until);
+    return undefined;
+  } catch (error) {
+    // A full or failing disk says nothing about the log: the check could not be made.
+    const fault = fresh.storageErrorOf(error);
+    if (fault) throw fault;
+    return `the log does not replay: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}
+
+async function tableDifferences(session: SqlSession, fresh: FreshBuild, table: string): Promise<string[]> {
+  if (!(await fresh.served(table))) return [`table ${table} is missing`];
+  const served = session.dialect.ownTable(table);
+  const rebuilt = fresh.built(table);
+  const onlyIn = (a: string, b: string) => `SELECT * FROM ${a} EXCEPT SELECT * FROM ${b}`;
+  const count = async (a: string, b: string) => Number(await session.value(`SELECT count(*) FROM (${onlyIn(a, b)}) AS d`));
+  const live = await count(served, rebuilt);
+  const rebuiltOnly = await count(rebuilt, served);
+  if (live === 0 && rebuiltOnly === 0) return [];
+  const [first] = await session.objects<object>(`${live > 0 ? onlyIn(served, rebuilt) : onlyIn(rebuilt, served)} LIMIT 1`);
+  return [tableDifference(table, live, rebuiltOnly, first)];
 }

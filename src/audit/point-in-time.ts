@@ -1,11 +1,9 @@
 import fs from 'node:fs';
 import type { EventRow } from '../events/rows.ts';
 import { parseMoment } from '../lib/clock.ts';
-import { type BuildOptions, buildProjections } from '../projections/rebuild.ts';
+import type { RebuildProgress } from '../projections/rebuild.ts';
 import type { CopySource } from '../storage/copy.ts';
-import { refuseNewEvents } from '../storage/sqlite/maintenance.ts';
-import { openSqlite } from '../storage/sqlite/open.ts';
-import { sqliteCopyTarget } from '../storage/sqlite/copy-target.ts';
+import { writePointInTimeFile } from '../storage/open-engine.ts';
 
 /** What `--until` is resolved against: the log's length, and the first event recorded at or after a moment. */
 export interface LogClock {
@@ -46,28 +44,13 @@ export async function writePointInTime(
   sourceName: string,
   until: number,
   file: string,
-  options: Pick<BuildOptions, 'onProgress'> = {},
+  options: { onProgress?: (progress: RebuildProgress) => void } = {},
 ): Promise<{ events: number }> {
   const partial = `${file}.partial`;
   const removePartial = () => ['', '-wal', '-shm'].forEach((suffix) => fs.rmSync(partial + suffix, { force: true }));
   removePartial();
   try {
-    // The log prefix and the keys in one transaction, so the copy can be served.
-    const copy = sqliteCopyTarget(partial);
-    try {
-      await copy.load(upTo(source.events, until), source.keys);
-    } finally {
-      copy.close();
-    }
-    const target = openSqlite(partial);
-    let built: number;
-    try {
-      built = await buildProjections(target, target, { until, onProgress: options.onProgress });
-      target.prepare('INSERT INTO point_in_time (until_seq, source, created_at) VALUES (?, ?, ?)').run(until, sourceName, new Date().toISOString());
-      refuseNewEvents(target, 'this database is a point-in-time copy: it is read-only');
-    } finally {
-      target.close();
-    }
+    const built = await writePointInTimeFile(partial, upTo(source.events, until), source.keys, until, sourceName, options.onProgress);
     fs.renameSync(partial, file);
     return { events: built };
   } finally {

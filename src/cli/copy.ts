@@ -1,15 +1,11 @@
 import type { Command } from 'commander';
 import { type CopySource, type CopyTarget, SourceIsPointInTimeError, TargetNotEmptyError } from '../storage/copy.ts';
-import { type DatabaseSetting, databaseSetting, sameDatabase, shownDatabase as shown, shownUrl } from '../storage/database.ts';
-import { openPostgres } from '../storage/postgres/connection.ts';
-import { postgresCopySource } from '../storage/postgres/copy-source.ts';
-import { postgresCopyTarget } from '../storage/postgres/copy-target.ts';
-import { sqliteCopySource } from '../storage/sqlite/copy-source.ts';
-import { sqliteCopyTarget } from '../storage/sqlite/copy-target.ts';
-import { openCompany } from '../open-company.ts';
+import { type DatabaseSetting, databaseSetting, sameDatabase, settingProblem, shownDatabase as shown } from '../storage/database.ts';
+import { openCopyDestination, openStored } from '../storage/open-engine.ts';
+import { Company } from '../company.ts';
 import { copyCompany } from '../use-cases/copy-company.ts';
 import { EXIT } from './exit.ts';
-import { UsageError, openExistingReadonly } from './open.ts';
+import { UsageError } from './open.ts';
 import { progressReporter } from './progress.ts';
 
 export function copyCommand(program: Command): void {
@@ -67,34 +63,19 @@ export function copyCommand(program: Command): void {
 
 /** `setting` when a copy can go from or to it; `name` (TRADEBOOK_DB, --to) says which end is refused. */
 function copyEnd(setting: DatabaseSetting, name: string): DatabaseSetting {
-  if (setting.engine === 'postgres' && !URL.canParse(setting.url)) throw new UsageError(`${name} must be a postgres:// or postgresql:// URL, got ${shown(setting)}`);
-  if (setting.engine === 'sqlite' && /^[a-z][a-z0-9+.-]*:\/\//i.test(setting.file)) {
-    throw new UsageError(`${name} must be a SQLite file or a postgres:// or postgresql:// URL, got ${shownUrl(setting.file)}`);
-  }
+  const problem = settingProblem(setting);
+  if (problem) throw new UsageError(`${name} ${problem}`);
   return setting;
 }
 
 /** The database TRADEBOOK_DB names as a copy's source: one snapshot of it, held until `close`. */
 export async function openSource(setting: DatabaseSetting): Promise<{ copy: CopySource; close(): Promise<void> }> {
-  if (setting.engine === 'sqlite') {
-    // A missing file, one that is no database or cannot be opened: one line from the command line's own handling.
-    const db = openExistingReadonly();
-    const close = async () => {
-      db.close();
-    };
-    try {
-      return { copy: await inEnvironment(`cannot read ${setting.file}`, () => sqliteCopySource(db)), close };
-    } catch (error) {
-      await close();
-      throw error;
-    }
-  }
-  // One connection: the snapshot is a transaction on the session.
-  const db = openPostgres(setting.url, { poolSize: 1 });
+  // A missing file, one that is no database or cannot be opened: one line from the command line's own handling.
+  const stored = openStored(setting);
   try {
-    return { copy: await inEnvironment(`cannot read ${shown(setting)}`, () => postgresCopySource(db)), close: db.close };
+    return { copy: await inEnvironment(`cannot read ${shown(setting)}`, () => stored.copySource()), close: () => stored.close() };
   } catch (error) {
-    await db.close();
+    await stored.close();
     throw error;
   }
 }
@@ -105,19 +86,18 @@ export async function openSource(setting: DatabaseSetting): Promise<{ copy: Copy
  * is not to be served), answering the line that tells how they are.
  */
 function openTarget(setting: DatabaseSetting): { copy: CopyTarget; close(): Promise<void>; buildReadTables(checksOut: boolean): Promise<string> } {
-  const postgres = setting.engine === 'postgres' ? openPostgres(setting.url, { poolSize: 1 }) : undefined;
-  const sqlite = setting.engine === 'sqlite' ? sqliteCopyTarget(setting.file) : undefined;
+  const destination = openCopyDestination(setting);
   const name = shown(setting);
   return {
-    copy: postgres ? postgresCopyTarget(postgres) : sqlite!,
-    close: async () => (postgres ? postgres.close() : sqlite!.close()),
+    copy: destination.copy,
+    close: () => destination.close(),
     buildReadTables: async (checksOut) => {
       if (!checksOut) return 'its read tables are not built: the copy does not check out';
       // Opened as the server opens it, the database gets its read tables built from the log. That shows no bar and
       // takes longer than the copy: a line says what is under way.
       process.stderr.write(`build: the read tables of ${name}\n`);
       await inEnvironment(`${name} holds the whole copy, but its read tables could not be built (any later open of it builds them)`, async () =>
-        (await openCompany(setting)).close(),
+        (await Company.open(setting)).close(),
       );
       return 'its read tables are built: tradebook can serve it';
     },

@@ -1,8 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import packageJson from '../../package.json' with { type: 'json' };
 import { DatabaseUnreachable, NotADatabase } from '../storage/errors.ts';
-import { storageErrorOf } from '../storage/postgres/errors.ts';
-import { storageFaultOf } from '../storage/sqlite/storage-fault.ts';
+import { storageErrorOf } from '../storage/open-engine.ts';
 import { anchorCommands } from './anchor.ts';
 import { backupCommand } from './backup.ts';
 import { copyCommand } from './copy.ts';
@@ -46,7 +45,7 @@ export async function main(argv: string[]): Promise<void> {
     }
     // A usage problem, a database out of reach or not a database, or a storage fault (disk full, read-only) is one
     // line, not a stack trace.
-    const known = error instanceof UsageError || error instanceof DatabaseUnreachable || error instanceof NotADatabase ? error : (storageFaultOf(error) ?? storageErrorOf(error));
+    const known = error instanceof UsageError || error instanceof DatabaseUnreachable || error instanceof NotADatabase ? error : storageErrorOf(error);
     if (known) {
       process.stderr.write(`tradebook: ${known.message}\n`);
       process.exitCode = EXIT.usage;

@@ -1,15 +1,11 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { resolveUntil, writePointInTime } from '../audit/point-in-time.ts';
-import { UsageError, databasePath, openForCli } from './open.ts';
-import { rebuildPostgres } from '../projections/rebuild-postgres.ts';
+import { UsageError } from './open.ts';
 import { type DatabaseSetting, databaseSetting, shownDatabase } from '../storage/database.ts';
+import { rebuildReadTables } from '../storage/open-engine.ts';
 import { openSource } from './copy.ts';
-import { openPostgres } from '../storage/postgres/connection.ts';
-import { storageErrorOf, unreachableOf } from '../storage/postgres/errors.ts';
-import { PostgresWriter } from '../storage/postgres/writer.ts';
 import { progressReporter } from './progress.ts';
-import { rebuildOnThread } from './rebuild-thread.ts';
 import { TIME_FORMS } from './times.ts';
 
 export function rebuildCommand(program: Command): void {
@@ -24,18 +20,24 @@ export function rebuildCommand(program: Command): void {
       if (options.into !== undefined && fs.existsSync(options.into)) throw new UsageError(`${options.into} exists; a point-in-time copy is only written to a new file`);
       const setting = databaseSetting();
       if (options.into !== undefined) return writeCopy(setting, options.until, options.into, options.json);
-      return report(setting.engine === 'postgres' ? await rebuildOnPostgres(setting.url) : await rebuildSqlite(), options.json);
+      return report(await rebuildLive(setting), options.json);
     });
 }
 
-/** The SQLite file's tables rebuilt on a thread of their own (after an ordinary open: migrated, current). */
-async function rebuildSqlite(): Promise<{ events: number; seconds: string }> {
-  (await openForCli()).close();
+/** The read tables rebuilt beside the served ones and swapped in, while servers keep serving and writing. */
+async function rebuildLive(setting: DatabaseSetting): Promise<{ events: number; seconds: string }> {
   const progress = progressReporter('rebuild', 'events');
   const started = Date.now();
-  const { events } = await rebuildOnThread(databasePath(), progress.update, (reason) => process.stderr.write(`${reason}\n`));
-  progress.stop();
-  return { events, seconds: ((Date.now() - started) / 1000).toFixed(1) };
+  try {
+    const { events } = await rebuildReadTables(setting, {
+      onProgress: progress.update,
+      onRetry: (reason) => process.stderr.write(`${reason}\n`),
+      onBuilt: (line) => process.stderr.write(`${line}\n`),
+    });
+    return { events, seconds: ((Date.now() - started) / 1000).toFixed(1) };
+  } finally {
+    progress.stop();
+  }
 }
 
 /** A point-in-time copy into `into`, from one snapshot of the database on either engine. */
@@ -60,23 +62,4 @@ async function writeCopy(setting: DatabaseSetting, untilText: string | undefined
 
 function report({ events, seconds }: { events: number; seconds: string }, json: boolean | undefined): void {
   process.stdout.write(json ? `${JSON.stringify({ events, seconds: Number(seconds) })}\n` : `rebuilt every projection from ${events} events in ${seconds} s\n`);
-}
-
-/**
- * Builds beside the served tables on a connection of its own and swaps them in under the chain head's lock,
- * while servers keep serving and writing.
- */
-async function rebuildOnPostgres(url: string): Promise<{ events: number; seconds: string }> {
-  const db = openPostgres(url, { poolSize: 1 });
-  const progress = progressReporter('rebuild', 'events');
-  const started = Date.now();
-  try {
-    const { events } = await rebuildPostgres(db.session, new PostgresWriter(db.session), { onProgress: progress.update }).catch((error: unknown) => {
-      throw unreachableOf(error, url) ?? storageErrorOf(error) ?? error;
-    });
-    return { events, seconds: ((Date.now() - started) / 1000).toFixed(1) };
-  } finally {
-    progress.stop();
-    await db.close();
-  }
 }

@@ -1,20 +1,11 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { verifyChain } from '../audit/verify-chain.ts';
-import { compareWithRebuild } from '../audit/compare.ts';
-import { readEvents } from '../storage/sqlite/event-log.ts';
-import { storageFaultOf } from '../storage/sqlite/storage-fault.ts';
 import { type Anchor, type AnchorCheck, checkAnchors, keyFingerprint, parseAnchors } from '../audit/anchors.ts';
-import { auditReads } from '../audit/reads.ts';
-import { verifyPostgres } from '../audit/compare-postgres.ts';
 import { databaseSetting } from '../storage/database.ts';
 import { StorageFault } from '../storage/errors.ts';
-import { openPostgres } from '../storage/postgres/connection.ts';
-import { unreachableOf } from '../storage/postgres/errors.ts';
-import { postgresSession } from '../storage/postgres/session.ts';
-import { sqliteSession } from '../storage/sqlite/session.ts';
+import { openStored, storageErrorOf } from '../storage/open-engine.ts';
 import { EXIT } from './exit.ts';
-import { UsageError, openExistingReadonly } from './open.ts';
+import { UsageError } from './open.ts';
 
 /** The anchors of a file, or the one line saying why there are none. */
 function readAnchors(file: string): Anchor[] {
@@ -41,27 +32,17 @@ function anchorLine(check: AnchorCheck): string {
   return check.holds ? `${name}: holds` : `${name}: FAILED: ${check.problem}`;
 }
 
-/** The SQLite file as it is, without the migrations or catch-up an ordinary open runs: verify must see what is there. */
-async function checkSqlite(anchors: Anchor[] | undefined) {
-  const db = openExistingReadonly();
+/**
+ * The database as it is, without the migrations or catch-up an ordinary open runs (verify must see what is there):
+ * the chain and the read tables in one snapshot, nothing left behind, then the anchors against the log.
+ */
+async function check(anchors: Anchor[] | undefined) {
+  const stored = openStored(databaseSetting());
   try {
-    const audit = auditReads(sqliteSession(db));
-    return { chain: await verifyChain(readEvents(db)), projections: await compareWithRebuild(db), anchors: anchors && (await checkAnchors(anchors, audit.hashAt)) };
+    const { chain, projections } = await stored.verify();
+    return { chain, projections, anchors: anchors && (await checkAnchors(anchors, stored.audit.hashAt)) };
   } finally {
-    db.close();
-  }
-}
-
-/** The PostgreSQL database on a connection of its own: one snapshot, nothing left behind. */
-async function checkPostgres(url: string, anchors: Anchor[] | undefined) {
-  const db = openPostgres(url, { poolSize: 1 });
-  try {
-    const { chain, projections } = await verifyPostgres(db.session).catch((error: unknown) => {
-      throw unreachableOf(error, url) ?? error;
-    });
-    return { chain, projections, anchors: anchors && (await checkAnchors(anchors, auditReads(postgresSession(() => db.pool)).hashAt)) };
-  } finally {
-    await db.close();
+    await stored.close();
   }
 }
 
@@ -73,14 +54,13 @@ export function verifyCommand(program: Command): void {
     .option('--json', 'print one JSON object: ok, the chain, the read tables, the anchors')
     .action(async (options: { anchor?: string; json?: boolean }) => {
       const anchors = options.anchor === undefined ? undefined : readAnchors(options.anchor);
-      const setting = databaseSetting();
       let checked;
       try {
-        checked = setting.engine === 'postgres' ? await checkPostgres(setting.url, anchors) : await checkSqlite(anchors);
+        checked = await check(anchors);
       } catch (error) {
         // A full or failing disk (the rebuild's scratch database is written beside the file) is no finding either way.
-        const fault = error instanceof StorageFault ? error : storageFaultOf(error);
-        if (!fault) throw error;
+        const fault = storageErrorOf(error);
+        if (!(fault instanceof StorageFault)) throw error;
         process.stdout.write(
           options.json
             ? `${JSON.stringify({ ok: null, couldNotCheck: fault.message })}\n`

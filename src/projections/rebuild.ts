@@ -1,151 +1,60 @@
-import { inWriteTransaction, indexesOf, tablesNamedWith, withBuildSettings } from '../storage/sqlite/maintenance.ts';
-import type { Sqlite } from '../storage/sqlite/open.ts';
-import { sqliteSession } from '../storage/sqlite/session.ts';
-import type { StoredEvent } from '../events/store.ts';
-import { lastSeq, replayEvents } from '../storage/sqlite/event-log.ts';
-import { type TableNames, servedNames } from './projector.ts';
-import { Projections, createReadIndexes, projectors, readCheckpoints, setCheckpoints } from './registry.ts';
-import { buildInto } from './build.ts';
+import type { StoredEvent } from '../events/rows.ts';
+import type { SqlSession } from '../storage/sql.ts';
+import type { TableNames } from './projector.ts';
+import { Projections, projectors, setCheckpoints } from './registry.ts';
 
+/** Told as a build or a rebuild goes: events replayed of all. */
 export interface RebuildProgress {
   done: number;
   total: number;
 }
 
-export interface BuildOptions {
-  /** Build from events up to and including this seq (default: the whole log). */
-  until?: number;
-  /** Told after each transaction of the replay; the build goes on once it settles. */
-  onProgress?: (progress: RebuildProgress) => Promise<void> | void;
-  /** Events a transaction. */
-  chunk?: number;
-}
-
-// Rows read a query at a time: each piece is alive at once, and larger pieces raised the peak RSS measurably.
-const READ_CHUNK = 200;
-
-/** Where a build writes: the tables' names, and whether it creates the read indexes (after the load) itself. */
-export interface BuildTarget {
-  names: TableNames;
-  readIndexes: boolean;
-}
-
-/** The events of `log` up to and including `until`. */
-function* upTo(log: Iterable<StoredEvent>, until: number): Generator<StoredEvent> {
-  for (const event of log) {
-    if (event.seq > until) return;
-    yield event;
-  }
-}
-
-/**
- * Replays the log of `source` into fresh projection tables in `target`, in transactions of `chunk` events, each
- * event applied as soon as it is read so memory stays flat. Returns the last seq applied.
- */
-export async function buildProjections(
-  target: Sqlite,
-  source: Sqlite,
-  options: BuildOptions = {},
-  into: BuildTarget = { names: servedNames, readIndexes: true },
-): Promise<number> {
-  const until = options.until ?? lastSeq(source);
-  await buildInto(sqliteSession(target), into.names, upTo(replayEvents(source, 0, READ_CHUNK), until)[Symbol.iterator](), {
-    // Small transactions: a rebuild defers its heavy work to the final flush, so a transaction costs little.
-    chunk: options.chunk ?? 1000,
-    readIndexes: into.readIndexes,
-    // Every transaction takes the write lock at BEGIN: a transaction that read first could not wait for a server's
-    // writer to finish (SQLite fails such an upgrade at once rather than risk a deadlock). The deferred work is
-    // flushed in steps, each its own transaction: a build in the live database shares it with a server's writers.
-    transaction: (work) => inWriteTransaction(target, work),
-    onProgress: (done) => options.onProgress?.({ done, total: until }),
-  });
-  return Math.min(until, lastSeq(source));
-}
-
 /** A rebuild writes its tables and indexes beside the served ones, under this prefix, until the swap renames them. */
-const BUILD_PREFIX = 'rebuilding_';
-const buildNames: TableNames = (name) => BUILD_PREFIX + name;
+export const BUILD_PREFIX = 'rebuilding_';
+export const buildNames: TableNames = (name) => BUILD_PREFIX + name;
+
+/** What a rebuild asks of an engine: a build beside the served tables, and the swap that puts it in their place. */
+export interface BuildBeside {
+  /** Drops the tables whose names start with `prefix` (an interrupted rebuild's leftovers). */
+  dropTablesNamedWith(prefix: string): Promise<void>;
+  /** The seq the log ends at now: the build's end. */
+  logEnd(): Promise<number>;
+  /** Every read table and its checkpoints built from the log up to `until`, under `names`, beside the served ones. */
+  build(names: TableNames, until: number, onProgress?: (progress: RebuildProgress) => void): Promise<void>;
+  /**
+   * Runs `work` in one transaction under the write lock, on a session of it that also reads the events after a seq:
+   * every reader sees the served tables before the swap or after it, never between.
+   */
+  swap(work: (session: SqlSession, eventsAfter: (seq: number) => Iterable<StoredEvent> | AsyncIterable<StoredEvent>) => Promise<void>): Promise<void>;
+  /** Inside the swap: the served tables of `projectors` dropped, the built ones (`names`) renamed to theirs, with their indexes. */
+  renameBuilt(session: SqlSession, names: TableNames): Promise<void>;
+}
 
 /**
- * Drops every read table and rebuilds it from the log. The new tables are built in the same database under
- * other names and swapped in by one transaction, so an interrupted rebuild leaves the old tables in place (its
- * leftovers are dropped by the next rebuild) and a reader never sees a half-built state. Events appended
- * meanwhile are applied inside the swap.
+ * Rebuilds every read table from the log while servers keep serving and writing. The new tables are built beside
+ * the served ones under other names and swapped in by one transaction, so an interrupted rebuild leaves the served
+ * tables in place (its leftovers are dropped by the next one) and a reader never sees a half-built state. Events
+ * appended meanwhile are applied inside the swap. Settles with the number of events the build replayed.
  */
-export async function rebuild(db: Sqlite, options: Omit<BuildOptions, 'until'> = {}): Promise<{ events: number }> {
-  dropBuildTables(db);
+export async function rebuild(beside: BuildBeside, options: { onProgress?: (progress: RebuildProgress) => void } = {}): Promise<{ events: number }> {
+  await beside.dropTablesNamedWith(BUILD_PREFIX);
   try {
-    const built = await withBuildSettings(db, () => buildProjections(db, db, options, { names: buildNames, readIndexes: false }));
-    await swapIn(db, built);
-    return { events: built };
+    const until = await beside.logEnd();
+    await beside.build(buildNames, until, options.onProgress);
+    await beside.swap(async (session, eventsAfter) => {
+      await beside.renameBuilt(session, buildNames);
+      await session.run(`DROP TABLE ${session.dialect.ownTable(buildNames('projection_checkpoints'))}`);
+      await setCheckpoints(session, projectors, until);
+      // What was written while the tables were built.
+      const projections = new Projections(session);
+      await projections.replay(eventsAfter(until));
+      await projections.flush();
+    });
+    return { events: until };
   } catch (error) {
-    // On a full disk the drop may fail too: the error that stopped the build is the one to report, and the
-    // next rebuild drops the leftovers.
-    try {
-      dropBuildTables(db);
-    } catch {}
+    // On a full disk or a lost connection the drop may fail too: the error that stopped the rebuild is the one to
+    // report, and the next rebuild drops the leftovers.
+    await beside.dropTablesNamedWith(BUILD_PREFIX).catch(() => {});
     throw error;
   }
-}
-
-function dropBuildTables(db: Sqlite): void {
-  const tables = tablesNamedWith(db, BUILD_PREFIX);
-  if (tables.length > 0) db.transaction(() => tables.forEach((table) => db.exec(`DROP TABLE main."${table}"`))).immediate();
-}
-
-/**
- * Replaces the served tables by the built ones in one transaction: drop, rename, and the indexes created again
- * under their served names (an index keeps its name when its table is renamed, and queries name some of them).
- */
-async function swapIn(db: Sqlite, builtSeq: number): Promise<void> {
-  const indexes = indexesOf(db);
-  const session = sqliteSession(db);
-  await inWriteTransaction(db, async () => {
-    for (const p of projectors) {
-      for (const table of p.tables) {
-        db.exec(`DROP TABLE IF EXISTS main."${table}"`);
-        db.exec(`ALTER TABLE main."${buildNames(table)}" RENAME TO "${table}"`);
-        for (const index of indexes(table)) db.exec(`DROP INDEX main."${index}"`);
-      }
-      for (const statement of p.schema(servedNames, session.dialect)) if (statement.startsWith('CREATE INDEX')) db.exec(statement);
-    }
-    await createReadIndexes(session, projectors);
-    db.exec(`DROP TABLE main."${buildNames('projection_checkpoints')}"`);
-    await setCheckpoints(session, projectors, builtSeq);
-    await catchUp(db, builtSeq);
-  });
-}
-
-/** Applies the events after `fromSeq` to the live tables (inside the caller's transaction). */
-async function catchUp(db: Sqlite, fromSeq: number): Promise<void> {
-  const projections = new Projections(sqliteSession(db));
-  let batch: StoredEvent[] = [];
-  for (const event of replayEvents(db, fromSeq)) {
-    batch.push(event);
-    if (batch.length >= 10_000) {
-      await projections.apply(batch);
-      batch = [];
-    }
-  }
-  await projections.apply(batch);
-  await projections.saveCheckpoint();
-}
-
-/**
- * Makes the read tables current before anything is served: creates missing ones, rebuilds every projection
- * when a projector's version differs from the one its tables were built by, and applies any events the
- * checkpoints have not seen. Returns the names of the projections that were rebuilt.
- */
-export async function ensureProjections(db: Sqlite): Promise<string[]> {
-  const checkpoints = await readCheckpoints(sqliteSession(db));
-  const changed = projectors.filter((p) => checkpoints.has(p.name) && checkpoints.get(p.name)!.version !== p.version);
-  const missing = projectors.filter((p) => !checkpoints.has(p.name));
-  if (changed.length > 0 || missing.length > 0) {
-    await rebuild(db);
-    // A new database gets its tables without a word; a projection rebuilt from history is reported.
-    return [...changed, ...(lastSeq(db) > 0 ? missing : [])].map((p) => p.name);
-  }
-  const behind = Math.min(...projectors.map((p) => checkpoints.get(p.name)!.last_seq));
-  if (behind < lastSeq(db)) await inWriteTransaction(db, () => catchUp(db, behind));
-  return [];
 }

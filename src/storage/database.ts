@@ -48,6 +48,15 @@ function serverDatabase(url: string): string {
   return `${hostname.toLowerCase() || 'localhost'}:${port || '5432'}/${decodeURIComponent(pathname.slice(1) || username)}`;
 }
 
+/**
+ * Why `setting` names no database a command can reach, after the name it was given by (a URL that does not parse,
+ * a path that is a URL of another scheme); undefined when it names one.
+ */
+export function settingProblem(setting: DatabaseSetting): string | undefined {
+  if (setting.engine === 'postgres') return URL.canParse(setting.url) ? undefined : `must be a postgres:// or postgresql:// URL, got ${shownDatabase(setting)}`;
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(setting.file) ? `must be a SQLite file or a postgres:// or postgresql:// URL, got ${shownUrl(setting.file)}` : undefined;
+}
+
 /** A database as messages name it: a file by its path, a URL without its password. */
 export function shownDatabase(setting: DatabaseSetting): string {
   return setting.engine === 'sqlite' ? setting.file : shownUrl(setting.url);

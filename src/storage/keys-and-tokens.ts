@@ -16,6 +16,8 @@ export interface KeyTablesOn {
 }
 
 const KEY = 'id, name, scope, key_hash AS "keyHash", created_at AS created, expires_at AS expires, revoked_at AS revoked';
+const KEY_BY_HASH = `SELECT ${KEY} FROM api_keys WHERE key_hash = ?`;
+const KEY_BY_ID = `SELECT ${KEY} FROM api_keys WHERE id = ?`;
 
 /** The API keys; `announce` tells other servers of a revoked key, in the revoking transaction (none where they poll). */
 export class SqlKeyStore implements KeyStore {
@@ -36,11 +38,11 @@ export class SqlKeyStore implements KeyStore {
   }
 
   async byHash(keyHash: string): Promise<StoredKey | undefined> {
-    return (await this.on.reads.objects<StoredKey>(`SELECT ${KEY} FROM api_keys WHERE key_hash = ?`, [keyHash]))[0];
+    return (await this.on.reads.objects<StoredKey>(KEY_BY_HASH, [keyHash]))[0];
   }
 
   async byId(id: number): Promise<StoredKey | undefined> {
-    return (await this.on.reads.objects<StoredKey>(`SELECT ${KEY} FROM api_keys WHERE id = ?`, [id]))[0];
+    return (await this.on.reads.objects<StoredKey>(KEY_BY_ID, [id]))[0];
   }
 
   list(): Promise<Omit<StoredKey, 'keyHash'>[]> {

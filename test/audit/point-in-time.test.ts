@@ -3,8 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
 import { createApp } from '../../src/http/app.ts';
-import { Tradebook } from '../../src/tradebook.ts';
-import { ApiClient, manualClock, tempDir, testService } from '../helpers.ts';
+import { ApiClient, manualClock, openSqliteCompany, tempDir, testService } from '../helpers.ts';
 import { runCliHere as runCli } from '../cli-in-process.ts';
 import { startServer } from '../server-process.ts';
 
@@ -52,7 +51,7 @@ async function answers(client: ApiClient): Promise<Record<string, { status: numb
 }
 
 async function openCopy(file: string, key: string) {
-  const tb = await Tradebook.open(file);
+  const tb = await openSqliteCompany(file);
   return { tb, client: new ApiClient(createApp(tb), key) };
 }
 
@@ -77,7 +76,7 @@ describe('tradebook rebuild --until --into', () => {
     const { file } = await serviceWithTwoPeriods();
     const copy = path.join(tempDir(), 'copy.db');
     expect((await runCli(file, ['rebuild', '--until', '5', '--into', copy])).status).toBe(0);
-    const [live, copied] = [await Tradebook.open(file), await Tradebook.open(copy)];
+    const [live, copied] = [await openSqliteCompany(file), await openSqliteCompany(copy)];
     expect(await copied.audit.eventsAfter(0, 1000)).toEqual(await live.audit.eventsAfter(0, 5));
     live.close();
     copied.close();
@@ -122,7 +121,7 @@ describe('tradebook rebuild --until --into', () => {
     expect(imported.status).toBe(2);
     expect(imported.stderr).toContain('point-in-time copy');
     // Below the commands: the log itself refuses an append.
-    const below = await Tradebook.open(copy);
+    const below = await openSqliteCompany(copy);
     const append = below.writer.run(() => below.log.append([{ stream: 'product_brand-9', type: 'BrandAdded', data: { id: 9, name: 'Новый', logo: null } }], { source: 'test' }));
     await expect(append).rejects.toThrow(/point-in-time/);
     expect(await below.audit.lastSeq()).toBe(3);

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { Tradebook } from '../../src/tradebook.ts';
-import { tempDir } from '../helpers.ts';
+import { openSqliteCompany, tempDir } from '../helpers.ts';
 import { runCliHere as cli } from '../cli-in-process.ts';
 import { runCli } from '../server-process.ts';
 import { dumpReadTables } from '../read-tables.ts';
@@ -79,14 +78,14 @@ describe('tradebook import, events and rebuild', () => {
     const dir = tempDir();
     const db = path.join(dir, 't.db');
     await cli(db, ['import', '-'], lines.map((l) => JSON.stringify(l)).join('\n'));
-    const before = await Tradebook.open(db);
+    const before = await openSqliteCompany(db);
     const live = dumpReadTables(before.db);
     before.close();
     // The rebuild runs on a thread the bundle starts: as a process.
     const rebuilt = await runCli(db, ['rebuild']);
     expect(rebuilt.status).toBe(0);
     expect(rebuilt.stdout).toMatch(/rebuilt every projection from 5 events/);
-    const after = await Tradebook.open(db);
+    const after = await openSqliteCompany(db);
     expect(dumpReadTables(after.db)).toEqual(live);
     after.close();
   });

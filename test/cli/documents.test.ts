@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { Tradebook } from '../../src/tradebook.ts';
 import { expectRebuildEqualsLive, line, money, romashka, sale } from '../documents-fixtures.ts';
-import { tempDir } from '../helpers.ts';
+import { openSqliteCompany, tempDir } from '../helpers.ts';
 import { runCli, startServer } from '../server-process.ts';
 
 function writeLines(dir: string, records: unknown[]): string {
@@ -72,7 +71,7 @@ describe('tradebook seed', () => {
 
     /** Every read table of a database, and its documents and contractors as the lists serve them. */
     const lists = async (file: string) => {
-      const tb = await Tradebook.open(file);
+      const tb = await openSqliteCompany(file);
       try {
         const tables = await tb.audit.readTables();
         return { tables, rows: tables.documents as { list_json: string }[], contractors: (tables.contractors as { json: string }[]).map((c) => c.json) };
@@ -97,7 +96,7 @@ describe('tradebook seed', () => {
       if (c.type === 'ЮЛ') expect(c.kpp).toMatch(/^\d{9}$/);
     }
 
-    const tb = await Tradebook.open(a);
+    const tb = await openSqliteCompany(a);
     try {
       await expectRebuildEqualsLive(tb);
     } finally {

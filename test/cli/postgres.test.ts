@@ -8,8 +8,7 @@ import { type PostgresDatabase, openPostgres } from '../../src/storage/postgres/
 import { PostgresEventLog } from '../../src/storage/postgres/event-log.ts';
 import { migrate } from '../../src/storage/postgres/migrate.ts';
 import { PostgresWriter } from '../../src/storage/postgres/writer.ts';
-import { Tradebook } from '../../src/tradebook.ts';
-import { tempDir } from '../helpers.ts';
+import { openSqliteCompany, tempDir } from '../helpers.ts';
 import { runCliHere } from '../cli-in-process.ts';
 import { runCli as cli, runToExit } from '../server-process.ts';
 import { REAL_SERVER_URL, createDatabase } from '../storage/postgres/engines.ts';
@@ -131,7 +130,7 @@ describe.runIf(REAL_SERVER_URL)('tradebook keys, events, history and anchor on a
 
     let now = start;
     const sqlite = path.join(tempDir(), 't.db');
-    const tb = await Tradebook.open(sqlite, { clock: () => now });
+    const tb = await openSqliteCompany(sqlite, { clock: () => now });
     for (const [i, batch] of batches.entries()) {
       now = start + i * 60_000;
       await tb.writer.run(() => tb.log.append(batch, meta(i)));
@@ -252,7 +251,7 @@ describe.runIf(REAL_SERVER_URL)('tradebook copy from PostgreSQL back into a SQLi
 
     // --json, into a file that is there and empty (a tradebook opened once, with its tables and no event or key).
     const empty = path.join(dir, 'empty.db');
-    (await Tradebook.open(empty)).close();
+    (await openSqliteCompany(empty)).close();
     const json = await cli(url, ['copy', '--to', empty, '--json']);
     expect(json.status).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual({ from: url, to: empty, events: last.seq, keys: 2, seq: last.seq, hash: last.hash, seconds: expect.any(Number), ok: true });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
-import { ApiClient, manualClock, testService } from '../helpers.ts';
+import { ApiClient, manualClock, openSqliteCompany, testService } from '../helpers.ts';
 import { storedRows } from '../storage/sqlite/at-rest.ts';
 
 const codes = (body: { errors: { code: string }[] }) => body.errors.map((e) => e.code);
@@ -143,9 +143,8 @@ describe('access tokens', () => {
   test('tokens live in the database: a second process on the same file honours them', async () => {
     const { api, file } = await testService();
     const token = await api.token('/api/add-product-brand');
-    const { Tradebook } = await import('../../src/tradebook.ts');
     const { createApp } = await import('../../src/http/app.ts');
-    const second = await Tradebook.open(file);
+    const second = await openSqliteCompany(file);
     try {
       const res = await new ApiClient(createApp(second), api.key).post('/api/add-product-brand', brandBody('Elsewhere'), token);
       expect(res.status).toBe(200);

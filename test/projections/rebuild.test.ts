@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { Tradebook } from '../../src/tradebook.ts';
 import { variedHistory } from '../catalogue-history.ts';
+import { openSqliteCompany } from '../helpers.ts';
 import { tamper } from '../storage/sqlite/at-rest.ts';
 
 describe('rebuild', () => {
@@ -22,7 +22,7 @@ describe('rebuild', () => {
     tb.close();
     tamper(file, "UPDATE projection_checkpoints SET version = version + 1 WHERE name = 'products'; DELETE FROM products");
     const rebuilt: string[] = [];
-    const reopened = await Tradebook.open(file, { onRebuilt: (names) => rebuilt.push(...names) });
+    const reopened = await openSqliteCompany(file, { onRebuilt: (names) => rebuilt.push(...names) });
     expect(rebuilt).toContain('products');
     expect(await reopened.audit.readTables()).toEqual(live);
     reopened.close();

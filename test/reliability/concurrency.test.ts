@@ -1,15 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';
-import { Tradebook } from '../../src/tradebook.ts';
-import { tempDir } from '../helpers.ts';
+import { openSqliteCompany, type SqliteCompany, tempDir } from '../helpers.ts';
 import { HttpClient, type ServerProcess, runCli, startServer } from '../server-process.ts';
 
 const KEY = 'tb_concurrency_test_key_0123456789';
 
 /** Reads the log the processes wrote, through a tradebook of this process's own on the same file. */
-async function readLog<T>(file: string, read: (audit: Tradebook['audit']) => Promise<T>): Promise<T> {
-  const tb = await Tradebook.open(file);
+async function readLog<T>(file: string, read: (audit: SqliteCompany['audit']) => Promise<T>): Promise<T> {
+  const tb = await openSqliteCompany(file);
   try {
     return await read(tb.audit);
   } finally {

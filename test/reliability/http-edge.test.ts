@@ -3,8 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { Tradebook } from '../../src/tradebook.ts';
-import { tempDir, until } from '../helpers.ts';
+import { openSqliteCompany, tempDir, until } from '../helpers.ts';
 import { type ServerProcess, rawConnection, serverEnd, startServer } from '../server-process.ts';
 
 const KEY = 'tb_http_edge_test_key_0123456789';
@@ -133,7 +132,7 @@ describe('the HTTP edge of the real server', () => {
   test('HEAD on a write path is 405 and issues no token', async () => {
     // The server's database, opened beside it as another process would.
     const tokens = async () => {
-      const tb = await Tradebook.open(file);
+      const tb = await openSqliteCompany(file);
       try {
         return await tb.tokens.count();
       } finally {

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { createApp } from '../../src/http/app.ts';
 import { type PostgresDatabase, openPostgres } from '../../src/storage/postgres/connection.ts';
-import { PostgresTradebook } from '../../src/tradebook-postgres.ts';
+import { Company } from '../../src/company.ts';
 import { ApiClient } from '../helpers.ts';
 import { runCli } from '../server-process.ts';
 import { within } from '../within.ts';
@@ -17,7 +17,7 @@ const status = async (client: ApiClient) => (await client.get('/api/products?lim
 describe.runIf(REAL_SERVER_URL)('the key cache of servers on one PostgreSQL database', () => {
   let admin: PostgresDatabase;
   let database: { url: string; drop(): Promise<void> };
-  const opened: PostgresTradebook[] = [];
+  const opened: Company[] = [];
   beforeAll(() => {
     admin = openPostgres(REAL_SERVER_URL!, { poolSize: 1 });
   });
@@ -32,7 +32,7 @@ describe.runIf(REAL_SERVER_URL)('the key cache of servers on one PostgreSQL data
 
   /** One more server on the database, with a key cache of 1 s; what it says of its cache goes to `said`. */
   const server = async (said: string[] = []) => {
-    const tb = await PostgresTradebook.open(database.url, { keyCache: { boundMs: 1000, onTrust: (line) => said.push(line) } });
+    const tb = await Company.open({ engine: 'postgres', url: database.url }, { keyCache: { boundMs: 1000, onTrust: (line) => said.push(line) } });
     opened.push(tb);
     return { tb, app: createApp(tb), said };
   };
@@ -69,7 +69,7 @@ describe.runIf(REAL_SERVER_URL)('the key cache of servers on one PostgreSQL data
   test('the listening connection ended: requests are answered, keys are read from the database until it is back, a revocation meanwhile counts at once', async () => {
     const one = await server();
     // Another server without a cache, which makes the revocation below.
-    const elsewhere = await PostgresTradebook.open(database.url);
+    const elsewhere = await Company.open({ engine: 'postgres', url: database.url });
     opened.push(elsewhere);
     const { clients } = await cachedKey([one]);
     const other = await one.tb.keys.create({ name: 'revoked meanwhile' });

@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { expect, test } from 'vitest';
-import { Tradebook } from '../../src/tradebook.ts';
-import { tempDir, until } from '../helpers.ts';
+import { openSqliteCompany, tempDir, until } from '../helpers.ts';
 import { HttpClient, serverEnd, startServer } from '../server-process.ts';
 
 const KEY = 'tb_shutdown_test_key_0123456789';
@@ -60,7 +59,7 @@ test('SIGTERM stops accepting, lets the batch in flight complete, and closes the
 
   // Closed cleanly: the last connection checkpointed and removed the write-ahead log.
   expect(fs.existsSync(`${file}-wal`)).toBe(false);
-  const tb = await Tradebook.open(file);
+  const tb = await openSqliteCompany(file);
   expect(await tb.audit.eventsAfter(0, 10, { type: 'BrandAdded' })).toHaveLength(2);
   tb.close();
 });

@@ -5,8 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, expect, test } from 'vitest';
 import { createApp } from '../../src/http/app.ts';
 import { KeyCache, type KeyChangeSource } from '../../src/tokens/key-cache.ts';
-import { Tradebook } from '../../src/tradebook.ts';
-import { ApiClient, manualClock, tempDir } from '../helpers.ts';
+import { ApiClient, manualClock, openSqliteCompany, type SqliteCompany, tempDir } from '../helpers.ts';
 import { within } from '../within.ts';
 
 /** A source of changes the test drives by hand: `cache` is what it tells. */
@@ -82,13 +81,13 @@ test('the cache holds at most its capacity, the oldest going first', () => {
   expect(['k1', 'k2', 'k3', 'k4', 'k5'].map((hash) => cache.get(hash)?.id)).toEqual([undefined, undefined, 3, 4, 5]);
 });
 
-const opened: Tradebook[] = [];
+const opened: SqliteCompany[] = [];
 afterEach(() => opened.splice(0).forEach((tb) => tb.close()));
 
 /** A company on a new SQLite file with a key cache of `boundMs`, its app, and a key. */
 async function cachedService(boundMs: number, clock = manualClock()) {
   const file = path.join(tempDir(), 'cached.db');
-  const tb = await Tradebook.open(file, { clock, keyCache: { boundMs } });
+  const tb = await openSqliteCompany(file, { clock, keyCache: { boundMs } });
   opened.push(tb);
   const app = createApp(tb);
   const { key } = await tb.keys.create({ name: 'cached', expiresAt: clock() + 10_000 });
@@ -117,7 +116,7 @@ test('a cached key is refused at once when this server revokes it or it expires,
   const third = await tb.keys.create({ name: 'third' });
   const thirdClient = new ApiClient(client.app, third.key);
   await within(1000, async () => (await thirdClient.get('/api/products'), tb.keyCache!.size === 1));
-  const elsewhere = await Tradebook.open(file);
+  const elsewhere = await openSqliteCompany(file);
   opened.push(elsewhere);
   await elsewhere.keys.revoke(third.id);
   const took = await within(1000, async () => (await thirdClient.get('/api/products')).status === 401);

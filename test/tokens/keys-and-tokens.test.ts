@@ -8,8 +8,7 @@ import { migrate } from '../../src/storage/postgres/migrate.ts';
 import { PostgresWriter } from '../../src/storage/postgres/writer.ts';
 import { AccessTokens, TOKEN_LIFE_MS } from '../../src/tokens/access-tokens.ts';
 import { ApiKeys, hashSecret } from '../../src/tokens/api-keys.ts';
-import { Tradebook } from '../../src/tradebook.ts';
-import { manualClock, tempDir } from '../helpers.ts';
+import { manualClock, openSqliteCompany, type SqliteCompany, tempDir } from '../helpers.ts';
 import { type TestDatabase, describeEngines } from '../storage/postgres/engines.ts';
 
 /** What a server holds of keys and tokens: the rules over one engine's stores, and the writer they write through. */
@@ -159,14 +158,14 @@ function keysAndTokens(open: OpenServer, twoServers: boolean) {
 
 describe('keys and tokens (SQLite)', () => {
   let file: string;
-  let opened: Tradebook[];
+  let opened: SqliteCompany[];
   beforeEach(() => {
     file = path.join(tempDir(), 'tradebook.db');
     opened = [];
   });
   afterEach(() => opened.forEach((tb) => tb.close()));
   keysAndTokens(async (clock) => {
-    const tb = await Tradebook.open(file, { clock });
+    const tb = await openSqliteCompany(file, { clock });
     opened.push(tb);
     return tb;
   }, true);

@@ -1,4 +1,5 @@
 import type { CopySource } from '../copy.ts';
+import { LOG_SQL } from '../log-reads.ts';
 import type { PostgresDatabase } from './connection.ts';
 import { lastSeq, readEvents } from './event-log.ts';
 import { storedKeys } from '../keys-and-tokens.ts';
@@ -12,13 +13,14 @@ import { postgresSession } from './session.ts';
 export async function postgresCopySource(db: PostgresDatabase): Promise<CopySource> {
   await db.session.sql('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
   const count = await lastSeq(db.session);
-  const keys = await storedKeys(postgresSession(() => db.session));
+  const snapshot = postgresSession(() => db.session);
+  const keys = await storedKeys(snapshot);
   const [pointInTime] = await db.session.sql<{ until_seq: number }>('SELECT until_seq FROM point_in_time LIMIT 1');
   return {
     events: readEvents(db.session),
     count,
     keys,
     pointInTime: pointInTime?.until_seq,
-    firstRecordedSince: async (iso) => (await db.session.sql<{ seq: number | null }>('SELECT min(seq) AS seq FROM events WHERE recorded_at >= $1', [iso]))[0].seq ?? undefined,
+    firstRecordedSince: async (iso) => (await snapshot.value<number | null>(LOG_SQL.firstSince, [iso])) ?? undefined,
   };
 }

@@ -1,5 +1,6 @@
 import { lastSeq, readEvents } from './event-log.ts';
 import type { CopySource } from '../copy.ts';
+import { LOG_SQL } from '../log-reads.ts';
 import { storedKeys } from '../keys-and-tokens.ts';
 import { pointInTimeOf } from './maintenance.ts';
 import type { Sqlite } from './open.ts';
@@ -11,7 +12,7 @@ import { sqliteSession } from './session.ts';
  */
 export async function sqliteCopySource(db: Sqlite): Promise<CopySource> {
   db.exec('BEGIN');
-  const firstSince = db.prepare('SELECT min(seq) FROM events WHERE recorded_at >= ?').pluck();
+  const firstSince = db.prepare(LOG_SQL.firstSince).pluck();
   return {
     events: readEvents(db),
     count: lastSeq(db),

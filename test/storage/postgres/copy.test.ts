@@ -19,9 +19,9 @@ import { sqliteCopySource } from '../../../src/storage/sqlite/copy-source.ts';
 import { sqliteCopyTarget } from '../../../src/storage/sqlite/copy-target.ts';
 import { kyselyOf, migrate as migrateSqlite } from '../../../src/storage/sqlite/migrate.ts';
 import { openSqlite } from '../../../src/storage/sqlite/open.ts';
-import { Tradebook } from '../../../src/tradebook.ts';
 import { copyCompany } from '../../../src/use-cases/copy-company.ts';
 import { importRecords } from '../../../src/use-cases/import.ts';
+import { openSqliteCompany } from '../../helpers.ts';
 import { runCli } from '../../server-process.ts';
 import { type TestDatabase, describeEngines } from './engines.ts';
 import { all } from './log-checks.ts';
@@ -37,7 +37,7 @@ let sourceEvents: EventRow[];
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tradebook-test-'));
   file = path.join(dir, 'source.db');
-  const tb = await Tradebook.open(file);
+  const tb = await openSqliteCompany(file);
   try {
     let line = 0;
     const report = await importRecords(tb, [...demoCompany(7, SIZES)].map((value) => ({ line: ++line, value })), () => {}, 5000);
@@ -249,7 +249,7 @@ describeEngines('tradebook copy from PostgreSQL into a SQLite file', (database, 
     const withEvents = newFile();
     fs.copyFileSync(file, withEvents);
     const withAKey = newFile();
-    const tb = await Tradebook.open(withAKey);
+    const tb = await openSqliteCompany(withAKey);
     await tb.keys.create({ name: 'theirs' });
     tb.close();
     for (const [target, refusal] of [

@@ -1,11 +1,11 @@
 import { expect, test } from 'vitest';
-import type { Company } from '../../../src/company.ts';
 import type { EventRow } from '../../../src/events/rows.ts';
 import { createApp } from '../../../src/http/app.ts';
 import { projectors } from '../../../src/projections/registry.ts';
 import { demoCompany } from '../../../src/seed/demo-company.ts';
 import type { PostgresDatabase } from '../../../src/storage/postgres/connection.ts';
-import { PostgresTradebook } from '../../../src/tradebook-postgres.ts';
+import { Company } from '../../../src/company.ts';
+import { PostgresEngine } from '../../../src/storage/postgres/engine.ts';
 import { importRecords } from '../../../src/use-cases/import.ts';
 import { ApiClient, manualClock, testService } from '../../helpers.ts';
 import { describeEngines } from './engines.ts';
@@ -45,7 +45,8 @@ describeEngines('one history, both engines', (database) => {
   test('identical read rows, and an identical log but for the random access tokens HTTP writes record', async () => {
     const start = Date.parse('2026-11-25T09:00:00Z');
     const sqlite = await testService({ clock: manualClock(start) });
-    const postgres = await PostgresTradebook.on(database(), { clock: manualClock(start) });
+    const clock = manualClock(start);
+    const postgres = new Company(await PostgresEngine.on(database(), { clock }), clock);
     try {
       // The same key on both: the log's meta names the key by id, the history by name.
       const { key } = await postgres.keys.create({ name: 'test', key: sqlite.key });

@@ -1,7 +1,8 @@
 import { expect, test } from 'vitest';
 import { openPostgres, type Sql } from '../../../src/storage/postgres/connection.ts';
 import { migrate } from '../../../src/storage/postgres/migrate.ts';
-import { PostgresTradebook } from '../../../src/tradebook-postgres.ts';
+import { Company } from '../../../src/company.ts';
+import { PostgresEngine } from '../../../src/storage/postgres/engine.ts';
 import { manualClock } from '../../helpers.ts';
 import { OLD_CLOCK_START, POSTGRES_SCHEMA, expectServedAsBefore, insertsOf, oldRows } from '../e770409-schema.ts';
 import { describeEngines } from './engines.ts';
@@ -44,7 +45,8 @@ describeEngines('migrations', (database, real) => {
     // Left as it was, for a server of the release before.
     expect(await session.sql('SELECT count(*)::int AS n FROM schema_migrations')).toEqual([{ n: 2 }]);
 
-    const company = await PostgresTradebook.on(database(), { clock: manualClock(OLD_CLOCK_START) });
+    const clock = manualClock(OLD_CLOCK_START);
+    const company = new Company(await PostgresEngine.on(database(), { clock }), clock);
     try {
       await expectServedAsBefore(company, (table) => session.sql(`SELECT * FROM ${table} ORDER BY 1`));
     } finally {

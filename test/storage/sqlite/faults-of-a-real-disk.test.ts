@@ -4,8 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, test, vi } from 'vitest';
 import { ok } from '../../../src/lib/result.ts';
-import { Tradebook } from '../../../src/tradebook.ts';
-import { smallDisk, tempDir, testService, until } from '../../helpers.ts';
+import { openSqliteCompany, smallDisk, tempDir, testService, until } from '../../helpers.ts';
 import { HttpClient, runCli, startServer } from '../../server-process.ts';
 
 // Real processes on a real small file system (tmpfs, mounted as root). Where mounting is not permitted these
@@ -51,7 +50,7 @@ const eventCount = (file: string) => {
 /** A database on `disk` with a product or two, the way a running server leaves it; `holder` keeps its WAL and index open. */
 async function loggedDatabase(dir: string): Promise<{ file: string; holder: Database.Database }> {
   const file = path.join(dir, 'tradebook.db');
-  const tb = await Tradebook.open(file);
+  const tb = await openSqliteCompany(file);
   await tb.write(async () => {
     await tb.log.append(
       [1, 2].map((id) => ({ stream: `brand-${id}`, type: 'BrandAdded' as const, data: { id, name: `Бренд ${id}`, logo: null } })),

@@ -6,8 +6,7 @@ import * as foundation from '../../../src/storage/migrations/2026-11-22-01-found
 import * as pointInTime from '../../../src/storage/migrations/2026-11-23-01-point-in-time.ts';
 import { kyselyOf, migrate } from '../../../src/storage/sqlite/migrate.ts';
 import { type Sqlite, openSqlite } from '../../../src/storage/sqlite/open.ts';
-import { Tradebook } from '../../../src/tradebook.ts';
-import { manualClock, tempDir } from '../../helpers.ts';
+import { manualClock, openSqliteCompany, tempDir } from '../../helpers.ts';
 import { OLD_CLOCK_START, SQLITE_SCHEMA, expectServedAsBefore, insertsOf, oldRows } from '../e770409-schema.ts';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -34,7 +33,7 @@ test('access tokens stored in clear before the token-hash migration are replaced
   insert.run(spent, '/api/add-product-brand', clock() + 30_000, 'body-hash', '{"data":[{"id":1,"name":"A"}]}');
   old.close();
 
-  const tb = await Tradebook.open(file, { clock });
+  const tb = await openSqliteCompany(file, { clock });
   try {
     const rows = tb.db.prepare('SELECT * FROM access_tokens ORDER BY token_hash').all() as Record<string, unknown>[];
     expect(rows.map((r) => r.token_hash).sort()).toEqual([sha256(fresh), sha256(spent)].sort());
@@ -67,7 +66,7 @@ test('a file the releases before migrated opens as it was: no migration runs aga
   expect(schemaOf(old)).toEqual(freshSchema);
   old.close();
 
-  const tb = await Tradebook.open(file, { clock: manualClock(OLD_CLOCK_START) });
+  const tb = await openSqliteCompany(file, { clock: manualClock(OLD_CLOCK_START) });
   try {
     await expectServedAsBefore(tb, async (table) => tb.db.prepare(`SELECT * FROM ${table} ORDER BY 1`).all());
   } finally {

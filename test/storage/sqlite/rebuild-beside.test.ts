@@ -1,16 +1,15 @@
 import Database from 'better-sqlite3';
 import { describe, expect, test } from 'vitest';
 import { ok } from '../../../src/lib/result.ts';
-import { rebuild } from '../../../src/projections/rebuild.ts';
+import { rebuild } from '../../../src/storage/sqlite/rebuild.ts';
 import { Projections, createProjectionTables, projectors } from '../../../src/projections/registry.ts';
 import { toStoredEvent } from '../../../src/events/store.ts';
 import { readEvents } from '../../../src/storage/sqlite/event-log.ts';
 import { openSqlite } from '../../../src/storage/sqlite/open.ts';
 import { sqliteSession } from '../../../src/storage/sqlite/session.ts';
 import { inWriteTransaction } from '../../../src/storage/sqlite/maintenance.ts';
-import { Tradebook } from '../../../src/tradebook.ts';
 import { expectRebuildEqualsLive, importRecords, line, money, romashka, sale } from '../../documents-fixtures.ts';
-import { tempDir, testService } from '../../helpers.ts';
+import { openSqliteCompany, tempDir, testService } from '../../helpers.ts';
 import path from 'node:path';
 import { dumpReadTables } from '../../read-tables.ts';
 
@@ -58,7 +57,7 @@ describe('rebuild beside the served tables', () => {
     const { tb, api, file } = await catalogue();
     const before = dumpReadTables(tb.db);
     const reader = new Database(file, { readonly: true });
-    const other = await Tradebook.open(file);
+    const other = await openSqliteCompany(file);
     let seen: unknown;
     await rebuild(tb.db, {
       onProgress: async () => {

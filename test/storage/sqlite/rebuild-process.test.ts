@@ -6,8 +6,7 @@ import { ok } from '../../../src/lib/result.ts';
 import { brandsProjector } from '../../../src/projections/brands.ts';
 import { readCheckpoints } from '../../../src/projections/registry.ts';
 import { sqliteSession } from '../../../src/storage/sqlite/session.ts';
-import { Tradebook } from '../../../src/tradebook.ts';
-import { testService } from '../../helpers.ts';
+import { openSqliteCompany, testService } from '../../helpers.ts';
 import { runCli, spawnCli, startServer } from '../../server-process.ts';
 
 // Each command runs as its own process (a few seconds each on a busy machine).
@@ -158,7 +157,7 @@ describe('projection versions', () => {
 
     brandsProjector.version = codeVersion + 1;
     const rebuilt: string[][] = [];
-    const reopened = await Tradebook.open(file, { onRebuilt: (names) => rebuilt.push(names) });
+    const reopened = await openSqliteCompany(file, { onRebuilt: (names) => rebuilt.push(names) });
     expect(rebuilt).toEqual([['brands']]);
     expect((await readCheckpoints(sqliteSession(reopened.db))).get('brands')).toEqual({ name: 'brands', version: codeVersion + 1, last_seq: 1 });
     expect(await reopened.brands.allJson()).toEqual(['{"id":1,"name":"Ферма","logo":null}']);
@@ -166,7 +165,7 @@ describe('projection versions', () => {
     expect((readTables(file) as { brands: unknown }).brands).toEqual(before.brands);
 
     const again: string[][] = [];
-    (await Tradebook.open(file, { onRebuilt: (names) => again.push(names) })).close();
+    (await openSqliteCompany(file, { onRebuilt: (names) => again.push(names) })).close();
     expect(again).toEqual([]);
   });
 

@@ -1,6 +1,7 @@
 import { type ResourceLimits, Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { openSqlite } from '../storage/sqlite/open.ts';
-import { type RebuildProgress, rebuild } from '../projections/rebuild.ts';
+import { openSqlite } from './open.ts';
+import { rebuild } from './rebuild.ts';
+import type { RebuildProgress } from '../../projections/rebuild.ts';
 
 /**
  * `tradebook rebuild` runs the rebuild on a worker thread for one reason: a worker's heap can be given limits, and

@@ -1,17 +1,17 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { StoredEvent } from '../events/rows.ts';
-import { inWriteTransaction } from '../storage/sqlite/maintenance.ts';
-import { type Sqlite, openSqlite } from '../storage/sqlite/open.ts';
-import { sqliteSession } from '../storage/sqlite/session.ts';
-import type { Sql } from '../storage/postgres/connection.ts';
-import { MAX_PARAMETERS } from '../storage/postgres/event-log.ts';
-import { placeholders } from '../storage/sql.ts';
-import { postgresSession } from '../storage/postgres/session.ts';
-import { buildInto } from './build.ts';
-import { type TableNames, servedNames } from './projector.ts';
-import { createProjectionTables, projectors, setCheckpoints } from './registry.ts';
+import type { StoredEvent } from '../../events/rows.ts';
+import { inWriteTransaction } from '../sqlite/maintenance.ts';
+import { type Sqlite, openSqlite } from '../sqlite/open.ts';
+import { sqliteSession } from '../sqlite/session.ts';
+import type { Sql } from './connection.ts';
+import { MAX_PARAMETERS } from './event-log.ts';
+import { placeholders } from '../sql.ts';
+import { postgresSession } from './session.ts';
+import { buildInto } from '../../projections/build.ts';
+import { type TableNames, servedNames } from '../../projections/projector.ts';
+import { createProjectionTables, projectors, setCheckpoints } from '../../projections/registry.ts';
 
 /** Rows a load statement carries at most: few statements, and a statement's parameters far below the limit. */
 const LOAD_ROWS = 1000;

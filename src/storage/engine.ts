@@ -1,0 +1,107 @@
+import type { AuditReads } from '../audit/reads.ts';
+import type { ChainCheck } from '../audit/verify-chain.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { RebuildProgress } from '../projections/rebuild.ts';
+import type { KeyChangeSource } from '../tokens/key-cache.ts';
+import type { CopySource, CopyTarget } from './copy.ts';
+import type { StorageBusyError, StorageFault } from './errors.ts';
+import type { EventLog, KeyStore, SessionStore, TokenStore, Writer } from './port.ts';
+import type { SqlSession } from './sql.ts';
+
+/**
+ * The engine port: what a company and the commands need of a database, whichever engine holds it. The adapters are
+ * `sqlite/engine.ts` and `postgres/engine.ts`; `open-engine.ts` chooses one from `TRADEBOOK_DB`. Nothing above
+ * `storage/` sees more of an engine than this.
+ */
+
+/** What opening an engine for a company is told. */
+export interface EngineOptions {
+  clock?: Clock;
+  /** Told the read models whose tables were built at open (a line saying why, and their names), or why writes are refused. */
+  onBuilt?: (line: string, names: string[]) => void;
+  /** Told once when writes start failing for a storage fault, once when they succeed again (SQLite's group commit). */
+  onStorageFault?: (line: string) => void;
+  /** PostgreSQL: a statement unanswered this long is abandoned with its connections (none: waited for). */
+  stallMs?: number;
+  /** Called with every statement the database executes (SQLite; tests count a request's statements). */
+  trace?: (sql: string) => void;
+}
+
+/** The read tables against a fresh build of the log. */
+export interface ProjectionCheck {
+  ok: boolean;
+  /** How many read tables were compared. */
+  tables: number;
+  /** One line for each thing that differs from a fresh rebuild. */
+  differences: string[];
+}
+
+/** What `verify` finds: the hash chain walked, and the read tables against a fresh build of the log. */
+export interface Verification {
+  chain: ChainCheck;
+  projections: ProjectionCheck;
+}
+
+/** A database open for a company: migrated, its read tables current, its writer ready. */
+export interface Engine {
+  /** The one writer of the database: every unit of work goes through it. */
+  readonly writer: Writer;
+  /** The log: appends inside the writer's units, the read tables applied in the same transaction. */
+  readonly log: EventLog;
+  /** Reads the commands decide on: inside a unit of the writer, under its lock, seeing the unit's group. */
+  readonly decideOn: SqlSession;
+  /** Reads the endpoints serve: committed work only. */
+  readonly readOn: SqlSession;
+  readonly keys: KeyStore;
+  readonly tokens: TokenStore;
+  readonly sessions: SessionStore;
+  /** The log and records' histories, as the audit endpoints read them. */
+  readonly audit: AuditReads;
+  /** Set in a point-in-time copy (the seq its log ends at): such a database refuses writes. */
+  readonly pointInTime: number | undefined;
+  /**
+   * Key changes made by other processes, heard within `everyMs`; undefined where the engine cannot tell of them
+   * (PGlite): every key is then read each time.
+   */
+  keyChanges(everyMs: number): KeyChangeSource | undefined;
+  /**
+   * Names an error of this engine's storage as the engine-neutral error it is: a `StorageFault` (disk full,
+   * read-only, failing) or a `StorageBusyError` (a lock held too long, a connection lost: nothing applied, try
+   * again); undefined for any other.
+   */
+  storageErrorOf(error: unknown): StorageFault | StorageBusyError | undefined;
+  /** The read models whose tables are not current: missing, of another version, or behind the log. */
+  staleProjections(): Promise<string[]>;
+  /**
+   * Rebuilds every read table beside the served ones and swaps them in, settling with the number of events
+   * replayed; on the writer's connection between its groups, so for when no write of this process is in flight
+   * (tests, tools); `tradebook rebuild` uses `rebuildReadTables` instead.
+   */
+  rebuild(options?: { onProgress?: (progress: RebuildProgress) => void }): Promise<{ events: number }>;
+  /** The chain and the read tables against a fresh build, in one snapshot; as `rebuild`, for tests and tools. */
+  verify(): Promise<Verification>;
+  /** Starts what a long-running server needs beside its requests (SQLite: lock waits off the event loop, checkpoints on a thread). */
+  serve(log: (line: string) => void): { stop(): Promise<void> };
+  close(): Promise<void>;
+}
+
+/**
+ * A database as it is, for the commands that only look or copy: nothing migrated, nothing built, nothing written
+ * (`events`, `history`, `verify`, a copy's source, `backup`).
+ */
+export interface StoredDatabase {
+  readonly audit: Pick<AuditReads, 'eventsAfter' | 'lastSeq' | 'history' | 'hashAt'>;
+  /** The chain and the read tables against a fresh build, in one snapshot; nothing is left behind. */
+  verify(): Promise<Verification>;
+  /** The log and keys in one snapshot, held until `close`. */
+  copySource(): Promise<CopySource>;
+  /** A consistent copy written to a new file while servers keep writing; undefined where the engine's own tools do that. */
+  backup?(file: string): Promise<{ pages: number }>;
+  close(): Promise<void>;
+}
+
+/** An empty database a company is copied into; nothing is opened before `load`. */
+export interface CopyDestination {
+  readonly copy: CopyTarget;
+  close(): Promise<void>;
+}

@@ -1,0 +1,81 @@
+import { type AuditReads, auditReads } from '../audit/reads.ts';
+import type { RebuildProgress } from '../projections/rebuild.ts';
+import { systemClock } from '../lib/clock.ts';
+import { ApiKeys } from '../tokens/api-keys.ts';
+import type { DatabaseSetting } from './database.ts';
+import type { CopyDestination, Engine, EngineOptions, StoredDatabase } from './engine.ts';
+import type { StorageBusyError, StorageFault } from './errors.ts';
+import { PostgresEngine } from './postgres/engine.ts';
+import { storageErrorOf as postgresStorageErrorOf } from './postgres/errors.ts';
+import { openLogAndKeys } from './postgres/log-and-keys.ts';
+import { postgresSession } from './postgres/session.ts';
+import { rebuildDatabase } from './postgres/rebuild.ts';
+import { openStoredPostgres, postgresCopyDestination } from './postgres/stored.ts';
+import { SqliteEngine } from './sqlite/engine.ts';
+import { rebuildOnThread } from './sqlite/rebuild-thread.ts';
+import { storageFaultOf } from './sqlite/storage-fault.ts';
+import { openStoredSqlite, refuseMissing, sqliteCopyDestination } from './sqlite/stored.ts';
+
+/**
+ * The one place an engine is chosen: from the database setting (`TRADEBOOK_DB`), the SQLite file or the PostgreSQL
+ * URL it names. Everything above `storage/` reaches an engine through here and the port (`engine.ts`).
+ */
+
+/** The database `setting` names, on its engine: migrated, its read tables current, ready for a company. */
+export function openEngine(setting: DatabaseSetting, options: EngineOptions = {}): Promise<Engine> {
+  return setting.engine === 'postgres' ? PostgresEngine.open(setting.url, options) : SqliteEngine.open(setting.file, options);
+}
+
+/** The database as it is, for the commands that only look or copy (`StoredDatabase`); a SQLite file must exist. */
+export function openStored(setting: DatabaseSetting): StoredDatabase {
+  return setting.engine === 'postgres' ? openStoredPostgres(setting.url) : openStoredSqlite(setting.file);
+}
+
+/** The database `setting` names as a copy's destination, opened by the copy's load only. */
+export function openCopyDestination(setting: DatabaseSetting): CopyDestination {
+  return setting.engine === 'postgres' ? postgresCopyDestination(setting.url) : sqliteCopyDestination(setting.file);
+}
+
+/**
+ * The API keys of the database, migrated; on PostgreSQL without bringing the read tables up (keys need none).
+ * `mustExist`: a SQLite path where there is no file is refused instead of an empty database made there.
+ */
+export async function openKeys(setting: DatabaseSetting, options: EngineOptions & { mustExist?: boolean } = {}): Promise<{ keys: ApiKeys; close(): Promise<void> }> {
+  if (setting.engine === 'postgres') return openLogAndKeys(setting.url, options.clock);
+  if (options.mustExist) refuseMissing(setting.file);
+  const engine = await SqliteEngine.open(setting.file, options);
+  return { keys: new ApiKeys(engine.keys, options.clock ?? systemClock, engine.writer), close: () => engine.close() };
+}
+
+/** The log and records' histories as auditors read them: a SQLite file as it is, a PostgreSQL database migrated. */
+export async function openLog(setting: DatabaseSetting): Promise<{ audit: Pick<AuditReads, 'eventsAfter' | 'lastSeq' | 'history'>; close(): Promise<void> }> {
+  if (setting.engine === 'sqlite') return openStored(setting);
+  const { pool, close } = await openLogAndKeys(setting.url);
+  return { audit: auditReads(postgresSession(() => pool)), close };
+}
+
+/**
+ * `tradebook rebuild`: every read table built beside the served ones and swapped in while servers keep serving and
+ * writing; on SQLite on a thread of its own after an ordinary open (migrated, current), on PostgreSQL on a
+ * connection of its own. `onRetry` hears why a SQLite rebuild starts again without its heap limit.
+ */
+export async function rebuildReadTables(
+  setting: DatabaseSetting,
+  options: { onProgress: (progress: RebuildProgress) => void; onRetry: (reason: string) => void; onBuilt?: EngineOptions['onBuilt'] },
+): Promise<{ events: number }> {
+  if (setting.engine === 'postgres') return rebuildDatabase(setting.url, options.onProgress);
+  await (await SqliteEngine.open(setting.file, { onBuilt: options.onBuilt })).close();
+  return rebuildOnThread(setting.file, options.onProgress, options.onRetry);
+}
+
+/** A point-in-time copy is always a SQLite file, whichever engine it is copied from. */
+export { writePointInTimeFile } from './sqlite/point-in-time.ts';
+
+/**
+ * An error of either engine's storage named as the engine-neutral error it is (a `StorageFault`, a
+ * `StorageBusyError`); undefined for any other. For where no engine is open yet, or the error may come from
+ * either (a copy between them).
+ */
+export function storageErrorOf(error: unknown): StorageFault | StorageBusyError | undefined {
+  return storageFaultOf(error) ?? postgresStorageErrorOf(error);
+}

@@ -1,0 +1,129 @@
+import { type AuditReads, auditReads } from '../../audit/reads.ts';
+import { type Clock, systemClock } from '../../lib/clock.ts';
+import { bringReadTablesUp } from '../../projections/bring-up.ts';
+import { Projections, createProjectionTables, createReadIndexes, projectors, readModelVersions, staleProjections } from '../../projections/registry.ts';
+import { servedNames } from '../../projections/projector.ts';
+import type { Engine, EngineOptions } from '../engine.ts';
+import { ReadModelsDifferError } from '../errors.ts';
+import { type PostgresDatabase, openPostgres } from './connection.ts';
+import { storageErrorOf, unreachableOf } from './errors.ts';
+import { PostgresEventLog } from './event-log.ts';
+import { PostgresKeyStore, PostgresSessionStore, PostgresTokenStore } from './keys-and-tokens.ts';
+import { migrate } from './migrate.ts';
+import { rebuildPostgres, storedEventsAfter } from './rebuild.ts';
+import { buildViaScratch } from './scratch-build.ts';
+import { postgresSession } from './session.ts';
+import { verifyPostgres } from './verify.ts';
+import { PostgresWriter } from './writer.ts';
+
+/**
+ * One company's trade records in a PostgreSQL database, which any number of servers and commands share: every
+ * write takes the chain head's row lock, and the read tables are written in the same transaction as the events.
+ */
+export class PostgresEngine implements Engine {
+  readonly writer: PostgresWriter;
+  readonly log: PostgresEventLog;
+  readonly projections: Projections;
+  readonly decideOn;
+  readonly readOn;
+  readonly keys;
+  readonly tokens;
+  readonly sessions;
+  readonly audit: AuditReads;
+  // A point-in-time copy is always a SQLite file.
+  readonly pointInTime = undefined;
+  readonly storageErrorOf = storageErrorOf;
+
+  private constructor(
+    private readonly database: PostgresDatabase,
+    clock: Clock,
+  ) {
+    const { session, pool } = database;
+    const projections = (this.projections = new Projections(postgresSession(() => writer.writesFor('a read model'))));
+    const writer: PostgresWriter = new PostgresWriter(session, { readModels: readModelVersions(), beforeCommit: () => projections.saveCheckpoint(), fateOn: pool });
+    this.writer = writer;
+    this.log = new PostgresEventLog(writer, clock);
+    this.log.onAppend((events) => projections.apply(events));
+    this.decideOn = postgresSession(() => writer.readsOn(pool));
+    this.readOn = postgresSession(() => pool);
+    this.keys = new PostgresKeyStore(writer, pool);
+    this.tokens = new PostgresTokenStore(writer, pool);
+    this.sessions = new PostgresSessionStore(writer, pool);
+    this.audit = auditReads(this.readOn);
+  }
+
+  /**
+   * Connects to the database `url` names, migrates it (an empty database gets its schema) and makes the read
+   * tables current under the chain head's lock. A database that cannot be reached is `DatabaseUnreachable`, the
+   * URL named without its password.
+   */
+  static async open(url: string, options: EngineOptions = {}): Promise<PostgresEngine> {
+    const database = openPostgres(url, { stallMs: options.stallMs });
+    try {
+      return await PostgresEngine.on(database, options);
+    } catch (error) {
+      await database.close();
+      // The first statement (the migration's) shows whether the server is there, lets us in and has the database.
+      throw unreachableOf(error, url) ?? error;
+    }
+  }
+
+  /** Over a database connected already (`open` connects; tests hand in one of their own): migrated, its read tables brought up. */
+  static async on(database: PostgresDatabase, options: EngineOptions = {}): Promise<PostgresEngine> {
+    await migrate(database.session);
+    const engine = new PostgresEngine(database, options.clock ?? systemClock);
+    try {
+      const created = await engine.writer.run(() => engine.bringReadTablesUp());
+      if (created.length > 0) options.onBuilt?.(`built the read tables from the log: ${created.join(', ')}`, created);
+    } catch (error) {
+      // Another release's read tables: this server still serves what they hold, and refuses every write.
+      if (!(error instanceof ReadModelsDifferError)) throw error;
+      options.onBuilt?.(error.message, []);
+    }
+    return engine;
+  }
+
+  private bringReadTablesUp(): Promise<string[]> {
+    const session = this.writer.writesFor('bringing the read tables up');
+    const served = postgresSession(() => session);
+    // Inside the unit's transaction: the tables commit with it, or nothing does.
+    const inUnit = <T>(work: () => Promise<T>) => work();
+    return bringReadTablesUp(served, this.projections, (seq) => storedEventsAfter(session, seq), async (end) => {
+      // A new database: nothing to build from.
+      if (end === 0) return createProjectionTables(served, projectors, 0);
+      await buildViaScratch(storedEventsAfter(session, 0, end), end, session, servedNames, inUnit);
+      await createReadIndexes(served, projectors);
+    });
+  }
+
+  /** Heard with LISTEN on a connection of its own; none on a database that cannot listen (PGlite). */
+  keyChanges(everyMs: number) {
+    return this.database.keyChanges?.(everyMs);
+  }
+
+  /**
+   * Rebuilds every read table beside the served ones and swaps them in (see `rebuildPostgres`), on the writer's
+   * connection between its groups.
+   */
+  rebuild(): Promise<{ events: number }> {
+    return this.writer.run(() => undefined).then(() => rebuildPostgres(this.database.session, this.writer));
+  }
+
+  /** The chain and the read tables against a fresh build, in one snapshot (see `verifyPostgres`). */
+  verify() {
+    return verifyPostgres(this.database.session);
+  }
+
+  staleProjections(): Promise<string[]> {
+    return staleProjections(postgresSession(() => this.database.pool));
+  }
+
+  /** Nothing beside the requests: the server does its own checkpoints. */
+  serve() {
+    return { stop: async () => {} };
+  }
+
+  close(): Promise<void> {
+    return this.database.close();
+  }
+}

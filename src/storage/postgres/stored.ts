@@ -1,0 +1,31 @@
+import { auditReads } from '../../audit/reads.ts';
+import type { CopyDestination, StoredDatabase } from '../engine.ts';
+import { openPostgres } from './connection.ts';
+import { postgresSession } from './session.ts';
+import { postgresCopySource } from './copy-source.ts';
+import { postgresCopyTarget } from './copy-target.ts';
+import { unreachableOf } from './errors.ts';
+import { verifyPostgres } from './verify.ts';
+
+/**
+ * The PostgreSQL database as it is, on one connection of its own (the snapshot of a verify or a copy is a
+ * transaction on it): nothing migrated, nothing left behind. PostgreSQL's own tools back it up.
+ */
+export function openStoredPostgres(url: string): StoredDatabase {
+  const db = openPostgres(url, { poolSize: 1 });
+  return {
+    audit: auditReads(postgresSession(() => db.pool)),
+    verify: () =>
+      verifyPostgres(db.session).catch((error: unknown) => {
+        throw unreachableOf(error, url) ?? error;
+      }),
+    copySource: () => postgresCopySource(db),
+    close: db.close,
+  };
+}
+
+/** The PostgreSQL database `url` names as a copy's destination: nothing is connected before the copy loads it. */
+export function postgresCopyDestination(url: string): CopyDestination {
+  const db = openPostgres(url, { poolSize: 1 });
+  return { copy: postgresCopyTarget(db), close: db.close };
+}

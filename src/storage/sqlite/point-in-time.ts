@@ -1,0 +1,37 @@
+import type { EventRow } from '../../events/rows.ts';
+import type { RebuildProgress } from '../../projections/rebuild.ts';
+import type { StoredKey } from '../port.ts';
+import { sqliteCopyTarget } from './copy-target.ts';
+import { refuseNewEvents } from './maintenance.ts';
+import { openSqlite } from './open.ts';
+import { buildProjections } from './rebuild.ts';
+
+/**
+ * Writes the SQLite file `file` (a point in time is always one): `events` (the log up to `until`, rows as they are)
+ * and `keys` in one transaction, so the copy can be served, then the read tables built from that prefix, the source
+ * named in `point_in_time`, and a trigger refusing new events. Answers the last seq built.
+ */
+export async function writePointInTimeFile(
+  file: string,
+  events: AsyncIterable<EventRow>,
+  keys: StoredKey[],
+  until: number,
+  sourceName: string,
+  onProgress?: (progress: RebuildProgress) => void,
+): Promise<number> {
+  const copy = sqliteCopyTarget(file);
+  try {
+    await copy.load(events, keys);
+  } finally {
+    copy.close();
+  }
+  const target = openSqlite(file);
+  try {
+    const built = await buildProjections(target, target, { until, onProgress });
+    target.prepare('INSERT INTO point_in_time (until_seq, source, created_at) VALUES (?, ?, ?)').run(until, sourceName, new Date().toISOString());
+    refuseNewEvents(target, 'this database is a point-in-time copy: it is read-only');
+    return built;
+  } finally {
+    target.close();
+  }
+}

@@ -1,0 +1,131 @@
+import { inWriteTransaction, indexesOf, tablesNamedWith, withBuildSettings } from './maintenance.ts';
+import type { Sqlite } from './open.ts';
+import { sqliteSession } from './session.ts';
+import type { StoredEvent } from '../../events/store.ts';
+import { lastSeq, replayEvents } from './event-log.ts';
+import { type TableNames, servedNames } from '../../projections/projector.ts';
+import { Projections, createReadIndexes, projectors, readCheckpoints } from '../../projections/registry.ts';
+import { buildInto } from '../../projections/build.ts';
+import { type BuildBeside, type RebuildProgress, rebuild as rebuildBeside } from '../../projections/rebuild.ts';
+
+export interface BuildOptions {
+  /** Build from events up to and including this seq (default: the whole log). */
+  until?: number;
+  /** Told after each transaction of the replay; the build goes on once it settles. */
+  onProgress?: (progress: RebuildProgress) => Promise<void> | void;
+  /** Events a transaction. */
+  chunk?: number;
+}
+
+// Rows read a query at a time: each piece is alive at once, and larger pieces raised the peak RSS measurably.
+const READ_CHUNK = 200;
+
+/** Where a build writes: the tables' names, and whether it creates the read indexes (after the load) itself. */
+export interface BuildTarget {
+  names: TableNames;
+  readIndexes: boolean;
+}
+
+/** The events of `log` up to and including `until`. */
+function* upTo(log: Iterable<StoredEvent>, until: number): Generator<StoredEvent> {
+  for (const event of log) {
+    if (event.seq > until) return;
+    yield event;
+  }
+}
+
+/**
+ * Replays the log of `source` into fresh projection tables in `target`, in transactions of `chunk` events, each
+ * event applied as soon as it is read so memory stays flat. Returns the last seq applied.
+ */
+export async function buildProjections(
+  target: Sqlite,
+  source: Sqlite,
+  options: BuildOptions = {},
+  into: BuildTarget = { names: servedNames, readIndexes: true },
+): Promise<number> {
+  const until = options.until ?? lastSeq(source);
+  await buildInto(sqliteSession(target), into.names, upTo(replayEvents(source, 0, READ_CHUNK), until)[Symbol.iterator](), {
+    // Small transactions: a rebuild defers its heavy work to the final flush, so a transaction costs little.
+    chunk: options.chunk ?? 1000,
+    readIndexes: into.readIndexes,
+    // Every transaction takes the write lock at BEGIN: a transaction that read first could not wait for a server's
+    // writer to finish (SQLite fails such an upgrade at once rather than risk a deadlock). The deferred work is
+    // flushed in steps, each its own transaction: a build in the live database shares it with a server's writers.
+    transaction: (work) => inWriteTransaction(target, work),
+    onProgress: (done) => options.onProgress?.({ done, total: until }),
+  });
+  return Math.min(until, lastSeq(source));
+}
+
+/**
+ * SQLite's build beside the served tables: in the same file, on the writer's connection, without an fsync a commit
+ * until the swap (`withBuildSettings`); the read indexes are created in the swap, once the rows are in.
+ */
+function buildBeside(db: Sqlite): BuildBeside {
+  const session = sqliteSession(db);
+  return {
+    async dropTablesNamedWith(prefix) {
+      const tables = tablesNamedWith(db, prefix);
+      if (tables.length > 0) db.transaction(() => tables.forEach((table) => db.exec(`DROP TABLE main."${table}"`))).immediate();
+    },
+    logEnd: async () => lastSeq(db),
+    async build(names, until, onProgress) {
+      await withBuildSettings(db, () => buildProjections(db, db, { until, onProgress }, { names, readIndexes: false }));
+    },
+    swap: (work) => inWriteTransaction(db, () => work(session, (seq) => replayEvents(db, seq))),
+    // An index keeps its name when its table is renamed, and queries name some of them: each is created again
+    // under its served name.
+    async renameBuilt(session, names) {
+      const indexes = indexesOf(db);
+      for (const p of projectors) {
+        for (const table of p.tables) {
+          db.exec(`DROP TABLE IF EXISTS main."${table}"`);
+          db.exec(`ALTER TABLE main."${names(table)}" RENAME TO "${table}"`);
+          for (const index of indexes(table)) db.exec(`DROP INDEX main."${index}"`);
+        }
+        for (const statement of p.schema(servedNames, session.dialect)) if (statement.startsWith('CREATE INDEX')) db.exec(statement);
+      }
+      await createReadIndexes(session, projectors);
+    },
+  };
+}
+
+/** Every read table rebuilt from the log beside the served ones and swapped in (`projections/rebuild.ts`), on `db`. */
+export function rebuild(db: Sqlite, options: Omit<BuildOptions, 'until' | 'chunk'> = {}): Promise<{ events: number }> {
+  return rebuildBeside(buildBeside(db), options);
+}
+
+/** Applies the events after `fromSeq` to the live tables (inside the caller's transaction). */
+async function catchUp(db: Sqlite, fromSeq: number): Promise<void> {
+  const projections = new Projections(sqliteSession(db));
+  let batch: StoredEvent[] = [];
+  for (const event of replayEvents(db, fromSeq)) {
+    batch.push(event);
+    if (batch.length >= 10_000) {
+      await projections.apply(batch);
+      batch = [];
+    }
+  }
+  await projections.apply(batch);
+  await projections.saveCheckpoint();
+}
+
+/**
+ * Makes the read tables current before anything is served: creates missing ones, rebuilds every projection
+ * when a projector's version differs from the one its tables were built by, and applies any events the
+ * checkpoints have not seen. Returns the names of the projections that were rebuilt.
+ */
+export async function ensureProjections(db: Sqlite): Promise<string[]> {
+  const checkpoints = await readCheckpoints(sqliteSession(db));
+  const changed = projectors.filter((p) => checkpoints.has(p.name) && checkpoints.get(p.name)!.version !== p.version);
+  const missing = projectors.filter((p) => !checkpoints.has(p.name));
+  if (changed.length > 0 || missing.length > 0) {
+    await rebuild(db);
+    // A new database gets its tables without a word; a projection rebuilt from history is reported.
+    return [...changed, ...(lastSeq(db) > 0 ? missing : [])].map((p) => p.name);
+  }
+  const behind = Math.min(...projectors.map((p) => checkpoints.get(p.name)!.last_seq));
+  if (behind < lastSeq(db)) await inWriteTransaction(db, () => catchUp(db, behind));
+  return [];
+}

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
-import type { Company } from '../../src/company.ts';
+import { Company } from '../../src/company.ts';
 import { demoCompany } from '../../src/seed/demo-company.ts';
-import { PostgresTradebook } from '../../src/tradebook-postgres.ts';
+import { systemClock } from '../../src/lib/clock.ts';
+import { PostgresEngine } from '../../src/storage/postgres/engine.ts';
 import { expectRebuildEqualsLive, importRecords } from '../documents-fixtures.ts';
 import { testService } from '../helpers.ts';
 import { describeEngines } from '../storage/postgres/engines.ts';
@@ -94,7 +95,7 @@ test('a build from a log in random id order, with revisions and contractor edits
 
 describeEngines('a build in build mode', (database) => {
   test('from a log in random id order, with revisions and contractor edits, it leaves the live tables row for row', async () => {
-    const tb = await PostgresTradebook.on(database());
+    const tb = new Company(await PostgresEngine.on(database(), { clock: systemClock }), systemClock);
     await writeHistory(tb, 20_261_127);
     await expectRebuildEqualsLive(tb);
   });

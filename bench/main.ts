@@ -34,6 +34,8 @@ const SETTING_VARIANTS: { key: string; what: string; port: number; env: Record<s
   { key: 'productByIdAccessLogOff', what: 'access log off', port: 3940, env: { TRADEBOOK_ACCESS_LOG: 'off' } },
   { key: 'productByIdKeyCacheOff', what: 'key cache off', port: 3941, env: { TRADEBOOK_KEY_CACHE_MS: '0' } },
 ];
+/** Seconds of load each setting variant's server is given before it is measured. */
+const VARIANT_WARM_UP_S = 5;
 /** The first open of a PostgreSQL copy builds its read tables from the whole log: minutes, not a minute. */
 const FIRST_OPEN_TIMEOUT_MS = 6 * 3600_000;
 
@@ -267,7 +269,9 @@ async function measureSettingVariants(db: EngineUnderTest, measured: Target, pro
       await waitUntilAnswering(child, `http://127.0.0.1:${variant.port}/api/products?limit=1`, AUTH, since);
       runners.push([variant.key, `${productById.name}, ${variant.what}`, new LoadRunner([{ url: `http://127.0.0.1:${variant.port}`, pid: child.pid }], AUTH, productById.load, db.databaseCpu)]);
     }
-    for (const [, , runner] of runners) await runner.unmeasuredRun(Math.max(1, settings.duration / 5));
+    // The variants start cold beside a server warmed by every scenario: on a loaded machine, their first seconds
+    // of load (V8 still compiling) measured 2-5x the CPU a request of their later ones.
+    for (const [, , runner] of runners) await runner.unmeasuredRun(VARIANT_WARM_UP_S);
     for (let run = 1; run <= settings.runs; run++) {
       for (const [, , runner] of [...runners.slice(run - 1), ...runners.slice(0, run - 1)]) await runner.measure(settings.duration);
     }

@@ -79,6 +79,36 @@ export function serverEnd(port: number, clientPort: number): { state: string; un
   return undefined;
 }
 
+/**
+ * A request of which only the head and the body's first `sentFirst` bytes are on the wire, once the server has read
+ * them all. `rest()` sends the remainder and resolves with what the server answered; the client keeps its side
+ * open until answered (a client that half-closes is cut off by Node's HTTP server before an answer that waits
+ * for the disk).
+ */
+export async function partlySentRequest(port: number, head: string, body: Buffer, sentFirst: number): Promise<{ rest(): Promise<string> }> {
+  const socket = net.connect(port, '127.0.0.1');
+  let received = '';
+  socket.on('data', (chunk) => (received += chunk));
+  const closed = new Promise((resolve) => socket.once('close', resolve));
+  await new Promise((resolve) => socket.once('connect', resolve));
+  socket.write(head);
+  await new Promise((resolve) => socket.write(body.subarray(0, sentFirst), resolve));
+  for (const deadline = Date.now() + 5000; serverEnd(port, socket.localPort!)?.unread !== 0; ) {
+    if (Date.now() > deadline) throw new Error('the server did not read the request it was sent');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return {
+    async rest() {
+      socket.write(body.subarray(sentFirst));
+      const answered = new Promise((resolve) => socket.on('data', () => received.endsWith('}') && resolve(undefined)));
+      await Promise.race([answered, closed]);
+      socket.end();
+      await closed;
+      return received;
+    },
+  };
+}
+
 /** Runs the command line as a process on the given database; resolves with its exit code and output. */
 export function runCli(file: string, args: string[], stdin?: string): Promise<{ status: number; stdout: string; stderr: string }> {
   return runToExit('bin/tradebook.mjs', args, { TRADEBOOK_DB: file }, stdin);

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
-import type { Context } from 'hono';
-import { createMiddleware } from 'hono/factory';
-import type { AppEnv } from './env.ts';
-import { clientAddress } from './client-address.ts';
-import { requestHeader, requestTarget } from './node-request.ts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Context, ExecutionContext } from 'hono';
+import type { KeyScope } from '../tokens/api-keys.ts';
+import { addressOf } from './client-address.ts';
+import { targetOf } from './node-request.ts';
 
 /** What one request leaves in the access log: the key by its id only, never a key, a token or a session's cookie. */
 export interface AccessEntry {
@@ -31,48 +30,102 @@ export function accessFields(entry: AccessEntry): string {
   const key = entry.keyId === undefined ? '' : `,"keyId":${entry.keyId}`;
   const session = entry.session === undefined ? '' : `,"session":${JSON.stringify(entry.session)}`;
   const read = entry.read === undefined ? '' : `,"read":${JSON.stringify(entry.read)}`;
-  return `"reqId":${JSON.stringify(entry.reqId)},"method":${JSON.stringify(entry.method)},"path":${JSON.stringify(entry.path)},"status":${entry.status},"ms":${entry.ms}${key},"client":${JSON.stringify(entry.client)}${session}${read}`;
+  // The request id is a plain token (`CLIENT_REQUEST_ID` or a UUID) and the method an HTTP token: nothing to escape.
+  return `"reqId":"${entry.reqId}","method":"${entry.method}","path":${JSON.stringify(entry.path)},"status":${entry.status},"ms":${entry.ms}${key},"client":${JSON.stringify(entry.client)}${session}${read}`;
 }
+
+/** What a request's line says that only the app learns: who made it. Filled by `logAs`, read when the answer is ready. */
+interface Caller {
+  key?: { id: number; scope: KeyScope };
+  session?: string;
+}
+
+/** The environment hono's handlers see: Node's request and response when @hono/node-server serves, and the caller. */
+interface ServedEnv {
+  incoming?: IncomingMessage;
+  outgoing?: ServerResponse;
+  caller?: Caller;
+}
+
+/** Tells the access log who made the request (the key, and on the workbench the session's id hash), once the app knows. */
+export function logAs(c: Context, key: { id: number; scope: KeyScope }, session?: string): void {
+  const caller = (c.env as ServedEnv | undefined)?.caller;
+  if (caller === undefined) return;
+  caller.key = key;
+  caller.session = session;
+}
+
+type Fetch = (request: Request, env?: unknown, executionCtx?: ExecutionContext) => Response | Promise<Response>;
 
 /** A client's own request id is kept (so its logs and the server's join up) when it is a plain token of sane length. */
 const CLIENT_REQUEST_ID = /^[\w.:-]{1,128}$/;
 
+/** Whether an answer goes out on Node's own response (@hono/node-server), where headers are set without a fetch `Headers`. */
+const outgoingOf = (env: unknown) => (env as ServedEnv | undefined)?.outgoing;
+
 /**
- * Puts the request id on the answer: on Node's own response when @hono/node-server serves the app (hono's would
- * build a fetch `Headers` for it, a few microseconds a request), else (`app.request`, tests) on hono's.
+ * Every answer says `X-Content-Type-Options: nosniff` (no answer is to be read as another type than it says: a JSON
+ * error sniffed as HTML, say). Set on Node's response before the app runs, it costs no `Headers` of hono's.
  */
-function answerWithRequestId(c: Context, reqId: string): void {
-  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-  if (outgoing === undefined) c.header('X-Request-Id', reqId);
-  else outgoing.setHeader('X-Request-Id', reqId);
+export function noSniffing(fetch: Fetch): Fetch {
+  return (request, env, executionCtx) => {
+    const outgoing = outgoingOf(env);
+    if (outgoing !== undefined) {
+      outgoing.setHeader('X-Content-Type-Options', 'nosniff');
+      return fetch(request, env, executionCtx);
+    }
+    const answered = fetch(request, env, executionCtx);
+    const sayNoSniff = (response: Response) => (response.headers.set('X-Content-Type-Options', 'nosniff'), response);
+    return answered instanceof Promise ? answered.then(sayNoSniff) : sayNoSniff(answered);
+  };
 }
 
 /**
- * Gives every request an id (the client's `X-Request-Id`, or a new one), answers with it in `X-Request-Id`, and
- * hands one entry a request to `write` once its answer is ready. `trustProxy`: as `clientAddress`.
+ * The access log around the app's `fetch`, not inside it as a middleware (hono's middleware layer alone cost
+ * about as much as the line): gives every request an id (the client's `X-Request-Id`, or a new one), answers with
+ * it in `X-Request-Id`, and hands one entry a request to `write` once its answer is ready. Who made the request
+ * reaches the entry through `logAs`. `path` is the app's own (`getPath`); `trustProxy`: as `clientAddress`.
  */
-export function accessLog(write: (entry: AccessEntry) => void, trustProxy = false) {
-  return createMiddleware<AppEnv>(async (c, next) => {
+export function accessLogged(fetch: Fetch, write: (entry: AccessEntry) => void, getPath: (request: Request) => string, trustProxy: boolean): Fetch {
+  return (request, env, executionCtx) => {
     const started = performance.now();
-    const given = requestHeader(c, 'x-request-id');
+    const served = env as ServedEnv | undefined;
+    const incoming = served?.incoming;
+    const header = (name: string) => (incoming === undefined ? (request.headers.get(name) ?? undefined) : (incoming.headers[name] as string | undefined));
+    const given = header('x-request-id');
     const reqId = given !== undefined && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
-    answerWithRequestId(c, reqId);
-    try {
-      await next();
-    } finally {
-      const key = c.get('key');
-      const session = c.get('session');
+    served?.outgoing?.setHeader('X-Request-Id', reqId);
+    const caller: Caller = {};
+    const written = (status: number) => {
+      const { key, session } = caller;
       write({
         reqId,
-        method: c.req.method,
-        path: c.req.path,
-        status: c.res.status,
+        method: request.method,
+        path: getPath(request),
+        status,
         ms: Math.round((performance.now() - started) * 10) / 10,
         keyId: key?.id,
-        client: clientAddress(c, trustProxy),
-        session: session?.idHash,
-        read: session !== undefined || key?.scope === 'audit' ? requestTarget(c) : undefined,
+        client: addressOf(incoming?.socket, trustProxy ? header('x-forwarded-for') : undefined),
+        session,
+        read: session !== undefined || key?.scope === 'audit' ? targetOf(incoming, request.url) : undefined,
       });
+    };
+    const answer = (response: Response) => {
+      written(response.status);
+      if (served?.outgoing === undefined) response.headers.set('X-Request-Id', reqId);
+      return response;
+    };
+    let answered: Response | Promise<Response>;
+    try {
+      answered = fetch(request, { ...served, caller }, executionCtx);
+    } catch (error) {
+      written(500);
+      throw error;
     }
-  });
+    if (!(answered instanceof Promise)) return answer(answered);
+    return answered.then(answer, (error: unknown) => {
+      written(500);
+      throw error;
+    });
+  };
 }

@@ -3,6 +3,7 @@ import type { ApiKeys } from '../tokens/api-keys.ts';
 import type { AppEnv } from './env.ts';
 import { sendError } from './respond.ts';
 import { requestHeader } from './node-request.ts';
+import { logAs } from './access-log.ts';
 
 // A request without a valid key has its connection closed after the 401: whatever body it carries is never read.
 const CLOSE = { Connection: 'close' };
@@ -19,6 +20,7 @@ export function requireApiKey(keys: ApiKeys) {
     const key = await keys.authenticate(match[1]);
     if (!key) return sendError(c, 401, 'ERROR_USER_ACCESS', 'the API key is unknown, revoked or expired', CLOSE);
     c.set('key', key);
+    logAs(c, key);
     await next();
   });
 }

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from 'hono';
 import { getQueryParam } from 'hono/utils/url';
 
@@ -12,6 +12,11 @@ import { getQueryParam } from 'hono/utils/url';
  */
 export function nodeRequest(c: Context): IncomingMessage | undefined {
   return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+}
+
+/** Node's response when @hono/node-server serves the app: headers set on it cost no fetch `Headers`. */
+export function nodeResponse(c: Context): ServerResponse | undefined {
+  return (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
 }
 
 /**
@@ -34,10 +39,14 @@ export function requestHeader(c: Context, name: string): string | undefined {
 
 /** The path and query string as the request line gave them. */
 export function requestTarget(c: Context): string {
-  const incoming = nodeRequest(c);
+  return targetOf(nodeRequest(c), c.req.url);
+}
+
+/** As `requestTarget`, from Node's request when there is one, else from the request's URL. */
+export function targetOf(incoming: IncomingMessage | undefined, url: string): string {
   if (incoming?.url !== undefined) return incoming.url;
-  const url = new URL(c.req.url);
-  return url.pathname + url.search;
+  const parsed = new URL(url);
+  return parsed.pathname + parsed.search;
 }
 
 /** Each query parameter's first value, decoded. */

@@ -1,7 +1,7 @@
 import { gzip } from 'node:zlib';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { requestHeader } from './node-request.ts';
+import { nodeResponse, requestHeader } from './node-request.ts';
 import type { DomainError } from '../lib/result.ts';
 import type { JoinedPage } from '../storage/sql.ts';
 
@@ -27,7 +27,11 @@ export function acceptsGzip(acceptEncoding: string | undefined): boolean {
  * and the event loop goes on serving meanwhile.
  */
 function send(c: Context, body: string | Buffer<ArrayBuffer>, status: ContentfulStatusCode, headers: Record<string, string>): Response | Promise<Response> {
-  const plain = { 'Content-Type': JSON_TYPE, Vary: 'Accept-Encoding', ...headers };
+  // On Node's own response, Vary goes there: hono hands Node a lone Content-Type as a plain object, where two
+  // headers or more cost it a fetch `Headers` built, sorted and copied out again (docs/performance.md).
+  const outgoing = nodeResponse(c);
+  outgoing?.setHeader('Vary', 'Accept-Encoding');
+  const plain = outgoing === undefined ? { 'Content-Type': JSON_TYPE, Vary: 'Accept-Encoding', ...headers } : { 'Content-Type': JSON_TYPE, ...headers };
   if (Buffer.byteLength(body) < COMPRESS_FROM_BYTES || !acceptsGzip(requestHeader(c, 'accept-encoding'))) return c.body(body, status, plain);
   return new Promise((resolve, reject) =>
     gzip(body, { level: 1 }, (error, zipped) => (error ? reject(error) : resolve(c.body(zipped as Buffer<ArrayBuffer>, status, { ...plain, 'Content-Encoding': 'gzip' })))),

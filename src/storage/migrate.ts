@@ -24,9 +24,9 @@ const migrations: Record<string, SchemaMigration> = {
 };
 
 /**
- * Brings the schema `db` reaches up to date with kysely's Migrator, in `dialect`'s words. A migration that fails is
- * named, unless `faultOf` names the error as the engine's fault (a full or read-only disk); an error before any
- * migration ran (the database cannot be reached) is thrown as it came.
+ * Brings the schema `db` reaches up to date with kysely's Migrator, in `dialect`'s words. An error `faultOf` names
+ * as the engine's fault (a full or read-only disk) is thrown as that fault; otherwise a failed migration is named,
+ * and an error outside any migration (the database cannot be reached) is thrown as it came.
  */
 export async function migrateSchema(db: Kysely<any>, dialect: SchemaDialect, faultOf: (error: unknown) => Error | undefined): Promise<void> {
   const forDialect = Object.fromEntries(Object.entries(migrations).map(([name, m]): [string, Migration] => [name, { up: (on) => m.up(on, dialect) }]));

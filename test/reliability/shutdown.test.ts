@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { expect, test } from 'vitest';
-import { openSqliteCompany, tempDir, until } from '../helpers.ts';
-import { HttpClient, serverEnd, startServer } from '../server-process.ts';
+import { openSqliteCompany, tempDir } from '../helpers.ts';
+import { HttpClient, partlySentRequest, startServer } from '../server-process.ts';
 
 const KEY = 'tb_shutdown_test_key_0123456789';
 
@@ -25,18 +25,9 @@ test('SIGTERM stops accepting, lets the batch in flight complete, and closes the
   const token = (await client.request('GET', '/api/add-product-brand')).body.data.access_token;
 
   // Half a request is on the wire when the signal arrives.
-  const body = JSON.stringify({ brand: [{ name: 'В пути' }, { name: 'Тоже в пути' }] });
-  const bytes = Buffer.from(body);
-  const socket = net.connect(server.port, '127.0.0.1');
-  let received = '';
-  socket.on('data', (chunk) => (received += chunk));
-  const closed = new Promise((resolve) => socket.once('close', resolve));
-  await new Promise((resolve) => socket.once('connect', resolve));
-  socket.write(
-    `POST /api/add-product-brand HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${KEY}\r\nX-Access-Token: ${token}\r\nContent-Type: application/json\r\nContent-Length: ${bytes.length}\r\n\r\n`,
-  );
-  await new Promise((resolve) => socket.write(bytes.subarray(0, 10), resolve));
-  await until(() => serverEnd(server.port, socket.localPort!)?.unread === 0);
+  const bytes = Buffer.from(JSON.stringify({ brand: [{ name: 'В пути' }, { name: 'Тоже в пути' }] }));
+  const head = `POST /api/add-product-brand HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${KEY}\r\nX-Access-Token: ${token}\r\nContent-Type: application/json\r\nContent-Length: ${bytes.length}\r\n\r\n`;
+  const request = await partlySentRequest(server.port, head, bytes, 10);
 
   server.child.kill('SIGTERM');
   // It stops listening at once.
@@ -45,13 +36,8 @@ test('SIGTERM stops accepting, lets the batch in flight complete, and closes the
   expect(refused).toBe(true);
   expect(server.child.exitCode).toBeNull(); // still finishing the request in flight
 
-  // The rest of the body; the client keeps its side open until answered (a client that half-closes is cut off
-  // by Node's HTTP server before an answer that waits for the disk).
-  socket.write(bytes.subarray(10));
-  const answered = new Promise((resolve) => socket.on('data', () => received.endsWith('}') && resolve(undefined)));
-  await Promise.race([answered, closed]);
-  socket.end();
-  await closed;
+  // The rest of the body.
+  const received = await request.rest();
   expect(received).toMatch(/^HTTP\/1\.1 200 /);
   expect(received).toContain('"name":"Тоже в пути"');
   expect(await server.exited).toBe(0);

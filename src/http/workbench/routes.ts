@@ -1,6 +1,7 @@
 import { type Context, Hono } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { Company } from '../../company.ts';
+import { logAs } from '../access-log.ts';
 import { BODY_LIMITS, takeBody } from '../body-limit.ts';
 import { clientAddress } from '../client-address.ts';
 import type { AppEnv } from '../env.ts';
@@ -72,8 +73,10 @@ export function workbenchRoutes(tb: Company, options: WorkbenchOptions): Hono<Ap
       // it ended, or signed out with a copy kept).
       return c.redirect(href('/audit/sign-in', { ...(id !== undefined && { ended: 'unknown' }), ...(asked !== undefined && asked !== '/audit' && { next: asked }) }), 303);
     }
+    const key = { id: check.session.keyId, scope: 'audit' } as const;
     c.set('session', check.session);
-    c.set('key', { id: check.session.keyId, scope: 'audit' });
+    c.set('key', key);
+    logAs(c, key, check.session.idHash);
     await next();
   });
   const page = (handler: PageHandler) => [requireSession, (c: Context<WorkbenchEnv>) => handler(c, viewOf(c, c.get('session')))] as const;

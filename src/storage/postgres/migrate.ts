@@ -57,12 +57,9 @@ async function adoptRunnerRecords(db: Kysely<any>): Promise<void> {
       .addColumn('timestamp', 'varchar(255)', (c) => c.notNull())
       .execute();
     for (const { name, applied_at } of done) {
-      const standsFor = RUNNER_MIGRATIONS[name] ?? raise(`schema_migrations records ${name}, a migration this release does not know`);
+      const standsFor = RUNNER_MIGRATIONS[name];
+      if (!standsFor) throw new Error(`schema_migrations records ${name}, a migration this release does not know`);
       await trx.insertInto(kysely.DEFAULT_MIGRATION_TABLE).values(standsFor.map((migration) => ({ name: migration, timestamp: applied_at }))).execute();
     }
   });
-}
-
-function raise(message: string): never {
-  throw new Error(message);
 }

@@ -158,9 +158,11 @@ export interface IdPaging {
 
 /**
  * `WITH RECURSIVE … first_id (id)`: the id at a 0-based offset in id order within a partition (none past the end),
- * found from the counts, for a page to read from with `id >= (SELECT id FROM first_id) ORDER BY id LIMIT
- * CAST(? AS BIGINT)` (after this WITH, SQLite ran a bare `LIMIT ?` some 70 µs slower). Its parameters: the
- * partition's values, then the offset.
+ * found from the counts, for a page to read from with `id >= (SELECT id FROM first_id)` (see `idPage`). Its
+ * parameters: the partition's values, then the offset. The leaf's bounds are scalar subqueries of its one row so
+ * that they bound the index scan of the rows: joined to the walk instead, PostgreSQL read the partition's every row
+ * and filtered them. Its offset is a column of the numbered rows: as a subquery in `first_id`'s condition SQLite
+ * built an index on them.
  */
 export function firstIdOfPage({ rows, counts, partition = [] }: IdPaging): string {
   const cast = { text: 'TEXT', integer: 'BIGINT' };
@@ -175,9 +177,29 @@ export function firstIdOfPage({ rows, counts, partition = [] }: IdPaging): strin
       WHERE at.level > 1 AND ${samePartition('c')}c.level = at.level - 1 AND c.node = (
         SELECT d.node FROM ${counts} d WHERE ${samePartition('d')}d.level = at.level - 1 AND ${under('d.node', 'at')} AND d.before <= at.k
         ORDER BY d.node DESC LIMIT 1)),
-    numbered AS (SELECT t.id, a.k, row_number() OVER (ORDER BY t.id) AS n FROM arg CROSS JOIN at a CROSS JOIN ${rows} t
-      WHERE a.level = 1 AND ${samePartition('t')}${under('t.id', 'a')}),
+    leaf AS MATERIALIZED (SELECT ${partition.map((c) => `arg.${c.name}, `).join('')}at.node * ${FAN_OUT} AS low, at.node * ${FAN_OUT} + ${FAN_OUT - 1} AS high, at.k
+      FROM arg CROSS JOIN at WHERE at.level = 1),
+    numbered AS (SELECT t.id, l.k, row_number() OVER (ORDER BY t.id) AS n FROM leaf l CROSS JOIN ${rows} t
+      WHERE ${partition.map((c) => `t.${c.name} = l.${c.name} AND `).join('')}t.id BETWEEN l.low AND l.high),
     first_id AS (SELECT id FROM numbered WHERE n = k + 1)`;
+}
+
+/** The most rows a page holds (the API's lists ask for at most 100). */
+export const MAX_PAGE_ROWS = 100;
+
+/**
+ * A page's statement: `select` (the columns `id` and `json`, reading on from `(SELECT id FROM first_id)`, `ORDER BY
+ * id`) cut to the page's limit (`ReadModelDialect.limitedPage`). Its parameters: `firstIdOfPage`'s, `select`'s, then
+ * the limit (at most MAX_PAGE_ROWS: `pageLimit`).
+ */
+export function idPage(dialect: Pick<ReadModelDialect, 'limitedPage'>, paging: IdPaging, select: string): string {
+  return `${firstIdOfPage(paging)} ${dialect.limitedPage(select, MAX_PAGE_ROWS)}`;
+}
+
+/** `limit` as a page's last parameter: a page holds at most MAX_PAGE_ROWS rows (`idPage`). */
+export function pageLimit(limit: number): number {
+  if (!(limit <= MAX_PAGE_ROWS)) throw new RangeError(`a page holds at most ${MAX_PAGE_ROWS} rows, not ${limit}`);
+  return limit;
 }
 
 /** The number of rows of a partition: the top level's one count. Its parameters: the partition's values. */

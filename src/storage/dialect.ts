@@ -22,4 +22,11 @@ export interface ReadModelDialect {
    * (`WITH v (…) AS (VALUES …)`): an engine that types parameters from their context is told.
    */
   typedRows(rows: number, types: readonly ColumnType[]): string;
+  /**
+   * `select` (rows with an `id` and a `json` column, `ORDER BY id`) cut to a page's limit, its last parameter, which
+   * is at most `most`. PostgreSQL keeps one plan of a prepared statement for all values only while it costs no more
+   * than a plan for the values given, and under a limit that is only a parameter it assumes a tenth of the table:
+   * it is told the most a page reads.
+   */
+  limitedPage(select: string, most: number): string;
 }

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { type PartitionColumn, TOP_LEVEL, firstIdOfPage, idCount, idCounts, idCountsTable } from '../../src/projections/id-counts.ts';
+import { MAX_PAGE_ROWS, type PartitionColumn, TOP_LEVEL, idCount, idCounts, idCountsTable, idPage, pageLimit } from '../../src/projections/id-counts.ts';
 import { postgresDialect } from '../../src/storage/postgres/dialect.ts';
 import { postgresSession } from '../../src/storage/postgres/session.ts';
 import type { SqlSession } from '../../src/storage/sql.ts';
@@ -16,7 +16,8 @@ const KINDS = ['a', 'b'];
 /** A table of ids in two partitions (`kind`), kept with its counts the way projectors keep theirs. */
 function countedTable(session: SqlSession) {
   const counts = idCounts(session, 'item_counts', PARTITION);
-  const page = `${firstIdOfPage(PAGING)} SELECT id FROM items WHERE kind = ? AND id >= (SELECT id FROM first_id) ORDER BY id LIMIT ?`;
+  // The engine's page: its first column is the id (on PostgreSQL the `json` column, here the id too).
+  const page = idPage(session.dialect, PAGING, 'SELECT id, id AS json FROM items WHERE kind = ? AND id >= (SELECT id FROM first_id) ORDER BY id');
   const ids = async (sql: string, params: unknown[]) => (await session.rows<[number]>(sql, params)).map(([id]) => id);
   return {
     async add(kind: string, id: number) {
@@ -30,7 +31,7 @@ function countedTable(session: SqlSession) {
       counts.remove([kind], id);
     },
     persist: counts.persist,
-    page: (kind: string, offset: number, limit: number) => ids(page, [kind, offset, kind, limit]),
+    page: async (kind: string, offset: number, limit: number) => ids(page, [kind, offset, kind, pageLimit(limit)]),
     expected: (kind: string, offset: number, limit: number) => ids('SELECT id FROM items WHERE kind = ? ORDER BY id LIMIT ? OFFSET ?', [kind, limit, offset]),
     count: async (kind: string) => (await session.value<number>(idCount(PAGING), [kind]))!,
     expectedCount: async (kind: string) => (await session.value<number>('SELECT count(*) FROM items WHERE kind = ?', [kind]))!,
@@ -74,6 +75,14 @@ async function checkSteps(t: ReturnType<typeof countedTable>, steps: Step[]) {
   }
 }
 
+/** Pages as long as a page may be, across ranges: whole; a longer one is refused before it is asked. */
+async function checkLongestPages(t: ReturnType<typeof countedTable>) {
+  for (let id = 3; id <= 3 * 250; id += 3) await t.add('a', id);
+  await t.persist();
+  for (const offset of [0, 1, 63, 100, 150, 249, 250]) expect(await t.page('a', offset, MAX_PAGE_ROWS)).toEqual(await t.expected('a', offset, MAX_PAGE_ROWS));
+  await expect(t.page('a', 0, MAX_PAGE_ROWS + 1)).rejects.toThrow(RangeError);
+}
+
 const sqlite = () => {
   const db = new Database(':memory:');
   db.exec('CREATE TABLE items (kind TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (kind, id)) WITHOUT ROWID');
@@ -91,6 +100,12 @@ describe('counts of ids in nested ranges (SQLite)', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  test('a page holds up to the longest a page may be, and no more', async () => {
+    const { db, t } = sqlite();
+    await checkLongestPages(t);
+    db.close();
   });
 
   test('the counts are the same whatever order the ids came in and however the writes were grouped', async () => {
@@ -213,5 +228,12 @@ describeEngines('counts of ids in nested ranges', (database) => {
       }),
       { numRuns: 25 },
     );
+  });
+
+  test('a page holds up to the longest a page may be, and no more', async () => {
+    for (const table of ['items', 'item_counts']) await database().session.run(`DROP TABLE IF EXISTS ${table}`);
+    await database().session.run('CREATE TABLE items (kind TEXT NOT NULL, id BIGINT NOT NULL, PRIMARY KEY (kind, id))');
+    await database().session.run(idCountsTable('item_counts', PARTITION, postgresDialect));
+    await checkLongestPages(countedTable(postgresSession(() => database().session)));
   });
 });

@@ -34,11 +34,6 @@ const given = (v: unknown) => v !== undefined && v !== null && v !== '';
 /** `find` answers the contractor's ready JSON, or undefined when none matches. */
 type Lookup = { ok: true; key: 'id' | 'inn' | 'phone'; find: (tb: Company) => Promise<string | undefined> } | { ok: false; code: string; message: string };
 
-const jsonOf = async (tb: Company, id: Promise<number | undefined>) => {
-  const found = await id;
-  return found === undefined ? undefined : tb.contractors.jsonById(found);
-};
-
 /** Picks the key the lookup goes by (decisions.md section 3) and checks it. */
 function lookupOf(body: Record<string, unknown>, query: Record<string, string>): Lookup {
   const pick = (name: string) => (given(body[name]) ? body[name] : query[name]);
@@ -51,12 +46,12 @@ function lookupOf(body: Record<string, unknown>, query: Record<string, string>):
   if (given(inn)) {
     const text = String(inn);
     if (typeof inn === 'object' || !/^\d{10}(\d{2})?$/.test(text)) return { ok: false, code: 'ERROR_INN', message: 'inn must be 10 or 12 digits' };
-    return { ok: true, key: 'inn', find: (tb) => jsonOf(tb, tb.contractors.idByInn(text)) };
+    return { ok: true, key: 'inn', find: (tb) => tb.contractors.jsonByInn(text) };
   }
   if (given(phone)) {
     const text = String(phone);
     if (typeof phone === 'object' || !/^\d{10,15}$/.test(text.replace(/\D/g, ''))) return { ok: false, code: 'ERROR_PHONE', message: 'phone must hold 10 to 15 digits' };
-    return { ok: true, key: 'phone', find: (tb) => jsonOf(tb, tb.contractors.idByPhone(text)) };
+    return { ok: true, key: 'phone', find: (tb) => tb.contractors.jsonByPhone(text) };
   }
   return { ok: false, code: 'ERROR_ID', message: 'give id, inn or phone' };
 }

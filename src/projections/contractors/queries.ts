@@ -1,26 +1,30 @@
 import { phoneDigits } from '../../lib/phone.ts';
 import type { SqlSession } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
-import { firstIdOfPage, idCount } from '../id-counts.ts';
+import { idCount, idPage, pageLimit } from '../id-counts.ts';
 import { nameKey } from './views.ts';
 
 // A page's first id from the counts, then the rows on from it in id order; the count is one seek.
 const PAGING = { rows: 'contractors', counts: 'contractor_id_counts' };
-const PAGE = {
-  select: `${firstIdOfPage(PAGING)} SELECT json FROM contractors WHERE id >= (SELECT id FROM first_id) ORDER BY id LIMIT CAST(? AS BIGINT)`,
-  allCount: idCount(PAGING),
-};
 
 /** The contractors' reads: pages, one contractor's JSON or record, and the lookups commands decide by. */
 export function contractorQueries(session: SqlSession) {
+  const page = {
+    select: idPage(session.dialect, PAGING, 'SELECT id, json FROM contractors WHERE id >= (SELECT id FROM first_id) ORDER BY id'),
+    allCount: idCount(PAGING),
+  };
   return {
-    page: (offset: number, limit: number) => session.joinedPage(PAGE, { select: [offset, limit], allCount: [] }),
+    page: (offset: number, limit: number) => session.joinedPage(page, { select: [offset, pageLimit(limit)], allCount: [] }),
     jsonById: (id: number) => session.value<string>('SELECT json FROM contractors WHERE id = ?', [id]),
-    /** The lowest id among the contractors with this inn. */
-    idByInn: (inn: string) => session.value<number>('SELECT id FROM contractors WHERE inn = ? ORDER BY id LIMIT 1', [inn]),
-    /** The lowest id among the contractors with this phone as phone1 or phone2, digits compared. */
-    idByPhone: (phone: string) =>
-      session.value<number>('SELECT contractor_id FROM contractor_phones WHERE digits = ? ORDER BY contractor_id LIMIT 1', [phoneDigits(phone)]),
+    /** The JSON of the contractor with the lowest id among those with this inn (one statement: one round trip). */
+    jsonByInn: (inn: string) =>
+      session.value<string>('SELECT json FROM contractors WHERE id = (SELECT id FROM contractors WHERE inn = ? ORDER BY id LIMIT 1)', [inn]),
+    /** The JSON of the contractor with the lowest id among those with this phone as phone1 or phone2, digits compared. */
+    jsonByPhone: (phone: string) =>
+      session.value<string>(
+        'SELECT json FROM contractors WHERE id = (SELECT contractor_id FROM contractor_phones WHERE digits = ? ORDER BY contractor_id LIMIT 1)',
+        [phoneDigits(phone)],
+      ),
     async byId(id: number): Promise<ContractorRecord | undefined> {
       const json = await session.value<string>('SELECT record FROM contractors WHERE id = ?', [id]);
       return json === undefined ? undefined : JSON.parse(json);

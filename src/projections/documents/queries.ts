@@ -1,7 +1,7 @@
 import { type JoinedPage, type JoinedPageQuery, type SqlSession, inChunks } from '../../storage/sql.ts';
 import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES, type DocumentRecord, type DocumentType } from '../../events/documents.ts';
 import { daysInMonth } from '../../lib/clock.ts';
-import { firstIdOfPage, idCount } from '../id-counts.ts';
+import { idCount, idPage, pageLimit } from '../id-counts.ts';
 import { MONTH_PARTITION } from './months.ts';
 import { TYPE_PARTITION, numberDigits, numberKey } from './records.ts';
 
@@ -46,7 +46,7 @@ export function documentQueries(session: SqlSession) {
   const { indexHint } = session.dialect;
   const typePaging = { rows: 'documents', counts: 'document_id_counts', partition: TYPE_PARTITION };
   const byId = {
-    select: `${firstIdOfPage(typePaging)} SELECT list_json AS json FROM documents WHERE type = ? AND id >= (SELECT id FROM first_id) ORDER BY id LIMIT CAST(? AS BIGINT)`,
+    select: idPage(session.dialect, typePaging, 'SELECT id, list_json AS json FROM documents WHERE type = ? AND id >= (SELECT id FROM first_id) ORDER BY id'),
     allCount: idCount(typePaging),
   };
   // The keys come from a co-routine in id order and each joins its row by rowid, so the page keeps that order
@@ -65,8 +65,12 @@ export function documentQueries(session: SqlSession) {
   const monthStatus = keyed('documents_month', 'type = ? AND month = ? AND status = ?');
   const monthPaging = { rows: 'document_months', counts: 'document_month_id_counts', partition: MONTH_PARTITION };
   const month = {
-    select: `${firstIdOfPage(monthPaging)} SELECT d.list_json AS json FROM document_months m JOIN documents d ON d.key = m.key
-     WHERE m.type = ? AND m.month = ? AND m.id >= (SELECT id FROM first_id) ORDER BY m.id LIMIT CAST(? AS BIGINT)`,
+    select: idPage(
+      session.dialect,
+      monthPaging,
+      `SELECT m.id, d.list_json AS json FROM document_months m JOIN documents d ON d.key = m.key
+       WHERE m.type = ? AND m.month = ? AND m.id >= (SELECT id FROM first_id) ORDER BY m.id`,
+    ),
     allCount: idCount(monthPaging),
   };
   /** A page of a `keyed` query: its conditions' values, then the page's. */
@@ -110,12 +114,12 @@ export function documentQueries(session: SqlSession) {
     page(type: DocumentType, filter: DocumentFilter, offset: number, limit: number): Promise<JoinedPage> {
       const { dateFrom, dateTo, status } = filter;
       if (dateFrom === undefined && dateTo === undefined) {
-        if (status === undefined) return session.joinedPage(byId, { select: [type, offset, type, limit], allCount: [type] });
+        if (status === undefined) return session.joinedPage(byId, { select: [type, offset, type, pageLimit(limit)], allCount: [type] });
         return keyedPage(byStatus, [type, status], offset, limit);
       }
       const whole = wholeMonth(dateFrom, dateTo);
       if (whole !== undefined) {
-        if (status === undefined) return session.joinedPage(month, { select: [type, whole, offset, type, whole, limit], allCount: [type, whole] });
+        if (status === undefined) return session.joinedPage(month, { select: [type, whole, offset, type, whole, pageLimit(limit)], allCount: [type, whole] });
         return keyedPage(monthStatus, [type, whole, status], offset, limit);
       }
       const range = [type, dateFrom ?? '0000-01-01', dateTo ?? '9999-12-31'];

@@ -1,18 +1,18 @@
 import type { SqlSession } from '../../storage/sql.ts';
 import type { ProductRecord } from '../../events/catalogue.ts';
-import { firstIdOfPage, idCount } from '../id-counts.ts';
+import { idCount, idPage, pageLimit } from '../id-counts.ts';
 
 // A page's first id from the counts, then the rows on from it in id order; the count is one seek.
 const PAGING = { rows: 'products', counts: 'product_id_counts' };
-const PAGE = {
-  select: `${firstIdOfPage(PAGING)} SELECT list_json AS json FROM products WHERE id >= (SELECT id FROM first_id) ORDER BY id LIMIT CAST(? AS BIGINT)`,
-  allCount: idCount(PAGING),
-};
 
 /** The products' reads: pages, one product's JSON or record, and the lookups commands decide by. */
 export function productQueries(session: SqlSession) {
+  const page = {
+    select: idPage(session.dialect, PAGING, 'SELECT id, list_json AS json FROM products WHERE id >= (SELECT id FROM first_id) ORDER BY id'),
+    allCount: idCount(PAGING),
+  };
   return {
-    page: (offset: number, limit: number) => session.joinedPage(PAGE, { select: [offset, limit], allCount: [] }),
+    page: (offset: number, limit: number) => session.joinedPage(page, { select: [offset, pageLimit(limit)], allCount: [] }),
     fullJsonById: (id: number) => session.value<string>('SELECT full_json FROM products WHERE id = ?', [id]),
     fullJsonBySku: (sku: string) => session.value<string>('SELECT full_json FROM products WHERE sku = ?', [sku]),
     async byId(id: number): Promise<ProductRecord | undefined> {

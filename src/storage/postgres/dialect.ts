@@ -13,6 +13,8 @@ export const postgresDialect: ReadModelDialect = {
   indexHint: (table) => table,
   // A parameter in a VALUES list is text unless told: joined to a bigint column it would not compare.
   typedRows: (rows, types) => Array(rows).fill(`(${types.map((type) => (type === 'text' ? '?' : `?::${TYPES[type]}`)).join(', ')})`).join(', '),
+  // The page's rows read under a constant bound first, so the one plan kept for every limit is the right one.
+  limitedPage: (select, most) => `SELECT json FROM (${select} LIMIT ${most}) AS bounded ORDER BY id LIMIT CAST(? AS BIGINT)`,
 };
 
 /**

@@ -4,6 +4,7 @@ import * as foundation from './migrations/2026-11-22-01-foundation.ts';
 import * as pointInTime from './migrations/2026-11-23-01-point-in-time.ts';
 import * as accessTokenHashes from './migrations/2026-11-23-02-access-token-hashes.ts';
 import * as auditSessions from './migrations/2026-11-26-01-audit-sessions.ts';
+import * as keyVersion from './migrations/2026-11-27-01-key-version.ts';
 
 /** Which engine's words a migration writes where the engines differ. */
 export type SchemaDialect = 'sqlite' | 'postgres';
@@ -21,6 +22,7 @@ const migrations: Record<string, SchemaMigration> = {
   '2026-11-23-01-point-in-time': pointInTime,
   '2026-11-23-02-access-token-hashes': accessTokenHashes,
   '2026-11-26-01-audit-sessions': auditSessions,
+  '2026-11-27-01-key-version': keyVersion,
 };
 
 /**

@@ -87,6 +87,23 @@ export async function drainInChunks<K>(pending: Set<K> | Map<K, unknown>, budget
   return true;
 }
 
+/**
+ * Puts the entries of `pending` in id order (when they are not already): rows rewritten in id order land on
+ * neighbouring pages, where the log's order (any) would send each to a page far from the last one's.
+ */
+export function inIdOrder<V>(pending: Map<number, V>): void {
+  let previous = -Infinity;
+  for (const id of pending.keys()) {
+    if (id < previous) {
+      const entries = [...pending].sort(([a], [b]) => a - b);
+      pending.clear();
+      for (const [key, value] of entries) pending.set(key, value);
+      return;
+    }
+    previous = id;
+  }
+}
+
 /** The first `count` items (fewer when there are fewer). */
 function* take<T>(items: Iterator<T>, count: number): Generator<T> {
   for (let n = 0; n < count; n++) {

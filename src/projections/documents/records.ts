@@ -69,7 +69,7 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
       `${wanted(count)} SELECT l.parent_type AS "parentType", l.parent_id AS "parentId", l.child_type AS "childType", l.child_id AS "childId"
        FROM wanted w JOIN ${n('document_links')} l ON l.parent_type = w.type AND l.parent_id = w.id`,
   );
-  const counts = idCounts(session, n('document_id_counts'), TYPE_PARTITION, mode);
+  const counts = idCounts(session, n('document_id_counts'), TYPE_PARTITION, mode === 'live');
   const known = newIds(session, n('document_records'), ['type']);
   const insert = byCount(
     (rows) =>

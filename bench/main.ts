@@ -5,6 +5,7 @@ import path from 'node:path';
 import { ENTRIES, ensureBundle } from '../bin/bundle.mjs';
 import { type EngineUnderTest, sqliteUnderTest } from './engines.ts';
 import { rebuildFloor } from './floors.ts';
+import { type ImportOrders, measureImportOrders, printImportOrders } from './import-orders.ts';
 import { DATA_DIR, FULL, QUICK, type Sizes, copyDatabase, ensureDataset, ensureLogs } from './dataset.ts';
 import { type LoadSettings, type Target, LoadRunner, readLoad } from './load.ts';
 import { PostgresServer, postgresUnderTest, rebuildFloorOnPostgres, shown } from './postgres.ts';
@@ -23,6 +24,8 @@ const serverPort = (index: number) => (index === 0 ? SERVER_PORT : SALES_BODY_PO
 /** At most this many of the event rows a write scenario's last run appended are bare-inserted for its ceiling. */
 const CEILING_ROWS = { full: 50_000, quick: 5_000 };
 const STARTUP_RUNS = 3;
+/** Records a file of the import in each id order (`import-orders.ts`). */
+const IMPORT_ORDER_SIZE = { full: 100_000, quick: 5_000 };
 /**
  * A product by id once more, each from a server of its own beside the measured one (one server only), with one
  * setting changed: what the access log costs a small read, and what the key cache saves it.
@@ -90,13 +93,16 @@ export async function main(argv: string[]): Promise<void> {
     results.targets = targetsOf(results);
   }
   if (options.engines.includes('postgres')) results.postgres = await benchPostgres(dataset, logs, options);
+  const importOrders: ImportOrders[] = [];
+  for (const engine of options.engines) importOrders.push(await measureImportOrders({ size: IMPORT_ORDER_SIZE[sizes.name], engine }));
 
   results.loadAverage!.end = os.loadavg();
   printResults(results);
+  importOrders.forEach(printImportOrders);
   const engines = results.postgres ? `${options.engines.includes('sqlite') ? '-sqlite' : ''}-postgres-x${options.servers.join('-')}` : '';
   const out = path.join(ROOT, 'bench', 'results', `${results.date.slice(0, 10)}${sizes === QUICK ? '-quick' : ''}${engines}.json`);
   fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, JSON.stringify(results, null, 2) + '\n');
+  fs.writeFileSync(out, JSON.stringify({ ...results, importOrders }, null, 2) + '\n');
   console.log(`\nwritten to ${path.relative(ROOT, out)}`);
 }
 

@@ -1,10 +1,21 @@
 import { hash } from 'node:crypto';
-import type { EventRow } from './rows.ts';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
 /** The columns of an event row that its hash covers, exactly as stored: all but the hash itself. */
-export type HashedColumns = Omit<EventRow, 'hash'>;
+export interface HashedColumns {
+  seq: number;
+  stream: string;
+  stream_version: number;
+  type: string;
+  schema_version: number;
+  /** The event's data as JSON, in the shape of its `schema_version`. */
+  data: string;
+  /** The event's `EventMeta` as JSON. */
+  meta: string;
+  /** UTC ISO time. */
+  recorded_at: string;
+}
 
 /**
  * Each event's hash covers the previous event's hash and every stored column of its own,

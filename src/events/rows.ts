@@ -34,18 +34,7 @@ export type StoredEvent = DomainEvent & {
 };
 
 /** An event as the log stores it: a row of `events`, each column as stored (on every engine). */
-export interface EventRow {
-  seq: number;
-  stream: string;
-  stream_version: number;
-  type: string;
-  schema_version: number;
-  /** The event's data as JSON, in the shape of its `schema_version`. */
-  data: string;
-  /** The event's `EventMeta` as JSON. */
-  meta: string;
-  /** UTC ISO time. */
-  recorded_at: string;
+export interface EventRow extends HashedColumns {
   hash: string;
 }
 

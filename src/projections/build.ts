@@ -15,8 +15,9 @@ export interface BuildSteps {
 
 /**
  * Builds every projection's tables under `names` from `events` (in seq order, the whole prefix to build): the
- * tables created, then the events applied in transactions of `chunk`, then the deferred work flushed in steps of
- * FLUSH_STEP items, then (when asked) the read indexes, built from the loaded tables at once. Engine-neutral: the
+ * tables created, then the events applied in transactions of `chunk` (in build mode, see `ApplyMode`), then the
+ * deferred work flushed in steps of FLUSH_STEP items, then the ids counted, then (when asked) the read indexes,
+ * built from the loaded tables at once. Engine-neutral: the
  * caller chooses where the tables go and where the events come from.
  */
 export async function buildInto(
@@ -26,7 +27,7 @@ export async function buildInto(
   steps: BuildSteps & { chunk: number; readIndexes: boolean },
 ): Promise<number> {
   await steps.transaction(() => createProjectionTables(session, projectors, 0, names, false));
-  const projections = new Projections(session, projectors, names);
+  const projections = new Projections(session, projectors, names, 'build');
   let done = 0;
   let more = true;
   const counted = (next: IteratorResult<StoredEvent>) => {
@@ -51,6 +52,7 @@ export async function buildInto(
     await steps.onProgress?.(done);
   } while (more);
   while (!(await steps.transaction(() => projections.flush(FLUSH_STEP))));
+  await steps.transaction(() => projections.finish());
   if (steps.readIndexes) await steps.transaction(() => createReadIndexes(session, projectors, names));
   return done;
 }

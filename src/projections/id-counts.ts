@@ -54,9 +54,11 @@ interface Change {
  * touches a few dozen), then sets `before` anew under every range above one that changed (but where only the last
  * range of its level changed: ids in order), a hundred such ranges a statement, writing only the rows whose
  * `before` moved. The caller calls `persist` before its transaction ends
- * and `discard` when it is rolled back.
+ * and `discard` when it is rolled back. Unless `keptUp` (a build), nothing is kept up: the build counts the loaded
+ * rows at its end (`countIds`).
  */
-export function idCounts(session: SqlSession, table: string, partition: readonly PartitionColumn[] = []) {
+export function idCounts(session: SqlSession, table: string, partition: readonly PartitionColumn[] = [], keptUp = true) {
+  if (!keptUp) return { add: (_values: Partition, _id: number) => {}, remove: (_values: Partition, _id: number) => {}, persist: async () => {}, discard: () => {} };
   const parts = partition.map((c) => c.name);
   const key = [...parts, 'level', 'node'];
   const upsert = byCount(
@@ -147,6 +149,29 @@ export function idCounts(session: SqlSession, table: string, partition: readonly
     },
     discard: () => changes.clear(),
   };
+}
+
+/**
+ * Writes the counts of `rows`' ids into the empty `counts` at once, a statement a level: the sizes of level 1 by a
+ * `GROUP BY` of the ids (one pass over them), each level above by summing the sizes of the one below, and every
+ * range's `before` by a running sum over the ranges under the same range above. The same rows as keeping them up
+ * id by id: they depend only on which ids are there.
+ */
+export async function countIds(session: SqlSession, { rows, counts, partition = [] }: IdPaging): Promise<void> {
+  const parts = partition.map((c) => c.name);
+  const columns = [...parts, 'level', 'node', 'size', 'before'].join(', ');
+  // Integer division on both engines: ids and nodes are integers.
+  const ranges = (level: number) =>
+    level === 1
+      ? `SELECT ${[...parts, `id / ${FAN_OUT} AS node`].join(', ')}, count(*) AS size FROM ${rows} GROUP BY ${[...parts, `id / ${FAN_OUT}`].join(', ')}`
+      : `SELECT ${[...parts, `node / ${FAN_OUT} AS node`].join(', ')}, sum(size) AS size FROM ${counts} WHERE level = ${level - 1} GROUP BY ${[...parts, `node / ${FAN_OUT}`].join(', ')}`;
+  for (let level = 1; level <= TOP_LEVEL; level++) {
+    await session.run(
+      `INSERT INTO ${counts} (${columns})
+       SELECT ${[...parts, `${level}`, 'node', 'CAST(size AS BIGINT)'].join(', ')}, CAST(sum(size) OVER (PARTITION BY ${[...parts, `node / ${FAN_OUT}`].join(', ')} ORDER BY node) - size AS BIGINT)
+       FROM (${ranges(level)}) ranges`,
+    );
+  }
 }
 
 /** Where a page's rows and their counts are: the ranked table, its counts table, the partition's columns. */

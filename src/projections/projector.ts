@@ -1,6 +1,7 @@
 import type { ReadModelDialect } from '../storage/dialect.ts';
 import { ROWS_PER_STATEMENT, type SqlSession } from '../storage/sql.ts';
 import type { StoredEvent } from '../events/rows.ts';
+import type { IdPaging } from './id-counts.ts';
 
 /**
  * Maps a read table's or index's served name to the name a projector writes it under: the served name itself, or
@@ -9,6 +10,13 @@ import type { StoredEvent } from '../events/rows.ts';
 export type TableNames = (name: string) => string;
 
 export const servedNames: TableNames = (name) => name;
+
+/**
+ * How a handler is applied. `live`: a batch at a time, to tables that are read meanwhile, each write leaving them
+ * whole. `build`: the whole log from its start into new tables nothing reads until the build ends, so what can be
+ * derived from the loaded rows at once (the id counts) is derived once at the end instead of kept up event by event.
+ */
+export type ApplyMode = 'live' | 'build';
 
 /**
  * A read model: the tables it owns, how to create them, and how one event changes them.
@@ -29,7 +37,9 @@ export interface Projector {
   /** Indexes only the reads (the API, the commands) use: a rebuild creates them after its bulk load. */
   readIndexes(names: TableNames): string[];
   /** The event handler writing through `session`. Must be idempotent per event. */
-  bind(session: SqlSession, names: TableNames): EventHandler;
+  bind(session: SqlSession, names: TableNames, mode: ApplyMode): EventHandler;
+  /** The tables whose ids it counts in nested ranges (`id-counts.ts`), served names: a build counts them at its end. */
+  countedIds?: readonly IdPaging[];
 }
 
 /**
@@ -75,6 +85,23 @@ export async function drainInChunks<K>(pending: Set<K> | Map<K, unknown>, budget
     for (const item of items) pending.delete(item);
   }
   return true;
+}
+
+/**
+ * Puts the entries of `pending` in id order (when they are not already): rows rewritten in id order land on
+ * neighbouring pages, where the log's order (any) would send each to a page far from the last one's.
+ */
+export function inIdOrder<V>(pending: Map<number, V>): void {
+  let previous = -Infinity;
+  for (const id of pending.keys()) {
+    if (id < previous) {
+      const entries = [...pending].sort(([a], [b]) => a - b);
+      pending.clear();
+      for (const [key, value] of entries) pending.set(key, value);
+      return;
+    }
+    previous = id;
+  }
 }
 
 /** The first `count` items (fewer when there are fewer). */

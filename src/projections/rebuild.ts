@@ -1,7 +1,8 @@
 import type { StoredEvent } from '../events/rows.ts';
 import type { SqlSession } from '../storage/sql.ts';
 import type { TableNames } from './projector.ts';
-import { Projections, projectors, setCheckpoints } from './registry.ts';
+import { catchUp } from './bring-up.ts';
+import { projectors, setCheckpoints } from './registry.ts';
 
 /** Told as a build or a rebuild goes: events replayed of all. */
 export interface RebuildProgress {
@@ -46,9 +47,7 @@ export async function rebuild(beside: BuildBeside, options: { onProgress?: (prog
       await session.run(`DROP TABLE ${session.dialect.ownTable(buildNames('projection_checkpoints'))}`);
       await setCheckpoints(session, projectors, until);
       // What was written while the tables were built.
-      const projections = new Projections(session);
-      await projections.replay(eventsAfter(until));
-      await projections.flush();
+      await catchUp(session, eventsAfter(until));
     });
     return { events: until };
   } catch (error) {

@@ -6,7 +6,8 @@ import { inDependencyOrder } from './dependency-order.ts';
 import { contractorsProjector } from './contractors/projector.ts';
 import { documentMonthsProjector } from './documents/months.ts';
 import { documentsProjector } from './documents/projector.ts';
-import { type EventHandler, type Projector, type TableNames, servedNames } from './projector.ts';
+import { type ApplyMode, type EventHandler, type Projector, type TableNames, servedNames } from './projector.ts';
+import { countIds } from './id-counts.ts';
 import { productsProjector } from './products/projector.ts';
 
 /** Every read model, in the order events are applied to them: each after the ones it declares (`after`). */
@@ -41,9 +42,10 @@ export class Projections {
   constructor(
     private readonly session: SqlSession,
     readonly list: Projector[] = projectors,
-    names: TableNames = servedNames,
+    private readonly names: TableNames = servedNames,
+    mode: ApplyMode = 'live',
   ) {
-    this.handlers = list.map((p) => p.bind(session, names));
+    this.handlers = list.map((p) => p.bind(session, names, mode));
     const checkpoints = names('projection_checkpoints');
     this.checkpoint = `UPDATE ${checkpoints} SET last_seq = ? WHERE last_seq < ?`;
     this.checkpointToEnd = `UPDATE ${checkpoints} SET last_seq = (SELECT max(seq) FROM events) WHERE last_seq < (SELECT max(seq) FROM events)`;
@@ -109,6 +111,12 @@ export class Projections {
       if (pending !== undefined) return pending.then(() => this.handle(event, i + 1));
     }
     return undefined;
+  }
+
+  /** The end of a build (`mode` 'build'), once every event is applied and flushed: the ids of the loaded rows counted. */
+  async finish(): Promise<void> {
+    const n = this.names;
+    for (const p of this.list) for (const { rows, counts, partition } of p.countedIds ?? []) await countIds(this.session, { rows: n(rows), counts: n(counts), partition });
   }
 
   /** Does the handlers' deferred work, at most `limit` items of it; true when none is left. */

@@ -19,7 +19,14 @@ const KEY = 'id, name, scope, key_hash AS "keyHash", created_at AS created, expi
 const KEY_BY_HASH = `SELECT ${KEY} FROM api_keys WHERE key_hash = ?`;
 const KEY_BY_ID = `SELECT ${KEY} FROM api_keys WHERE id = ?`;
 
-/** The API keys; `announce` tells other servers of a revoked key, in the revoking transaction (none where they poll). */
+/** Bumps the key version (`key_version`), making its row the first time. */
+const BUMP_KEY_VERSION = 'INSERT INTO key_version (id, version) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET version = key_version.version + 1';
+
+/**
+ * The API keys. A revocation, the one change a cached key can miss (a new key is never cached unknown), bumps the
+ * key version in its own transaction, so a server that polls for changes (SQLite's, `SqliteKeyChanges`) sees it
+ * whichever process made it; `announce` tells servers that listen instead (PostgreSQL's), in the same transaction.
+ */
 export class SqlKeyStore implements KeyStore {
   constructor(
     private readonly on: KeyTablesOn,
@@ -51,8 +58,10 @@ export class SqlKeyStore implements KeyStore {
 
   async revoke(id: number, at: string): Promise<boolean> {
     const revoked = (await this.on.writes.rows('UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING id', [at, id])).length === 1;
-    if (revoked) await this.announce(id);
-    return revoked;
+    if (!revoked) return false;
+    await this.on.writes.run(BUMP_KEY_VERSION);
+    await this.announce(id);
+    return true;
   }
 
   count(): Promise<number> {

@@ -1,12 +1,11 @@
 import type { Kysely, Migration } from 'kysely';
 import { kysely } from './kysely.ts';
+import type { SchemaDialect } from './migrations/column-types.ts';
 import * as foundation from './migrations/2026-11-22-01-foundation.ts';
 import * as pointInTime from './migrations/2026-11-23-01-point-in-time.ts';
 import * as accessTokenHashes from './migrations/2026-11-23-02-access-token-hashes.ts';
 import * as auditSessions from './migrations/2026-11-26-01-audit-sessions.ts';
-
-/** Which engine's words a migration writes where the engines differ. */
-export type SchemaDialect = 'sqlite' | 'postgres';
+import * as keyVersion from './migrations/2026-11-27-01-key-version.ts';
 
 interface SchemaMigration {
   up(db: Kysely<any>, dialect: SchemaDialect): Promise<void>;
@@ -21,6 +20,7 @@ const migrations: Record<string, SchemaMigration> = {
   '2026-11-23-01-point-in-time': pointInTime,
   '2026-11-23-02-access-token-hashes': accessTokenHashes,
   '2026-11-26-01-audit-sessions': auditSessions,
+  '2026-11-27-01-key-version': keyVersion,
 };
 
 /**

@@ -11,6 +11,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   access_tokens: AccessTokensTable;
   audit_sessions: AuditSessionsTable;
+  key_version: KeyVersionTable;
   projection_checkpoints: ProjectionCheckpointsTable;
   point_in_time: PointInTimeTable;
   /** PostgreSQL only: the row every writer locks first. */
@@ -49,6 +50,13 @@ export interface AuditSessionsTable {
   created_at: number;
   last_seen_at: number;
   ends_at: number;
+}
+
+/** At most one row (made by the first key change): bumped by every change other processes' key caches must hear of. */
+export interface KeyVersionTable {
+  /** Always 1. */
+  id: number;
+  version: number;
 }
 
 export interface ProjectionCheckpointsTable {

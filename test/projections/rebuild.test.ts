@@ -27,4 +27,18 @@ describe('rebuild', () => {
     expect(await reopened.audit.readTables()).toEqual(live);
     reopened.close();
   });
+
+  test('read tables behind the log are caught up when the database is opened, without a word', async () => {
+    const { tb, file } = await variedHistory();
+    const live = await tb.audit.readTables();
+    tb.close();
+    const emptied = Object.keys(live).map((table) => `DELETE FROM "${table}";`);
+    tamper(file, `${emptied.join(' ')} UPDATE projection_checkpoints SET last_seq = 0`);
+    const rebuilt: string[] = [];
+    const reopened = await openSqliteCompany(file, { onRebuilt: (names) => rebuilt.push(...names) });
+    expect(rebuilt).toEqual([]);
+    expect(await reopened.staleProjections()).toEqual([]);
+    expect(await reopened.audit.readTables()).toEqual(live);
+    reopened.close();
+  });
 });

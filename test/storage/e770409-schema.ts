@@ -127,6 +127,10 @@ export async function expectServedAsBefore(company: Company, rowsOf: (table: str
   expect((await api.get('/api/product-brands')).body.data).toEqual([{ id: 1, name: 'Old brand', logo: null }]);
   expect((await api.write('/api/add-product-brand', 'brand', [{ name: 'New brand' }])).body).toEqual({ data: [{ id: 2, name: 'New brand' }] });
   expect((await rowsOf('events')).map((row) => (row as { seq: number }).seq)).toEqual([1, 2]);
+  // Its key revokes, bumping the key version a later migration added.
+  expect(await company.keys.revoke(1)).toBe(true);
+  expect((await api.get('/api/product-brands')).status).toBe(401);
+  expect(await rowsOf('key_version')).toEqual([{ id: 1, version: 1 }]);
 }
 
 /** Before the old access token expires. */

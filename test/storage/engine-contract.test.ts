@@ -4,7 +4,8 @@ import { describe, expect, test } from 'vitest';
 import { GENESIS_HASH, chainHash } from '../../src/events/hash.ts';
 import { ConcurrencyError, type NewEvent } from '../../src/events/rows.ts';
 import type { DatabaseSetting } from '../../src/storage/database.ts';
-import type { Engine } from '../../src/storage/engine.ts';
+import type { Engine, EngineOptions } from '../../src/storage/engine.ts';
+import { projectors } from '../../src/projections/registry.ts';
 import { StorageFault } from '../../src/storage/errors.ts';
 import { openStored } from '../../src/storage/open-engine.ts';
 import { PostgresEngine } from '../../src/storage/postgres/engine.ts';
@@ -27,6 +28,8 @@ interface Opened {
   engine: Engine;
   /** The database as a setting, where it has one a command could name (not PGlite's, which lives in this process). */
   setting?: DatabaseSetting;
+  /** The same database opened again, where it can be (not PGlite's: the test's handle is its only one). */
+  reopen?: (options: EngineOptions) => Promise<Engine>;
 }
 
 function contract(open: () => Promise<Opened>): void {
@@ -188,6 +191,31 @@ function contract(open: () => Promise<Opened>): void {
     }
   });
 
+  test('read tables behind the log are caught up at open, without a word', async ({ skip }) => {
+    const { engine, reopen } = await openEngine();
+    if (!reopen) skip('the database cannot be opened again (PGlite)');
+    try {
+      await append(engine, [brand(1, 'A'), brand(2, 'B')]);
+      await append(engine, [renamed(2, 'B2')]);
+      const before = await brands(engine);
+      // As if the events had been appended without their read rows: the tables emptied, the checkpoints at the start.
+      await engine.writer.run(async () => {
+        for (const table of projectors.flatMap((p) => p.tables)) await engine.decideOn.run(`DELETE FROM "${table}"`);
+        await engine.decideOn.run('UPDATE projection_checkpoints SET last_seq = 0');
+      });
+      await engine.close();
+      opened.splice(opened.indexOf(engine), 1);
+      const lines: string[] = [];
+      const again = await reopen!({ onBuilt: (line) => lines.push(line) });
+      opened.push(again);
+      expect(lines).toEqual([]);
+      expect(await brands(again)).toEqual(before);
+      expect(await again.staleProjections()).toEqual([]);
+    } finally {
+      await closeAll();
+    }
+  });
+
   test('snapshot: verify walks the chain and finds a read-table row that differs from a fresh build', async () => {
     const { engine } = await openEngine();
     try {
@@ -233,13 +261,18 @@ describe('the engine contract (SQLite)', () => {
   contract(async () => {
     const file = path.join(tempDir(), 'contract.db');
     fs.rmSync(file, { force: true });
-    return { engine: await SqliteEngine.open(file), setting: { engine: 'sqlite', file } };
+    return { engine: await SqliteEngine.open(file), setting: { engine: 'sqlite', file }, reopen: (options) => SqliteEngine.open(file, options) };
   });
 });
 
 describeEngines('the engine contract', (database) => {
   contract(async () => {
     const db = database();
-    return { engine: await PostgresEngine.on(db), setting: db.url === undefined ? undefined : { engine: 'postgres', url: db.url } };
+    const { url } = db;
+    return {
+      engine: await PostgresEngine.on(db),
+      setting: url === undefined ? undefined : { engine: 'postgres', url },
+      reopen: url === undefined ? undefined : (options) => PostgresEngine.open(url, options),
+    };
   });
 });

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { MAX_PAGE_ROWS, type PartitionColumn, TOP_LEVEL, idCount, idCounts, idCountsTable, idPage, pageLimit } from '../../src/projections/id-counts.ts';
+import { MAX_PAGE_ROWS, type PartitionColumn, TOP_LEVEL, countIds, idCount, idCounts, idCountsTable, idPage, pageLimit } from '../../src/projections/id-counts.ts';
 import { postgresDialect } from '../../src/storage/postgres/dialect.ts';
 import { postgresSession } from '../../src/storage/postgres/session.ts';
 import type { SqlSession } from '../../src/storage/sql.ts';
@@ -75,6 +75,15 @@ async function checkSteps(t: ReturnType<typeof countedTable>, steps: Step[]) {
   }
 }
 
+/** The counts kept up id by id through `steps`, and those a build writes at once from the same rows (`countIds`), every column. */
+async function keptAndCounted(session: SqlSession, steps: Step[]) {
+  const t = countedTable(session);
+  await checkSteps(t, steps);
+  await countIds(session, { rows: 'items', counts: 'item_counts_built', partition: PARTITION });
+  const all = (table: string) => session.rows(`SELECT kind, level, node, size, before FROM ${table} ORDER BY kind, level, node`);
+  return { kept: await all('item_counts'), counted: await all('item_counts_built') };
+}
+
 /** Pages as long as a page may be, across ranges: whole; a longer one is refused before it is asked. */
 async function checkLongestPages(t: ReturnType<typeof countedTable>) {
   for (let id = 3; id <= 3 * 250; id += 3) await t.add('a', id);
@@ -96,6 +105,19 @@ describe('counts of ids in nested ranges (SQLite)', () => {
       fc.asyncProperty(fc.array(aStep, { maxLength: 120 }), async (steps) => {
         const { db, t } = sqlite();
         await checkSteps(t, steps);
+        db.close();
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  test('counted at once from the rows, as a build does, they equal the counts kept up id by id', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(aStep, { maxLength: 120 }), async (steps) => {
+        const { db } = sqlite();
+        db.exec(idCountsTable('item_counts_built', PARTITION, sqliteDialect));
+        const { kept, counted } = await keptAndCounted(sqliteSession(db), steps);
+        expect(counted).toEqual(kept);
         db.close();
       }),
       { numRuns: 60 },
@@ -227,6 +249,20 @@ describeEngines('counts of ids in nested ranges', (database) => {
         await checkSteps(countedTable(session), steps);
       }),
       { numRuns: 25 },
+    );
+  });
+
+  test('counted at once from the rows, as a build does, they equal the counts kept up id by id', async () => {
+    const session = postgresSession(() => database().session);
+    await fc.assert(
+      fc.asyncProperty(fc.array(aStep, { maxLength: 80 }), async (steps) => {
+        for (const table of ['items', 'item_counts', 'item_counts_built']) await database().session.run(`DROP TABLE IF EXISTS ${table}`);
+        await database().session.run('CREATE TABLE items (kind TEXT NOT NULL, id BIGINT NOT NULL, PRIMARY KEY (kind, id))');
+        for (const table of ['item_counts', 'item_counts_built']) await database().session.run(idCountsTable(table, PARTITION, postgresDialect));
+        const { kept, counted } = await keptAndCounted(session, steps);
+        expect(counted).toEqual(kept);
+      }),
+      { numRuns: 15 },
     );
   });
 

@@ -14,6 +14,7 @@ const COLUMNS: { [T in keyof Database]: Record<keyof Database[T], true> } = {
   api_keys: { id: true, name: true, scope: true, key_hash: true, created_at: true, expires_at: true, revoked_at: true },
   access_tokens: { token_hash: true, key_id: true, path: true, expires_at: true, body_hash: true, response: true },
   audit_sessions: { id_hash: true, key_id: true, created_at: true, last_seen_at: true, ends_at: true },
+  key_version: { id: true, version: true },
   projection_checkpoints: { name: true, version: true, last_seq: true },
   point_in_time: { until_seq: true, source: true, created_at: true },
   chain_head: { id: true, seq: true, hash: true, projectors: true },

@@ -84,10 +84,10 @@ test('the cache holds at most its capacity, the oldest going first', () => {
 const opened: SqliteCompany[] = [];
 afterEach(() => opened.splice(0).forEach((tb) => tb.close()));
 
-/** A company on a new SQLite file with a key cache of `boundMs`, its app, and a key. */
-async function cachedService(boundMs: number, clock = manualClock()) {
+/** A company on a new SQLite file with a key cache of `boundMs`, its app, and a key; `trace` hears every statement. */
+async function cachedService(boundMs: number, clock = manualClock(), trace?: (sql: string) => void) {
   const file = path.join(tempDir(), 'cached.db');
-  const tb = await openSqliteCompany(file, { clock, keyCache: { boundMs } });
+  const tb = await openSqliteCompany(file, { clock, keyCache: { boundMs }, trace });
   opened.push(tb);
   const app = createApp(tb);
   const { key } = await tb.keys.create({ name: 'cached', expiresAt: clock() + 10_000 });
@@ -121,6 +121,20 @@ test('a cached key is refused at once when this server revokes it or it expires,
   await elsewhere.keys.revoke(third.id);
   const took = await within(1000, async () => (await thirdClient.get('/api/products')).status === 401);
   expect(took).toBeLessThan(1000);
+});
+
+test('a cached key stays cached across the writes its server commits, though each moves the file’s data_version', async () => {
+  const statements: string[] = [];
+  const { tb, client } = await cachedService(200, manualClock(), (sql) => statements.push(sql));
+  await within(1000, async () => (await client.get('/api/products'), tb.keyCache!.size === 1));
+  for (let i = 0; i < 5; i++) expect((await client.write('/api/add-product-brand', 'brand', [{ name: `Brand ${i}` }])).status).toBe(200);
+  // Two polls after the last commit, so that at least one saw it.
+  const written = statements.length;
+  await within(1000, () => statements.slice(written).filter((sql) => sql === 'PRAGMA data_version').length >= 2);
+  expect(tb.keyCache!.size).toBe(1);
+  const asked = statements.length;
+  expect((await client.get('/api/products')).status).toBe(200);
+  expect(statements.slice(asked).filter((sql) => sql.includes('FROM api_keys'))).toEqual([]);
 });
 
 test('10,000 requests with random unknown keys leave the cache empty and the heap flat', async () => {

@@ -12,8 +12,7 @@ import { statementCsv, statementOf } from '../../audit/statement.ts';
 import { calendarDate } from '../../commands/documents.ts';
 import { sendError, sendJson } from '../respond.ts';
 import { API_ACT_TEXTS, actOf } from '../workbench/act.ts';
-import { actXlsx } from '../workbench/act-files.ts';
-import { XLSX_TYPE } from '../workbench/statement-page.ts';
+import { XLSX_TYPE, actXlsx } from '../workbench/act-files.ts';
 
 export const MAX_EVENTS_PAGE = 1000;
 

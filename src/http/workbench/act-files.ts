@@ -4,6 +4,9 @@ import { actRows } from './act.ts';
 import { day, rubles } from './show.ts';
 import type { Texts } from './texts.ts';
 
+/** The media type of the workbook `actXlsx` writes. */
+export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
 /** The act's files: an XLSX workbook laid out as the printed act, and a CSV as Excel in a Russian locale reads it. */
 
 const COLUMNS = 8;

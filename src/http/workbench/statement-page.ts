@@ -5,7 +5,7 @@ import { formatMoscow } from '../../lib/clock.ts';
 import type { Company } from '../../company.ts';
 import { statementQuery } from '../routes/audit.ts';
 import { type Act, actDocument, actOf, balanceSides, closingSentence, partyLine } from './act.ts';
-import { actCsv, actXlsx } from './act-files.ts';
+import { XLSX_TYPE, actCsv, actXlsx } from './act-files.ts';
 import { dateInput, formProblem, formValues, problems, readForm } from './forms.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
 import { statementHref } from './links.ts';
@@ -132,5 +132,3 @@ export async function statementXlsxFile(c: Context, tb: Company, view: View): Pr
     'Cache-Control': 'no-store',
   });
 }
-
-export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';

@@ -6,7 +6,7 @@ import { type ContractorEvent, evolveContractor, evolveContractorStatus } from '
 import type { StoredEvent } from '../../events/rows.ts';
 import { idCounts, idCountsTable } from '../id-counts.ts';
 import { newIds } from '../new-ids.ts';
-import { type FlushBudget, type Projector, type TableNames, drainInChunks } from '../projector.ts';
+import { type ApplyMode, type FlushBudget, type Projector, type TableNames, drainInChunks } from '../projector.ts';
 import { contractorView, nameKey } from './views.ts';
 
 /**
@@ -36,22 +36,23 @@ export const contractorsProjector: Projector = {
     `CREATE TABLE ${n('contractor_statuses')} (name ${t.text} PRIMARY KEY)`,
     idCountsTable(n('contractor_id_counts'), [], { types: t, clusteredTableSuffix }),
   ],
+  countedIds: [{ rows: 'contractors', counts: 'contractor_id_counts' }],
   readIndexes: (n) => [
     `CREATE INDEX ${n('contractors_inn')} ON ${n('contractors')} (inn, id)`,
     // A search by part of a name reads this index, not the wide rows, and stops at a page of matches in name order.
     `CREATE INDEX ${n('contractors_name_key')} ON ${n('contractors')} (name_key, id)`,
   ],
-  bind(session: SqlSession, n: TableNames) {
+  bind(session: SqlSession, n: TableNames, mode: ApplyMode) {
     const recordOf = `SELECT record FROM ${n('contractors')} WHERE id = ?`;
-    const counts = idCounts(session, n('contractor_id_counts'));
+    const counts = idCounts(session, n('contractor_id_counts'), [], mode === 'live');
     const known = newIds(session, n('contractors'));
     const insert = byCount((rows) => `INSERT INTO ${n('contractors')} (id, inn, name_key, record, balance, bonus_balance, json) VALUES ${placeholders(rows, 7)}`);
     const update = `UPDATE ${n('contractors')} SET inn = ?, name_key = ?, record = ? WHERE id = ?`;
     const dropPhones = `DELETE FROM ${n('contractor_phones')} WHERE contractor_id = ?`;
     const addPhones = byCount((rows) => `INSERT INTO ${n('contractor_phones')} (digits, contractor_id) VALUES ${placeholders(rows, 2)} ON CONFLICT DO NOTHING`);
     const addStatuses = byCount((rows) => `INSERT INTO ${n('contractor_statuses')} (name) VALUES ${placeholders(rows, 1)} ON CONFLICT DO NOTHING`);
-    const figuresOf = bindContractorFigures(session, n);
-    const refresh = bindContractorRefresh(session, n);
+    const figuresOf = bindContractorFigures(session, n, mode);
+    const refresh = bindContractorRefresh(session, n, mode);
     // Edits are rendered at the flush, once per contractor however many touched it (see the documents projector).
     const toRefresh = new Set<number>();
     const flush = (budget: FlushBudget) => drainInChunks(toRefresh, budget, refresh);
@@ -66,7 +67,8 @@ export const contractorsProjector: Projector = {
       if (adding.size > 0) {
         const rows = [...adding.values()];
         adding.clear();
-        const figures = await figuresOf(rows.map((c) => c.id));
+        // A build refreshes the figures of every contractor with documents at its end (the documents' flush).
+        const figures = mode === 'build' ? new Map<number, ContractorFigures>() : await figuresOf(rows.map((c) => c.id));
         await inChunks(rows, (chunk) => session.run(insert(chunk.length), chunk.flatMap((c) => row(c, figures.get(c.id) ?? NO_FIGURES))));
         await writePhones(rows);
         await counts.persist();
@@ -157,18 +159,26 @@ const NO_FIGURES: ContractorFigures = { balance: 0, bonusBalance: 0 };
 /**
  * Contractors' balances and bonus balances from their posted documents: sums over each contractor's own
  * documents (an index range), so any revision or un-posting is reflected exactly. A contractor without posted
- * documents is not in the map.
+ * documents is not in the map. A build asks only at its end, when no document changes any more, for most
+ * contractors, and before the contractors' index is built (a read index): every contractor's figures are summed
+ * in one pass over the records, once.
  */
-function bindContractorFigures(session: SqlSession, n: TableNames): (ids: number[]) => Promise<Map<number, ContractorFigures>> {
+function bindContractorFigures(session: SqlSession, n: TableNames, mode: ApplyMode): (ids: number[]) => Promise<Map<number, ContractorFigures>> {
   // Cast: PostgreSQL sums bigints as numeric, which would come back as text.
-  const figures = byCount(
-    (count) =>
-      `SELECT contractor_id,
+  const sums = `SELECT contractor_id,
               CAST(coalesce(sum(CASE WHEN type IN (${CREDIT_TYPES}) THEN sum WHEN type IN (${DEBIT_TYPES}) THEN -sum ELSE 0 END), 0) AS BIGINT),
               CAST(coalesce(sum(CASE WHEN type = 'sale' THEN bonus_accrual WHEN type = 'bonus' THEN -sum ELSE 0 END), 0) AS BIGINT)
-       FROM ${n('document_records')} WHERE contractor_id IN (${valueList(count)}) AND status = 1 GROUP BY contractor_id`,
-  );
+       FROM ${n('document_records')} WHERE status = 1`;
+  const figures = byCount((count) => `${sums} AND contractor_id IN (${valueList(count)}) GROUP BY contractor_id`);
+  let everyone: Map<number, ContractorFigures> | undefined;
   return async (ids) => {
+    if (mode === 'build') {
+      if (everyone === undefined) {
+        everyone = new Map();
+        for (const [id, balance, bonusBalance] of await session.rows<[number, number, number]>(`${sums} GROUP BY contractor_id`)) everyone.set(id, { balance, bonusBalance });
+      }
+      return everyone;
+    }
     const found = new Map<number, ContractorFigures>();
     await inChunks(ids, async (chunk) => {
       for (const [id, balance, bonusBalance] of await session.rows<[number, number, number]>(figures(chunk.length), chunk)) found.set(id, { balance, bonusBalance });
@@ -180,9 +190,9 @@ function bindContractorFigures(session: SqlSession, n: TableNames): (ids: number
 const contractorJson = (c: ContractorRecord, f: ContractorFigures) => JSON.stringify(contractorView(c, f.balance, f.bonusBalance));
 
 /** Recomputes contractors' figures and re-renders their JSON, a statement's worth of contractors at a time (ids unknown are skipped). */
-export function bindContractorRefresh(session: SqlSession, n: TableNames): (ids: number[]) => Promise<void> {
+export function bindContractorRefresh(session: SqlSession, n: TableNames, mode: ApplyMode): (ids: number[]) => Promise<void> {
   const recordsOf = byCount((count) => `SELECT id, record FROM ${n('contractors')} WHERE id IN (${valueList(count)})`);
-  const figuresOf = bindContractorFigures(session, n);
+  const figuresOf = bindContractorFigures(session, n, mode);
   const update = byCount(
     (rows) =>
       `WITH v (id, balance, bonus_balance, json) AS (VALUES ${session.dialect.typedRows(rows, ['integer', 'integer', 'integer', 'text'])})

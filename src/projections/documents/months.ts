@@ -5,7 +5,7 @@ import { type PartitionColumn, idCounts, idCountsTable } from '../id-counts.ts';
 import { newIds } from '../new-ids.ts';
 import { rowsKeptBack } from '../rows-kept-back.ts';
 import { TYPE_PARTITION } from './records.ts';
-import type { Projector, TableNames } from '../projector.ts';
+import type { ApplyMode, Projector, TableNames } from '../projector.ts';
 
 /** The months' counts are kept per type and month. */
 export const MONTH_PARTITION: PartitionColumn[] = [...TYPE_PARTITION, { name: 'month', type: 'text' }];
@@ -32,8 +32,21 @@ export const documentMonthsProjector: Projector = {
     `CREATE INDEX ${n('document_months_id')} ON ${n('document_months')} (type, month, id, key)`,
     idCountsTable(n('document_month_id_counts'), MONTH_PARTITION, { types: t, clusteredTableSuffix }),
   ],
+  countedIds: [{ rows: 'document_months', counts: 'document_month_id_counts', partition: MONTH_PARTITION }],
   readIndexes: () => [],
-  bind(session: SqlSession, n: TableNames) {
+  bind(session: SqlSession, n: TableNames, mode: ApplyMode) {
+    // A build's rows are the served documents' own (type, id, key, month) once the documents are flushed (this
+    // projector's flush comes after theirs): copied at once, in key order of this table, instead of kept up per event.
+    if (mode === 'build') {
+      const copy = `INSERT INTO ${n('document_months')} (type, id, key, month) SELECT type, id, key, month FROM ${n('documents')} ORDER BY type, id`;
+      let copied = false;
+      const flush = async () => {
+        if (!copied) await session.run(copy);
+        copied = true;
+        return true;
+      };
+      return Object.assign(() => {}, { flush });
+    }
     const monthOf = `SELECT month FROM ${n('document_months')} WHERE type = ? AND id = ?`;
     const counts = idCounts(session, n('document_month_id_counts'), MONTH_PARTITION);
     const known = newIds(session, n('document_months'), ['type']);

@@ -3,7 +3,7 @@ import type { ContractorRecord } from '../../events/contractors.ts';
 import { type DocumentEvent, evolveDocument } from '../../events/folds.ts';
 import type { StoredEvent } from '../../events/rows.ts';
 import { bindContractorRefresh } from '../contractors/projector.ts';
-import { type FlushBudget, type Projector, type TableNames, drain, drainInChunks } from '../projector.ts';
+import { type ApplyMode, type FlushBudget, type Projector, type TableNames, drain, drainInChunks } from '../projector.ts';
 import { idCountsTable } from '../id-counts.ts';
 import { bindComponents } from './components.ts';
 import { TYPE_PARTITION, bindDocumentRecords } from './records.ts';
@@ -48,11 +48,6 @@ export const documentsProjector: Projector = {
        bonus_accrual ${t.integer} NOT NULL,
        record ${t.text} NOT NULL,
        UNIQUE (type, id))`,
-    // Covering: a contractor's balances are summed from the index alone, never touching the records.
-    `CREATE INDEX ${n('documents_contractor')} ON ${n('document_records')} (contractor_id, status, type, sum, bonus_accrual)`,
-    // Auditors find a document by its number whatever its case, or by its digits alone (`numberKey`, `numberDigits`).
-    `CREATE INDEX ${n('documents_number')} ON ${n('document_records')} (number_key)`,
-    `CREATE INDEX ${n('documents_number_digits')} ON ${n('document_records')} (number_digits)`,
     `CREATE TABLE ${n('documents')} (
        key ${t.integer} PRIMARY KEY,
        type ${t.text} NOT NULL,
@@ -68,7 +63,15 @@ export const documentsProjector: Projector = {
     `CREATE INDEX ${n('document_links_parent')} ON ${n('document_links')} (parent_type, parent_id)`,
     idCountsTable(n('document_id_counts'), TYPE_PARTITION, { types: t, clusteredTableSuffix }),
   ],
+  countedIds: [{ rows: 'document_records', counts: 'document_id_counts', partition: TYPE_PARTITION }],
+  // Built after a rebuild's load: kept up during it, these took a page of their own at random for most documents of
+  // every commit (a build reads neither: see `bindContractorFigures` and `contractorEdited`).
   readIndexes: (n) => [
+    // Covering: a contractor's balances are summed from the index alone, never touching the records.
+    `CREATE INDEX ${n('documents_contractor')} ON ${n('document_records')} (contractor_id, status, type, sum, bonus_accrual)`,
+    // Auditors find a document by its number whatever its case, or by its digits alone (`numberKey`, `numberDigits`).
+    `CREATE INDEX ${n('documents_number')} ON ${n('document_records')} (number_key)`,
+    `CREATE INDEX ${n('documents_number_digits')} ON ${n('document_records')} (number_digits)`,
     `CREATE INDEX ${n('documents_id')} ON ${n('documents')} (type, id)`,
     `CREATE INDEX ${n('documents_date')} ON ${n('documents')} (type, date, status, id)`,
     `CREATE INDEX ${n('documents_status')} ON ${n('documents')} (type, status, id)`,
@@ -76,16 +79,16 @@ export const documentsProjector: Projector = {
     // (A column, not an expression on `date`: only then is the index covering.)
     `CREATE INDEX ${n('documents_month')} ON ${n('documents')} (type, month, id, status)`,
   ],
-  bind(session: SqlSession, n: TableNames) {
+  bind(session: SqlSession, n: TableNames, mode: ApplyMode) {
     const contractorRecord = `SELECT record FROM ${n('contractors')} WHERE id = ?`;
     const contractor = async (id: number) => {
       const json = await session.value<string>(contractorRecord, [id]);
       return json === undefined ? undefined : (JSON.parse(json) as ContractorRecord);
     };
-    const records = bindDocumentRecords(session, n, contractor);
+    const records = bindDocumentRecords(session, n, contractor, mode);
     const components = bindComponents(records);
     const served = bindServedDocuments(session, n, contractor);
-    const refreshContractors = bindContractorRefresh(session, n);
+    const refreshContractors = bindContractorRefresh(session, n, mode);
 
     // Work deferred to the flush, so each component, document and contractor is rendered once however many
     // events touched it (a chain of k documents recorded in one rebuild renders k nodes, not k² as per event).
@@ -170,7 +173,8 @@ export const documentsProjector: Projector = {
         case 'ContractorEdited': {
           records.forgetContractor(event.data.id);
           const shown = ['type', 'name', 'contactPerson', 'inn', 'kpp'];
-          if (Object.keys(event.data.changes).some((k) => shown.includes(k))) return contractorEdited(event.data.id);
+          // A build renders every document at its end, with its contractor as it is then.
+          if (mode === 'live' && Object.keys(event.data.changes).some((k) => shown.includes(k))) return contractorEdited(event.data.id);
           break;
         }
       }

@@ -5,7 +5,7 @@ import type { StoredEvent } from '../../events/rows.ts';
 import { type PartitionColumn, idCounts } from '../id-counts.ts';
 import { newIds } from '../new-ids.ts';
 import { rowsKeptBack } from '../rows-kept-back.ts';
-import type { TableNames } from '../projector.ts';
+import type { ApplyMode, TableNames } from '../projector.ts';
 
 /**
  * What events write about a document, at once (commands and the other projections read it while events are
@@ -53,7 +53,7 @@ export function numberDigits(number: string | null): string | null {
   return digits === undefined || digits === '' ? null : digits;
 }
 
-export function bindDocumentRecords(session: SqlSession, n: TableNames, contractor: (id: number) => Promise<ContractorRecord | undefined>) {
+export function bindDocumentRecords(session: SqlSession, n: TableNames, contractor: (id: number) => Promise<ContractorRecord | undefined>, mode: ApplyMode) {
   const columns = `key, type, id, record, bonus_percent AS "bonusPercent" FROM ${n('document_records')}`;
   const row = `SELECT ${columns} WHERE type = ? AND id = ?`;
   const rowByKey = `SELECT ${columns} WHERE key = ?`;
@@ -69,7 +69,7 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
       `${wanted(count)} SELECT l.parent_type AS "parentType", l.parent_id AS "parentId", l.child_type AS "childType", l.child_id AS "childId"
        FROM wanted w JOIN ${n('document_links')} l ON l.parent_type = w.type AND l.parent_id = w.id`,
   );
-  const counts = idCounts(session, n('document_id_counts'), TYPE_PARTITION);
+  const counts = idCounts(session, n('document_id_counts'), TYPE_PARTITION, mode === 'live');
   const known = newIds(session, n('document_records'), ['type']);
   const insert = byCount(
     (rows) =>

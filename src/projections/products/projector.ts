@@ -5,7 +5,7 @@ import type { StoredEvent } from '../../events/rows.ts';
 import { idCounts, idCountsTable } from '../id-counts.ts';
 import { newIds } from '../new-ids.ts';
 import { rowsKeptBack } from '../rows-kept-back.ts';
-import { type FlushBudget, type Projector, type TableNames, drainInChunks } from '../projector.ts';
+import { type ApplyMode, type FlushBudget, type Projector, type TableNames, drainInChunks, inIdOrder } from '../projector.ts';
 import { type Named, SERVICE_CATEGORY, productFullJson, productListView } from './views.ts';
 
 /**
@@ -34,12 +34,13 @@ export const productsProjector: Projector = {
     `CREATE INDEX ${n('products_category')} ON ${n('products')} (category_id)`,
     idCountsTable(n('product_id_counts'), [], { types: t, clusteredTableSuffix }),
   ],
+  countedIds: [{ rows: 'products', counts: 'product_id_counts' }],
   readIndexes: () => [],
-  bind(session: SqlSession, n: TableNames) {
+  bind(session: SqlSession, n: TableNames, mode: ApplyMode) {
     const recordOf = `SELECT record FROM ${n('products')} WHERE id = ?`;
     const brandName = `SELECT name FROM ${n('product_brands')} WHERE id = ?`;
     const categoryName = `SELECT name FROM ${n('product_categories')} WHERE id = ?`;
-    const counts = idCounts(session, n('product_id_counts'));
+    const counts = idCounts(session, n('product_id_counts'), [], mode === 'live');
     const known = newIds(session, n('products'));
     const insert = byCount(
       (rows) => `INSERT INTO ${n('products')} (id, sku, category_id, brand_id, record, list_json, full_json) VALUES ${placeholders(rows, 7)}`,
@@ -58,7 +59,7 @@ export const productsProjector: Projector = {
     // New products wait here and go a hundred a statement (a batch of adds is one insert, in any id order): they
     // are written before this projector reads its table, and at `persist` (the end of every apply and replayed
     // chunk), with the counts they changed. No other projector reads products.
-    const adding = rowsKeptBack(session, insert);
+    const adding = rowsKeptBack(session, insert, (a, b) => (a[0] as number) - (b[0] as number));
     const persist = async () => {
       await adding.write();
       await counts.persist();
@@ -133,6 +134,7 @@ export const productsProjector: Projector = {
       // Prices touch no indexed column: rewriting only the record and its views spares the sku, brand and group
       // indexes. A hundred products at a time: their records read with one statement, written with another.
       await adding.write();
+      inIdOrder(unwritten);
       const done = await drainInChunks(unwritten, budget, async (ids) => {
         const stored = new Map((await session.rows<[number, string]>(recordsOf(ids.length), ids)).map(([id, json]) => [id, JSON.parse(json) as ProductRecord]));
         const rows: unknown[] = [];

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { sql } from '../kysely.ts';
-import type { SchemaDialect } from '../migrate.ts';
+import type { SchemaDialect } from './column-types.ts';
 import { columnTypes } from './column-types.ts';
 
 // Migrations never import application code: they describe tables as they were on their date.

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { sql } from '../kysely.ts';
-import type { SchemaDialect } from '../migrate.ts';
+import type { SchemaDialect } from './column-types.ts';
 
 // Migrations never import application code: they describe tables as they were on their date.
 export async function up(db: Kysely<any>, dialect: SchemaDialect): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { SchemaDialect } from '../migrate.ts';
+import type { SchemaDialect } from './column-types.ts';
 import { columnTypes } from './column-types.ts';
 
 // Migrations never import application code: they describe tables as they were on their date.

@@ -1,6 +1,8 @@
 import type { Expression } from 'kysely';
 import { sql } from '../kysely.ts';
-import type { SchemaDialect } from '../migrate.ts';
+
+/** Which engine's words a migration writes where the engines differ. */
+export type SchemaDialect = 'sqlite' | 'postgres';
 
 /**
  * The column types the migrations' tables have, spelt for `dialect`. Numbers are 64-bit: SQLite's `integer` is

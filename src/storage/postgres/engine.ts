@@ -83,17 +83,26 @@ export class PostgresEngine implements Engine {
     return engine;
   }
 
-  private bringReadTablesUp(): Promise<string[]> {
+  /** The names of the projections whose tables were missing and are built now. */
+  private async bringReadTablesUp(): Promise<string[]> {
     const session = this.writer.writesFor('bringing the read tables up');
     const served = postgresSession(() => session);
     // Inside the unit's transaction: the tables commit with it, or nothing does.
     const inUnit = <T>(work: () => Promise<T>) => work();
-    return bringReadTablesUp(served, this.projections, (seq) => storedEventsAfter(session, seq), async (end) => {
-      // A new database: nothing to build from.
-      if (end === 0) return createProjectionTables(served, projectors, 0);
-      await buildViaScratch(storedEventsAfter(session, 0, end), end, session, servedNames, inUnit);
-      await createReadIndexes(served, projectors);
+    const { missing } = await bringReadTablesUp({
+      session: served,
+      eventsAfter: (seq) => storedEventsAfter(session, seq),
+      async buildAll(end) {
+        // A new database: nothing to build from.
+        if (end === 0) return createProjectionTables(served, projectors, 0);
+        await buildViaScratch(storedEventsAfter(session, 0, end), end, session, servedNames, inUnit);
+        await createReadIndexes(served, projectors);
+      },
+      inWrite: inUnit,
+      // Servers of another release may share the database: their tables stay, and the writer refuses to write beside them.
+      rebuildChanged: false,
     });
+    return missing;
   }
 
   /** Heard with LISTEN on a connection of its own; none on a database that cannot listen (PGlite). */

@@ -2,9 +2,10 @@ import type { KeyCache, KeyChangeSource } from '../../tokens/key-cache.ts';
 import type { Sqlite } from './open.ts';
 
 /**
- * Key changes on SQLite, where the command line is another process and no message reaches the server: the
- * database's `data_version` (which moves when any other connection commits) is read every `everyMs`, and when it
- * moved every cached key is forgotten. This server's own writes move it too; a few re-reads a second cost nothing.
+ * Key changes on SQLite, where the command line is another process and no message reaches the server. Every
+ * `everyMs` the database's `data_version` is read: it moves whenever another connection commits, this server's own
+ * writer included, so it is only the cheap first look. When it moved, the key version (bumped by every revocation,
+ * `SqlKeyStore`) is read, and only when that changed is every cached key forgotten: writes leave the cache whole.
  */
 export class SqliteKeyChanges implements KeyChangeSource {
   private timer: NodeJS.Timeout | undefined;
@@ -15,14 +16,20 @@ export class SqliteKeyChanges implements KeyChangeSource {
   ) {}
 
   start(cache: KeyCache): void {
-    const version = this.reader.prepare('PRAGMA data_version').pluck();
-    let seen = version.get();
+    const dataVersion = this.reader.prepare('PRAGMA data_version').pluck();
+    // No row until the first revocation.
+    const keyVersion = this.reader.prepare('SELECT version FROM key_version WHERE id = 1').pluck();
+    let seenData = dataVersion.get();
+    let seenKeys = keyVersion.get();
     cache.listening();
     this.timer = setInterval(() => {
       if (!this.reader.open) return;
-      const now = version.get();
-      if (now !== seen) cache.forgetAll();
-      seen = now;
+      const data = dataVersion.get();
+      if (data === seenData) return;
+      seenData = data;
+      const keys = keyVersion.get();
+      if (keys !== seenKeys) cache.forgetAll();
+      seenKeys = keys;
     }, this.everyMs);
     // The poll never keeps the process alive: closing the database is what ends it.
     this.timer.unref();

@@ -15,6 +15,9 @@ export interface OpenOptions {
   trace?: (sql: string) => void;
 }
 
+/** The page cache of a connection that writes, in KB. */
+const WRITER_CACHE_KB = 32 * 1024;
+
 /**
  * Opens the SQLite file with the pragmas every connection needs: WAL so readers never block the writer,
  * synchronous=FULL so a committed write is on disk before it is acknowledged, a busy timeout so a second
@@ -34,6 +37,10 @@ export function openSqlite(file: string, options: OpenOptions = {}): Sqlite {
       db.pragma('synchronous = FULL');
     }
     db.pragma('foreign_keys = ON');
+    // SQLite's default page cache is 2 MB: a rebuild of a log in random id order writes rows all over tables of
+    // tens of MB, and its misses cost it half again its time (docs/performance.md). Pages are allocated as they
+    // are used, so an idle connection costs nothing more; 64 MB measured no better and 30 MB more peak RSS.
+    if (!options.readonly) db.pragma(`cache_size = -${WRITER_CACHE_KB}`);
   } catch (error) {
     db.close();
     // SQLite opens any file without a word: the first statement that reads its header finds out.

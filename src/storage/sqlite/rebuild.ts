@@ -4,7 +4,8 @@ import { sqliteSession } from './session.ts';
 import type { StoredEvent } from '../../events/store.ts';
 import { lastSeq, replayEvents } from './event-log.ts';
 import { type TableNames, servedNames } from '../../projections/projector.ts';
-import { Projections, createReadIndexes, projectors, readCheckpoints } from '../../projections/registry.ts';
+import { createReadIndexes, projectors } from '../../projections/registry.ts';
+import { bringReadTablesUp } from '../../projections/bring-up.ts';
 import { buildInto } from '../../projections/build.ts';
 import { type BuildBeside, type RebuildProgress, rebuild as rebuildBeside } from '../../projections/rebuild.ts';
 
@@ -96,36 +97,19 @@ export function rebuild(db: Sqlite, options: Omit<BuildOptions, 'until' | 'chunk
   return rebuildBeside(buildBeside(db), options);
 }
 
-/** Applies the events after `fromSeq` to the live tables (inside the caller's transaction). */
-async function catchUp(db: Sqlite, fromSeq: number): Promise<void> {
-  const projections = new Projections(sqliteSession(db));
-  let batch: StoredEvent[] = [];
-  for (const event of replayEvents(db, fromSeq)) {
-    batch.push(event);
-    if (batch.length >= 10_000) {
-      await projections.apply(batch);
-      batch = [];
-    }
-  }
-  await projections.apply(batch);
-  await projections.saveCheckpoint();
-}
-
 /**
- * Makes the read tables current before anything is served: creates missing ones, rebuilds every projection
- * when a projector's version differs from the one its tables were built by, and applies any events the
- * checkpoints have not seen. Returns the names of the projections that were rebuilt.
+ * Makes the read tables current before anything is served (`bringReadTablesUp`): every table rebuilt beside the
+ * served ones and swapped in when any is missing or built by another version, else the events after the checkpoints
+ * applied in a write transaction. Returns the names of the projections rebuilt from history.
  */
 export async function ensureProjections(db: Sqlite): Promise<string[]> {
-  const checkpoints = await readCheckpoints(sqliteSession(db));
-  const changed = projectors.filter((p) => checkpoints.has(p.name) && checkpoints.get(p.name)!.version !== p.version);
-  const missing = projectors.filter((p) => !checkpoints.has(p.name));
-  if (changed.length > 0 || missing.length > 0) {
-    await rebuild(db);
-    // A new database gets its tables without a word; a projection rebuilt from history is reported.
-    return [...changed, ...(lastSeq(db) > 0 ? missing : [])].map((p) => p.name);
-  }
-  const behind = Math.min(...projectors.map((p) => checkpoints.get(p.name)!.last_seq));
-  if (behind < lastSeq(db)) await inWriteTransaction(db, () => catchUp(db, behind));
-  return [];
+  const { missing, changed, end } = await bringReadTablesUp({
+    session: sqliteSession(db),
+    eventsAfter: (seq) => replayEvents(db, seq),
+    buildAll: async () => void (await rebuild(db)),
+    inWrite: (work) => inWriteTransaction(db, work),
+    rebuildChanged: true,
+  });
+  // A new database gets its tables without a word; a projection rebuilt from history is reported.
+  return [...changed, ...(end > 0 ? missing : [])];
 }

@@ -62,7 +62,9 @@ test('a file the releases before migrated opens as it was: no migration runs aga
   const bookkeeping = () => old.prepare('SELECT * FROM kysely_migration ORDER BY name').all();
   const recorded = bookkeeping();
   await migrate(kyselyOf(old));
-  expect(bookkeeping()).toEqual(recorded);
+  expect(bookkeeping().slice(0, recorded.length)).toEqual(recorded);
+  // Only the migrations of later releases run.
+  expect(bookkeeping().slice(recorded.length).map((row) => (row as { name: string }).name)).toEqual(['2026-11-27-01-key-version']);
   expect(schemaOf(old)).toEqual(freshSchema);
   old.close();
 

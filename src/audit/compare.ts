@@ -5,7 +5,7 @@ import type { SqlSession } from '../storage/sql.ts';
 import { verifyChain } from './verify-chain.ts';
 
 /** What the stored checkpoints say that a build of the log up to `builtSeq` by this code would not. */
-export function checkpointDifferences(checkpoints: Map<string, CheckpointRow>, builtSeq: number): string[] {
+function checkpointDifferences(checkpoints: Map<string, CheckpointRow>, builtSeq: number): string[] {
   return projectors.flatMap((p) => {
     const stored = checkpoints.get(p.name);
     if (!stored) return [`projection ${p.name} has no checkpoint`];
@@ -17,7 +17,7 @@ export function checkpointDifferences(checkpoints: Map<string, CheckpointRow>, b
 }
 
 /** How a table differs: the rows only live, those only rebuilt, and the first such row by its key (the first column). */
-export function tableDifference(table: string, live: number, rebuilt: number, first: object): string {
+function tableDifference(table: string, live: number, rebuilt: number, first: object): string {
   const [key, value] = Object.entries(first)[0];
   return `table ${table}: live rows not in a fresh rebuild: ${live}, rebuilt rows not live: ${rebuilt}; first: ${key} ${JSON.stringify(value)}`;
 }

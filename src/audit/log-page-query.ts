@@ -26,7 +26,7 @@ const WHOLE_STREAM = /^[a-z-]+-\d+$/;
 const pastPrefix = (prefix: string) => `${prefix.slice(0, -1)}${String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)}`;
 
 /** The event types whose names start with `start`, any case. */
-export const typesStartingWith = (start: string) => eventDefinitions.map((d) => d.type).filter((type) => type.toLowerCase().startsWith(start.toLowerCase()));
+const typesStartingWith = (start: string) => eventDefinitions.map((d) => d.type).filter((type) => type.toLowerCase().startsWith(start.toLowerCase()));
 
 const COLUMNS = EVENT_COLUMNS.map((column) => `e.${column}`).join(', ');
 

@@ -45,7 +45,7 @@ export function sendsBody(c: Context): boolean {
 }
 
 /** The path and query string as the request line gave them. */
-export function requestTarget(c: Context): string {
+function requestTarget(c: Context): string {
   return targetOf(nodeRequest(c), c.req.url);
 }
 

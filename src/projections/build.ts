@@ -4,7 +4,7 @@ import type { TableNames } from './projector.ts';
 import { type EventReader, Projections, createProjectionTables, createReadIndexes, projectors } from './registry.ts';
 
 /** Deferred items (products, document components, contractors) flushed a transaction at the end of a build. */
-export const FLUSH_STEP = 5000;
+const FLUSH_STEP = 5000;
 
 export interface BuildSteps {
   /** Runs `work` as one transaction on the session's connection. */

@@ -189,7 +189,7 @@ export interface IdPaging {
  * and filtered them. Its offset is a column of the numbered rows: as a subquery in `first_id`'s condition SQLite
  * built an index on them.
  */
-export function firstIdOfPage({ rows, counts, partition = [] }: IdPaging): string {
+function firstIdOfPage({ rows, counts, partition = [] }: IdPaging): string {
   const cast = { text: 'TEXT', integer: 'BIGINT' };
   const args = [...partition.map((c) => `CAST(? AS ${cast[c.type]}) AS ${c.name}`), 'CAST(? AS BIGINT) AS k'].join(', ');
   const samePartition = (table: string) => partition.map((c) => `${table}.${c.name} = arg.${c.name} AND `).join('');

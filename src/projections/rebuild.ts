@@ -11,8 +11,8 @@ export interface RebuildProgress {
 }
 
 /** A rebuild writes its tables and indexes beside the served ones, under this prefix, until the swap renames them. */
-export const BUILD_PREFIX = 'rebuilding_';
-export const buildNames: TableNames = (name) => BUILD_PREFIX + name;
+const BUILD_PREFIX = 'rebuilding_';
+const buildNames: TableNames = (name) => BUILD_PREFIX + name;
 
 /** What a rebuild asks of an engine: a build beside the served tables, and the swap that puts it in their place. */
 export interface BuildBeside {

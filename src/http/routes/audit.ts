@@ -14,7 +14,7 @@ import { sendError, sendJson } from '../respond.ts';
 import { API_ACT_TEXTS, actOf } from '../workbench/act.ts';
 import { XLSX_TYPE, actXlsx } from '../workbench/act-files.ts';
 
-export const MAX_EVENTS_PAGE = 1000;
+const MAX_EVENTS_PAGE = 1000;
 
 export const eventsQuery = z.object({
   after: queryInt(0).optional().default(0),

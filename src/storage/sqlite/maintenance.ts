@@ -80,7 +80,7 @@ export function refuseNewEvents(db: Sqlite, message: string): void {
 }
 
 /** Every row of `table`, ordered by every column: two databases with equal rows give equal lists. */
-export function everyRow(db: Sqlite, table: string): unknown[] {
+function everyRow(db: Sqlite, table: string): unknown[] {
   const columns = db.prepare(`SELECT count(*) FROM pragma_table_info(?)`).pluck().get(table) as number;
   const everyColumn = Array.from({ length: columns }, (_, i) => i + 1).join(', ');
   return db.prepare(`SELECT * FROM "${table}" ORDER BY ${everyColumn}`).all();

@@ -114,6 +114,19 @@ describe.runIf(REAL_SERVER_URL)('tradebook keys, events, history and anchor on a
     expect(onPostgres[5].stdout).toBe('1\taccounting\taudit\tcreated NOW\texpires 2030-01-01 00:00:00+03:00\trevoked NOW\n2\tkey\tapi\tcreated NOW\texpires -\trevoked -\n');
   });
 
+  test('an import into a new, empty database: the same report and nothing else said as on SQLite (there was no log to build from)', async () => {
+    const fresh = await createDatabase(admin);
+    try {
+      const file = path.join(tempDir(), 'brands.ndjson');
+      fs.writeFileSync(file, `${JSON.stringify({ type: 'product_brand', data: { id: 1, name: 'Acme' } })}\n`);
+      const onPostgres = await runCliHere(fresh.url, ['import', file]);
+      expect(onPostgres).toEqual(await runCliHere(path.join(tempDir(), 't.db'), ['import', file]));
+      expect([onPostgres.status, onPostgres.stderr]).toEqual([0, '']);
+    } finally {
+      await fresh.drop();
+    }
+  });
+
   test('events, history and anchor: the same appends print the same lines from PostgreSQL as from SQLite, filtered alike, past a page', async () => {
     // One clock for both engines, moved between the batches so that --since has something to tell apart.
     const start = Date.parse('2026-11-25T10:00:00Z');

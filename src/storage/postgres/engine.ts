@@ -83,13 +83,13 @@ export class PostgresEngine implements Engine {
     return engine;
   }
 
-  /** The names of the projections whose tables were missing and are built now. */
+  /** The names of the projections whose tables were missing and are built now from the log (none for a new database: its tables are only created). */
   private async bringReadTablesUp(): Promise<string[]> {
     const session = this.writer.writesFor('bringing the read tables up');
     const served = postgresSession(() => session);
     // Inside the unit's transaction: the tables commit with it, or nothing does.
     const inUnit = <T>(work: () => Promise<T>) => work();
-    const { missing } = await bringReadTablesUp({
+    const { missing, end } = await bringReadTablesUp({
       session: served,
       eventsAfter: (seq) => storedEventsAfter(session, seq),
       async buildAll(end) {
@@ -102,7 +102,7 @@ export class PostgresEngine implements Engine {
       // Servers of another release may share the database: their tables stay, and the writer refuses to write beside them.
       rebuildChanged: false,
     });
-    return missing;
+    return end === 0 ? [] : missing;
   }
 
   /** Heard with LISTEN on a connection of its own; none on a database that cannot listen (PGlite). */

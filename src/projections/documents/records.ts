@@ -57,6 +57,7 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
   const columns = `key, type, id, record, bonus_percent AS "bonusPercent" FROM ${n('document_records')}`;
   const row = `SELECT ${columns} WHERE type = ? AND id = ?`;
   const rowByKey = `SELECT ${columns} WHERE key = ?`;
+  const rowsAfter = `SELECT ${columns} WHERE key > ? ORDER BY key LIMIT ?`;
   const rowsByKey = byCount((count) => `SELECT ${columns} WHERE key IN (${valueList(count)})`);
   const wanted = (count: number) => `WITH wanted (type, id) AS (VALUES ${session.dialect.typedRows(count, ['text', 'integer'])})`;
   const rowsOf = byCount(
@@ -172,6 +173,8 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
     byKey: afterAdded(async (key: number) => (await session.objects<DocumentRow>(rowByKey, [key]))[0]),
     /** The rows of the documents with these keys (those that exist). */
     byKeys: afterAdded((keys: number[]) => readMany<number, DocumentRow>(keys, rowsByKey, (key) => [key])),
+    /** The rows after the key `after`, at most `limit`, in key order. */
+    after: afterAdded((after: number, limit: number) => session.objects<DocumentRow>(rowsAfter, [after, limit])),
     /** The rows of these documents (those that exist). */
     loadAll: afterAdded((refs: DocumentRef[]) => readMany<DocumentRef, DocumentRow>(refs, rowsOf, (r) => [r.type, r.id])),
     /** The links of the documents based on any of these (a child's links are written with its record). */

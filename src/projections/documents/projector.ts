@@ -7,7 +7,7 @@ import { type ApplyMode, type FlushBudget, type Projector, type TableNames, drai
 import { idCountsTable } from '../id-counts.ts';
 import { buildGraph } from './build-graph.ts';
 import { bindComponents } from './components.ts';
-import { TYPE_PARTITION, bindDocumentRecords } from './records.ts';
+import { type DocumentRow, TYPE_PARTITION, bindDocumentRecords } from './records.ts';
 import { bindServedDocuments } from './served.ts';
 
 /** Changes of these fields move the figures of the whole linked component (tree nodes, paid). */
@@ -94,6 +94,7 @@ export const documentsProjector: Projector = {
     // from what it kept of every document (`buildGraph`), not from walking the links it wrote.
     const graph = mode === 'build' ? buildGraph() : undefined;
     let renderedUpTo = 0;
+    let nextRows: Promise<DocumentRow[]> | undefined;
 
     // Work deferred to the flush, so each component, document and contractor is rendered once however many
     // events touched it (a chain of k documents recorded in one rebuild renders k nodes, not k² as per event).
@@ -113,6 +114,7 @@ export const documentsProjector: Projector = {
       records.forgetContractors();
       graph?.forget();
       renderedUpTo = 0;
+      nextRows = undefined;
     };
     /** Recomputes paid and the tree of every document connected to the seeds by links, and re-renders them. */
     const refreshComponents = async (seeds: number[]) => {
@@ -124,16 +126,25 @@ export const documentsProjector: Projector = {
         await served.render(row, doc, paid, tree);
       }
     };
-    /** A build's end: every document rendered, a statement's worth of rows read at a time in key order. */
+    /**
+     * A build's end: every document rendered, a statement's worth of rows read at a time in key order, each read
+     * asked for before the rows before it are rendered (a session that runs its statements on another thread
+     * answers it meanwhile).
+     */
     const renderAll = async (budget: FlushBudget) => {
+      if (renderedUpTo === 0) await served.keepOwners();
       while (budget.left > 0) {
-        const rows = await records.after(renderedUpTo, Math.min(budget.left, ROWS_PER_STATEMENT));
+        const rows = await (nextRows ?? records.after(renderedUpTo, ROWS_PER_STATEMENT));
+        nextRows = undefined;
         if (rows.length === 0) return true;
+        renderedUpTo = rows[rows.length - 1].key;
+        nextRows = records.after(renderedUpTo, ROWS_PER_STATEMENT);
+        // Awaited by the next step; a build that fails first must not leave it rejected unhandled.
+        nextRows.catch(() => {});
         for (const row of rows) {
           const { paid, tree } = graph!.figures(row.key);
           await served.render(row, JSON.parse(row.record), paid, tree);
         }
-        renderedUpTo = rows[rows.length - 1].key;
         budget.left -= rows.length;
       }
       return false;
@@ -191,10 +202,10 @@ export const documentsProjector: Projector = {
         case 'DocumentLinked':
           return change(event, true);
         case 'ContractorAdded':
-          records.forgetContractor(event.data.id);
+          records.contractorChanged(event.data.id, event.data.bonus);
           break;
         case 'ContractorEdited': {
-          records.forgetContractor(event.data.id);
+          records.contractorChanged(event.data.id, event.data.changes.bonus);
           const shown = ['type', 'name', 'contactPerson', 'inn', 'kpp'];
           // A build renders every document at its end, with its contractor as it is then.
           if (mode === 'live' && Object.keys(event.data.changes).some((k) => shown.includes(k))) return contractorEdited(event.data.id);

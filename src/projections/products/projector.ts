@@ -5,7 +5,7 @@ import type { StoredEvent } from '../../events/rows.ts';
 import { idCounts, idCountsTable } from '../id-counts.ts';
 import { newIds } from '../new-ids.ts';
 import { rowsKeptBack } from '../rows-kept-back.ts';
-import { type ApplyMode, type FlushBudget, type Projector, type TableNames, drainInChunks, inIdOrder } from '../projector.ts';
+import { type ApplyMode, type FlushBudget, type Projector, type TableNames, drainReadingAhead, inIdOrder } from '../projector.ts';
 import { type Named, SERVICE_CATEGORY, productFullJson, productListView } from './views.ts';
 
 /**
@@ -41,7 +41,7 @@ export const productsProjector: Projector = {
     const brandName = `SELECT name FROM ${n('product_brands')} WHERE id = ?`;
     const categoryName = `SELECT name FROM ${n('product_categories')} WHERE id = ?`;
     const counts = idCounts(session, n('product_id_counts'), [], mode === 'live');
-    const known = newIds(session, n('products'));
+    const known = newIds(session, n('products'), [], mode);
     const insert = byCount(
       (rows) => `INSERT INTO ${n('products')} (id, sku, category_id, brand_id, record, list_json, full_json) VALUES ${placeholders(rows, 7)}`,
     );
@@ -135,8 +135,9 @@ export const productsProjector: Projector = {
       // indexes. A hundred products at a time: their records read with one statement, written with another.
       await adding.write();
       inIdOrder(unwritten);
-      const done = await drainInChunks(unwritten, budget, async (ids) => {
-        const stored = new Map((await session.rows<[number, string]>(recordsOf(ids.length), ids)).map(([id, json]) => [id, JSON.parse(json) as ProductRecord]));
+      const read = (ids: number[]) => session.rows<[number, string]>(recordsOf(ids.length), ids);
+      const done = await drainReadingAhead(unwritten, budget, read, async (ids, found) => {
+        const stored = new Map(found.map(([id, json]) => [id, JSON.parse(json) as ProductRecord]));
         const rows: unknown[] = [];
         for (const id of ids) {
           const { record, list, full } = await render(withUnwritten(stored.get(id)!));

@@ -88,8 +88,8 @@ export async function drainInChunks<K>(pending: Set<K> | Map<K, unknown>, budget
 }
 
 /**
- * Like `drainInChunks`, with each chunk's rows read (`read`) before the work on the chunk before it: a session
- * that runs its statements on another thread (a build's, `WriteBehind`) reads the next rows meanwhile.
+ * Like `drainInChunks`, with each chunk's rows read (`read`) before the work on the chunk before it: a network
+ * engine reads the next rows meanwhile.
  */
 export async function drainReadingAhead<K, R>(
   pending: Set<K> | Map<K, unknown>,

@@ -128,8 +128,7 @@ export const documentsProjector: Projector = {
     };
     /**
      * A build's end: every document rendered, a statement's worth of rows read at a time in key order, each read
-     * asked for before the rows before it are rendered (a session that runs its statements on another thread
-     * answers it meanwhile).
+     * asked for before the rows before it are rendered (a network engine answers it meanwhile).
      */
     const renderAll = async (budget: FlushBudget) => {
       if (renderedUpTo === 0) await served.keepOwners();

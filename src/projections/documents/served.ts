@@ -59,7 +59,7 @@ export function bindServedDocuments(session: SqlSession, n: TableNames, contract
     render,
     /**
      * Reads what documents show of the first OWNERS_KEPT contractors with one statement: a build renders every
-     * document, and a statement for each one's contractor waited for the writes before it (see `WriteBehind`).
+     * document, and reading each one's contractor on its own took a statement a contractor.
      */
     async keepOwners(): Promise<void> {
       for (const [id, json] of await session.rows<[number, string]>(firstContractors, [OWNERS_KEPT])) owners.set(id, shownContractor(JSON.parse(json) as ContractorRecord));

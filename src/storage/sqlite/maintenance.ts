@@ -7,9 +7,6 @@ import type { Sqlite } from './open.ts';
 /** Pages (4 KB) written between a build's checkpoints. */
 const BUILD_CHECKPOINT = 20_000;
 
-/** The settings a connection builds with (`withBuildSettings`). */
-export const BUILD_PRAGMAS = ['synchronous = NORMAL', `wal_autocheckpoint = ${BUILD_CHECKPOINT}`];
-
 /** The tables whose names start with `prefix` (a rebuild's, left by one that was interrupted). */
 export function tablesNamedWith(db: Sqlite, prefix: string): string[] {
   return db.prepare(`SELECT name FROM main.sqlite_master WHERE type = 'table' AND substr(name, 1, ${prefix.length}) = ?`).pluck().all(prefix) as string[];
@@ -35,7 +32,8 @@ export function tableExists(db: Sqlite, table: string): boolean {
 export async function withBuildSettings<T>(db: Sqlite, build: () => Promise<T>): Promise<T> {
   const synchronous = db.pragma('synchronous', { simple: true });
   const autocheckpoint = db.pragma('wal_autocheckpoint', { simple: true });
-  for (const setting of BUILD_PRAGMAS) db.pragma(setting);
+  db.pragma('synchronous = NORMAL');
+  db.pragma(`wal_autocheckpoint = ${BUILD_CHECKPOINT}`);
   try {
     return await build();
   } finally {

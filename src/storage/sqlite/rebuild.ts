@@ -1,8 +1,6 @@
 import { inWriteTransaction, indexesOf, tablesNamedWith, withBuildSettings } from './maintenance.ts';
 import type { Sqlite } from './open.ts';
 import { sqliteSession } from './session.ts';
-import { WriteBehind } from './write-behind.ts';
-import type { SqlSession } from '../sql.ts';
 import type { StoredEvent } from '../../events/store.ts';
 import { lastSeq, replayEvents } from './event-log.ts';
 import { type TableNames, servedNames } from '../../projections/projector.ts';
@@ -37,56 +35,28 @@ function* upTo(log: Iterable<StoredEvent>, until: number): Generator<StoredEvent
   }
 }
 
-/** Where a build writes: a session, and its transactions. */
-interface BuildWriter {
-  session: SqlSession;
-  transaction<T>(work: () => Promise<T>): Promise<T>;
-}
-
 /**
  * Replays the log of `source` into fresh projection tables in `target`, in transactions of `chunk` events, each
  * event applied as soon as it is read so memory stays flat. Returns the last seq applied.
  */
-export function buildProjections(
+export async function buildProjections(
   target: Sqlite,
   source: Sqlite,
   options: BuildOptions = {},
   into: BuildTarget = { names: servedNames, readIndexes: true },
 ): Promise<number> {
-  // Every transaction takes the write lock at BEGIN: a transaction that read first could not wait for a server's
-  // writer to finish (SQLite fails such an upgrade at once rather than risk a deadlock). The deferred work is
-  // flushed in steps, each its own transaction: a build in the live database shares it with a server's writers.
-  return buildWith({ session: sqliteSession(target), transaction: (work) => inWriteTransaction(target, work) }, source, options, into);
-}
-
-async function buildWith(writer: BuildWriter, source: Sqlite, options: BuildOptions, into: BuildTarget): Promise<number> {
   const until = options.until ?? lastSeq(source);
-  await buildInto(writer.session, into.names, upTo(replayEvents(source, 0, READ_CHUNK), until)[Symbol.iterator](), {
+  await buildInto(sqliteSession(target), into.names, upTo(replayEvents(source, 0, READ_CHUNK), until)[Symbol.iterator](), {
     // Small transactions: a rebuild defers its heavy work to the final flush, so a transaction costs little.
     chunk: options.chunk ?? 1000,
     readIndexes: into.readIndexes,
-    transaction: (work) => writer.transaction(work),
+    // Every transaction takes the write lock at BEGIN: a transaction that read first could not wait for a server's
+    // writer to finish (SQLite fails such an upgrade at once rather than risk a deadlock). The deferred work is
+    // flushed in steps, each its own transaction: a build in the live database shares it with a server's writers.
+    transaction: (work) => inWriteTransaction(target, work),
     onProgress: (done) => options.onProgress?.({ done, total: until }),
   });
   return Math.min(until, lastSeq(source));
-}
-
-/**
- * Builds beside the served tables of a database file with its statements run on a thread of their own
- * (`WriteBehind`), reading the log on `db`'s connection meanwhile; in memory, on `db` itself.
- */
-async function buildOnFile(db: Sqlite, options: BuildOptions, into: BuildTarget): Promise<void> {
-  if (db.memory) {
-    await withBuildSettings(db, () => buildProjections(db, db, options, into));
-    return;
-  }
-  const writer = WriteBehind.start(db);
-  try {
-    await buildWith(writer, db, options, into);
-    await writer.settled();
-  } finally {
-    await writer.close();
-  }
 }
 
 /**
@@ -101,7 +71,9 @@ function buildBeside(db: Sqlite): BuildBeside {
       if (tables.length > 0) db.transaction(() => tables.forEach((table) => db.exec(`DROP TABLE main."${table}"`))).immediate();
     },
     logEnd: async () => lastSeq(db),
-    build: (names, until, onProgress) => buildOnFile(db, { until, onProgress }, { names, readIndexes: false }),
+    async build(names, until, onProgress) {
+      await withBuildSettings(db, () => buildProjections(db, db, { until, onProgress }, { names, readIndexes: false }));
+    },
     swap: (work) => inWriteTransaction(db, () => work(session, (seq) => replayEvents(db, seq))),
     // An index keeps its name when its table is renamed, and queries name some of them: each is created again
     // under its served name.

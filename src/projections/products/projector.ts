@@ -1,4 +1,4 @@
-import { type SqlSession, byCount, placeholders, valueList } from '../../storage/sql.ts';
+import { ROWS_PER_STATEMENT, type SqlSession, byCount, placeholders, valueList } from '../../storage/sql.ts';
 import type { ProductRecord } from '../../events/catalogue.ts';
 import { type ProductEvent, evolveProduct } from '../../events/folds.ts';
 import type { StoredEvent } from '../../events/rows.ts';
@@ -112,10 +112,19 @@ export const productsProjector: Projector = {
         await adding.write();
         return save(p); // applying the same event twice changes nothing
       }
-      // The row exists from now on (lookups need it); its views are rendered at the flush.
-      adding.add([p.id, p.sku, p.categoryId, p.brandId, JSON.stringify(p), '', '']);
       await known.add([], p.id);
       counts.add([], p.id);
+      if (mode === 'build') {
+        // Rendered as it is added, with the names as they are now, and written once: only a product a later event
+        // changes (a price, a brand's or group's name) is rendered again at the flush. Written a statement's worth
+        // at a time: rows this wide kept back for a whole transaction outlived the young generation.
+        const { record, list, full } = await render(p);
+        adding.add([p.id, p.sku, p.categoryId, p.brandId, record, list, full]);
+        if (adding.size() >= ROWS_PER_STATEMENT) await adding.write();
+        return;
+      }
+      // The row exists from now on (lookups need it); its views are rendered at the flush.
+      adding.add([p.id, p.sku, p.categoryId, p.brandId, JSON.stringify(p), '', '']);
       unwritten.set(p.id, {});
     };
     // A renamed brand or group shows in its products' views: render them at the flush, with the name as it is then.

@@ -1,4 +1,4 @@
-import { type SqlSession, byCount, inChunks, placeholders, valueList } from '../../storage/sql.ts';
+import { ROWS_PER_STATEMENT, type SqlSession, byCount, inChunks, placeholders, valueList } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
 import type { DocumentRecord, DocumentRef, DocumentType } from '../../events/documents.ts';
 import type { StoredEvent } from '../../events/rows.ts';
@@ -150,6 +150,9 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
     for (const p of doc.basedOn) addedLinks.add([type, id, p.type, p.id]);
     await known.add([type], id);
     counts.add([type], id);
+    // A build writes them a statement's worth at a time: a transaction's documents kept back outlived the young
+    // generation (a scavenge copies what is alive). Applied live, a batch's go after its other writes, in few statements.
+    if (mode === 'build' && added.size() >= ROWS_PER_STATEMENT) await writeAdded();
     return { key, before: undefined, doc };
   };
 

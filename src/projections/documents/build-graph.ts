@@ -24,7 +24,7 @@ function growing<T extends Float64Array | Uint8Array>(make: (length: number) => 
 /**
  * What a build keeps of every document, by key, to derive paid and the trees at its end from memory instead of
  * walking the links it wrote: the type, id, status, sum, the fields of its tree label and what it is based on.
- * A few dozen bytes a document, in typed arrays indexed by key (a build numbers its documents from 1), which the
+ * A few dozen bytes a document, in typed arrays with a slot a key (a build numbers its documents from 1), which the
  * garbage collector never walks. Nothing else writes the tables a build writes, so what it holds stays true until
  * the build ends.
  */

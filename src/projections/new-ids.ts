@@ -1,4 +1,5 @@
 import { type SqlSession, byCount, inChunks, valueList } from '../storage/sql.ts';
+import type { ApplyMode } from './projector.ts';
 
 /** Values of the partition columns, in their order. */
 type Partition = readonly unknown[];
@@ -9,9 +10,11 @@ type Partition = readonly unknown[];
  * since (whose rows may still be kept back, unwritten), then among those `lookUp` found or not found for a batch
  * about to be applied (a hundred ids a statement), then in the table. So ids in order cost nothing, a batch in
  * any other order a statement per hundred, and rows below the highest can be kept back and written many a
- * statement as well. The caller calls `forget` before its transaction ends or is rolled back.
+ * statement as well. The caller calls `forget` before its transaction ends or is rolled back. A build (`mode`)
+ * keeps each partition's highest across its transactions: nothing else writes the tables it builds, and a
+ * transaction of it rolled back stops it.
  */
-export function newIds(session: SqlSession, table: string, partition: readonly string[] = []) {
+export function newIds(session: SqlSession, table: string, partition: readonly string[] = [], mode: ApplyMode = 'live') {
   const where = (columns: readonly string[]) => columns.map((column) => `${column} = ?`).join(' AND ');
   const highestOf = `SELECT max(id) FROM ${table}${partition.length > 0 ? ` WHERE ${where(partition)}` : ''}`;
   const exists = `SELECT 1 FROM ${table} WHERE ${where([...partition, 'id'])}`;
@@ -61,7 +64,7 @@ export function newIds(session: SqlSession, table: string, partition: readonly s
       added.add(JSON.stringify([...key, id]));
     },
     forget() {
-      highest.clear();
+      if (mode === 'live') highest.clear();
       added.clear();
       found.clear();
     },

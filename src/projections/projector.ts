@@ -88,6 +88,32 @@ export async function drainInChunks<K>(pending: Set<K> | Map<K, unknown>, budget
 }
 
 /**
+ * Like `drainInChunks`, with each chunk's rows read (`read`) before the work on the chunk before it: a network
+ * engine reads the next rows meanwhile.
+ */
+export async function drainReadingAhead<K, R>(
+  pending: Set<K> | Map<K, unknown>,
+  budget: FlushBudget,
+  read: (items: K[]) => Promise<R>,
+  work: (items: K[], rows: R) => Promise<void>,
+): Promise<boolean> {
+  const chunkAfter = (skipped: number) => [...take(drop(pending.keys(), skipped), Math.min(budget.left, ROWS_PER_STATEMENT))];
+  let items = chunkAfter(0);
+  let rows = items.length > 0 ? read(items) : undefined;
+  while (items.length > 0) {
+    budget.left -= items.length;
+    const next = chunkAfter(items.length);
+    const nextRows = next.length > 0 ? read(next) : undefined;
+    // Awaited below; a failure before then must not leave it rejected unhandled.
+    nextRows?.catch(() => {});
+    await work(items, await rows!);
+    for (const item of items) pending.delete(item);
+    [items, rows] = [next, nextRows];
+  }
+  return pending.size === 0;
+}
+
+/**
  * Puts the entries of `pending` in id order (when they are not already): rows rewritten in id order land on
  * neighbouring pages, where the log's order (any) would send each to a page far from the last one's.
  */
@@ -102,6 +128,12 @@ export function inIdOrder<V>(pending: Map<number, V>): void {
     }
     previous = id;
   }
+}
+
+/** The items after the first `count`. */
+function drop<T>(items: Iterator<T>, count: number): Iterator<T> {
+  for (let n = 0; n < count && !items.next().done; n++);
+  return items;
 }
 
 /** The first `count` items (fewer when there are fewer). */

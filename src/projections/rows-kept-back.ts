@@ -10,6 +10,8 @@ export function rowsKeptBack(session: SqlSession, insert: (rows: number) => stri
   const rows: unknown[][] = [];
   return {
     add: (row: unknown[]) => void rows.push(row),
+    /** How many rows are kept back. */
+    size: () => rows.length,
     write: async () => {
       const kept = rows.splice(0);
       if (kept.length > 0) await inChunks(order ? kept.sort(order) : kept, (chunk) => session.run(insert(chunk.length), chunk.flat()));

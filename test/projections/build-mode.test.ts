@@ -80,6 +80,14 @@ async function writeHistory(tb: Company, seed: number): Promise<void> {
     revisions.push({ type: 'contractor', data: { ...contractor.data, name: `${contractor.data.name} (переименован)`, bonus: { status: random(2), percent: 1 + random(9) } } });
   }
   expect((await importRecords(tb, shuffled(revisions, random))).failures).toEqual([]);
+
+  // Sales recorded after their contractors' programmes changed earn the new percent (a build takes it from the events).
+  const edited = new Set(revisions.filter((l) => l.type === 'contractor').map((l) => l.data.id));
+  const highestSale = Math.max(...of((t) => t === 'sale').map((l) => l.data.id as number));
+  const laterSales = of((t) => t === 'sale')
+    .filter((l) => edited.has((l.data.contractor as { id: number }).id))
+    .map((l, i) => ({ type: 'sale', data: { ...l.data, id: highestSale + 1 + i, number: `LATER-${i}`, basedOn: [] } }));
+  expect((await importRecords(tb, laterSales)).failures).toEqual([]);
 }
 
 test('a build from a log in random id order, with revisions and contractor edits, leaves the live tables row for row (SQLite)', async () => {

@@ -23,16 +23,81 @@ export interface ComponentDocument {
   tree: string;
 }
 
-interface Node {
-  ref: DocumentRef;
-  row: DocumentRow;
-  doc: DocumentRecord;
+/** What the figures need of a document of a component, by its name (`nameOf`). */
+export interface FigureNode {
+  key: number;
+  type: DocumentType;
+  status: number;
+  sum: number;
+  /** The names of the documents it is based on (those of the component count). */
+  parents: string[];
+  /** Its tree node's label (`treeNodeHead`). */
   head: string;
+  /** The names of the documents based on it, in key order. */
   children: string[];
-  paid: number;
 }
 
-const nameOf = (r: DocumentRef) => `${r.type}:${r.id}`;
+export const nameOf = (r: DocumentRef) => `${r.type}:${r.id}`;
+
+/** The paid and tree of every document of one component, by name: a money document's tree is its component's whole forest. */
+export function* componentFigures(nodes: Map<string, FigureNode>): Generator<[name: string, paid: number, tree: string]> {
+  const paid = payments(nodes);
+  const treeFor = treeMaker(nodes);
+  for (const [self, node] of nodes) yield [self, paid.get(self) ?? 0, treeFor(self, node)];
+}
+
+/** paid: each posted payment counts once on every document its basedOn chain reaches. */
+function payments(nodes: Map<string, FigureNode>): Map<string, number> {
+  const paid = new Map<string, number>();
+  for (const payment of nodes.values()) {
+    if (!pays(payment.type, payment.status)) continue;
+    const reached = new Set<string>();
+    const up = [...payment.parents];
+    while (up.length > 0) {
+      const at = up.pop()!;
+      if (reached.has(at) || !nodes.has(at)) continue;
+      reached.add(at);
+      up.push(...nodes.get(at)!.parents);
+    }
+    for (const at of reached) paid.set(at, (paid.get(at) ?? 0) + payment.sum);
+  }
+  return paid;
+}
+
+/** A document's tree: a line document's from the root it descends from, a money document's the whole forest. */
+function treeMaker(nodes: Map<string, FigureNode>) {
+  const byKey = (a: string, b: string) => nodes.get(a)!.key - nodes.get(b)!.key;
+  const treeOf = (at: string, self: string, path: Set<string>): string => {
+    const node = nodes.get(at)!;
+    const inner = new Set(path).add(at);
+    return treeNodeJson(
+      node.head,
+      at === self,
+      node.children.filter((c) => !inner.has(c)).map((c) => treeOf(c, self, inner)),
+    );
+  };
+  const roots = [...nodes.keys()].filter((k) => nodes.get(k)!.parents.every((p) => !nodes.has(p))).sort(byKey);
+  /** The root a document descends from, following its first `basedOn` upward. */
+  const rootOf = (start: string) => {
+    const seen = new Set<string>();
+    let at = start;
+    while (!seen.has(at)) {
+      seen.add(at);
+      const first = nodes.get(at)!.parents.find((p) => nodes.has(p));
+      if (first === undefined) return at;
+      at = first;
+    }
+    return at;
+  };
+  return (self: string, node: FigureNode) =>
+    isLineDocument(node.type) ? treeOf(rootOf(self), self, new Set()) : `[${roots.map((r) => treeOf(r, self, new Set())).join(',')}]`;
+}
+
+/** A walked document: its figure node with its row and record. */
+interface Node extends FigureNode {
+  row: DocumentRow;
+  doc: DocumentRecord;
+}
 
 export function bindComponents(records: DocumentRecords): (seeds: number[]) => Promise<Iterable<ComponentDocument>> {
   /**
@@ -57,17 +122,27 @@ export function bindComponents(records: DocumentRecords): (seeds: number[]) => P
       for (const [name, r] of fresh) {
         const doc = JSON.parse(r.record) as DocumentRecord;
         const own = children.get(name) ?? [];
-        nodes.set(name, { ref: r, row: r, doc, head: treeNodeHead(r.type, r.id, doc.fields, doc.status), children: own.map(nameOf), paid: 0 });
+        nodes.set(name, {
+          key: r.key,
+          type: r.type,
+          status: doc.status,
+          sum: doc.fields.sum,
+          parents: doc.basedOn.map(nameOf),
+          head: treeNodeHead(r.type, r.id, doc.fields, doc.status),
+          children: own.map(nameOf),
+          row: r,
+          doc,
+        });
         for (const ref of [...own, ...doc.basedOn]) if (!nodes.has(nameOf(ref)) && !fresh.has(nameOf(ref))) unmet.set(nameOf(ref), ref);
       }
       level = await records.loadAll([...unmet.values()]);
     }
-    const byKey = (a: string, b: string) => nodes.get(a)!.row.key - nodes.get(b)!.row.key;
+    const byKey = (a: string, b: string) => nodes.get(a)!.key - nodes.get(b)!.key;
     for (const node of nodes.values()) node.children.sort(byKey);
     return nodes;
   };
 
-  /** The walked documents split into their components: a money document's tree is its component's whole forest. */
+  /** The walked documents split into their components. */
   function* componentsOf(nodes: Map<string, Node>): Generator<Map<string, Node>> {
     const placed = new Set<string>();
     for (const start of nodes.keys()) {
@@ -80,63 +155,19 @@ export function bindComponents(records: DocumentRecords): (seeds: number[]) => P
         if (node === undefined || placed.has(at)) continue;
         placed.add(at);
         component.set(at, node);
-        reach.push(...node.children, ...node.doc.basedOn.map(nameOf));
+        reach.push(...node.children, ...node.parents);
       }
       yield component;
     }
   }
 
-  /** paid: each posted payment counts once on every document its basedOn chain reaches. */
-  const addPayments = (nodes: Map<string, Node>) => {
-    for (const payment of nodes.values()) {
-      if (!pays(payment.ref.type, payment.doc.status)) continue;
-      const reached = new Set<string>();
-      const up = [...payment.doc.basedOn.map(nameOf)];
-      while (up.length > 0) {
-        const at = up.pop()!;
-        if (reached.has(at) || !nodes.has(at)) continue;
-        reached.add(at);
-        up.push(...nodes.get(at)!.doc.basedOn.map(nameOf));
-      }
-      for (const at of reached) nodes.get(at)!.paid += payment.doc.fields.sum;
-    }
-  };
-
-  /** A document's tree: a line document's from the root it descends from, a money document's the whole forest. */
-  const treeMaker = (nodes: Map<string, Node>) => {
-    const byKey = (a: string, b: string) => nodes.get(a)!.row.key - nodes.get(b)!.row.key;
-    const treeOf = (at: string, self: string, path: Set<string>): string => {
-      const node = nodes.get(at)!;
-      const inner = new Set(path).add(at);
-      return treeNodeJson(
-        node.head,
-        at === self,
-        node.children.filter((c) => !inner.has(c)).map((c) => treeOf(c, self, inner)),
-      );
-    };
-    const roots = [...nodes.keys()].filter((k) => nodes.get(k)!.doc.basedOn.every((p) => !nodes.has(nameOf(p)))).sort(byKey);
-    /** The root a document descends from, following its first `basedOn` upward. */
-    const rootOf = (start: string) => {
-      const seen = new Set<string>();
-      let at = start;
-      while (!seen.has(at)) {
-        seen.add(at);
-        const first = nodes.get(at)!.doc.basedOn.map(nameOf).find((p) => nodes.has(p));
-        if (first === undefined) return at;
-        at = first;
-      }
-      return at;
-    };
-    return (self: string, node: Node) =>
-      isLineDocument(node.ref.type) ? treeOf(rootOf(self), self, new Set()) : `[${roots.map((r) => treeOf(r, self, new Set())).join(',')}]`;
-  };
-
   // One document at a time: a component's trees together grow with the square of its size.
   function* documents(nodes: Map<string, Node>): Generator<ComponentDocument> {
     for (const component of componentsOf(nodes)) {
-      addPayments(component);
-      const treeFor = treeMaker(component);
-      for (const [self, node] of component) yield { row: node.row, doc: node.doc, paid: node.paid, tree: treeFor(self, node) };
+      for (const [self, paid, tree] of componentFigures(component)) {
+        const node = component.get(self)!;
+        yield { row: node.row, doc: node.doc, paid, tree };
+      }
     }
   }
   return async (seeds) => documents(await walk(seeds));

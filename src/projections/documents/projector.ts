@@ -1,12 +1,13 @@
-import type { SqlSession } from '../../storage/sql.ts';
+import { ROWS_PER_STATEMENT, type SqlSession } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
 import { type DocumentEvent, evolveDocument } from '../../events/folds.ts';
 import type { StoredEvent } from '../../events/rows.ts';
 import { bindContractorRefresh } from '../contractors/projector.ts';
 import { type ApplyMode, type FlushBudget, type Projector, type TableNames, drain, drainInChunks } from '../projector.ts';
 import { idCountsTable } from '../id-counts.ts';
+import { buildGraph } from './build-graph.ts';
 import { bindComponents } from './components.ts';
-import { TYPE_PARTITION, bindDocumentRecords } from './records.ts';
+import { type DocumentRow, TYPE_PARTITION, bindDocumentRecords } from './records.ts';
 import { bindServedDocuments } from './served.ts';
 
 /** Changes of these fields move the figures of the whole linked component (tree nodes, paid). */
@@ -89,6 +90,11 @@ export const documentsProjector: Projector = {
     const components = bindComponents(records);
     const served = bindServedDocuments(session, n, contractor);
     const refreshContractors = bindContractorRefresh(session, n, mode);
+    // A build renders every document once at its end, in key order, with the figures of its component taken
+    // from what it kept of every document (`buildGraph`), not from walking the links it wrote.
+    const graph = mode === 'build' ? buildGraph() : undefined;
+    let renderedUpTo = 0;
+    let nextRows: Promise<DocumentRow[]> | undefined;
 
     // Work deferred to the flush, so each component, document and contractor is rendered once however many
     // events touched it (a chain of k documents recorded in one rebuild renders k nodes, not k² as per event).
@@ -106,6 +112,9 @@ export const documentsProjector: Projector = {
       for (const pending of [componentSeeds, toRerender, contractorsToRefresh, refreshed]) pending.clear();
       served.forget();
       records.forgetContractors();
+      graph?.forget();
+      renderedUpTo = 0;
+      nextRows = undefined;
     };
     /** Recomputes paid and the tree of every document connected to the seeds by links, and re-renders them. */
     const refreshComponents = async (seeds: number[]) => {
@@ -117,15 +126,38 @@ export const documentsProjector: Projector = {
         await served.render(row, doc, paid, tree);
       }
     };
+    /**
+     * A build's end: every document rendered, a statement's worth of rows read at a time in key order, each read
+     * asked for before the rows before it are rendered (a network engine answers it meanwhile).
+     */
+    const renderAll = async (budget: FlushBudget) => {
+      if (renderedUpTo === 0) await served.keepOwners();
+      while (budget.left > 0) {
+        const rows = await (nextRows ?? records.after(renderedUpTo, ROWS_PER_STATEMENT));
+        nextRows = undefined;
+        if (rows.length === 0) return true;
+        renderedUpTo = rows[rows.length - 1].key;
+        nextRows = records.after(renderedUpTo, ROWS_PER_STATEMENT);
+        // Awaited by the next step; a build that fails first must not leave it rejected unhandled.
+        nextRows.catch(() => {});
+        for (const row of rows) {
+          const { paid, tree } = graph!.figures(row.key);
+          await served.render(row, JSON.parse(row.record), paid, tree);
+        }
+        budget.left -= rows.length;
+      }
+      return false;
+    };
     const flush = async (budget: FlushBudget) => {
       // The documents kept back go in first: the flush reads the tables, and its end forgets what is kept.
       await records.persist();
-      const done =
-        (await drainInChunks(componentSeeds, budget, refreshComponents)) &&
-        (await drain(toRerender, budget, async (key) => {
-          if (!refreshed.has(key)) await served.rerender(await records.byKey(key));
-        })) &&
-        (await drainInChunks(contractorsToRefresh, budget, refreshContractors));
+      const rendered = graph
+        ? await renderAll(budget)
+        : (await drainInChunks(componentSeeds, budget, refreshComponents)) &&
+          (await drain(toRerender, budget, async (key) => {
+            if (!refreshed.has(key)) await served.rerender(await records.byKey(key));
+          }));
+      const done = rendered && (await drainInChunks(contractorsToRefresh, budget, refreshContractors));
       await served.write();
       if (done) discard();
       return done;
@@ -139,7 +171,8 @@ export const documentsProjector: Projector = {
         if (next === undefined) throw new Error(`${event.type} of ${type}-${id}, a document not recorded`);
         return next;
       });
-      if (wholeComponent || !before) {
+      if (graph) graph.set(key, type, id, doc);
+      else if (wholeComponent || !before) {
         // An unlinked parent may now head a component of its own.
         componentSeeds.add(key);
         for (const parent of before?.basedOn ?? []) {
@@ -168,10 +201,10 @@ export const documentsProjector: Projector = {
         case 'DocumentLinked':
           return change(event, true);
         case 'ContractorAdded':
-          records.forgetContractor(event.data.id);
+          records.contractorChanged(event.data.id, event.data.bonus);
           break;
         case 'ContractorEdited': {
-          records.forgetContractor(event.data.id);
+          records.contractorChanged(event.data.id, event.data.changes.bonus);
           const shown = ['type', 'name', 'contactPerson', 'inn', 'kpp'];
           // A build renders every document at its end, with its contractor as it is then.
           if (mode === 'live' && Object.keys(event.data.changes).some((k) => shown.includes(k))) return contractorEdited(event.data.id);

@@ -1,4 +1,4 @@
-import { type SqlSession, byCount, inChunks, placeholders, valueList } from '../../storage/sql.ts';
+import { ROWS_PER_STATEMENT, type SqlSession, byCount, inChunks, placeholders, valueList } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
 import type { DocumentRecord, DocumentRef, DocumentType } from '../../events/documents.ts';
 import type { StoredEvent } from '../../events/rows.ts';
@@ -57,6 +57,7 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
   const columns = `key, type, id, record, bonus_percent AS "bonusPercent" FROM ${n('document_records')}`;
   const row = `SELECT ${columns} WHERE type = ? AND id = ?`;
   const rowByKey = `SELECT ${columns} WHERE key = ?`;
+  const rowsAfter = `SELECT ${columns} WHERE key > ? ORDER BY key LIMIT ?`;
   const rowsByKey = byCount((count) => `SELECT ${columns} WHERE key IN (${valueList(count)})`);
   const wanted = (count: number) => `WITH wanted (type, id) AS (VALUES ${session.dialect.typedRows(count, ['text', 'integer'])})`;
   const rowsOf = byCount(
@@ -70,7 +71,7 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
        FROM wanted w JOIN ${n('document_links')} l ON l.parent_type = w.type AND l.parent_id = w.id`,
   );
   const counts = idCounts(session, n('document_id_counts'), TYPE_PARTITION, mode === 'live');
-  const known = newIds(session, n('document_records'), ['type']);
+  const known = newIds(session, n('document_records'), ['type'], mode);
   const insert = byCount(
     (rows) =>
       `INSERT INTO ${n('document_records')} (key, type, id, status, contractor_id, number, number_key, number_digits, sum, bonus_percent, bonus_accrual, record)
@@ -117,23 +118,24 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
   /**
    * The key the next new document takes: the highest so far plus one, as SQLite numbers rows itself, so every
    * engine gives a document the same key (no sequence: a rolled-back insert would burn one). Read once a
-   * transaction (`forgetHighest` before it ends).
+   * transaction (forgotten at `persist`), once in a build (nothing else adds documents to its tables).
    */
   let nextKey: number | undefined;
 
   /**
    * Each contractor's bonus percent, null without an active programme: read and parsed once, not for every sale,
-   * until an event changes the contractor (`forgetContractor`) or the flush ends (`forgetContractors`).
+   * until an event changes the contractor (`contractorChanged`) or the flush ends (`forgetContractors`). A build
+   * takes it from the contractor's events instead, and reads only what it no longer keeps.
    */
   const bonusPercents = new Map<number, number | null>();
+  const percentOf = (bonus: ContractorRecord['bonus'] | undefined) => (bonus?.status === 1 ? (bonus.percent ?? 0) : null);
+  const keepPercent = (contractorId: number, percent: number | null) => {
+    if (bonusPercents.size >= CONTRACTORS_KEPT) bonusPercents.clear();
+    bonusPercents.set(contractorId, percent);
+  };
   const bonusPercentOf = async (contractorId: number) => {
     let percent = bonusPercents.get(contractorId);
-    if (percent === undefined) {
-      const bonus = (await contractor(contractorId))?.bonus;
-      percent = bonus?.status === 1 ? (bonus.percent ?? 0) : null;
-      if (bonusPercents.size >= CONTRACTORS_KEPT) bonusPercents.clear();
-      bonusPercents.set(contractorId, percent);
-    }
+    if (percent === undefined) keepPercent(contractorId, (percent = percentOf((await contractor(contractorId))?.bonus)));
     return percent;
   };
 
@@ -148,6 +150,9 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
     for (const p of doc.basedOn) addedLinks.add([type, id, p.type, p.id]);
     await known.add([type], id);
     counts.add([type], id);
+    // A build writes them a statement's worth at a time: a transaction's documents kept back outlived the young
+    // generation (a scavenge copies what is alive). Applied live, a batch's go after its other writes, in few statements.
+    if (mode === 'build' && added.size() >= ROWS_PER_STATEMENT) await writeAdded();
     return { key, before: undefined, doc };
   };
 
@@ -172,6 +177,8 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
     byKey: afterAdded(async (key: number) => (await session.objects<DocumentRow>(rowByKey, [key]))[0]),
     /** The rows of the documents with these keys (those that exist). */
     byKeys: afterAdded((keys: number[]) => readMany<number, DocumentRow>(keys, rowsByKey, (key) => [key])),
+    /** The rows after the key `after`, at most `limit`, in key order. */
+    after: afterAdded((after: number, limit: number) => session.objects<DocumentRow>(rowsAfter, [after, limit])),
     /** The rows of these documents (those that exist). */
     loadAll: afterAdded((refs: DocumentRef[]) => readMany<DocumentRef, DocumentRow>(refs, rowsOf, (r) => [r.type, r.id])),
     /** The links of the documents based on any of these (a child's links are written with its record). */
@@ -186,12 +193,12 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
       known.lookUp(events.flatMap((e) => (e.type === 'DocumentRecorded' ? [[[e.data.docType], e.data.id] as const] : []))),
     /** The keys of a contractor's documents. */
     keysOfContractor: afterAdded(async (contractorId: number) => (await session.rows<[number]>(ofContractor, [contractorId])).map(([key]) => key)),
-    /** Writes the documents kept back and the counts, and forgets each type's highest document and the next key (before the transaction ends). */
+    /** Writes the documents kept back and the counts, and forgets what `newIds` looked up and (live) the next key, before the transaction ends. */
     persist: async () => {
       await writeAdded();
       await counts.persist();
       known.forget();
-      nextKey = undefined;
+      if (mode === 'live') nextKey = undefined;
     },
     /** Forgets the documents kept back, each type's highest document and the next key (the transaction is rolled back). */
     discard: () => {
@@ -201,7 +208,11 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
       known.forget();
       nextKey = undefined;
     },
-    forgetContractor: (contractorId: number) => bonusPercents.delete(contractorId),
+    /** A contractor was added or edited; `bonus` is its programme when the event set it. */
+    contractorChanged: (contractorId: number, bonus: ContractorRecord['bonus'] | undefined) => {
+      if (mode === 'live') bonusPercents.delete(contractorId);
+      else if (bonus !== undefined) keepPercent(contractorId, percentOf(bonus));
+    },
     forgetContractors: () => bonusPercents.clear(),
   };
 }

@@ -15,6 +15,7 @@ const OWNERS_KEPT = 20_000;
 
 export function bindServedDocuments(session: SqlSession, n: TableNames, contractor: (id: number) => Promise<ContractorRecord | undefined>) {
   const served = `SELECT paid, list_json FROM ${n('documents')} WHERE key = ?`;
+  const firstContractors = `SELECT id, record FROM ${n('contractors')} ORDER BY id LIMIT ?`;
   const save = byCount(
     (rows) =>
       `INSERT INTO ${n('documents')} (key, type, id, date, month, status, paid, list_json)
@@ -56,6 +57,13 @@ export function bindServedDocuments(session: SqlSession, n: TableNames, contract
 
   return {
     render,
+    /**
+     * Reads what documents show of the first OWNERS_KEPT contractors with one statement: a build renders every
+     * document, and reading each one's contractor on its own took a statement a contractor.
+     */
+    async keepOwners(): Promise<void> {
+      for (const [id, json] of await session.rows<[number, string]>(firstContractors, [OWNERS_KEPT])) owners.set(id, shownContractor(JSON.parse(json) as ContractorRecord));
+    },
     /**
      * Re-renders one document's list JSON with the paid and tree it is served with (a change that moves neither).
      * The tree is the list JSON's last key, and no tree node holds a key named "tree".

@@ -39,7 +39,12 @@ const moscow = (iso: string | null) => (iso === null ? null : formatMoscow(Date.
  * (`treeNodeHead`) and closed with its `isThis` and children (`treeNodeJson`).
  */
 export function treeNodeHead(type: DocumentType, id: number, fields: DocumentFields, status: number): string {
-  const json = JSON.stringify({ id, type, name: documentName(type, fields.register), created: moscow(fields.created), status });
+  return treeNodeHeadAt(type, id, fields.register, fields.created === null ? null : Date.parse(fields.created), status);
+}
+
+/** `treeNodeHead` from the moment its `created` parses to (null when it has none). */
+export function treeNodeHeadAt(type: DocumentType, id: number, register: boolean, created: number | null, status: number): string {
+  const json = JSON.stringify({ id, type, name: documentName(type, register), created: created === null ? null : formatMoscow(created), status });
   return json.slice(0, -1);
 }
 

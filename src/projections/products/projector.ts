@@ -1,11 +1,11 @@
-import { type SqlSession, byCount, placeholders, valueList } from '../../storage/sql.ts';
+import { ROWS_PER_STATEMENT, type SqlSession, byCount, placeholders, valueList } from '../../storage/sql.ts';
 import type { ProductRecord } from '../../events/catalogue.ts';
 import { type ProductEvent, evolveProduct } from '../../events/folds.ts';
 import type { StoredEvent } from '../../events/rows.ts';
 import { idCounts, idCountsTable } from '../id-counts.ts';
 import { newIds } from '../new-ids.ts';
 import { rowsKeptBack } from '../rows-kept-back.ts';
-import { type ApplyMode, type FlushBudget, type Projector, type TableNames, drainInChunks, inIdOrder } from '../projector.ts';
+import { type ApplyMode, type FlushBudget, type Projector, type TableNames, drainReadingAhead, inIdOrder } from '../projector.ts';
 import { type Named, SERVICE_CATEGORY, productFullJson, productListView } from './views.ts';
 
 /**
@@ -41,7 +41,7 @@ export const productsProjector: Projector = {
     const brandName = `SELECT name FROM ${n('product_brands')} WHERE id = ?`;
     const categoryName = `SELECT name FROM ${n('product_categories')} WHERE id = ?`;
     const counts = idCounts(session, n('product_id_counts'), [], mode === 'live');
-    const known = newIds(session, n('products'));
+    const known = newIds(session, n('products'), [], mode);
     const insert = byCount(
       (rows) => `INSERT INTO ${n('products')} (id, sku, category_id, brand_id, record, list_json, full_json) VALUES ${placeholders(rows, 7)}`,
     );
@@ -112,10 +112,19 @@ export const productsProjector: Projector = {
         await adding.write();
         return save(p); // applying the same event twice changes nothing
       }
-      // The row exists from now on (lookups need it); its views are rendered at the flush.
-      adding.add([p.id, p.sku, p.categoryId, p.brandId, JSON.stringify(p), '', '']);
       await known.add([], p.id);
       counts.add([], p.id);
+      if (mode === 'build') {
+        // Rendered as it is added, with the names as they are now, and written once: only a product a later event
+        // changes (a price, a brand's or group's name) is rendered again at the flush. Written a statement's worth
+        // at a time: rows this wide kept back for a whole transaction outlived the young generation.
+        const { record, list, full } = await render(p);
+        adding.add([p.id, p.sku, p.categoryId, p.brandId, record, list, full]);
+        if (adding.size() >= ROWS_PER_STATEMENT) await adding.write();
+        return;
+      }
+      // The row exists from now on (lookups need it); its views are rendered at the flush.
+      adding.add([p.id, p.sku, p.categoryId, p.brandId, JSON.stringify(p), '', '']);
       unwritten.set(p.id, {});
     };
     // A renamed brand or group shows in its products' views: render them at the flush, with the name as it is then.
@@ -135,8 +144,9 @@ export const productsProjector: Projector = {
       // indexes. A hundred products at a time: their records read with one statement, written with another.
       await adding.write();
       inIdOrder(unwritten);
-      const done = await drainInChunks(unwritten, budget, async (ids) => {
-        const stored = new Map((await session.rows<[number, string]>(recordsOf(ids.length), ids)).map(([id, json]) => [id, JSON.parse(json) as ProductRecord]));
+      const read = (ids: number[]) => session.rows<[number, string]>(recordsOf(ids.length), ids);
+      const done = await drainReadingAhead(unwritten, budget, read, async (ids, found) => {
+        const stored = new Map(found.map(([id, json]) => [id, JSON.parse(json) as ProductRecord]));
         const rows: unknown[] = [];
         for (const id of ids) {
           const { record, list, full } = await render(withUnwritten(stored.get(id)!));

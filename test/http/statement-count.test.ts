@@ -101,4 +101,6 @@ test("a document's workbench page runs as many statements whatever the number of
   const twenty = await statementsOf(20);
   // The paid section reads a level of the tree a statement, never a statement a document.
   expect(twenty.length, twenty.join('\n')).toBe(one.length);
+  // The session with its key, the document, its stream, its tree's numbers, and the paid section's three levels.
+  expect(one.length, one.join('\n')).toBeLessThanOrEqual(7);
 });

@@ -189,7 +189,7 @@ export interface IdPaging {
  * and filtered them. Its offset is a column of the numbered rows: as a subquery in `first_id`'s condition SQLite
  * built an index on them.
  */
-function firstIdOfPage(dialect: Pick<ReadModelDialect, 'lastRowJoin'>, { rows, counts, partition = [] }: IdPaging): string {
+function firstIdOfPage({ rows, counts, partition = [] }: IdPaging): string {
   const cast = { text: 'TEXT', integer: 'BIGINT' };
   const args = [...partition.map((c) => `CAST(? AS ${cast[c.type]}) AS ${c.name}`), 'CAST(? AS BIGINT) AS k'].join(', ');
   const samePartition = (table: string) => partition.map((c) => `${table}.${c.name} = arg.${c.name} AND `).join('');
@@ -198,9 +198,10 @@ function firstIdOfPage(dialect: Pick<ReadModelDialect, 'lastRowJoin'>, { rows, c
     at (level, node, k) AS (
       SELECT CAST(${TOP_LEVEL} AS BIGINT), CAST(0 AS BIGINT), k FROM arg
       UNION ALL
-      SELECT c.level, c.node, at.k - c.before FROM at CROSS JOIN arg
-      ${dialect.lastRowJoin(counts, 'c', 'node', (c) => `${samePartition(c)}${c}.level = at.level - 1 AND ${under(`${c}.node`, 'at')} AND ${c}.before <= at.k`)}
-      WHERE at.level > 1),
+      SELECT c.level, c.node, at.k - c.before FROM at CROSS JOIN arg CROSS JOIN ${counts} c
+      WHERE at.level > 1 AND ${samePartition('c')}c.level = at.level - 1 AND c.node = (
+        SELECT d.node FROM ${counts} d WHERE ${samePartition('d')}d.level = at.level - 1 AND ${under('d.node', 'at')} AND d.before <= at.k
+        ORDER BY d.node DESC LIMIT 1)),
     leaf AS MATERIALIZED (SELECT ${partition.map((c) => `arg.${c.name}, `).join('')}at.node * ${FAN_OUT} AS low, at.node * ${FAN_OUT} + ${FAN_OUT - 1} AS high, at.k
       FROM arg CROSS JOIN at WHERE at.level = 1),
     numbered AS (SELECT t.id, l.k, row_number() OVER (ORDER BY t.id) AS n FROM leaf l CROSS JOIN ${rows} t
@@ -216,8 +217,8 @@ export const MAX_PAGE_ROWS = 100;
  * id`) cut to the page's limit (`ReadModelDialect.limitedPage`). Its parameters: `firstIdOfPage`'s, `select`'s, then
  * the limit (at most MAX_PAGE_ROWS: `pageLimit`).
  */
-export function idPage(dialect: Pick<ReadModelDialect, 'limitedPage' | 'lastRowJoin'>, paging: IdPaging, select: string): string {
-  return `${firstIdOfPage(dialect, paging)} ${dialect.limitedPage(select, MAX_PAGE_ROWS)}`;
+export function idPage(dialect: Pick<ReadModelDialect, 'limitedPage'>, paging: IdPaging, select: string): string {
+  return `${firstIdOfPage(paging)} ${dialect.limitedPage(select, MAX_PAGE_ROWS)}`;
 }
 
 /** `limit` as a page's last parameter: a page holds at most MAX_PAGE_ROWS rows (`idPage`). */

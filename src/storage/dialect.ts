@@ -29,9 +29,4 @@ export interface ReadModelDialect {
    * it is told the most a page reads.
    */
   limitedPage(select: string, most: number): string;
-  /**
-   * A join (after a `FROM`, to the rows before it) of the last row of `table`, by its column `by`, among those that
-   * `where` (written of the alias it is given) selects: at most one row for each row before it, named `alias`.
-   */
-  lastRowJoin(table: string, alias: string, by: string, where: (row: string) => string): string;
 }

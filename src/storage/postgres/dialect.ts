@@ -15,9 +15,6 @@ export const postgresDialect: ReadModelDialect = {
   typedRows: (rows, types) => Array(rows).fill(`(${types.map((type) => (type === 'text' ? '?' : `?::${TYPES[type]}`)).join(', ')})`).join(', '),
   // The page's rows read under a constant bound first, so the one plan kept for every limit is the right one.
   limitedPage: (select, most) => `SELECT json FROM (${select} LIMIT ${most}) AS bounded ORDER BY id LIMIT CAST(? AS BIGINT)`,
-  // One backward index seek a row before it. Joined to a subquery that finds the row instead, PostgreSQL hashed
-  // every row of the partition against the rows before it and ran the subquery for each.
-  lastRowJoin: (table, alias, by, where) => `CROSS JOIN LATERAL (SELECT * FROM ${table} AS ${alias} WHERE ${where(alias)} ORDER BY ${alias}.${by} DESC LIMIT 1) AS ${alias}`,
 };
 
 /**

@@ -11,7 +11,4 @@ export const sqliteDialect: ReadModelDialect = {
   typedRows: (rows, types) => placeholders(rows, types.length),
   // A bare `LIMIT ?` after a recursive WITH ran some 70 µs slower than this one.
   limitedPage: (select) => `${select} LIMIT CAST(? AS BIGINT)`,
-  // No LATERAL: the row whose `by` a subquery finds last.
-  lastRowJoin: (table, alias, by, where) =>
-    `CROSS JOIN ${table} AS ${alias} ON ${where(alias)} AND ${alias}.${by} = (SELECT last.${by} FROM ${table} AS last WHERE ${where('last')} ORDER BY last.${by} DESC LIMIT 1)`,
 };

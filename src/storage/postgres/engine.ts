@@ -1,6 +1,6 @@
 import { type AuditReads, auditReads } from '../../audit/reads.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
-import { type BuiltAtOpen, bringReadTablesUp } from '../../projections/bring-up.ts';
+import { bringReadTablesUp } from '../../projections/bring-up.ts';
 import { Projections, createProjectionTables, createReadIndexes, projectors, readModelVersions, staleProjections } from '../../projections/registry.ts';
 import { servedNames } from '../../projections/projector.ts';
 import type { Engine, EngineOptions } from '../engine.ts';
@@ -10,7 +10,6 @@ import { storageErrorOf, unreachableOf } from './errors.ts';
 import { PostgresEventLog } from './event-log.ts';
 import { PostgresKeyStore, PostgresSessionStore, PostgresTokenStore } from './keys-and-tokens.ts';
 import { migrate } from './migrate.ts';
-import { analyzeReadTables } from './read-tables.ts';
 import { rebuildPostgres, storedEventsAfter } from './rebuild.ts';
 import { buildViaScratch } from './scratch-build.ts';
 import { postgresSession } from './session.ts';
@@ -74,8 +73,7 @@ export class PostgresEngine implements Engine {
     await migrate(database.session);
     const engine = new PostgresEngine(database, options.clock ?? systemClock);
     try {
-      const { missing: created, end } = await engine.writer.run(() => engine.bringReadTablesUp());
-      if (created.length > 0 && end > 0) await analyzeReadTables(database.pool);
+      const created = await engine.writer.run(() => engine.bringReadTablesUp());
       if (created.length > 0) options.onBuilt?.(`built the read tables from the log: ${created.join(', ')}`, created);
     } catch (error) {
       // Another release's read tables: this server still serves what they hold, and refuses every write.
@@ -85,13 +83,13 @@ export class PostgresEngine implements Engine {
     return engine;
   }
 
-  /** The names of the projections whose tables were missing and are built now, and the log's end they were built to. */
-  private async bringReadTablesUp(): Promise<BuiltAtOpen> {
+  /** The names of the projections whose tables were missing and are built now. */
+  private async bringReadTablesUp(): Promise<string[]> {
     const session = this.writer.writesFor('bringing the read tables up');
     const served = postgresSession(() => session);
     // Inside the unit's transaction: the tables commit with it, or nothing does.
     const inUnit = <T>(work: () => Promise<T>) => work();
-    return bringReadTablesUp({
+    const { missing } = await bringReadTablesUp({
       session: served,
       eventsAfter: (seq) => storedEventsAfter(session, seq),
       async buildAll(end) {
@@ -104,6 +102,7 @@ export class PostgresEngine implements Engine {
       // Servers of another release may share the database: their tables stay, and the writer refuses to write beside them.
       rebuildChanged: false,
     });
+    return missing;
   }
 
   /** Heard with LISTEN on a connection of its own; none on a database that cannot listen (PGlite). */
@@ -116,7 +115,7 @@ export class PostgresEngine implements Engine {
    * connection between its groups.
    */
   rebuild(): Promise<{ events: number }> {
-    return this.writer.run(() => undefined).then(() => rebuildPostgres(this.database, this.writer));
+    return this.writer.run(() => undefined).then(() => rebuildPostgres(this.database.session, this.writer));
   }
 
   /** The chain and the read tables against a fresh build, in one snapshot (see `verifyPostgres`). */

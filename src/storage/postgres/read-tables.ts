@@ -1,9 +1,8 @@
 import type { Sql } from './connection.ts';
-import { projectors } from '../../projections/registry.ts';
 
 /**
- * The PostgreSQL side of maintaining the read tables: what the schema holds, the renames of a swap, and the
- * statistics of tables just built. Used by open, rebuild and verify.
+ * The PostgreSQL side of maintaining the read tables: what the schema holds, and the renames of a swap. Used by
+ * rebuild and verify.
  */
 
 /** The tables of the current schema whose names start with `prefix` (a rebuild's, left by one that was interrupted). */
@@ -21,14 +20,4 @@ export async function renameBuilt(sql: Sql, built: string, served: string, prefi
   await sql.sql(`ALTER TABLE "${built}" RENAME TO "${served}"`);
   const indexes = await sql.sql<{ name: string }>('SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1', [served]);
   for (const { name } of indexes) if (name.startsWith(prefix)) await sql.sql(`ALTER INDEX "${name}" RENAME TO "${name.slice(prefix.length)}"`);
-}
-
-/**
- * After the read tables were filled in bulk: their statistics gathered and their pages marked all-visible
- * (`VACUUM (ANALYZE)`), on a connection outside any transaction. Until autovacuum comes by (never, where it is
- * off) the planner knows nothing of them and plans every read for one row, and an index-only scan visits the
- * table for every row it returns.
- */
-export async function analyzeReadTables(sql: Sql): Promise<void> {
-  await sql.sql(`VACUUM (ANALYZE) ${projectors.flatMap((p) => p.tables.map((table) => `"${table}"`)).join(', ')}`);
 }

@@ -1,10 +1,10 @@
 import type { StoredEvent } from '../../events/rows.ts';
 import { toStoredEvent } from '../../events/store.ts';
-import { type PostgresDatabase, type Sql, openPostgres } from './connection.ts';
+import { type Sql, openPostgres } from './connection.ts';
 import { storageErrorOf, unreachableOf } from './errors.ts';
 import { PostgresWriter } from './writer.ts';
 import { lastSeq, readEvents } from './event-log.ts';
-import { analyzeReadTables, renameBuilt, tablesNamedWith } from './read-tables.ts';
+import { renameBuilt, tablesNamedWith } from './read-tables.ts';
 import { postgresSession } from './session.ts';
 import { createReadIndexes, projectors, readModelVersions } from '../../projections/registry.ts';
 import { buildViaScratch } from './scratch-build.ts';
@@ -70,15 +70,9 @@ function buildBeside(build: Sql, writer: PostgresWriter): BuildBeside {
   };
 }
 
-/**
- * Every read table of `database` rebuilt beside the served ones on its session (`build`: the writer's connection
- * between units, or a connection of the rebuild's own) and swapped in by `writer` (`projections/rebuild.ts`); then
- * analyzed on the pool, outside the writer's transactions.
- */
-export async function rebuildPostgres(database: PostgresDatabase, writer: PostgresWriter, options: { onProgress?: (progress: RebuildProgress) => void } = {}): Promise<{ events: number }> {
-  const rebuilt = await rebuild(buildBeside(database.session, writer), options);
-  await analyzeReadTables(database.pool);
-  return rebuilt;
+/** Every read table of the database on `build` rebuilt beside the served ones and swapped in by `writer` (`projections/rebuild.ts`). */
+export function rebuildPostgres(build: Sql, writer: PostgresWriter, options: { onProgress?: (progress: RebuildProgress) => void } = {}): Promise<{ events: number }> {
+  return rebuild(buildBeside(build, writer), options);
 }
 
 /**
@@ -88,7 +82,7 @@ export async function rebuildPostgres(database: PostgresDatabase, writer: Postgr
 export async function rebuildDatabase(url: string, onProgress: (progress: RebuildProgress) => void): Promise<{ events: number }> {
   const db = openPostgres(url, { poolSize: 1 });
   try {
-    return await rebuildPostgres(db, new PostgresWriter(db.session), { onProgress }).catch((error: unknown) => {
+    return await rebuildPostgres(db.session, new PostgresWriter(db.session), { onProgress }).catch((error: unknown) => {
       throw unreachableOf(error, url) ?? storageErrorOf(error) ?? error;
     });
   } finally {

@@ -104,3 +104,24 @@ test("a document's workbench page runs as many statements whatever the number of
   // The session with its key, the document, its stream, its tree's numbers, and the paid section's three levels.
   expect(one.length, one.join('\n')).toBeLessThanOrEqual(7);
 });
+
+test("a contractor's statement page runs at most 4 statements", async () => {
+  const s = await counted();
+  const imported = await importLines(s.tb, [
+    line('contractor', romashka),
+    line('product', { id: 1, name: 'Стол', sku: 'T1', categoryId: 0, salePrice: 1000 }),
+    sale(3, 1, 500),
+    money('paymentin', 4, 1, 300, [{ type: 'sale', id: 3 }]),
+  ]);
+  expect(imported.failures).toEqual([]);
+  const { key } = await s.tb.keys.create({ name: 'auditor', scope: 'audit' });
+  const auditor = new Browser(s.app);
+  expect((await auditor.signIn(key)).status).toBe(303);
+  const statements = await s.during(async () => {
+    const page = await auditor.get('/audit/statement?contractor=7&dateFrom=2026-01-01&dateTo=2026-12-31');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('ООО Ромашка');
+  });
+  // The session with its key, the contractor with its JSON, its posted documents, the company's latest document.
+  expect(statements.length, statements.join('\n')).toBeLessThanOrEqual(4);
+});

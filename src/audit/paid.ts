@@ -1,10 +1,11 @@
 import { pays } from '../projections/documents/components.ts';
-import type { DocumentRecord, DocumentRef, DocumentType } from '../events/documents.ts';
+import type { ChildDocument } from '../projections/documents/queries.ts';
+import type { DocumentRef } from '../events/documents.ts';
 
-/** What an auditor's account of `paid` reads. */
+/** What an auditor's account of `paid` reads: a level of the tree at a time, however many documents it holds. */
 export interface PaidReads {
-  childrenOf(type: DocumentType, id: number): Promise<DocumentRef[]>;
-  byId(type: DocumentType, id: number): Promise<DocumentRecord | undefined>;
+  /** The documents made from any of `parents`, each once. */
+  childrenOf(parents: DocumentRef[]): Promise<ChildDocument[]>;
 }
 
 /** A payment counted in a document's `paid`: its address and sum (kopecks). */
@@ -16,20 +17,17 @@ export interface Payment extends DocumentRef {
  * How a document's `paid` is made up: every posted payment whose `basedOn` chain reaches it, each once — the
  * documents made from it, from those, and so on, that pay (decisions.md §7). Their sums add up to `paid`.
  */
-export async function paymentsOf(type: DocumentType, id: number, reads: PaidReads): Promise<Payment[]> {
-  const seen = new Set<string>([`${type}-${id}`]);
+export async function paymentsOf(root: DocumentRef, reads: PaidReads): Promise<Payment[]> {
+  const seen = new Set<string>([`${root.type}-${root.id}`]);
   const payments: Payment[] = [];
-  let level: DocumentRef[] = [{ type, id }];
+  let level: DocumentRef[] = [root];
   while (level.length > 0) {
     const next: DocumentRef[] = [];
-    for (const parent of level) {
-      for (const child of await reads.childrenOf(parent.type, parent.id)) {
-        if (seen.has(`${child.type}-${child.id}`)) continue;
-        seen.add(`${child.type}-${child.id}`);
-        next.push(child);
-        const record = await reads.byId(child.type, child.id);
-        if (record && pays(child.type, record.status)) payments.push({ ...child, sum: record.fields.sum });
-      }
+    for (const { type, id, record } of await reads.childrenOf(level)) {
+      if (seen.has(`${type}-${id}`)) continue;
+      seen.add(`${type}-${id}`);
+      next.push({ type, id });
+      if (record && pays(type, record.status)) payments.push({ type, id, sum: record.fields.sum });
     }
     level = next;
   }

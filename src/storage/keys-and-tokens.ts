@@ -16,6 +16,12 @@ export interface KeyTablesOn {
 }
 
 const KEY = 'id, name, scope, key_hash AS "keyHash", created_at AS created, expires_at AS expires, revoked_at AS revoked';
+// A workbench page checks its session and the session's key: one statement, one round trip on a server.
+const SESSION_WITH_KEY = `SELECT s.key_id AS "keyId", s.created_at AS "sessionCreated", s.last_seen_at AS "lastSeen", s.ends_at AS ends,
+  k.id, k.name, k.scope, k.key_hash AS "keyHash", k.created_at AS created, k.expires_at AS expires, k.revoked_at AS revoked
+  FROM audit_sessions s LEFT JOIN api_keys k ON k.id = s.key_id WHERE s.id_hash = ?`;
+/** A session's row with its key's columns, all null when the key is gone. */
+type SessionWithKeyRow = Omit<StoredSession, 'created'> & { sessionCreated: number } & (StoredKey | { [column in keyof StoredKey]: null });
 const KEY_BY_HASH = `SELECT ${KEY} FROM api_keys WHERE key_hash = ?`;
 const KEY_BY_ID = `SELECT ${KEY} FROM api_keys WHERE id = ?`;
 
@@ -121,9 +127,11 @@ export class SqlSessionStore implements SessionStore {
     ]);
   }
 
-  async byHash(idHash: string): Promise<StoredSession | undefined> {
-    const text = 'SELECT key_id AS "keyId", created_at AS created, last_seen_at AS "lastSeen", ends_at AS ends FROM audit_sessions WHERE id_hash = ?';
-    return (await this.on.reads.objects<StoredSession>(text, [idHash]))[0];
+  async byHash(idHash: string): Promise<(StoredSession & { key: StoredKey | undefined }) | undefined> {
+    const [row] = await this.on.reads.objects<SessionWithKeyRow>(SESSION_WITH_KEY, [idHash]);
+    if (row === undefined) return undefined;
+    const { keyId, sessionCreated, lastSeen, ends, ...key } = row;
+    return { keyId, created: sessionCreated, lastSeen, ends, key: key.id === null ? undefined : (key as StoredKey) };
   }
 
   touch(idHash: string, at: number): Promise<void> {

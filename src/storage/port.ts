@@ -88,7 +88,8 @@ export interface StoredSession {
 export interface SessionStore {
   /** Deletes the sessions past their end or idle since before `idleSince`, then stores this one. */
   insert(idHash: string, session: StoredSession, now: number, idleSince: number): Promise<void>;
-  byHash(idHash: string): Promise<StoredSession | undefined>;
+  /** The session with its key as it stands now (undefined when the key is gone), read together. */
+  byHash(idHash: string): Promise<(StoredSession & { key: StoredKey | undefined }) | undefined>;
   /** Records that the session was used at `at`. */
   touch(idHash: string, at: number): Promise<void>;
   delete(idHash: string): Promise<void>;

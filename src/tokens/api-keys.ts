@@ -8,6 +8,9 @@ export type { KeyScope };
 
 export type ApiKeyInfo = Omit<StoredKey, 'keyHash'>;
 
+/** A key neither revoked nor expired. */
+export type ActiveKey = Pick<StoredKey, 'id' | 'name' | 'scope' | 'keyHash' | 'expires'>;
+
 const newSecret = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 40);
 
 /** SHA-256 (hex) of a key or an access token: the only form in which either is stored or logged. */
@@ -75,8 +78,12 @@ export class ApiKeys {
   }
 
   /** A key by id when it is not revoked and not expired: a workbench session never outlives its key (read fresh on every page). */
-  async activeById(id: number): Promise<{ id: number; name: string; scope: KeyScope; keyHash: string; expires: string | null } | undefined> {
-    const row = await this.store.byId(id);
+  async activeById(id: number): Promise<ActiveKey | undefined> {
+    return this.activeOf(await this.store.byId(id));
+  }
+
+  /** A key as read from the database, when it is not revoked and not expired now. */
+  activeOf(row: StoredKey | undefined): ActiveKey | undefined {
     if (!row || !this.active(row)) return undefined;
     return { id: row.id, name: row.name, scope: row.scope, keyHash: row.keyHash, expires: row.expires };
   }

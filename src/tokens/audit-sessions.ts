@@ -70,7 +70,7 @@ export class AuditSessions {
     const stored = await this.store.byHash(idHash);
     if (stored === undefined) return { ok: false, reason: 'none' };
     const now = this.clock();
-    const key = await this.keys.activeById(stored.keyId);
+    const key = this.keys.activeOf(stored.key);
     if (key === undefined || key.scope !== 'audit' || now >= stored.ends || now - stored.lastSeen >= idleMs) {
       await this.writer.run(() => this.store.delete(idHash));
       const why = key === undefined || key.scope !== 'audit' ? 'key' : now >= stored.ends ? 'lifetime' : 'idle';

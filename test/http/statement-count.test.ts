@@ -1,6 +1,8 @@
 import { expect, test } from 'vitest';
 import { importRecords } from '../../src/use-cases/import.ts';
+import { importRecords as importLines, line, money, romashka, sale } from '../documents-fixtures.ts';
 import { type TestService, testService } from '../helpers.ts';
+import { Browser } from '../workbench-client.ts';
 
 /**
  * What a request costs the database, counted: batch-level writes read what a batch needs in a few queries and
@@ -70,4 +72,56 @@ test('an import group of 200 contractors whose ids come below the highest, in de
   const descending = await statementsOf(Array.from({ length: 200 }, (_, i) => 999_999 - i));
   // Looking up which ids below the highest exist: a statement a hundred, not one a line.
   expect(descending.length, descending.join('\n')).toBeLessThanOrEqual(ascending.length + 4);
+});
+
+test("a document's workbench page runs as many statements whatever the number of documents made from it", async () => {
+  /** The statements of the sale's page when `payments` posted payments were made from it, each with a refund made from it. */
+  const statementsOf = async (payments: number) => {
+    const s = await counted();
+    const ids = Array.from({ length: payments }, (_, i) => 10 + i);
+    const imported = await importLines(s.tb, [
+      line('contractor', romashka),
+      line('product', { id: 1, name: 'Стол', sku: 'T1', categoryId: 0, salePrice: 1000 }),
+      sale(3, 1, 500),
+      ...ids.map((id) => money('paymentin', id, 1, 10, [{ type: 'sale', id: 3 }])),
+      ...ids.map((id) => money('paymentout', 100 + id, 1, 1, [{ type: 'paymentin', id }])),
+    ]);
+    expect(imported.failures).toEqual([]);
+    const { key } = await s.tb.keys.create({ name: 'auditor', scope: 'audit' });
+    const auditor = new Browser(s.app);
+    expect((await auditor.signIn(key)).status).toBe(303);
+    const statements = await s.during(async () => {
+      const page = await auditor.get('/audit/document/sale/3');
+      expect(page.status).toBe(200);
+      expect(page.text).toContain(`Payment in ${10 + payments - 1}`);
+    });
+    return statements;
+  };
+  const one = await statementsOf(1);
+  const twenty = await statementsOf(20);
+  // The paid section reads a level of the tree a statement, never a statement a document.
+  expect(twenty.length, twenty.join('\n')).toBe(one.length);
+  // The session with its key, the document, its stream, its tree's numbers, and the paid section's three levels.
+  expect(one.length, one.join('\n')).toBeLessThanOrEqual(7);
+});
+
+test("a contractor's statement page runs at most 4 statements", async () => {
+  const s = await counted();
+  const imported = await importLines(s.tb, [
+    line('contractor', romashka),
+    line('product', { id: 1, name: 'Стол', sku: 'T1', categoryId: 0, salePrice: 1000 }),
+    sale(3, 1, 500),
+    money('paymentin', 4, 1, 300, [{ type: 'sale', id: 3 }]),
+  ]);
+  expect(imported.failures).toEqual([]);
+  const { key } = await s.tb.keys.create({ name: 'auditor', scope: 'audit' });
+  const auditor = new Browser(s.app);
+  expect((await auditor.signIn(key)).status).toBe(303);
+  const statements = await s.during(async () => {
+    const page = await auditor.get('/audit/statement?contractor=7&dateFrom=2026-01-01&dateTo=2026-12-31');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('ООО Ромашка');
+  });
+  // The session with its key, the contractor with its JSON, its posted documents, the company's latest document.
+  expect(statements.length, statements.join('\n')).toBeLessThanOrEqual(4);
 });

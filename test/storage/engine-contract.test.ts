@@ -167,7 +167,11 @@ function contract(open: () => Promise<Opened>): void {
       const session = { keyId: id, created: 1000, lastSeen: 1000, ends: 9000 };
       await engine.writer.run(() => engine.sessions.insert('s1', session, 1000, 0));
       await engine.writer.run(() => engine.sessions.touch('s1', 1500));
-      expect(await engine.sessions.byHash('s1')).toEqual({ ...session, lastSeen: 1500 });
+      // With its key as it stands now: revoked above.
+      expect(await engine.sessions.byHash('s1')).toEqual({ ...session, lastSeen: 1500, key: { ...key, id, revoked: '2026-11-27T01:00:00.000Z' } });
+      await engine.writer.run(() => engine.sessions.insert('s2', { ...session, keyId: 999 }, 1000, 0));
+      expect(await engine.sessions.byHash('s2')).toEqual({ ...session, keyId: 999, key: undefined });
+      await engine.writer.run(() => engine.sessions.delete('s2'));
       await engine.writer.run(() => engine.sessions.delete('s1'));
       expect(await engine.sessions.count()).toBe(0);
     } finally {

@@ -29,6 +29,11 @@ export function contractorQueries(session: SqlSession) {
       const json = await session.value<string>('SELECT record FROM contractors WHERE id = ?', [id]);
       return json === undefined ? undefined : JSON.parse(json);
     },
+    /** One contractor's record and its JSON as the API shows it, in one statement; undefined when there is none. */
+    async withJsonById(id: number): Promise<{ record: ContractorRecord; json: string } | undefined> {
+      const [row] = await session.rows<[string, string]>('SELECT record, json FROM contractors WHERE id = ?', [id]);
+      return row === undefined ? undefined : { record: JSON.parse(row[0]), json: row[1] };
+    },
     /**
      * Up to `limit` contractors (their JSON, by name) whose name holds `part`, whatever its case. A part of a name
      * has no index to seek: the (name_key, id) index is read in name order until the page is full, then just

@@ -1,5 +1,5 @@
-import { type JoinedPage, type JoinedPageQuery, type SqlSession, inChunks } from '../../storage/sql.ts';
-import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES, type DocumentRecord, type DocumentType } from '../../events/documents.ts';
+import { type JoinedPage, type JoinedPageQuery, type SqlSession, byCount, inChunks } from '../../storage/sql.ts';
+import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES, type DocumentRecord, type DocumentRef, type DocumentType } from '../../events/documents.ts';
 import { daysInMonth } from '../../lib/clock.ts';
 import { idCount, idPage, pageLimit } from '../id-counts.ts';
 import { MONTH_PARTITION } from './months.ts';
@@ -19,6 +19,11 @@ export interface PostedDocument {
   number: string | null;
   sum: number;
   date: string;
+}
+
+/** A document made from another (its `basedOn` names it), with its record (undefined when it has none). */
+export interface ChildDocument extends DocumentRef {
+  record: DocumentRecord | undefined;
 }
 
 /** What an auditor looks a document up by; every condition given must hold. */
@@ -78,6 +83,11 @@ export function documentQueries(session: SqlSession) {
     session.joinedPage(query, { select: [...where, limit, offset], allCount: where });
   const balanceTypes = [...BALANCE_CREDIT_TYPES, ...BALANCE_DEBIT_TYPES].map((t) => `'${t}'`).join(', ');
   // A contractor's posted documents from the covering (contractor_id, status, type, sum) index, each joined to its date.
+  // The children of a level of a document tree with their records, in one statement (a round trip on a server).
+  const childrenWithRecords = byCount(
+    (parents) => `SELECT l.child_type, l.child_id, r.record FROM document_links l LEFT JOIN document_records r ON r.type = l.child_type AND r.id = l.child_id
+       WHERE ${Array(parents).fill('(l.parent_type = ? AND l.parent_id = ?)').join(' OR ')}`,
+  );
   const posted = `SELECT r.type, r.id, r.number, r.sum, d.date FROM document_records r JOIN documents d ON d.key = r.key
      WHERE r.contractor_id = ? AND r.status = 1 AND r.type IN (${balanceTypes}) ORDER BY d.date, r.type, r.id`;
 
@@ -105,12 +115,15 @@ export function documentQueries(session: SqlSession) {
       const sql = `SELECT d.list_json FROM document_records r JOIN documents d ON d.key = r.key ${filter} ORDER BY d.date DESC, r.key DESC LIMIT ? OFFSET ?`;
       return (await session.rows<[string]>(sql, [...params, limit, offset])).map(([json]) => json);
     },
-    /** The documents made from this one (whose basedOn names it), by type and id. */
-    childrenOf: (type: DocumentType, id: number) =>
-      session.objects<{ type: DocumentType; id: number }>(
-        'SELECT child_type AS type, child_id AS id FROM document_links WHERE parent_type = ? AND parent_id = ? ORDER BY child_type, child_id',
-        [type, id],
-      ),
+    /** The documents made from any of `parents` (whose basedOn names one), each once with its record, by type and id. */
+    async childrenOf(parents: DocumentRef[]): Promise<ChildDocument[]> {
+      const found = new Map<string, ChildDocument>();
+      await inChunks(parents, async (chunk) => {
+        const rows = await session.rows<[DocumentType, number, string | null]>(childrenWithRecords(chunk.length), chunk.flatMap((d) => [d.type, d.id]));
+        for (const [type, id, record] of rows) found.set(`${type}-${id}`, { type, id, record: record === null ? undefined : JSON.parse(record) });
+      });
+      return [...found.values()].sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : a.id - b.id));
+    },
     page(type: DocumentType, filter: DocumentFilter, offset: number, limit: number): Promise<JoinedPage> {
       const { dateFrom, dateTo, status } = filter;
       if (dateFrom === undefined && dateTo === undefined) {

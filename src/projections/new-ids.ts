@@ -30,9 +30,13 @@ export function newIds(session: SqlSession, table: string, partition: readonly s
     return top;
   };
 
+  const above = async (key: Partition, id: number) => id > (await highestIn(JSON.stringify(key), key));
+
   return {
+    /** Whether `id` is above every id of its partition so far: new, and its row goes at the table's end. */
+    above,
     async isNew(key: Partition, id: number): Promise<boolean> {
-      if (id > (await highestIn(JSON.stringify(key), key))) return true;
+      if (await above(key, id)) return true;
       const name = JSON.stringify([...key, id]);
       if (added.has(name)) return false;
       const there = found.get(name);

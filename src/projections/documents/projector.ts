@@ -131,11 +131,12 @@ export const documentsProjector: Projector = {
      * asked for before the rows before it are rendered (a network engine answers it meanwhile).
      */
     const renderAll = async (budget: FlushBudget) => {
-      if (renderedUpTo === 0) await served.keepOwners();
       while (budget.left > 0) {
         const rows = await (nextRows ?? records.after(renderedUpTo, ROWS_PER_STATEMENT));
         nextRows = undefined;
         if (rows.length === 0) return true;
+        // Read once, and only when there is a document to show them on.
+        if (renderedUpTo === 0) await served.keepOwners();
         renderedUpTo = rows[rows.length - 1].key;
         nextRows = records.after(renderedUpTo, ROWS_PER_STATEMENT);
         // Awaited by the next step; a build that fails first must not leave it rejected unhandled.

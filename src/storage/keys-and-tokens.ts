@@ -15,10 +15,14 @@ export interface KeyTablesOn {
   reads: SqlSession;
 }
 
-const KEY = 'id, name, scope, key_hash AS "keyHash", created_at AS created, expires_at AS expires, revoked_at AS revoked';
+/** A key's columns as `StoredKey` names them, read from the table `from` (prefixed) when given. */
+const keyColumns = (from = '') => {
+  const at = (column: string) => (from === '' ? column : `${from}.${column}`);
+  return `${at('id')}, ${at('name')}, ${at('scope')}, ${at('key_hash')} AS "keyHash", ${at('created_at')} AS created, ${at('expires_at')} AS expires, ${at('revoked_at')} AS revoked`;
+};
+const KEY = keyColumns();
 // A workbench page checks its session and the session's key: one statement, one round trip on a server.
-const SESSION_WITH_KEY = `SELECT s.key_id AS "keyId", s.created_at AS "sessionCreated", s.last_seen_at AS "lastSeen", s.ends_at AS ends,
-  k.id, k.name, k.scope, k.key_hash AS "keyHash", k.created_at AS created, k.expires_at AS expires, k.revoked_at AS revoked
+const SESSION_WITH_KEY = `SELECT s.key_id AS "keyId", s.created_at AS "sessionCreated", s.last_seen_at AS "lastSeen", s.ends_at AS ends, ${keyColumns('k')}
   FROM audit_sessions s LEFT JOIN api_keys k ON k.id = s.key_id WHERE s.id_hash = ?`;
 /** A session's row with its key's columns, all null when the key is gone. */
 type SessionWithKeyRow = Omit<StoredSession, 'created'> & { sessionCreated: number } & (StoredKey | { [column in keyof StoredKey]: null });

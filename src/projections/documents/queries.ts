@@ -82,12 +82,12 @@ export function documentQueries(session: SqlSession) {
   const keyedPage = (query: JoinedPageQuery, where: unknown[], offset: number, limit: number) =>
     session.joinedPage(query, { select: [...where, limit, offset], allCount: where });
   const balanceTypes = [...BALANCE_CREDIT_TYPES, ...BALANCE_DEBIT_TYPES].map((t) => `'${t}'`).join(', ');
-  // A contractor's posted documents from the covering (contractor_id, status, type, sum) index, each joined to its date.
   // The children of a level of a document tree with their records, in one statement (a round trip on a server).
   const childrenWithRecords = byCount(
     (parents) => `SELECT l.child_type, l.child_id, r.record FROM document_links l LEFT JOIN document_records r ON r.type = l.child_type AND r.id = l.child_id
        WHERE ${Array(parents).fill('(l.parent_type = ? AND l.parent_id = ?)').join(' OR ')}`,
   );
+  // A contractor's posted documents from the covering (contractor_id, status, type, sum) index, each joined to its date.
   const posted = `SELECT r.type, r.id, r.number, r.sum, d.date FROM document_records r JOIN documents d ON d.key = r.key
      WHERE r.contractor_id = ? AND r.status = 1 AND r.type IN (${balanceTypes}) ORDER BY d.date, r.type, r.id`;
 

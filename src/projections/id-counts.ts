@@ -5,8 +5,9 @@ import { type SqlSession, byCount, inChunks, placeholders } from '../storage/sql
  * How many ids a table holds in each range of consecutive ids, ranges nested 64 to 1: at level l a range is the
  * 64^l ids sharing `floor(id / 64^l)` (its `node`), and its row holds its `size` and `before`, the ids in the
  * ranges before it under the same range of the level above. Level 9's one range (64^9 = 2^54) holds every id
- * (ids stay below 2^53), so its size is the table's count: one seek. A page at offset k walks down from the top:
- * at each level the last range under the one found whose `before` is at most k holds the (k+1)-th id (one short
+ * (ids stay below 2^53), so its size is the table's count: one seek. A page at offset k walks down from the lowest
+ * range holding every id (found from the first and last ranges of level 1: two seeks, where ids below 64^3 would
+ * otherwise cross six levels holding one range each): at each level the last range under the one found whose `before` is at most k holds the (k+1)-th id (one short
  * index walk back from the range's end), and k less its `before` is the offset within it; below level 1, at
  * most 64 ids of the table are numbered. The same work at any offset.
  * A row added or removed changes one size a level, and the `before` of the ranges after its own under the same
@@ -194,9 +195,16 @@ function firstIdOfPage({ rows, counts, partition = [] }: IdPaging): string {
   const args = [...partition.map((c) => `CAST(? AS ${cast[c.type]}) AS ${c.name}`), 'CAST(? AS BIGINT) AS k'].join(', ');
   const samePartition = (table: string) => partition.map((c) => `${table}.${c.name} = arg.${c.name} AND `).join('');
   const under = (column: string, parent: string) => `${column} BETWEEN ${parent}.node * ${FAN_OUT} AND ${parent}.node * ${FAN_OUT} + ${FAN_OUT - 1}`;
+  const leafNode = (pick: 'min' | 'max') => `(SELECT ${pick}(node) FROM ${counts} WHERE ${partition.map((c) => `${c.name} = arg.${c.name} AND `).join('')}level = 1)`;
+  // The lowest level whose one range holds every id of the partition (ranges above it hold nothing else), found
+  // from its first and last level-1 ranges; an empty partition starts at the top and finds nothing.
+  const levels = Array.from({ length: TOP_LEVEL - 1 }, (_, i) => ({ level: i + 1, width: FAN_OUT ** i }));
+  const start = (value: (width: number, level: number) => string, otherwise: string) =>
+    `CASE ${levels.map(({ level, width }) => `WHEN lo / ${width} = hi / ${width} THEN ${value(width, level)}`).join(' ')} ELSE ${otherwise} END`;
   return `WITH RECURSIVE arg AS (SELECT ${args}),
+    span AS MATERIALIZED (SELECT ${leafNode('min')} AS lo, ${leafNode('max')} AS hi, k FROM arg),
     at (level, node, k) AS (
-      SELECT CAST(${TOP_LEVEL} AS BIGINT), CAST(0 AS BIGINT), k FROM arg
+      SELECT CAST(${start((_, level) => `${level}`, `${TOP_LEVEL}`)} AS BIGINT), CAST(${start((width) => `hi / ${width}`, '0')} AS BIGINT), k FROM span
       UNION ALL
       SELECT c.level, c.node, at.k - c.before FROM at CROSS JOIN arg CROSS JOIN ${counts} c
       WHERE at.level > 1 AND ${samePartition('c')}c.level = at.level - 1 AND c.node = (

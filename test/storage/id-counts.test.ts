@@ -41,8 +41,16 @@ function countedTable(session: SqlSession) {
 
 type Step = { op: 'add' | 'remove'; kind: string; id: number } | { op: 'move'; from: string; to: string; id: number } | { op: 'persist' };
 
-/** Ids clustered (neighbours share ranges) and spread (up to 2^53 - 1, every level's ranges), in any order. */
-const anId = fc.oneof(fc.integer({ min: 1, max: 300 }), fc.integer({ min: 1, max: 20_000 }), fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }));
+/**
+ * Ids clustered (neighbours share ranges), clustered far from 0 (the walk starts in a range of a middle level that
+ * is not the first), and spread (up to 2^53 - 1, every level's ranges), in any order.
+ */
+const anId = fc.oneof(
+  fc.integer({ min: 1, max: 300 }),
+  fc.integer({ min: 1, max: 20_000 }),
+  fc.integer({ min: 2 ** 40 - 3_000, max: 2 ** 40 + 3_000 }),
+  fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+);
 const aKind = fc.constantFrom(...KINDS);
 const aStep: fc.Arbitrary<Step> = fc.oneof(
   { arbitrary: fc.record({ op: fc.constant('add' as const), kind: aKind, id: anId }), weight: 6 },

@@ -1,6 +1,7 @@
 import postgres from 'postgres';
 import { unreachableOf } from './errors.ts';
 import { PostgresKeyChanges } from './key-changes.ts';
+import { socketUrl } from './socket-url.ts';
 
 /**
  * All the PostgreSQL engine asks of a connection: a statement with parameters, answered with its rows. On a
@@ -157,7 +158,9 @@ class Pool implements Statements {
 
 /** Connects to the database a `postgres://` URL names. Connections open on first use. */
 export function openPostgres(url: string, options: ConnectOptions = {}): PostgresDatabase {
+  const { url: hostUrl, path } = socketUrl(url);
   const settings = {
+    ...(path === undefined ? {} : { path }),
     // Notices (a ROLLBACK with no transaction, IF NOT EXISTS) are not problems.
     onnotice: () => {},
     // Ids, money and positions are bigint; tradebook keeps them as JS numbers, as SQLite hands them over.
@@ -168,7 +171,7 @@ export function openPostgres(url: string, options: ConnectOptions = {}): Postgre
   // postgres.js parses the URL when a client is made: one it cannot parse is said here, before anything connects.
   const client = (onLost: () => void, onclose?: () => void) => {
     try {
-      return new Client(() => postgres(url, { ...settings, max: 1, onclose }), options.stallMs, onLost);
+      return new Client(() => postgres(hostUrl, { ...settings, max: 1, onclose }), options.stallMs, onLost);
     } catch (error) {
       throw unreachableOf(error, url) ?? error;
     }

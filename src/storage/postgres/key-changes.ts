@@ -1,5 +1,6 @@
 import postgres from 'postgres';
 import type { KeyCache, KeyChangeSource } from '../../tokens/key-cache.ts';
+import { socketUrl } from './socket-url.ts';
 
 /** The channel a key's change is announced on, its id as the payload, in the transaction that makes it. */
 export const KEY_CHANGES_CHANNEL = 'tradebook_keys';
@@ -34,7 +35,8 @@ export class PostgresKeyChanges implements KeyChangeSource {
       },
       onclose: () => this.closed(cache, 'the connection listening for key changes closed'),
     };
-    this.client = postgres(this.url, options as postgres.Options<Record<string, never>>);
+    const { url, path } = socketUrl(this.url);
+    this.client = postgres(url, { ...options, ...(path === undefined ? {} : { path }) } as postgres.Options<Record<string, never>>);
     void this.listen(cache);
   }
 

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { expect, test } from 'vitest';
 import { openPostgres } from '../../../src/storage/postgres/connection.ts';
 import { describeEngines } from './engines.ts';
@@ -19,6 +20,24 @@ describeEngines('a PostgreSQL connection', (database, real) => {
     // Statements without parameters (DDL, a transaction's control) are sent in one round trip anyway: not kept.
     await session.sql('CREATE TABLE notes (id int)');
     expect(await prepared('CREATE TABLE notes (id int)')).toBe(0);
+  });
+
+  test.runIf(real)('a URL naming the server\'s socket directory connects through the socket, the writer and the pool alike', async (context) => {
+    const url = new URL(database().url!);
+    const [{ unix_socket_directories: directories }] = await database().session.sql<{ unix_socket_directories: string }>('SHOW unix_socket_directories');
+    const directory = directories.split(',')[0].trim();
+    if (!fs.existsSync(`${directory}/.s.PGSQL.${url.port || 5432}`)) return context.skip();
+    url.searchParams.set('host', directory);
+    const db = openPostgres(url.toString(), { poolSize: 1 });
+    try {
+      // A connection through a Unix-domain socket has no server address.
+      const overSocket = 'SELECT inet_server_addr() IS NULL AS local';
+      expect(await db.session.sql(overSocket)).toEqual([{ local: true }]);
+      expect(await db.pool.sql(overSocket)).toEqual([{ local: true }]);
+      expect(await database().session.sql(overSocket)).toEqual([{ local: false }]);
+    } finally {
+      await db.close();
+    }
   });
 
   test.runIf(real)('while a pooled connection is busy with a slow statement, the next statements go to an idle one', async () => {

@@ -3,6 +3,7 @@ import postgres from 'postgres';
 import { bareWritesPerSecondOnPostgres } from './ceilings.ts';
 import type { EngineUnderTest } from './engines.ts';
 import { projectors } from '../src/projections/registry.ts';
+import { socketUrl } from '../src/storage/postgres/socket-url.ts';
 import { type RebuildFloor, readModelKeys, recordsOf } from './floors.ts';
 import { type CpuReading, cpuOf } from './processes.ts';
 import { BUSIEST_CONTRACTOR_YEAR, type WorkbenchSubject } from './scenarios.ts';
@@ -17,8 +18,10 @@ type Row = Record<string, unknown>;
 const INT8 = 20;
 
 /** A postgres.js client reading bigint as JS numbers, as tradebook's own connections do, notices dropped. */
-export const connect = (url: string, max = 1) =>
-  postgres(url, { max, onnotice: () => {}, types: { int8: { to: INT8, from: [INT8], serialize: String, parse: Number } } });
+export const connect = (url: string, max = 1) => {
+  const { url: hostUrl, path } = socketUrl(url);
+  return postgres(hostUrl, { max, path, onnotice: () => {}, types: { int8: { to: INT8, from: [INT8], serialize: String, parse: Number } } });
+};
 
 export type Client = ReturnType<typeof connect>;
 

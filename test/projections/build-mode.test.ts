@@ -4,7 +4,7 @@ import { Company } from '../../src/company.ts';
 import { demoCompany } from '../../src/seed/demo-company.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { PostgresEngine } from '../../src/storage/postgres/engine.ts';
-import { expectRebuildEqualsLive, importRecords } from '../documents-fixtures.ts';
+import { expectRebuildEqualsLive, importRecords, line, sale } from '../documents-fixtures.ts';
 import { testService } from '../helpers.ts';
 import { describeEngines } from '../storage/postgres/engines.ts';
 
@@ -108,3 +108,26 @@ describeEngines('a build in build mode', (database) => {
     await expectRebuildEqualsLive(tb);
   });
 });
+
+test('a build reads the contractors its documents show a statement a hundred documents, however many contractors there are', async () => {
+  let statements: string[] | undefined;
+  const { tb, api } = await testService({ trace: (sql) => statements?.push(sql) });
+  // More contractors than a build keeps shown at once (20,000), and sales whose contractors take turns from both
+  // ends of them, so that none is still kept when its next sale renders.
+  const contractors = 20_100;
+  const person = (id: number) => ({ id, type: 'ФЛ', name: `Контрагент ${id}`, contactPerson: 'Иванов', phone1: `+7 916 ${String(id).padStart(7, '0')}` });
+  const sales = Array.from({ length: 400 }, (_, i) => sale(i + 1, 1, 100, { contractor: { id: i % 2 === 0 ? 1 + i : contractors - i } }));
+  const lines = [
+    line('product', { id: 1, name: 'Стол', sku: 'T1', categoryId: 0, salePrice: 1000 }),
+    ...Array.from({ length: contractors }, (_, i) => line('contractor', person(i + 1))),
+    ...sales,
+  ];
+  expect((await importRecords(tb, lines)).failures).toEqual([]);
+  statements = [];
+  await expectRebuildEqualsLive(tb);
+  const contractorReads = statements.filter((sql) => /^SELECT (id, )?record FROM \S*contractors\S* WHERE id/.test(sql));
+  statements = undefined;
+  expect(contractorReads.length, contractorReads.slice(0, 5).join('\n')).toBeLessThanOrEqual(8);
+  const shown = (await api.get('/api/sales?limit=2')).body.data.map((s: { contractor: { name: string } }) => s.contractor.name);
+  expect(shown).toEqual(['Контрагент 1', `Контрагент ${contractors - 1}`]);
+}, 60_000);

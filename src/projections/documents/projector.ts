@@ -1,5 +1,6 @@
 import { ROWS_PER_STATEMENT, type SqlSession } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
+import type { DocumentRecord } from '../../events/documents.ts';
 import { type DocumentEvent, evolveDocument } from '../../events/folds.ts';
 import type { StoredEvent } from '../../events/rows.ts';
 import { bindContractorRefresh } from '../contractors/projector.ts';
@@ -135,15 +136,15 @@ export const documentsProjector: Projector = {
         const rows = await (nextRows ?? records.after(renderedUpTo, ROWS_PER_STATEMENT));
         nextRows = undefined;
         if (rows.length === 0) return true;
-        // Read once, and only when there is a document to show them on.
-        if (renderedUpTo === 0) await served.keepOwners();
         renderedUpTo = rows[rows.length - 1].key;
         nextRows = records.after(renderedUpTo, ROWS_PER_STATEMENT);
         // Awaited by the next step; a build that fails first must not leave it rejected unhandled.
         nextRows.catch(() => {});
-        for (const row of rows) {
+        const docs = rows.map((row) => JSON.parse(row.record) as DocumentRecord);
+        await served.keepOwnersOf(docs.map((doc) => doc.fields.contractorId));
+        for (const [i, row] of rows.entries()) {
           const { paid, tree } = graph!.figures(row.key);
-          await served.render(row, JSON.parse(row.record), paid, tree);
+          await served.render(row, docs[i], paid, tree);
         }
         budget.left -= rows.length;
       }

@@ -70,7 +70,7 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
       `${wanted(count)} SELECT l.parent_type AS "parentType", l.parent_id AS "parentId", l.child_type AS "childType", l.child_id AS "childId"
        FROM wanted w JOIN ${n('document_links')} l ON l.parent_type = w.type AND l.parent_id = w.id`,
   );
-  const counts = idCounts(session, n('document_id_counts'), TYPE_PARTITION, mode === 'live');
+  const counts = idCounts(session, n('document_id_counts'), TYPE_PARTITION, mode);
   const known = newIds(session, n('document_records'), ['type'], mode);
   const insert = byCount(
     (rows) =>
@@ -124,18 +124,20 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
 
   /**
    * Each contractor's bonus percent, null without an active programme: read and parsed once, not for every sale,
-   * until an event changes the contractor (`contractorChanged`) or the flush ends (`forgetContractors`). A build
-   * takes it from the contractor's events instead, and reads only what it no longer keeps.
+   * until an event changes the contractor (`contractorChanged`) or the flush ends (`forgetContractors`), at most
+   * CONTRACTORS_KEPT at a time. A build replays every contractor's events before its sales, so it keeps the
+   * percent of each contractor whose programme is active, from those events, and reads nothing: one missing has none.
    */
   const bonusPercents = new Map<number, number | null>();
   const percentOf = (bonus: ContractorRecord['bonus'] | undefined) => (bonus?.status === 1 ? (bonus.percent ?? 0) : null);
-  const keepPercent = (contractorId: number, percent: number | null) => {
-    if (bonusPercents.size >= CONTRACTORS_KEPT) bonusPercents.clear();
-    bonusPercents.set(contractorId, percent);
-  };
   const bonusPercentOf = async (contractorId: number) => {
     let percent = bonusPercents.get(contractorId);
-    if (percent === undefined) keepPercent(contractorId, (percent = percentOf((await contractor(contractorId))?.bonus)));
+    if (mode === 'build') return percent ?? null;
+    if (percent === undefined) {
+      percent = percentOf((await contractor(contractorId))?.bonus);
+      if (bonusPercents.size >= CONTRACTORS_KEPT) bonusPercents.clear();
+      bonusPercents.set(contractorId, percent);
+    }
     return percent;
   };
 
@@ -210,8 +212,13 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
     },
     /** A contractor was added or edited; `bonus` is its programme when the event set it. */
     contractorChanged: (contractorId: number, bonus: ContractorRecord['bonus'] | undefined) => {
+      // Live, it is read again when a sale needs it; in a build, the programme the event set is the contractor's now.
       if (mode === 'live') bonusPercents.delete(contractorId);
-      else if (bonus !== undefined) keepPercent(contractorId, percentOf(bonus));
+      else if (bonus !== undefined) {
+        const percent = percentOf(bonus);
+        if (percent === null) bonusPercents.delete(contractorId);
+        else bonusPercents.set(contractorId, percent);
+      }
     },
     forgetContractors: () => bonusPercents.clear(),
   };

@@ -1,4 +1,4 @@
-import { ROWS_PER_STATEMENT, type SqlSession, byCount, inChunks, placeholders } from '../../storage/sql.ts';
+import { ROWS_PER_STATEMENT, type SqlSession, byCount, inChunks, placeholders, valueList } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
 import type { TableNames } from '../projector.ts';
 import { type DocumentRecord, isLineDocument } from '../../events/documents.ts';
@@ -15,7 +15,7 @@ const OWNERS_KEPT = 20_000;
 
 export function bindServedDocuments(session: SqlSession, n: TableNames, contractor: (id: number) => Promise<ContractorRecord | undefined>) {
   const served = `SELECT paid, list_json FROM ${n('documents')} WHERE key = ?`;
-  const firstContractors = `SELECT id, record FROM ${n('contractors')} ORDER BY id LIMIT ?`;
+  const contractorsIn = byCount((count) => `SELECT id, record FROM ${n('contractors')} WHERE id IN (${valueList(count)})`);
   const save = byCount(
     (rows) =>
       `INSERT INTO ${n('documents')} (key, type, id, date, month, status, paid, list_json)
@@ -58,11 +58,21 @@ export function bindServedDocuments(session: SqlSession, n: TableNames, contract
   return {
     render,
     /**
-     * Reads what documents show of the first OWNERS_KEPT contractors with one statement: a build renders every
-     * document, and reading each one's contractor on its own took a statement a contractor.
+     * Reads what documents show of those of these contractors not kept yet, a statement a hundred, before their
+     * documents are rendered: a build renders every document, and a contractor read on its own is a statement a
+     * document once the contractors outnumber what is kept. The kept ones are forgotten first when they would
+     * not all fit, so every one asked for is kept while its documents render.
      */
-    async keepOwners(): Promise<void> {
-      for (const [id, json] of await session.rows<[number, string]>(firstContractors, [OWNERS_KEPT])) owners.set(id, shownContractor(JSON.parse(json) as ContractorRecord));
+    async keepOwnersOf(ids: readonly number[]): Promise<void> {
+      const missing = [...new Set(ids)].filter((id) => !owners.has(id));
+      if (owners.size + missing.length > OWNERS_KEPT) owners.clear();
+      await inChunks(missing, async (chunk) => {
+        const found = new Map(await session.rows<[number, string]>(contractorsIn(chunk.length), chunk));
+        for (const id of chunk) {
+          const json = found.get(id);
+          owners.set(id, json === undefined ? undefined : shownContractor(JSON.parse(json) as ContractorRecord));
+        }
+      });
     },
     /**
      * Re-renders one document's list JSON with the paid and tree it is served with (a change that moves neither).

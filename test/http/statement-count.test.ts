@@ -74,23 +74,31 @@ test('an import group of 200 contractors whose ids come below the highest, in de
   expect(descending.length, descending.join('\n')).toBeLessThanOrEqual(ascending.length + 4);
 });
 
+/** A service holding a contractor, a product, its sale 3 and `documents`, with an auditor signed in to its workbench. */
+async function auditedSale(documents: ReturnType<typeof money>[]) {
+  const s = await counted();
+  const imported = await importLines(s.tb, [
+    line('contractor', romashka),
+    line('product', { id: 1, name: 'Стол', sku: 'T1', categoryId: 0, salePrice: 1000 }),
+    sale(3, 1, 500),
+    ...documents,
+  ]);
+  expect(imported.failures).toEqual([]);
+  const { key } = await s.tb.keys.create({ name: 'auditor', scope: 'audit' });
+  const auditor = new Browser(s.app);
+  expect((await auditor.signIn(key)).status).toBe(303);
+  return { ...s, auditor };
+}
+
 test("a document's workbench page runs as many statements whatever the number of documents made from it", async () => {
   /** The statements of the sale's page when `payments` posted payments were made from it, each with a refund made from it. */
   const statementsOf = async (payments: number) => {
-    const s = await counted();
     const ids = Array.from({ length: payments }, (_, i) => 10 + i);
-    const imported = await importLines(s.tb, [
-      line('contractor', romashka),
-      line('product', { id: 1, name: 'Стол', sku: 'T1', categoryId: 0, salePrice: 1000 }),
-      sale(3, 1, 500),
+    const { during, auditor } = await auditedSale([
       ...ids.map((id) => money('paymentin', id, 1, 10, [{ type: 'sale', id: 3 }])),
       ...ids.map((id) => money('paymentout', 100 + id, 1, 1, [{ type: 'paymentin', id }])),
     ]);
-    expect(imported.failures).toEqual([]);
-    const { key } = await s.tb.keys.create({ name: 'auditor', scope: 'audit' });
-    const auditor = new Browser(s.app);
-    expect((await auditor.signIn(key)).status).toBe(303);
-    const statements = await s.during(async () => {
+    const statements = await during(async () => {
       const page = await auditor.get('/audit/document/sale/3');
       expect(page.status).toBe(200);
       expect(page.text).toContain(`Payment in ${10 + payments - 1}`);
@@ -106,18 +114,8 @@ test("a document's workbench page runs as many statements whatever the number of
 });
 
 test("a contractor's statement page runs at most 4 statements", async () => {
-  const s = await counted();
-  const imported = await importLines(s.tb, [
-    line('contractor', romashka),
-    line('product', { id: 1, name: 'Стол', sku: 'T1', categoryId: 0, salePrice: 1000 }),
-    sale(3, 1, 500),
-    money('paymentin', 4, 1, 300, [{ type: 'sale', id: 3 }]),
-  ]);
-  expect(imported.failures).toEqual([]);
-  const { key } = await s.tb.keys.create({ name: 'auditor', scope: 'audit' });
-  const auditor = new Browser(s.app);
-  expect((await auditor.signIn(key)).status).toBe(303);
-  const statements = await s.during(async () => {
+  const { during, auditor } = await auditedSale([money('paymentin', 4, 1, 300, [{ type: 'sale', id: 3 }])]);
+  const statements = await during(async () => {
     const page = await auditor.get('/audit/statement?contractor=7&dateFrom=2026-01-01&dateTo=2026-12-31');
     expect(page.status).toBe(200);
     expect(page.text).toContain('ООО Ромашка');

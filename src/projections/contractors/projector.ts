@@ -44,7 +44,7 @@ export const contractorsProjector: Projector = {
   ],
   bind(session: SqlSession, n: TableNames, mode: ApplyMode) {
     const recordOf = `SELECT record FROM ${n('contractors')} WHERE id = ?`;
-    const counts = idCounts(session, n('contractor_id_counts'), [], mode === 'live');
+    const counts = idCounts(session, n('contractor_id_counts'), [], mode);
     const known = newIds(session, n('contractors'), [], mode);
     const insert = byCount((rows) => `INSERT INTO ${n('contractors')} (id, inn, name_key, record, balance, bonus_balance, json) VALUES ${placeholders(rows, 7)}`);
     const update = `UPDATE ${n('contractors')} SET inn = ?, name_key = ?, record = ? WHERE id = ?`;

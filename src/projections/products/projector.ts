@@ -40,7 +40,7 @@ export const productsProjector: Projector = {
     const recordOf = `SELECT record FROM ${n('products')} WHERE id = ?`;
     const brandName = `SELECT name FROM ${n('product_brands')} WHERE id = ?`;
     const categoryName = `SELECT name FROM ${n('product_categories')} WHERE id = ?`;
-    const counts = idCounts(session, n('product_id_counts'), [], mode === 'live');
+    const counts = idCounts(session, n('product_id_counts'), [], mode);
     const known = newIds(session, n('products'), [], mode);
     const insert = byCount(
       (rows) => `INSERT INTO ${n('products')} (id, sku, category_id, brand_id, record, list_json, full_json) VALUES ${placeholders(rows, 7)}`,

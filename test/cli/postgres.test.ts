@@ -127,6 +127,24 @@ describe.runIf(REAL_SERVER_URL)('tradebook keys, events, history and anchor on a
     }
   });
 
+  test('verify and copy from a database tradebook never opened: one line saying so, exit 2, nothing created there', async () => {
+    const fresh = await createDatabase(admin);
+    try {
+      for (const args of [['verify'], ['copy', '--to', path.join(tempDir(), 'c.db')]]) {
+        const run = await runCliHere(fresh.url, args);
+        expect([run.status, run.stdout, run.stderr]).toEqual([2, '', `tradebook: ${fresh.url} is not a tradebook database (it holds no event log)\n`]);
+      }
+      const inFresh = openPostgres(fresh.url, { poolSize: 1 });
+      try {
+        expect(await inFresh.pool.sql("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")).toEqual([]);
+      } finally {
+        await inFresh.close();
+      }
+    } finally {
+      await fresh.drop();
+    }
+  });
+
   test('events, history and anchor: the same appends print the same lines from PostgreSQL as from SQLite, filtered alike, past a page', async () => {
     // One clock for both engines, moved between the batches so that --since has something to tell apart.
     const start = Date.parse('2026-11-25T10:00:00Z');

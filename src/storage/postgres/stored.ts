@@ -5,6 +5,8 @@ import { postgresSession } from './session.ts';
 import { postgresCopySource } from './copy-source.ts';
 import { postgresCopyTarget } from './copy-target.ts';
 import { unreachableOf } from './errors.ts';
+import { shownUrl } from '../database.ts';
+import { NotADatabase } from '../errors.ts';
 import { verifyPostgres } from './verify.ts';
 
 /**
@@ -13,13 +15,24 @@ import { verifyPostgres } from './verify.ts';
  */
 export function openStoredPostgres(url: string): StoredDatabase {
   const db = openPostgres(url, { poolSize: 1 });
+  const reached = (error: unknown) => {
+    throw unreachableOf(error, url) ?? error;
+  };
+  // A database tradebook never opened holds no log: said so, rather than as the table a statement does not find.
+  const refuseWithoutLog = async () => {
+    const [{ found }] = await db.pool.sql<{ found: boolean }>("SELECT to_regclass('events') IS NOT NULL AS found").catch(reached);
+    if (!found) throw new NotADatabase(shownUrl(url), 'it holds no event log');
+  };
   return {
     audit: auditReads(postgresSession(() => db.pool)),
-    verify: () =>
-      verifyPostgres(db.session).catch((error: unknown) => {
-        throw unreachableOf(error, url) ?? error;
-      }),
-    copySource: () => postgresCopySource(db),
+    verify: async () => {
+      await refuseWithoutLog();
+      return verifyPostgres(db.session).catch(reached);
+    },
+    copySource: async () => {
+      await refuseWithoutLog();
+      return postgresCopySource(db);
+    },
     close: db.close,
   };
 }

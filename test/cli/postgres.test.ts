@@ -145,6 +145,24 @@ describe.runIf(REAL_SERVER_URL)('tradebook keys, events, history and anchor on a
     }
   });
 
+  test('rebuild of a database nothing has opened: migrated and built as a new SQLite file is, verify passes after', async () => {
+    const fresh = await createDatabase(admin);
+    try {
+      const runs = async (db: string) => {
+        // As processes: SQLite's rebuild runs on a thread of its own, from the built command line.
+        const rebuild = await cli(db, ['rebuild']);
+        const verify = await cli(db, ['verify']);
+        return [rebuild, verify].map((run) => ({ ...run, stdout: run.stdout.replace(/in \d+(\.\d+)? s/, 'in T s'), stderr: run.stderr.replace(/\d+ events\/s/g, 'N events/s') }));
+      };
+      const onPostgres = await runs(fresh.url);
+      expect(onPostgres).toEqual(await runs(path.join(tempDir(), 'fresh.db')));
+      expect(onPostgres.map((run) => run.status)).toEqual([0, 0]);
+      expect(onPostgres[1].stdout).toMatch(/^verify: OK: hash chain of 0 events intact; \d+ read tables equal a fresh rebuild\n$/);
+    } finally {
+      await fresh.drop();
+    }
+  });
+
   test('events, history and anchor: the same appends print the same lines from PostgreSQL as from SQLite, filtered alike, past a page', async () => {
     // One clock for both engines, moved between the batches so that --since has something to tell apart.
     const start = Date.parse('2026-11-25T10:00:00Z');

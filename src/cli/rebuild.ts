@@ -48,7 +48,11 @@ async function writeCopy(setting: DatabaseSetting, untilText: string | undefined
   try {
     until = untilText === undefined ? source.copy.count : await resolveUntil({ lastSeq: source.copy.count, firstRecordedSince: source.copy.firstRecordedSince }, untilText);
     if (until === undefined) throw new UsageError(`--until takes a seq or a time, ${TIME_FORMS}`);
-    if (until === 0) throw new UsageError(`--until ${untilText} is before the first event: the copy would hold no log`);
+    if (until === 0) {
+      throw new UsageError(
+        untilText === undefined ? 'the log is empty: a point-in-time copy would hold no log' : `--until ${untilText} is before the first event: the copy would hold no log`,
+      );
+    }
     const progress = progressReporter('rebuild', 'events');
     await writePointInTime(source.copy, shownDatabase(setting), until, into, { onProgress: progress.update });
     progress.stop();

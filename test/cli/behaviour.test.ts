@@ -115,5 +115,11 @@ describe('--version and --json', () => {
     }
     const written = await runCli(db, ['rebuild', '--until', '1', '--into', copy, '--json']);
     expect(JSON.parse(written.stdout)).toEqual({ into: copy, until: 1, seconds: expect.any(Number) });
+    // Without --until, from a database whose log is empty: said as such.
+    const empty = path.join(dir, 'empty.db');
+    expect((await runCli(empty, ['keys', 'create'])).status).toBe(0);
+    const none = await runCli(empty, ['rebuild', '--into', path.join(dir, 'none.db')]);
+    expect([none.status, none.stderr]).toEqual([2, 'tradebook: the log is empty: a point-in-time copy would hold no log\n']);
+    expect(fs.existsSync(path.join(dir, 'none.db'))).toBe(false);
   });
 });

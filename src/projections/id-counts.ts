@@ -8,9 +8,10 @@ import { type SqlSession, byCount, inChunks, placeholders } from '../storage/sql
  * ranges before it under the same range of the level above. Level 9's one range (64^9 = 2^54) holds every id
  * (ids stay below 2^53), so its size is the table's count: one seek. A page at offset k walks down from the lowest
  * range holding every id (found from the first and last ranges of level 1: two seeks, where ids below 64^3 would
- * otherwise cross six levels holding one range each): at each level the last range under the one found whose `before` is at most k holds the (k+1)-th id (one short
- * index walk back from the range's end), and k less its `before` is the offset within it; below level 1, at
- * most 64 ids of the table are numbered. The same work at any offset.
+ * otherwise cross six levels holding one range each): at each level the last range under the one found whose
+ * `before` is at most k holds the (k+1)-th id (one short index walk back from the range's end), and k less its
+ * `before` is the offset within it; below level 1, at most 64 ids of the table are numbered. The same work at
+ * any offset.
  * A row added or removed changes one size a level, and the `before` of the ranges after its own under the same
  * range above: at most 9 + 9 × 63 rows whatever the table's size and wherever the id falls (ids in order change
  * nine sizes and no `before`). The counts depend only on which ids are there, so a rebuild, a replay and every

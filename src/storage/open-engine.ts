@@ -57,7 +57,8 @@ export async function openLog(setting: DatabaseSetting): Promise<{ audit: Pick<A
 /**
  * `tradebook rebuild`: every read table built beside the served ones and swapped in while servers keep serving and
  * writing; on SQLite on a thread of its own after an ordinary open (migrated, current), on PostgreSQL on a
- * connection of its own after the log is migrated. `onRetry` hears why a SQLite rebuild starts again without its heap limit.
+ * connection of its own after the log is migrated. `onRetry` hears why a SQLite rebuild starts again without its
+ * heap limit.
  */
 export async function rebuildReadTables(
   setting: DatabaseSetting,

@@ -15,20 +15,19 @@ import { verifyPostgres } from './verify.ts';
  */
 export function openStoredPostgres(url: string): StoredDatabase {
   const db = openPostgres(url, { poolSize: 1 });
-  const throwAsUnreachable = (error: unknown) => {
-    throw unreachableOf(error, url) ?? error;
-  };
   // A database tradebook never opened holds no log: said so, rather than as the table a statement does not find.
   const refuseWithoutLog = async () => {
-    const [{ found }] = await db.pool.sql<{ found: boolean }>("SELECT to_regclass('events') IS NOT NULL AS found").catch(throwAsUnreachable);
+    const [{ found }] = await db.pool.sql<{ found: boolean }>("SELECT to_regclass('events') IS NOT NULL AS found");
     if (!found) throw new NotADatabase(shownUrl(url), 'it holds no event log');
   };
   return {
     audit: auditReads(postgresSession(() => db.pool)),
-    verify: async () => {
-      await refuseWithoutLog();
-      return verifyPostgres(db.session).catch(throwAsUnreachable);
-    },
+    verify: () =>
+      refuseWithoutLog()
+        .then(() => verifyPostgres(db.session))
+        .catch((error: unknown) => {
+          throw unreachableOf(error, url) ?? error;
+        }),
     copySource: async () => {
       await refuseWithoutLog();
       return postgresCopySource(db);

@@ -145,6 +145,21 @@ describe.runIf(REAL_SERVER_URL)('tradebook keys, events, history and anchor on a
     }
   });
 
+  test('a key created in a new database, then verify: OK, as on a new SQLite file (its read tables exist, empty)', async () => {
+    const fresh = await createDatabase(admin);
+    try {
+      const verified = async (db: string) => {
+        expect((await runCliHere(db, ['keys', 'create'])).status).toBe(0);
+        return runCliHere(db, ['verify']);
+      };
+      const onPostgres = await verified(fresh.url);
+      expect(onPostgres).toEqual(await verified(path.join(tempDir(), 'new.db')));
+      expect([onPostgres.status, onPostgres.stdout]).toEqual([0, expect.stringMatching(/^verify: OK: hash chain of 0 events intact; \d+ read tables equal a fresh rebuild\n$/)]);
+    } finally {
+      await fresh.drop();
+    }
+  });
+
   test('rebuild of a database nothing has opened: migrated and built as a new SQLite file is, verify passes after', async () => {
     const fresh = await createDatabase(admin);
     try {

@@ -4,6 +4,8 @@ import { type PostgresDatabase, type Sql, openPostgres } from './connection.ts';
 import { unreachableOf } from './errors.ts';
 import { PostgresKeyStore } from './keys-and-tokens.ts';
 import { migrate } from './migrate.ts';
+import { PostgresEngine } from './engine.ts';
+import { lastSeq } from './event-log.ts';
 import { PostgresWriter } from './writer.ts';
 
 /** What the command line needs of PostgreSQL without the read tables: the API keys, and the pool the log is read on. */
@@ -25,6 +27,9 @@ export async function openLogAndKeys(url: string, clock: Clock = systemClock): P
     db = openPostgres(url);
     // The first statement: whether the server is there, lets us in and has the database shows here.
     await migrate(db.session);
+    // A new database gets its read tables too, empty, as a new SQLite file does (it verifies like any other);
+    // one with a log is left for a server or `rebuild` to bring up.
+    if ((await lastSeq(db.session)) === 0) await PostgresEngine.on(db, { clock });
   } catch (error) {
     await db?.close();
     throw unreachableOf(error, url) ?? error;

@@ -37,7 +37,8 @@ export function openCopyDestination(setting: DatabaseSetting): CopyDestination {
 }
 
 /**
- * The API keys of the database, migrated; on PostgreSQL without bringing the read tables up (keys need none).
+ * The API keys of the database, migrated; on PostgreSQL without bringing the read tables of a database with a log
+ * up (keys need none).
  * `mustExist`: a SQLite path where there is no file is refused instead of an empty database made there.
  */
 export async function openKeys(setting: DatabaseSetting, options: EngineOptions & { mustExist?: boolean } = {}): Promise<{ keys: ApiKeys; close(): Promise<void> }> {

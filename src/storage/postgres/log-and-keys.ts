@@ -17,9 +17,9 @@ export interface LogAndKeys {
 }
 
 /**
- * Connects to the database `url` names and migrates it (an empty database gets its schema): keys are changed
- * through a writer of its own, under the chain head's lock as every server's writes. A database that cannot be
- * reached is `DatabaseUnreachable`, the URL named without its password.
+ * Connects to the database `url` names and migrates it (an empty database gets its schema, read tables included):
+ * keys are changed through a writer of its own, under the chain head's lock as every server's writes. A database
+ * that cannot be reached is `DatabaseUnreachable`, the URL named without its password.
  */
 export async function openLogAndKeys(url: string, clock: Clock = systemClock): Promise<LogAndKeys> {
   let db: PostgresDatabase | undefined;

@@ -89,6 +89,15 @@ describe.runIf(REAL_SERVER_URL)('tradebook keys, events, history and anchor on a
     await database?.drop();
     await admin.close();
   });
+  /** `work` on a new, empty database of its own, dropped after it. */
+  const onFreshDatabase = async (work: (url: string) => Promise<void>) => {
+    const fresh = await createDatabase(admin);
+    try {
+      await work(fresh.url);
+    } finally {
+      await fresh.drop();
+    }
+  };
 
   test('keys create, list, revoke: the same output and exit statuses as on SQLite; the empty database gets its schema', async () => {
     const steps = [
@@ -114,69 +123,53 @@ describe.runIf(REAL_SERVER_URL)('tradebook keys, events, history and anchor on a
     expect(onPostgres[5].stdout).toBe('1\taccounting\taudit\tcreated NOW\texpires 2030-01-01 00:00:00+03:00\trevoked NOW\n2\tkey\tapi\tcreated NOW\texpires -\trevoked -\n');
   });
 
-  test('an import into a new, empty database: the same report and nothing else said as on SQLite (there was no log to build from)', async () => {
-    const fresh = await createDatabase(admin);
-    try {
+  test('an import into a new, empty database: the same report and nothing else said as on SQLite (there was no log to build from)', () =>
+    onFreshDatabase(async (url) => {
       const file = path.join(tempDir(), 'brands.ndjson');
       fs.writeFileSync(file, `${JSON.stringify({ type: 'product_brand', data: { id: 1, name: 'Acme' } })}\n`);
-      const onPostgres = await runCliHere(fresh.url, ['import', file]);
+      const onPostgres = await runCliHere(url, ['import', file]);
       expect(onPostgres).toEqual(await runCliHere(path.join(tempDir(), 't.db'), ['import', file]));
       expect([onPostgres.status, onPostgres.stderr]).toEqual([0, '']);
-    } finally {
-      await fresh.drop();
-    }
-  });
+    }));
 
-  test('verify and copy from a database tradebook never opened: one line saying so, exit 2, nothing created there', async () => {
-    const fresh = await createDatabase(admin);
-    try {
+  test('verify and copy from a database tradebook never opened: one line saying so, exit 2, nothing created there', () =>
+    onFreshDatabase(async (url) => {
       for (const args of [['verify'], ['copy', '--to', path.join(tempDir(), 'c.db')]]) {
-        const run = await runCliHere(fresh.url, args);
-        expect([run.status, run.stdout, run.stderr]).toEqual([2, '', `tradebook: ${fresh.url} is not a tradebook database (it holds no event log)\n`]);
+        const run = await runCliHere(url, args);
+        expect([run.status, run.stdout, run.stderr]).toEqual([2, '', `tradebook: ${url} is not a tradebook database (it holds no event log)\n`]);
       }
-      const inFresh = openPostgres(fresh.url, { poolSize: 1 });
+      const inFresh = openPostgres(url, { poolSize: 1 });
       try {
         expect(await inFresh.pool.sql("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")).toEqual([]);
       } finally {
         await inFresh.close();
       }
-    } finally {
-      await fresh.drop();
-    }
-  });
+    }));
 
-  test('a key created in a new database, then verify: OK, as on a new SQLite file (its read tables exist, empty)', async () => {
-    const fresh = await createDatabase(admin);
-    try {
+  test('a key created in a new database, then verify: OK, as on a new SQLite file (its read tables exist, empty)', () =>
+    onFreshDatabase(async (url) => {
       const verified = async (db: string) => {
         expect((await runCliHere(db, ['keys', 'create'])).status).toBe(0);
         return runCliHere(db, ['verify']);
       };
-      const onPostgres = await verified(fresh.url);
+      const onPostgres = await verified(url);
       expect(onPostgres).toEqual(await verified(path.join(tempDir(), 'new.db')));
       expect([onPostgres.status, onPostgres.stdout]).toEqual([0, expect.stringMatching(/^verify: OK: hash chain of 0 events intact; \d+ read tables equal a fresh rebuild\n$/)]);
-    } finally {
-      await fresh.drop();
-    }
-  });
+    }));
 
-  test('rebuild of a database nothing has opened: migrated and built as a new SQLite file is, verify passes after', async () => {
-    const fresh = await createDatabase(admin);
-    try {
+  test('rebuild of a database nothing has opened: migrated and built as a new SQLite file is, verify passes after', () =>
+    onFreshDatabase(async (url) => {
       const runs = async (db: string) => {
         // As processes: SQLite's rebuild runs on a thread of its own, from the built command line.
         const rebuild = await cli(db, ['rebuild']);
         const verify = await cli(db, ['verify']);
         return [rebuild, verify].map((run) => ({ ...run, stdout: run.stdout.replace(/in \d+(\.\d+)? s/, 'in T s'), stderr: run.stderr.replace(/\d+ events\/s/g, 'N events/s') }));
       };
-      const onPostgres = await runs(fresh.url);
+      const onPostgres = await runs(url);
       expect(onPostgres).toEqual(await runs(path.join(tempDir(), 'fresh.db')));
       expect(onPostgres.map((run) => run.status)).toEqual([0, 0]);
       expect(onPostgres[1].stdout).toMatch(/^verify: OK: hash chain of 0 events intact; \d+ read tables equal a fresh rebuild\n$/);
-    } finally {
-      await fresh.drop();
-    }
-  });
+    }));
 
   test('events, history and anchor: the same appends print the same lines from PostgreSQL as from SQLite, filtered alike, past a page', async () => {
     // One clock for both engines, moved between the batches so that --since has something to tell apart.

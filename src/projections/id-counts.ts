@@ -197,7 +197,7 @@ function firstIdOfPage({ rows, counts, partition = [] }: IdPaging): string {
   const args = [...partition.map((c) => `CAST(? AS ${cast[c.type]}) AS ${c.name}`), 'CAST(? AS BIGINT) AS k'].join(', ');
   const samePartition = (table: string) => partition.map((c) => `${table}.${c.name} = arg.${c.name} AND `).join('');
   const under = (column: string, parent: string) => `${column} BETWEEN ${parent}.node * ${FAN_OUT} AND ${parent}.node * ${FAN_OUT} + ${FAN_OUT - 1}`;
-  const leafNode = (pick: 'min' | 'max') => `(SELECT ${pick}(node) FROM ${counts} WHERE ${partition.map((c) => `${c.name} = arg.${c.name} AND `).join('')}level = 1)`;
+  const leafNode = (pick: 'min' | 'max') => `(SELECT ${pick}(e.node) FROM ${counts} e WHERE ${samePartition('e')}e.level = 1)`;
   // The lowest level whose one range holds every id of the partition (ranges above it hold nothing else), found
   // from its first and last level-1 ranges; an empty partition starts at the top and finds nothing.
   const levels = Array.from({ length: TOP_LEVEL - 1 }, (_, i) => ({ level: i + 1, width: FAN_OUT ** i }));

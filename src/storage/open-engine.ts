@@ -58,18 +58,13 @@ export async function openLog(setting: DatabaseSetting): Promise<{ audit: Pick<A
 /**
  * `tradebook rebuild`: every read table built beside the served ones and swapped in while servers keep serving and
  * writing; on SQLite on a thread of its own after an ordinary open (migrated, current), on PostgreSQL on a
- * connection of its own after the log is migrated. `onRetry` hears why a SQLite rebuild starts again without its
- * heap limit.
+ * connection of its own, migrated first. `onRetry` hears why a SQLite rebuild starts again without its heap limit.
  */
 export async function rebuildReadTables(
   setting: DatabaseSetting,
   options: { onProgress: (progress: RebuildProgress) => void; onRetry: (reason: string) => void; onBuilt?: EngineOptions['onBuilt'] },
 ): Promise<{ events: number }> {
-  if (setting.engine === 'postgres') {
-    // Migrated first, as SQLite's ordinary open does: a database nothing has opened yet gets its log to build from.
-    await (await openLogAndKeys(setting.url)).close();
-    return rebuildDatabase(setting.url, options.onProgress);
-  }
+  if (setting.engine === 'postgres') return rebuildDatabase(setting.url, options.onProgress);
   await (await SqliteEngine.open(setting.file, { onBuilt: options.onBuilt })).close();
   return rebuildOnThread(setting.file, options.onProgress, options.onRetry);
 }

@@ -160,7 +160,7 @@ class Pool implements Statements {
 export function openPostgres(url: string, options: ConnectOptions = {}): PostgresDatabase {
   const { url: hostUrl, path } = socketUrl(url);
   const settings = {
-    ...(path === undefined ? {} : { path }),
+    path,
     // Notices (a ROLLBACK with no transaction, IF NOT EXISTS) are not problems.
     onnotice: () => {},
     // Ids, money and positions are bigint; tradebook keeps them as JS numbers, as SQLite hands them over.

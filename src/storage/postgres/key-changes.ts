@@ -36,7 +36,7 @@ export class PostgresKeyChanges implements KeyChangeSource {
       onclose: () => this.closed(cache, 'the connection listening for key changes closed'),
     };
     const { url, path } = socketUrl(this.url);
-    this.client = postgres(url, { ...options, ...(path === undefined ? {} : { path }) } as postgres.Options<Record<string, never>>);
+    this.client = postgres(url, { ...options, path } as postgres.Options<Record<string, never>>);
     void this.listen(cache);
   }
 

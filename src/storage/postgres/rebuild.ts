@@ -3,6 +3,7 @@ import { toStoredEvent } from '../../events/store.ts';
 import { type Sql, openPostgres } from './connection.ts';
 import { storageErrorOf, unreachableOf } from './errors.ts';
 import { PostgresWriter } from './writer.ts';
+import { migrate } from './migrate.ts';
 import { lastSeq, readEvents } from './event-log.ts';
 import { renameBuilt, tablesNamedWith } from './read-tables.ts';
 import { postgresSession } from './session.ts';
@@ -77,14 +78,17 @@ export function rebuildPostgres(build: Sql, writer: PostgresWriter, options: { o
 
 /**
  * The read tables of the database `url` names rebuilt (`rebuildPostgres`) on a connection of the rebuild's own,
- * swapped in under the chain head's lock while servers keep serving and writing.
+ * swapped in under the chain head's lock while servers keep serving and writing. Migrated first, as SQLite's
+ * ordinary open is: a database nothing has opened yet gets its log to build from.
  */
 export async function rebuildDatabase(url: string, onProgress: (progress: RebuildProgress) => void): Promise<{ events: number }> {
   const db = openPostgres(url, { poolSize: 1 });
   try {
-    return await rebuildPostgres(db.session, new PostgresWriter(db.session), { onProgress }).catch((error: unknown) => {
-      throw unreachableOf(error, url) ?? storageErrorOf(error) ?? error;
-    });
+    return await migrate(db.session)
+      .then(() => rebuildPostgres(db.session, new PostgresWriter(db.session), { onProgress }))
+      .catch((error: unknown) => {
+        throw unreachableOf(error, url) ?? storageErrorOf(error) ?? error;
+      });
   } finally {
     await db.close();
   }

@@ -44,6 +44,19 @@ test('add-contractor of 100 records runs at most 40 statements', async () => {
   expect((await s.api.get('/api/contractors?limit=1&offset=100')).body.data[0].name).toBe('Контрагент 100');
 });
 
+test('add-product of 10 new products writes their rows once, wide, and never rewrites them', async () => {
+  const s = await counted();
+  await s.api.write('/api/add-product-brand', 'brand', [{ name: 'Бренд' }]);
+  await s.api.write('/api/add-product-category', 'category', [{ name: 'Группа' }]);
+  const token = await s.api.token('/api/add-product');
+  const products = Array.from({ length: 10 }, (_, i) => ({ name: `Товар ${i}`, sku: `S-${i}`, categoryId: 1, brandId: 1, salePrice: 10 + i }));
+  const statements = await s.during(async () => expect((await s.api.post('/api/add-product', { products }, token)).status).toBe(200));
+  const written = statements.filter((sql) => /\b(INSERT INTO|UPDATE)\s+"?products"?[\s(]/i.test(sql));
+  expect(written, statements.join('\n')).toHaveLength(1);
+  expect(written[0]).toMatch(/^\s*INSERT/i);
+  expect((await s.api.get('/api/products?limit=1&offset=9')).body.data[0]).toMatchObject({ sku: 'S-9', salePrice: 19, brand: { name: 'Бренд' } });
+});
+
 test('update-product-prices of 100 records runs at most 40 statements', async () => {
   const s = await counted();
   await s.api.write('/api/add-product-brand', 'brand', [{ name: 'Бренд' }]);

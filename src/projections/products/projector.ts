@@ -112,15 +112,16 @@ export const productsProjector: Projector = {
         await adding.write();
         return save(p); // applying the same event twice changes nothing
       }
-      const appended = mode === 'build' && (await known.above([], p.id));
+      const appended = await known.above([], p.id);
       await known.add([], p.id);
       counts.add([], p.id);
       if (appended) {
         // Above every id so far, so its row goes at the table's end: rendered as it is added, with the names as they
-        // are now, and written once (only a product a later event changes is rendered again at the flush). Written a
-        // statement's worth at a time: rows this wide kept back for a whole transaction outlived the young
-        // generation. A product below the highest takes the narrow path below instead: wide rows inserted all over
-        // the table split its pages, where narrow ones rewritten in id order at the flush stay on neighbouring pages.
+        // are now, and written once (only a product a later event changes is rendered again at the flush), live or
+        // in a build. Written a statement's worth at a time: rows this wide kept back for a whole transaction
+        // outlived the young generation. A product below the highest takes the narrow path below instead: wide rows
+        // inserted all over the table split its pages, where narrow ones rewritten in id order at the flush stay on
+        // neighbouring pages.
         const { record, list, full } = await render(p);
         adding.add([p.id, p.sku, p.categoryId, p.brandId, record, list, full]);
         if (adding.size() >= ROWS_PER_STATEMENT) await adding.write();

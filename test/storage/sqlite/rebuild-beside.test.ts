@@ -105,9 +105,11 @@ describe('rebuild beside the served tables', () => {
   });
 
   test('a flush done in steps, each its own transaction, writes what one flush writes', async () => {
-    const { tb } = await catalogue();
+    const { tb, api } = await catalogue();
     const records = [line('contractor', romashka), sale(1, 1, 1000), money('cashin', 1, 1, 300, [{ type: 'sale', id: 1 }]), sale(2, 1, 50), sale(3, 0, 70)];
     expect((await importRecords(tb, records)).failures).toEqual([]);
+    // Products changed after they were added wait for the flush too.
+    expect((await api.write('/api/update-product-prices', 'data', [{ sku: 'K', salePrice: 80 }, { sku: 'S', salePrice: 5 }])).status).toBe(200);
     const db = openSqlite(path.join(tempDir(), 'steps.db'));
     await createProjectionTables(sqliteSession(db), projectors, 0);
     const projections = new Projections(sqliteSession(db));

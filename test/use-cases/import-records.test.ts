@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type LineFailure, importLines, importRecords } from '../../src/use-cases/import.ts';
+import { type LineFailure, importLines, importRecords, nextGroupLines } from '../../src/use-cases/import.ts';
 import { demoCompany } from '../../src/seed/demo-company.ts';
 import { type TestService, manualClock, testService } from '../helpers.ts';
 
@@ -114,5 +114,40 @@ describe('import line types that are names of Object properties', () => {
     expect(failures.map((f) => [f.line, f.errors[0].code])).toEqual([[2, 'ERROR_INTERNAL']]);
     expect(failures[0].errors[0].message).toContain('a bug in a decider');
     expect((await s.tb.brands.allJson()).map((b) => JSON.parse(b).name)).toEqual(['Заря', 'Восток']);
+  });
+});
+
+describe('groups sized by the time they take', () => {
+  it('a group holds as many lines as take about 250 ms at the last pace: at most twice the last, between 20 and 2,000', () => {
+    expect(nextGroupLines(200, 25)).toBe(400); // quick: doubles
+    expect(nextGroupLines(1_600, 100)).toBe(2_000); // never past 2,000
+    expect(nextGroupLines(400, 200)).toBe(500); // at the pace
+    expect(nextGroupLines(200, 1_000)).toBe(50); // slow: shrinks at once
+    expect(nextGroupLines(50, 10_000)).toBe(20); // never under 20
+    expect(nextGroupLines(200, 0)).toBe(400);
+  });
+
+  // The writer's clock is made to read a fixed time a group: the sizes follow it, whatever this machine's speed.
+  const importTaking = async (groupMs: number, lines: number) => {
+    const s = await service();
+    let now = 0;
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => (now += groupMs));
+    const before = s.tb.writer.commits;
+    try {
+      const records = Array.from({ length: lines }, (_, i) => ({ line: i + 1, value: { type: 'product_brand', data: { name: `Бренд ${i}` } } }));
+      expect(await importRecords(s.tb, records, () => {})).toEqual({ lines, applied: lines, failed: 0, events: lines });
+    } finally {
+      clock.mockRestore();
+    }
+    expect((await s.tb.brands.allJson()).length).toBe(lines);
+    return s.tb.writer.commits - before;
+  };
+
+  it('quick lines go in growing groups: 3,000 in 200, 400, 800 and 1,600', async () => {
+    expect(await importTaking(20, 3_000)).toBe(4);
+  });
+
+  it('slow lines go in small groups: 1,000 in 200, 50, then 20 at a time', async () => {
+    expect(await importTaking(1_000, 1_000)).toBe(2 + Math.ceil(750 / 20));
   });
 });

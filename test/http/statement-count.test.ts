@@ -57,6 +57,18 @@ test('add-product of 10 new products writes their rows once, wide, and never rew
   expect((await s.api.get('/api/products?limit=1&offset=9')).body.data[0]).toMatchObject({ sku: 'S-9', salePrice: 19, brand: { name: 'Бренд' } });
 });
 
+test('an import group of products whose ids come below the highest writes their rows once, wide, and never rewrites them', async () => {
+  const s = await counted();
+  const line = (n: number, id: number) => ({ line: n, value: { type: 'product', data: { id, name: `Товар ${id}`, sku: `S-${id}`, categoryId: 0, salePrice: 10 } } });
+  expect((await importRecords(s.tb, [line(0, 1_000_000)], () => {})).failed).toBe(0);
+  const ids = Array.from({ length: 50 }, (_, i) => 1_000 - i);
+  const statements = await s.during(async () => expect((await importRecords(s.tb, ids.map((id, i) => line(i + 1, id)), () => {})).failed).toBe(0));
+  const written = statements.filter((sql) => /\b(INSERT INTO|UPDATE)\s+"?products"?[\s(]/i.test(sql));
+  expect(written, statements.join('\n')).toHaveLength(1);
+  expect(written[0]).toMatch(/^\s*INSERT/i);
+  expect((await s.api.get('/api/products?limit=1&offset=49')).body.data[0]).toMatchObject({ id: 1_000, sku: 'S-1000', salePrice: 10 });
+});
+
 test('update-product-prices of 100 records runs at most 40 statements', async () => {
   const s = await counted();
   await s.api.write('/api/add-product-brand', 'brand', [{ name: 'Бренд' }]);

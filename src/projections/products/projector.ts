@@ -112,22 +112,23 @@ export const productsProjector: Projector = {
         await adding.write();
         return save(p); // applying the same event twice changes nothing
       }
-      const appended = await known.above([], p.id);
+      // Live, and in a build above every id so far, a new product is rendered as it is added, with the names as they
+      // are now, and written once (only a product a later event changes is rendered again at the flush). Live, a
+      // narrow row rewritten at the flush cost PostgreSQL a second version of the row and of its index entries: a
+      // random import of 100,000 products took 52 s that way against 31 s (SQLite the same either way). In a build,
+      // a product below the highest takes the narrow path below instead: on SQLite wide rows inserted all over the
+      // table split its pages, where narrow ones rewritten in id order at the flush stay on neighbouring pages.
+      const renderedNow = mode === 'live' || (await known.above([], p.id));
       await known.add([], p.id);
       counts.add([], p.id);
-      if (appended) {
-        // Above every id so far, so its row goes at the table's end: rendered as it is added, with the names as they
-        // are now, and written once (only a product a later event changes is rendered again at the flush), live or
-        // in a build. Written a statement's worth at a time: rows this wide kept back for a whole transaction
-        // outlived the young generation. A product below the highest takes the narrow path below instead: wide rows
-        // inserted all over the table split its pages, where narrow ones rewritten in id order at the flush stay on
-        // neighbouring pages.
+      if (renderedNow) {
+        // Written a statement's worth at a time: rows this wide kept back for a whole transaction outlived the young generation.
         const { record, list, full } = await render(p);
         adding.add([p.id, p.sku, p.categoryId, p.brandId, record, list, full]);
         if (adding.size() >= ROWS_PER_STATEMENT) await adding.write();
         return;
       }
-      // The row exists from now on (lookups need it); its views are rendered at the flush.
+      // The row exists from now on (lookups need it); its views are rendered at the build's flush.
       adding.add([p.id, p.sku, p.categoryId, p.brandId, JSON.stringify(p), '', '']);
       unwritten.set(p.id, {});
     };

@@ -178,8 +178,17 @@ export async function importRecords(
     group = [];
     await tb.writer.giveTurn();
   };
+  let lastType: unknown;
   for await (const record of records) {
     report.lines++;
+    const type = (record.value as { type?: unknown } | null)?.type;
+    // Lines of another type may cost many times as much (a sale after categories): their groups start again at the
+    // first size and grow at their own pace, so the first of them does not hold the lock for seconds.
+    if (linesPerGroup === undefined && type !== lastType) {
+      if (group.length >= FIRST_GROUP_LINES) await flush();
+      groupLines = Math.min(groupLines, FIRST_GROUP_LINES);
+    }
+    lastType = type;
     group.push(record);
     if (group.length >= groupLines) await flush();
   }

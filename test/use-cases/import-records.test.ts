@@ -128,26 +128,37 @@ describe('groups sized by the time they take', () => {
   });
 
   // The writer's clock is made to read a fixed time a group: the sizes follow it, whatever this machine's speed.
-  const importTaking = async (groupMs: number, lines: number) => {
+  const brand = (i: number) => ({ type: 'product_brand', data: { name: `Бренд ${i}` } });
+  const category = (i: number) => ({ type: 'product_category', data: { name: `Группа ${i}` } });
+  const importTaking = async (groupMs: number, values: unknown[]) => {
     const s = await service();
     let now = 0;
     const clock = vi.spyOn(performance, 'now').mockImplementation(() => (now += groupMs));
     const before = s.tb.writer.commits;
+    const lines = values.length;
     try {
-      const records = Array.from({ length: lines }, (_, i) => ({ line: i + 1, value: { type: 'product_brand', data: { name: `Бренд ${i}` } } }));
+      const records = values.map((value, i) => ({ line: i + 1, value }));
       expect(await importRecords(s.tb, records, () => {})).toEqual({ lines, applied: lines, failed: 0, events: lines });
     } finally {
       clock.mockRestore();
     }
-    expect((await s.tb.brands.allJson()).length).toBe(lines);
     return s.tb.writer.commits - before;
   };
+  const times = <T>(count: number, line: (i: number) => T) => Array.from({ length: count }, (_, i) => line(i));
 
   it('quick lines go in growing groups: 3,000 in 200, 400, 800 and 1,600', async () => {
-    expect(await importTaking(20, 3_000)).toBe(4);
+    expect(await importTaking(20, times(3_000, brand))).toBe(4);
   });
 
   it('slow lines go in small groups: 1,000 in 200, 50, then 20 at a time', async () => {
-    expect(await importTaking(1_000, 1_000)).toBe(2 + Math.ceil(750 / 20));
+    expect(await importTaking(1_000, times(1_000, brand))).toBe(2 + Math.ceil(750 / 20));
+  });
+
+  it('lines of another type start again at 200: 1,000 brands in 200, 400 and 400, then 300 groups in 200 and 100', async () => {
+    expect(await importTaking(20, [...times(1_000, brand), ...times(300, category)])).toBe(5);
+  });
+
+  it('types taking turns line by line go 200 a group, as they always did', async () => {
+    expect(await importTaking(20, times(1_000, (i) => (i % 2 === 0 ? brand(i) : category(i))))).toBe(5);
   });
 });

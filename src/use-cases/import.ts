@@ -23,9 +23,9 @@ export interface LineFailure {
  * A group's lines are decided and appended together as one unit of the writer the server writes through, so they
  * share a few reads, one insert, one commit and one fsync, and the write lock is held for one group at a time.
  * A group is sized to take about GROUP_MILLISECONDS at the pace of the one before it: long enough that the turn
- * given between groups costs little (at 200 lines a group it was 45 % of an import's time), short enough that a
- * server writing beside the import waits milliseconds. Lines cost what their kind and the tables' sizes make them
- * (a product appended at the end of its table, a contractor placed among 100,000), so the size follows the pace.
+ * given after each group (`giveTurn`, some 25 ms) is a small share of the import, short enough that a server
+ * writing beside it waits a fraction of a second. Lines cost what their type and the tables' sizes make them (a
+ * product appended at the end of its table, a contractor placed among 100,000), so the size follows the pace.
  */
 const GROUP_MILLISECONDS = 250;
 const FIRST_GROUP_LINES = 200;

@@ -113,11 +113,11 @@ export const productsProjector: Projector = {
         return save(p); // applying the same event twice changes nothing
       }
       // Live, and in a build above every id so far, a new product is rendered as it is added, with the names as they
-      // are now, and written once (only a product a later event changes is rendered again at the flush). Live, a
-      // narrow row rewritten at the flush cost PostgreSQL a second version of the row and of its index entries: a
-      // random import of 100,000 products took 52 s that way against 31 s (SQLite the same either way). In a build,
-      // a product below the highest takes the narrow path below instead: on SQLite wide rows inserted all over the
-      // table split its pages, where narrow ones rewritten in id order at the flush stay on neighbouring pages.
+      // are now, and written once (only a product a later event changes is rendered again at the flush): live, a
+      // narrow row rewritten at the flush would cost PostgreSQL a second version of the row and of its index
+      // entries. In a build, a product below the highest takes the narrow path below instead: on SQLite wide rows
+      // inserted all over the table split its pages, where narrow ones rewritten in id order at the flush stay on
+      // neighbouring pages (both measured in docs/performance.md).
       const renderedNow = mode === 'live' || (await known.above([], p.id));
       await known.add([], p.id);
       counts.add([], p.id);

@@ -71,6 +71,11 @@ export class PostgresEngine implements Engine {
   /** Over a database connected already (`open` connects; tests hand in one of their own): migrated, its read tables brought up. */
   static async on(database: PostgresDatabase, options: EngineOptions = {}): Promise<PostgresEngine> {
     await migrate(database.session);
+    return PostgresEngine.onMigrated(database, options);
+  }
+
+  /** Over a database connected and migrated already: its read tables brought up. */
+  static async onMigrated(database: PostgresDatabase, options: EngineOptions = {}): Promise<PostgresEngine> {
     const engine = new PostgresEngine(database, options.clock ?? systemClock);
     try {
       const created = await engine.writer.run(() => engine.bringReadTablesUp());

@@ -29,7 +29,7 @@ export async function openLogAndKeys(url: string, clock: Clock = systemClock): P
     await migrate(db.session);
     // A new database gets its read tables too, empty, as a new SQLite file does (it verifies like any other);
     // one with a log is left for a server or `rebuild` to bring up.
-    if ((await lastSeq(db.session)) === 0) await PostgresEngine.on(db, { clock });
+    if ((await lastSeq(db.session)) === 0) await PostgresEngine.onMigrated(db, { clock });
   } catch (error) {
     await db?.close();
     throw unreachableOf(error, url) ?? error;

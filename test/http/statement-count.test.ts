@@ -26,6 +26,9 @@ async function counted(): Promise<TestService & { during(request: () => Promise<
   };
 }
 
+/** Whether a statement inserts or updates rows of the products table. */
+const writesProducts = (sql: string) => /\b(INSERT INTO|UPDATE)\s+"?products"?[\s(]/i.test(sql);
+
 const contractor = (i: number) => ({ type: 'ФЛ', name: `Контрагент ${i}`, contactPerson: 'Иванов', phone1: `+7 916 000-${String(i).padStart(4, '0')}`, status: i % 3 === 0 ? 'VIP' : null });
 
 test('a token GET runs at most 3 statements', async () => {
@@ -51,7 +54,7 @@ test('add-product of 10 new products writes their rows once, wide, and never rew
   const token = await s.api.token('/api/add-product');
   const products = Array.from({ length: 10 }, (_, i) => ({ name: `Товар ${i}`, sku: `S-${i}`, categoryId: 1, brandId: 1, salePrice: 10 + i }));
   const statements = await s.during(async () => expect((await s.api.post('/api/add-product', { products }, token)).status).toBe(200));
-  const written = statements.filter((sql) => /\b(INSERT INTO|UPDATE)\s+"?products"?[\s(]/i.test(sql));
+  const written = statements.filter(writesProducts);
   expect(written, statements.join('\n')).toHaveLength(1);
   expect(written[0]).toMatch(/^\s*INSERT/i);
   expect((await s.api.get('/api/products?limit=1&offset=9')).body.data[0]).toMatchObject({ sku: 'S-9', salePrice: 19, brand: { name: 'Бренд' } });
@@ -63,7 +66,7 @@ test('an import group of products whose ids come below the highest writes their 
   expect((await importRecords(s.tb, [line(0, 1_000_000)], () => {})).failed).toBe(0);
   const ids = Array.from({ length: 50 }, (_, i) => 1_000 - i);
   const statements = await s.during(async () => expect((await importRecords(s.tb, ids.map((id, i) => line(i + 1, id)), () => {})).failed).toBe(0));
-  const written = statements.filter((sql) => /\b(INSERT INTO|UPDATE)\s+"?products"?[\s(]/i.test(sql));
+  const written = statements.filter(writesProducts);
   expect(written, statements.join('\n')).toHaveLength(1);
   expect(written[0]).toMatch(/^\s*INSERT/i);
   expect((await s.api.get('/api/products?limit=1&offset=49')).body.data[0]).toMatchObject({ id: 1_000, sku: 'S-1000', salePrice: 10 });

@@ -15,10 +15,10 @@ describe('tradebook keys', () => {
     expect(key).toMatch(/^tb_\w{40}$/);
     const listed = await cli(db, ['keys', 'list', '--json']);
     const keys = JSON.parse(listed.stdout);
-    expect(keys).toEqual([{ id: 1, name: 'accounting', scope: 'audit', created: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\+03:00$/), expires: '2030-01-01 00:00:00+03:00', revoked: null }]);
+    expect(keys).toEqual([{ id: 1, name: 'accounting', scope: 'audit', created: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\+03:00$/), expires: '2030-01-01 00:00:00+03:00', revoked: null, state: 'active' }]);
     expect(listed.stdout + (await cli(db, ['keys', 'list'])).stdout).not.toContain(key);
     expect((await cli(db, ['keys', 'revoke', '1'])).status).toBe(0);
-    expect(JSON.parse((await cli(db, ['keys', 'list', '--json'])).stdout)[0].revoked).not.toBeNull();
+    expect(JSON.parse((await cli(db, ['keys', 'list', '--json'])).stdout)[0]).toMatchObject({ revoked: expect.any(String), state: 'revoked' });
   });
 
   test('bad arguments exit non-zero with a clear message', async () => {

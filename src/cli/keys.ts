@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { parseMoment } from '../lib/clock.ts';
 import type { ApiKeyInfo, KeyScope } from '../tokens/api-keys.ts';
 import { UsageError, openKeysForCli, parseWholeNumber } from './open.ts';
+import { columns } from './columns.ts';
 import { TIME_FORMS, showStoredTime, showTime } from './times.ts';
 
 /** Whether a key is still accepted: `revoked`, `expired` (its expiry is past), or `active`. */
@@ -15,12 +16,6 @@ function stateOf(k: ApiKeyInfo, now: number): KeyState {
 /** A key as the command line shows it: its state, its times in Moscow time with the offset. */
 function shownKey(k: ApiKeyInfo, now: number): ApiKeyInfo & { state: KeyState } {
   return { ...k, state: stateOf(k, now), created: showStoredTime(k.created)!, expires: showStoredTime(k.expires), revoked: showStoredTime(k.revoked) };
-}
-
-/** Rows of text as columns a person reads, each as wide as its widest cell, the first row the header. */
-function columns(rows: string[][]): string {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
-  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ')).join('\n') + '\n';
 }
 
 export function keysCommand(program: Command): void {

@@ -8,6 +8,7 @@ import { copyCommand } from './copy.ts';
 import { eventsCommand } from './events.ts';
 import { historyCommand } from './history.ts';
 import { importCommand } from './import.ts';
+import { importsCommand } from './imports.ts';
 import { keysCommand } from './keys.ts';
 import { EXIT } from './exit.ts';
 import { UsageError, chooseDatabase } from './open.ts';
@@ -36,6 +37,7 @@ export async function main(argv: string[]): Promise<void> {
     .exitOverride();
   keysCommand(program);
   importCommand(program);
+  importsCommand(program);
   eventsCommand(program);
   historyCommand(program);
   rebuildCommand(program);

@@ -48,7 +48,7 @@ export function seedCommand(program: Command): void {
           ({ line, errors }) => {
             for (const e of errors) process.stderr.write(`record ${line}: ${e.code}${e.field ? ` (${e.field})` : ''}: ${e.message}\n`);
           },
-          SEED_RECORDS_PER_GROUP,
+          { linesPerGroup: SEED_RECORDS_PER_GROUP },
         );
         progress.stop();
         const seconds = Number(((Date.now() - started) / 1000).toFixed(1));

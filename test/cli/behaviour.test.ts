@@ -93,7 +93,7 @@ describe('--version and --json', () => {
     const lines = ['{"type":"product_brand","data":{"name":"Новый бренд"}}', 'not json'].join('\n');
     const imported = await runCli(db, ['import', '-', '--json'], lines);
     expect(imported.status).toBe(1);
-    expect(JSON.parse(imported.stdout)).toEqual({ lines: 2, applied: 1, failed: 1, events: 1 });
+    expect(JSON.parse(imported.stdout)).toEqual({ lines: 2, applied: 1, failed: 1, events: 1, run: expect.stringMatching(/^\d{16}$/) });
     expect(imported.stderr).toBe('line 2: ERROR_LINE: the line is not valid JSON\n');
   });
 
@@ -103,10 +103,11 @@ describe('--version and --json', () => {
     expect((await runCli(db, ['import', '-'], '{"type":"product_brand","data":{"name":"Бренд"}}\n')).status).toBe(0);
     const verified = await runCli(db, ['verify', '--json']);
     expect(verified.status).toBe(0);
-    expect(JSON.parse(verified.stdout)).toEqual({ ok: true, chain: { ok: true, events: 1 }, tables: { ok: true, count: expect.any(Number), differences: [] } });
+    // The brand, and the import run's record.
+    expect(JSON.parse(verified.stdout)).toEqual({ ok: true, chain: { ok: true, events: 2 }, tables: { ok: true, count: expect.any(Number), differences: [] } });
     const rebuilt = await runCli(db, ['rebuild', '--json']);
     expect(rebuilt.status).toBe(0);
-    expect(JSON.parse(rebuilt.stdout)).toEqual({ events: 1, seconds: expect.any(Number) });
+    expect(JSON.parse(rebuilt.stdout)).toEqual({ events: 2, seconds: expect.any(Number) });
     const copy = path.join(dir, 'copy.db');
     for (const until of ['2000-01-01 00:00:00', '0']) {
       const early = await runCli(db, ['rebuild', '--until', until, '--into', copy]);

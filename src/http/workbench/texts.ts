@@ -1,5 +1,6 @@
 import { ENGLISH_WHO, type WhoWords } from '../../audit/history.ts';
 import type { DocumentType } from '../../events/documents.ts';
+import { moscowText } from './show.ts';
 
 /** The workbench's languages. */
 export type Lang = 'ru' | 'en';
@@ -167,6 +168,7 @@ export const ru = {
   who: {
     key: (id, name) => (name === undefined ? `ключ ${id}` : `ключ ${id} «${name}»`),
     importLine: (line) => `импорт, строка ${line}`,
+    importRunLine: (run, line) => `импорт файла ${run.file} (SHA-256 ${run.sha256}) от ${moscowText(run.ended)}, ${run.user}, строка ${line}`,
     unknown: 'неизвестно',
   } as WhoWords,
   /** Names of records' fields (by the last name of a nested one: `products.1.pr_price` → `pr_price`). */

@@ -49,6 +49,13 @@ describe('--db', () => {
   });
 });
 
+test('import --help points to the format in the repository', async () => {
+  const help = (await cli('unused.db', ['import', '--help'])).stdout;
+  expect(help).toContain('docs/import.md');
+  expect(help).toContain('docs/import-schema.json');
+  expect(help).toContain('--note <text>');
+});
+
 describe('tradebook events --type', () => {
   test('names an event type in any case; a name of no type is one line and exit 2', async () => {
     const db = path.join(tempDir(), 't.db');

@@ -70,7 +70,8 @@ async function deployedCode(built: boolean): Promise<string> {
   fs.rmSync(path.join(root, 'dist'), { recursive: true, force: true });
   fs.symlinkSync(path.join(REPOSITORY, 'node_modules'), path.join(root, 'node_modules'));
   if (built) {
-    const build = spawn(process.execPath, ['bin/build.mjs'], { cwd: root, stdio: 'inherit' });
+    // As `npm ci` builds: its `prepare` script.
+    const build = spawn('npm', ['run', 'prepare'], { cwd: root, stdio: 'inherit' });
     expect(await new Promise((resolve) => build.once('exit', resolve))).toBe(0);
   }
   for (const name of ['', ...fs.readdirSync(root, { recursive: true }).map(String)]) {
@@ -121,7 +122,7 @@ test('the server starts from a read-only code folder without dist/: from its sou
   expect(listing(root)).toEqual(before);
 });
 
-test('after `npm run build`, the server starts from a read-only code folder from its bundle, writing nothing there', { timeout: 120_000 }, async () => {
+test('after the install’s build, the server starts from a read-only code folder from its bundle, writing nothing there', { timeout: 120_000 }, async () => {
   const root = await deployedCode(true);
   const before = listing(root);
   expect(before.some((line) => line.startsWith(`dist${path.sep}server.mjs `))).toBe(true);
@@ -129,4 +130,21 @@ test('after `npm run build`, the server starts from a read-only code folder from
   expect(ready).toBe(200);
   expect(output).not.toContain('from its sources');
   expect(listing(root)).toEqual(before);
+});
+
+test('the build at install goes on without the sources (a container’s dependency layer); npm run build does not', async () => {
+  const root = tempDir();
+  for (const name of ['bin', 'package.json', 'package-lock.json']) fs.cpSync(path.join(REPOSITORY, name), path.join(root, name), { recursive: true });
+  fs.symlinkSync(path.join(REPOSITORY, 'node_modules'), path.join(root, 'node_modules'));
+  const run = (args: string[]) =>
+    new Promise<{ status: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, ['bin/build.mjs', ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
+      child.once('close', (status) => resolve({ status, stderr }));
+    });
+  const missing = 'tradebook build: src/server.ts, src/cli/main.ts not found: are the sources there yet?\n';
+  expect(await run(['--at-install'])).toEqual({ status: 0, stderr: `${missing}tradebook build: no bundle built; the server and the command line run from their sources until \`npm run build\`\n` });
+  expect(await run([])).toEqual({ status: 1, stderr: missing });
+  expect(fs.existsSync(path.join(root, 'dist'))).toBe(false);
 });

@@ -57,7 +57,10 @@ describe('an import run', () => {
     await russian.signIn(key);
     const page = (await russian.get('/audit/log')).text;
     expect(page).toMatch(new RegExp(`импорт файла export-2026-11\\.ndjson \\(SHA-256 ${sha256}\\) от \\d{2}\\.\\d{2}\\.\\d{4} \\d{2}:\\d{2}:\\d{2}, ivanov, строка 1`));
-    // The run's own record has its page, as every record has.
-    expect((await russian.get(`/audit/record?stream=import-${report.run}`)).status).toBe(200);
+    // The run's own record has its page, as every record has, its fields named in the reader's words.
+    const runPage = await russian.get(`/audit/record?stream=import-${report.run}`);
+    expect(runPage.status).toBe(200);
+    expect(runPage.text).toContain(`<th>SHA-256 <code>sha256</code></th><td>${sha256}</td>`);
+    expect(runPage.text).toContain('<th>Файл <code>file</code></th><td>export-2026-11.ndjson</td>');
   });
 });

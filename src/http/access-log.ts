@@ -36,6 +36,8 @@ export function accessFields(entry: AccessEntry): string {
 
 /** What a request's line says that only the app learns: who made it. Filled by `logAs`, read when the answer is ready. */
 interface Caller {
+  /** The request's id, for any other line about the request (`requestIdOf`). */
+  reqId?: string;
   key?: { id: number; scope: KeyScope };
   session?: string;
 }
@@ -53,6 +55,11 @@ export function logAs(c: Context, key: { id: number; scope: KeyScope }, session?
   if (caller === undefined) return;
   caller.key = key;
   caller.session = session;
+}
+
+/** The id the access log gave the request of `c`; none when no access log is kept. */
+export function requestIdOf(c: Context): string | undefined {
+  return (c.env as ServedEnv | undefined)?.caller?.reqId;
 }
 
 type Fetch = (request: Request, env?: unknown, executionCtx?: ExecutionContext) => Response | Promise<Response>;
@@ -95,15 +102,15 @@ export function accessLogged(fetch: Fetch, write: (entry: AccessEntry) => void, 
     const given = header('x-request-id');
     const reqId = given !== undefined && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
     served?.outgoing?.setHeader('X-Request-Id', reqId);
-    const caller: Caller = {};
-    const written = (status: number) => {
+    const caller: Caller = { reqId };
+    const written = (status: number, ms = Math.round((performance.now() - started) * 10) / 10) => {
       const { key, session } = caller;
       write({
         reqId,
         method: request.method,
         path: getPath(request),
         status,
-        ms: Math.round((performance.now() - started) * 10) / 10,
+        ms,
         keyId: key?.id,
         client: addressOf(incoming?.socket, trustProxy ? header('x-forwarded-for') : undefined),
         session,
@@ -111,8 +118,16 @@ export function accessLogged(fetch: Fetch, write: (entry: AccessEntry) => void, 
       });
     };
     const answer = (response: Response) => {
-      written(response.status);
-      if (served?.outgoing === undefined) response.headers.set('X-Request-Id', reqId);
+      const outgoing = served?.outgoing;
+      if (outgoing === undefined) {
+        written(response.status);
+        response.headers.set('X-Request-Id', reqId);
+        return response;
+      }
+      // The status logged is the one the client got: writing the answer out can still fail (Node refusing a
+      // header, say), and then Node's 500 went out instead.
+      const ms = Math.round((performance.now() - started) * 10) / 10;
+      outgoing.once('close', () => written(outgoing.headersSent ? outgoing.statusCode : response.status, ms));
       return response;
     };
     let answered: Response | Promise<Response>;

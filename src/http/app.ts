@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { NotDurableError, ReadModelsDifferError, StorageBusyError } from '../storage/errors.ts';
 import type { Company } from '../company.ts';
+import { logger } from '../lib/log.ts';
 import { DEFAULT_IDLE_MS } from '../tokens/audit-sessions.ts';
 import { AbortedRequests } from './aborts.ts';
 import { type AccessEntry, accessLogged, noSniffing } from './access-log.ts';
@@ -13,6 +14,7 @@ import { ClientClosedError } from './node-request.ts';
 import type { AppEnv } from './env.ts';
 import { type ReadEndpoint, STORAGE_ERRORS, openApiDocument } from './openapi.ts';
 import { sendError, sendJson } from './respond.ts';
+import { type UnexpectedError, unexpectedError } from './unexpected-error.ts';
 import { auditReads, auditRoutes } from './routes/audit.ts';
 import { brandReads, brandRoutes, brandWrites } from './routes/brands.ts';
 import { categoryReads, categoryRoutes, categoryWrites } from './routes/categories.ts';
@@ -37,6 +39,8 @@ export interface AppOptions {
   trustProxy?: boolean;
   /** Where each failed workbench sign-in is told, with the client's address (none: not told). */
   onSignInFailure?: (failure: { client: string; reason: string }) => void;
+  /** Where an error the server did not expect is told, one bounded line each (default: the server's log). */
+  onUnexpectedError?: (failure: UnexpectedError) => void;
 }
 
 /** Seconds a client is told to wait before trying again after a 503 for a busy or faulty database. */
@@ -89,7 +93,10 @@ export function createApp(tb: Company, options: AppOptions = {}): Hono<AppEnv> {
   }
   app.notFound((c) => sendError(c, 404, 'ERROR_NOT_FOUND', `no such path: ${c.req.path}`));
   const aborted = new AbortedRequests();
+  const onUnexpected = options.onUnexpectedError ?? ((failure) => logger.error(failure, 'unexpected error'));
   app.onError((error, c) => {
+    // An answer that failed carries no cookie set on the way to it (a session started just before, say).
+    c.header('Set-Cookie', undefined);
     if (error instanceof ClientClosedError) {
       // Nobody is left to answer; a stack trace per abort would let any client flood the log.
       aborted.record(c.req.method, c.req.path);
@@ -101,7 +108,8 @@ export function createApp(tb: Company, options: AppOptions = {}): Hono<AppEnv> {
     if (storage) return sendError(c, 503, STORAGE_ERRORS[storage.kind], `${storage.message}; nothing was applied`, { 'Retry-After': RETRY_STORAGE_FAULT_S });
     // A server of another release beside this database's (a rolling deploy): not a bug, and nothing was applied.
     if (error instanceof ReadModelsDifferError) return sendError(c, 503, 'ERROR_READ_MODELS_DIFFER', `${error.message}; nothing was applied`, { 'Retry-After': RETRY_STORAGE_FAULT_S });
-    console.error(error);
+    // One bounded line, never a stack trace: what an outsider can provoke must not flood the log.
+    onUnexpected(unexpectedError(c, error));
     if (error instanceof NotDurableError) return sendError(c, 500, 'ERROR_INTERNAL', `${error.message}; read it back before sending it again`);
     return sendError(c, 500, 'ERROR_INTERNAL', 'internal error; nothing was applied');
   });

@@ -1,0 +1,73 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { tempDir, until } from '../helpers.ts';
+import { type ServerProcess, runCli, startServer } from '../server-process.ts';
+
+/** What an outsider can send the real server: the answers, the access log and standard error. */
+
+const KEY = 'tb_outsider_test_key_0123456789ab';
+
+/** The server's JSON log lines so far. */
+const logLines = (server: ServerProcess): Record<string, unknown>[] =>
+  server
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line));
+
+/** What the server wrote that is no JSON log line: standard error's text, a stack trace among it. */
+const strayOutput = (server: ServerProcess) =>
+  server
+    .output()
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('{'))
+    .join('\n');
+
+describe('return paths on the real server', () => {
+  let server: ServerProcess;
+  let auditKey: string;
+  beforeAll(async () => {
+    const file = path.join(tempDir(), 'outsider.db');
+    expect((await runCli(file, ['keys', 'create', '--name', 'setup'])).status).toBe(0);
+    auditKey = JSON.parse((await runCli(file, ['keys', 'create', '--name', 'auditor', '--scope', 'audit', '--json'])).stdout).key;
+    server = await startServer(file, KEY);
+  });
+  afterAll(() => server?.stop());
+
+  test('a return path with a control character, a backslash or too long falls back to the default; the status logged is the one sent; nothing reaches standard error', async () => {
+    const long = `/audit/documents?number=${'x'.repeat(15_000)}`;
+    const cases: [back: string, location: string][] = [
+      ['/audit/%01', '/audit'],
+      ['/audit/%7F', '/audit'],
+      ['/audit/%C2%85', '/audit'],
+      ['/audit/%D0%B0', '/audit'],
+      ['/audit/a%5Cb', '/audit'],
+      ['/audit/%20x', '/audit'],
+      [encodeURIComponent(long), '/audit'],
+      ['/audit/log%3Fstream%3Dproduct-1', '/audit/log?stream=product-1'],
+    ];
+    for (const [back, location] of cases) {
+      const res = await fetch(`${server.url}/audit/language/en?back=${back}`, { redirect: 'manual', headers: { 'X-Request-Id': `back-${cases.findIndex((c) => c[0] === back)}` } });
+      expect([back, res.status, res.headers.get('location')]).toEqual([back, 303, location]);
+    }
+    await until(() => logLines(server).filter((line) => String(line.reqId).startsWith('back-')).length === cases.length);
+    expect(logLines(server).filter((line) => String(line.reqId).startsWith('back-')).map((line) => line.status)).toEqual(cases.map(() => 303));
+    expect(strayOutput(server)).toBe('');
+  });
+
+  test('signing in with a `next` the server cannot send back goes to the documents, with the session cookie on that 303 only', async () => {
+    for (const next of ['/audit/\u0000', '/audit/\u0001x', '/audit/\u00e9']) {
+      const form = await fetch(`${server.url}/audit/sign-in`);
+      const token = /name="form" value="([^"]+)"/.exec(await form.text())![1];
+      const signed = await fetch(`${server.url}/audit/sign-in`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: server.url, Cookie: form.headers.getSetCookie()[0].split(';')[0] },
+        body: new URLSearchParams({ key: auditKey, form: token, next }),
+      });
+      expect([JSON.stringify(next), signed.status, signed.headers.get('location')]).toEqual([JSON.stringify(next), 303, '/audit/documents']);
+      expect(signed.headers.getSetCookie().some((set) => set.startsWith('tb_audit=') && !set.startsWith('tb_audit=;'))).toBe(true);
+    }
+    expect(strayOutput(server)).toBe('');
+  });
+});

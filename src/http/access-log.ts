@@ -70,20 +70,31 @@ const CLIENT_REQUEST_ID = /^[\w.:-]{1,128}$/;
 /** Whether an answer goes out on Node's own response (@hono/node-server), where headers are set without a fetch `Headers`. */
 const outgoingOf = (env: unknown) => (env as ServedEnv | undefined)?.outgoing;
 
+/** A request target (origin or absolute form) under /api/: the answers that carry a company's books. */
+const API_TARGET = /^(?:[a-z][a-z0-9+.-]*:\/\/[^/]*)?\/api\//i;
+
 /**
- * Every answer says `X-Content-Type-Options: nosniff` (no answer is to be read as another type than it says: a JSON
- * error sniffed as HTML, say). Set on Node's response before the app runs, it costs no `Headers` of hono's.
+ * The headers every answer carries, set on Node's response before the app runs, where they cost no `Headers` of
+ * hono's: `X-Content-Type-Options: nosniff` on all (no answer is to be read as another type than it says: a JSON
+ * error sniffed as HTML, say), and `Cache-Control: no-store` on every API answer, so no shared cache keeps a
+ * company's books (the workbench's pages and files say it themselves).
  */
-export function noSniffing(fetch: Fetch): Fetch {
+export function commonHeaders(fetch: Fetch): Fetch {
   return (request, env, executionCtx) => {
     const outgoing = outgoingOf(env);
     if (outgoing !== undefined) {
       outgoing.setHeader('X-Content-Type-Options', 'nosniff');
+      if (API_TARGET.test((env as ServedEnv).incoming?.url ?? '')) outgoing.setHeader('Cache-Control', 'no-store');
       return fetch(request, env, executionCtx);
     }
+    const api = API_TARGET.test(request.url);
     const answered = fetch(request, env, executionCtx);
-    const sayNoSniff = (response: Response) => (response.headers.set('X-Content-Type-Options', 'nosniff'), response);
-    return answered instanceof Promise ? answered.then(sayNoSniff) : sayNoSniff(answered);
+    const sayHeaders = (response: Response) => {
+      response.headers.set('X-Content-Type-Options', 'nosniff');
+      if (api) response.headers.set('Cache-Control', 'no-store');
+      return response;
+    };
+    return answered instanceof Promise ? answered.then(sayHeaders) : sayHeaders(answered);
   };
 }
 

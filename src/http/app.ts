@@ -4,7 +4,7 @@ import type { Company } from '../company.ts';
 import { logger } from '../lib/log.ts';
 import { DEFAULT_IDLE_MS } from '../tokens/audit-sessions.ts';
 import { AbortedRequests } from './aborts.ts';
-import { type AccessEntry, accessLogged, noSniffing } from './access-log.ts';
+import { type AccessEntry, accessLogged, commonHeaders } from './access-log.ts';
 import { HEALTH_PATHS, healthRoutes } from './routes/health.ts';
 import { DOCS_PATHS, docsRoutes } from './routes/docs.ts';
 import { workbenchRoutes } from './workbench/routes.ts';
@@ -114,7 +114,7 @@ export function createApp(tb: Company, options: AppOptions = {}): Hono<AppEnv> {
     return sendError(c, 500, 'ERROR_INTERNAL', 'internal error; nothing was applied');
   });
   // Around the app's fetch rather than as middleware: what every request pays (docs/performance.md).
-  const served = noSniffing(app.fetch);
+  const served = commonHeaders(app.fetch);
   app.fetch = options.accessLog ? accessLogged(served, options.accessLog, (request) => app.getPath(request), options.trustProxy ?? false) : served;
   return app;
 }

@@ -58,7 +58,10 @@ describe('signing in', () => {
       expect(refused.status, wrong).toBe(401);
       expect(refused.setCookie, wrong).toBeNull();
     }
-    expect((await stranger.signIn(apiKey)).text).toContain('not an audit key');
+    // An API key is refused exactly as an unknown one is: the same status and words.
+    const alert = (text: string) => /<p class="bad" role="alert">[^<]*<\/p>/.exec(text)?.[0];
+    expect(alert((await stranger.signIn(apiKey)).text)).toBe(alert((await stranger.signIn('tb_nosuchkey')).text));
+    expect(alert((await stranger.signIn(apiKey)).text)).toContain('unknown, revoked or expired');
 
     const browser = new Browser(app);
     await browser.signIn(key);
@@ -340,7 +343,7 @@ describe('in the reader’s language', () => {
     expect(refused).toContain('<h1>Запрос отклонён</h1>');
     expect(refused).toContain('Запрос пришёл с другого сайта (https://attacker.example)');
     expect((await russian.request('POST', '/audit/sign-in', { key: other, form: 'wrong' })).text).toContain('Форма выдана не этим рабочим местом');
-    for (let i = 0; i < 10; i++) expect((await russian.signIn('tb_nosuchkey')).text).toContain('Такой ключ не найден, отозван или истёк.');
+    for (let i = 0; i < 10; i++) expect((await russian.signIn('tb_nosuchkey')).text).toContain('Такой ключ не найден, отозван или истёк, или это не ключ аудитора (с областью audit).');
     expect((await russian.signIn(other)).text).toMatch(/Слишком много неудачных попыток входа с вашего адреса: попробуйте снова через \d+ с\./);
   });
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { tempDir, until } from '../helpers.ts';
-import { type ServerProcess, runCli, startServer } from '../server-process.ts';
+import { type ServerProcess, rawConnection, runCli, startServer } from '../server-process.ts';
 
 /** What an outsider can send the real server: the answers, the access log and standard error. */
 
@@ -69,5 +69,20 @@ describe('return paths on the real server', () => {
       expect(signed.headers.getSetCookie().some((set) => set.startsWith('tb_audit=') && !set.startsWith('tb_audit=;'))).toBe(true);
     }
     expect(strayOutput(server)).toBe('');
+  });
+
+  test('API answers written straight to the socket say Cache-Control: no-store too; the stylesheet stays cacheable', async () => {
+    for (const target of ['/api/products', '/api/product-brands?limit=1']) {
+      const res = await fetch(`${server.url}${target}`, { headers: { Authorization: `Bearer ${KEY}` } });
+      expect([target, res.status, res.headers.get('cache-control')]).toEqual([target, 200, 'no-store']);
+    }
+    expect((await fetch(`${server.url}/api/products`)).headers.get('cache-control')).toBe('no-store');
+    // A request line in absolute form is the same path.
+    const absolute = rawConnection(server.port);
+    absolute.socket.write(`GET ${server.url}/api/products HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${KEY}\r\nConnection: close\r\n\r\n`);
+    await absolute.closed;
+    expect(absolute.received()).toMatch(/^HTTP\/1\.1 200 [^]*\r\ncache-control: no-store\r\n/i);
+    const css = await fetch(`${server.url}/audit/workbench.css`);
+    expect(css.headers.get('cache-control')).toBe('public, max-age=3600');
   });
 });

@@ -4,6 +4,7 @@ import type { Context, ExecutionContext } from 'hono';
 import type { KeyScope } from '../tokens/api-keys.ts';
 import { addressOf } from './client-address.ts';
 import { targetOf } from './node-request.ts';
+import type { TrustedProxies } from './trusted-proxies.ts';
 
 /** What one request leaves in the access log: the key by its id only, never a key, a token or a session's cookie. */
 export interface AccessEntry {
@@ -102,9 +103,9 @@ export function commonHeaders(fetch: Fetch): Fetch {
  * The access log around the app's `fetch`, not inside it as a middleware (hono's middleware layer alone cost
  * about as much as the line): gives every request an id (the client's `X-Request-Id`, or a new one), answers with
  * it in `X-Request-Id`, and hands one entry a request to `write` once its answer is ready. Who made the request
- * reaches the entry through `logAs`. `path` is the app's own (`getPath`); `trustProxy`: as `clientAddress`.
+ * reaches the entry through `logAs`. `path` is the app's own (`getPath`); `proxies`: as `clientAddress`.
  */
-export function accessLogged(fetch: Fetch, write: (entry: AccessEntry) => void, getPath: (request: Request) => string, trustProxy: boolean): Fetch {
+export function accessLogged(fetch: Fetch, write: (entry: AccessEntry) => void, getPath: (request: Request) => string, proxies: TrustedProxies): Fetch {
   return (request, env, executionCtx) => {
     const started = performance.now();
     const served = env as ServedEnv | undefined;
@@ -123,7 +124,7 @@ export function accessLogged(fetch: Fetch, write: (entry: AccessEntry) => void, 
         status,
         ms,
         keyId: key?.id,
-        client: addressOf(incoming?.socket, trustProxy ? header('x-forwarded-for') : undefined),
+        client: addressOf(incoming?.socket, proxies, header),
         session,
         read: session !== undefined || key?.scope === 'audit' ? targetOf(incoming, request.url) : undefined,
       });

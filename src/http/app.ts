@@ -14,6 +14,7 @@ import { ClientClosedError } from './node-request.ts';
 import type { AppEnv } from './env.ts';
 import { type ReadEndpoint, STORAGE_ERRORS, openApiDocument } from './openapi.ts';
 import { sendError, sendJson } from './respond.ts';
+import { TrustedProxies } from './trusted-proxies.ts';
 import { type UnexpectedError, unexpectedError } from './unexpected-error.ts';
 import { auditReads, auditRoutes } from './routes/audit.ts';
 import { brandReads, brandRoutes, brandWrites } from './routes/brands.ts';
@@ -35,8 +36,8 @@ export interface AppOptions {
   shuttingDown?: () => boolean;
   /** A workbench session unused this long has ended (default 30 minutes). */
   sessionIdleMs?: number;
-  /** Whether a reverse proxy in front is trusted for the client's address (X-Forwarded-For) and host. */
-  trustProxy?: boolean;
+  /** The reverse proxies believed for the client's address, host and scheme (X-Forwarded-*); none by default. */
+  trustedProxies?: TrustedProxies;
   /** Where each failed workbench sign-in is told, with the client's address (none: not told). */
   onSignInFailure?: (failure: { client: string; reason: string }) => void;
   /** Where an error the server did not expect is told, one bounded line each (default: the server's log). */
@@ -60,6 +61,7 @@ function allowedMethods(): Map<string, string> {
 /** The whole HTTP interface over one open tradebook. Paths work with and without a trailing slash. */
 export function createApp(tb: Company, options: AppOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
+  const proxies = options.trustedProxies ?? TrustedProxies.NONE;
   const openapi = JSON.stringify(openApiDocument(reads, writes));
 
   app.use('*', closeAfterUnreadBody);
@@ -68,7 +70,7 @@ export function createApp(tb: Company, options: AppOptions = {}): Hono<AppEnv> {
   // The auditor's pages have sessions of their own, not the API's bearer keys.
   app.route(
     '/',
-    workbenchRoutes(tb, { idleMs: options.sessionIdleMs ?? DEFAULT_IDLE_MS, trustProxy: options.trustProxy ?? false, onSignInFailure: options.onSignInFailure ?? (() => {}) }),
+    workbenchRoutes(tb, { idleMs: options.sessionIdleMs ?? DEFAULT_IDLE_MS, proxies, onSignInFailure: options.onSignInFailure ?? (() => {}) }),
   );
   app.get('/api/openapi.json', (c) => sendJson(c, openapi));
 
@@ -115,6 +117,6 @@ export function createApp(tb: Company, options: AppOptions = {}): Hono<AppEnv> {
   });
   // Around the app's fetch rather than as middleware: what every request pays (docs/performance.md).
   const served = commonHeaders(app.fetch);
-  app.fetch = options.accessLog ? accessLogged(served, options.accessLog, (request) => app.getPath(request), options.trustProxy ?? false) : served;
+  app.fetch = options.accessLog ? accessLogged(served, options.accessLog, (request) => app.getPath(request), proxies) : served;
   return app;
 }

@@ -3,6 +3,7 @@ import { type Socket, isIP } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { DomainError } from '../lib/result.ts';
 import { JSON_TYPE, errorsJson } from './respond.ts';
+import { TrustedProxies } from './trusted-proxies.ts';
 
 /** The server's settings from the environment, checked before anything starts. */
 export interface ServerSettings {
@@ -23,8 +24,8 @@ export interface ServerSettings {
   keyCacheMs: number;
   /** A workbench session unused this many minutes has ended. */
   sessionIdleMinutes: number;
-  /** Whether the reverse proxy in front is trusted to say the client's address (X-Forwarded-For) and host. */
-  trustProxy: boolean;
+  /** The reverse proxies trusted to say the client's address, host and scheme (X-Forwarded-*). */
+  trustedProxies: TrustedProxies;
 }
 
 type Limit = 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxConnections' | 'maxConnectionsPerClient' | 'databaseStallMs' | 'sessionIdleMinutes';
@@ -52,9 +53,9 @@ export function readServerSettings(env: NodeJS.ProcessEnv): { ok: true; settings
   if (accessLog !== 'on' && accessLog !== 'off') return { ok: false, problem: `TRADEBOOK_ACCESS_LOG must be on or off, got ${JSON.stringify(accessLog)}` };
   const keyCacheText = env.TRADEBOOK_KEY_CACHE_MS || '1000';
   if (!/^\d{1,9}$/.test(keyCacheText)) return { ok: false, problem: `TRADEBOOK_KEY_CACHE_MS must be a whole number from 0 (0: no key cache), got ${JSON.stringify(keyCacheText)}` };
-    const trustProxy = env.TRADEBOOK_TRUST_PROXY || 'off';
-  if (trustProxy !== 'on' && trustProxy !== 'off') return { ok: false, problem: `TRADEBOOK_TRUST_PROXY must be on or off, got ${JSON.stringify(trustProxy)}` };
-  const settings = { port: Number(portText), host, accessLog: accessLog === 'on', trustProxy: trustProxy === 'on', keyCacheMs: Number(keyCacheText) } as ServerSettings;
+  const trusted = TrustedProxies.parse(env.TRADEBOOK_TRUST_PROXY || 'off');
+  if (!trusted.ok) return trusted;
+  const settings = { port: Number(portText), host, accessLog: accessLog === 'on', trustedProxies: trusted.proxies, keyCacheMs: Number(keyCacheText) } as ServerSettings;
   for (const [name, [variable, fallback]] of Object.entries(LIMITS) as [Limit, [string, number]][]) {
     const text = env[variable] || String(fallback);
     if (!/^[1-9]\d{0,9}$/.test(text)) return { ok: false, problem: `${variable} must be a whole number from 1, got ${JSON.stringify(text)}` };

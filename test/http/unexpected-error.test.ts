@@ -3,6 +3,7 @@ import { afterEach, expect, test, vi } from 'vitest';
 import { type AccessEntry, accessLogged } from '../../src/http/access-log.ts';
 import { createApp } from '../../src/http/app.ts';
 import { type ServerSettings, listen } from '../../src/http/node-server.ts';
+import { TrustedProxies } from '../../src/http/trusted-proxies.ts';
 import type { UnexpectedError } from '../../src/http/unexpected-error.ts';
 import { engineService } from '../engine-service.ts';
 import { Browser } from '../workbench-client.ts';
@@ -33,7 +34,7 @@ test('an unexpected error is one bounded line with the request id, the status lo
 test('on a real socket, an answer Node refuses to write is logged with the 500 the client got, not the status the app meant', async () => {
   const entries: AccessEntry[] = [];
   // A header value Node refuses (a control character), as a return path once let through.
-  const fetch = accessLogged(() => new Response(null, { status: 303, headers: { Location: '/audit/\u0001' } }), (entry) => entries.push(entry), () => '/x', false);
+  const fetch = accessLogged(() => new Response(null, { status: 303, headers: { Location: '/audit/\u0001' } }), (entry) => entries.push(entry), () => '/x', TrustedProxies.NONE);
   vi.spyOn(console, 'error').mockImplementation(() => {});
   const settings = { port: 0, host: '127.0.0.1', headersTimeoutMs: 5000, requestTimeoutMs: 5000, maxConnections: 10, maxConnectionsPerClient: 10 } as ServerSettings;
   const server = await new Promise<http.Server>((resolve, reject) => {

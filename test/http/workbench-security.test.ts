@@ -47,7 +47,7 @@ describe('sessions kept by the server', () => {
     expect((await browser.get('/audit/log')).status).toBe(200);
   });
 
-  test('a session unused for the idle time ends; its last use is written at most once a minute', async () => {
+  test('a session unused for the idle time ends, counted from its last page though its last use is written at most once a minute', async () => {
     const { app, tb, auditKey, clock } = await workbench({ sessionIdleMs: 30 * MINUTE });
     const browser = new Browser(app);
     await browser.signIn(auditKey);
@@ -55,14 +55,51 @@ describe('sessions kept by the server', () => {
     expect((await browser.get('/audit/log')).status).toBe(200);
     clock.advance(29 * MINUTE);
     expect((await browser.get('/audit/log')).status).toBe(200);
-    // Used 30 s after its last recorded use: not written, so the idle time still counts from that use.
+    // Used 30 s after its last recorded use: not written, yet the idle time counts from this page.
     clock.advance(30 * 1000);
     expect((await browser.get('/audit/log')).status).toBe(200);
-    clock.advance(29 * MINUTE + 31 * 1000);
+    clock.advance(29 * MINUTE + 59 * 1000);
+    expect((await browser.get('/audit/log')).status).toBe(200);
+    // Unused for the idle time and the minute its last use may lag by.
+    clock.advance(31 * MINUTE);
     const ended = await browser.get('/audit/log');
     expect(ended.status).toBe(401);
     expect(ended.text).toContain('Your session has ended: it was not used for 30 minutes.');
     expect(await tb.sessions.count()).toBe(0);
+  });
+
+  test('with an idle time of a minute, pages at 15, 30, 45, 58 and 63 s keep the session, and so does one 59 s after the last', async () => {
+    const { app, auditKey, clock } = await workbench({ sessionIdleMs: MINUTE });
+    const browser = new Browser(app);
+    await browser.signIn(auditKey);
+    let at = 0;
+    for (const second of [15, 30, 45, 58, 63, 63 + 59]) {
+      clock.advance((second - at) * 1000);
+      at = second;
+      expect([second, (await browser.get('/audit/log')).status]).toEqual([second, 200]);
+    }
+    // Unused past the minute and the tenth of it its last use may lag by.
+    clock.advance(66 * 1000);
+    const ended = await browser.get('/audit/log');
+    expect([ended.status, ended.text.includes('it was not used for 1 minute. ')]).toEqual([401, true]);
+  });
+
+  test('a key has at most 20 live sessions: signing in once more ends its oldest, not another key’s', async () => {
+    const { app, tb, auditKey, clock } = await workbench();
+    const other = new Browser(app);
+    await other.signIn((await tb.keys.create({ name: 'other', scope: 'audit' })).key);
+    const browsers: Browser[] = [];
+    for (let i = 0; i < 25; i++) {
+      clock.advance(1000);
+      const browser = new Browser(app);
+      expect((await browser.signIn(auditKey)).status).toBe(303);
+      browsers.push(browser);
+    }
+    expect(await tb.sessions.count()).toBe(21);
+    const statuses = [];
+    for (const browser of browsers) statuses.push((await browser.get('/audit/log')).status);
+    expect(statuses).toEqual([...Array(5).fill(303), ...Array(20).fill(200)]);
+    expect((await other.get('/audit/log')).status).toBe(200);
   });
 
   test('a session in steady use ends 8 hours after sign-in, and its cookie says so', async () => {

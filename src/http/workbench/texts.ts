@@ -427,7 +427,7 @@ export const en: Texts = {
     unknownKey: 'That key is unknown, revoked or expired, or is not an audit key (of the audit scope).',
     ended: 'Your session has ended. Sign in again.',
     lifetime: 'Your session has ended: 8 hours have passed since you signed in. Sign in again.',
-    idle: (minutes: number) => `Your session has ended: it was not used for ${minutes} minutes. Sign in again.`,
+    idle: (minutes: number) => `Your session has ended: it was not used for ${minutes} minute${minutes === 1 ? '' : 's'}. Sign in again.`,
     revoked: 'Your session has ended: the key was revoked or expired. Sign in again.',
     signedOut: 'You have signed out of the workbench.',
     tooMany: (seconds: number) => `Too many failed sign-ins from your address: try again in ${seconds} s.`,

@@ -207,6 +207,8 @@ test('a bad setting stops the start with one line and exit 2, before the databas
     ['TRADEBOOK_ACCESS_LOG', 'maybe'],
     ['TRADEBOOK_MAX_CONNECTIONS', 'many'],
     ['TRADEBOOK_MAX_CONNECTIONS_PER_CLIENT', '0'],
+    // More than the total (2,048 by default).
+    ['TRADEBOOK_MAX_CONNECTIONS_PER_CLIENT', '4096'],
     ['TRADEBOOK_HEADERS_TIMEOUT_MS', '-5'],
     ['TRADEBOOK_REQUEST_TIMEOUT_MS', '1.5'],
     ['TRADEBOOK_KEY_CACHE_MS', '-1'],

@@ -86,3 +86,46 @@ describe('return paths on the real server', () => {
     expect(css.headers.get('cache-control')).toBe('public, max-age=3600');
   });
 });
+
+describe('connections held open by slow senders', () => {
+  let server: ServerProcess;
+  beforeAll(async () => {
+    // Four addresses together can hold every place; the headers timeout is far beyond the test.
+    server = await startServer(path.join(tempDir(), 'slow.db'), KEY, {
+      TRADEBOOK_MAX_CONNECTIONS: '64',
+      TRADEBOOK_MAX_CONNECTIONS_PER_CLIENT: '16',
+      TRADEBOOK_HEADERS_TIMEOUT_MS: '60000',
+      TRADEBOOK_REQUEST_TIMEOUT_MS: '60000',
+    });
+  });
+  afterAll(() => server?.stop());
+
+  test('four addresses holding every place with headers sent a line a second do not keep a fifth client out', async () => {
+    const slow = ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5'].flatMap((address) =>
+      Array.from({ length: 16 }, () => {
+        const c = rawConnection(server.port, address);
+        c.socket.write('GET /healthz HTTP/1.1\r\nHost: t\r\n');
+        return c;
+      }),
+    );
+    const drip = setInterval(() => slow.forEach((c) => c.socket.writable && c.socket.write('X-Slow: 1\r\n')), 1000);
+    try {
+      await Promise.all(slow.map((c) => new Promise((resolve) => (c.socket.connecting ? c.socket.once('connect', resolve) : resolve(undefined)))));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Each address is at its own cap.
+      const seventeenth = rawConnection(server.port, '127.0.0.2');
+      await seventeenth.closed;
+      expect(seventeenth.received()).toMatch(/^HTTP\/1\.1 503 [^]*ERROR_TOO_MANY_CONNECTIONS[^]*16 from one address/);
+      // Every place is taken: the fifth client's connection takes the place of the longest-waiting slow one.
+      for (let i = 0; i < 3; i++) {
+        const res = await fetch(`${server.url}/healthz`);
+        expect([i, res.status]).toEqual([i, 200]);
+      }
+      // The oldest slow one made room for it.
+      await until(() => slow[0].socket.destroyed);
+    } finally {
+      clearInterval(drip);
+      for (const c of slow) c.socket.destroy();
+    }
+  });
+});

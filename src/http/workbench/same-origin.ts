@@ -35,7 +35,11 @@ function hostOf(origin: string): string | undefined {
   }
 }
 
-const sameToken = (expected: string, given: string) => expected.length === given.length && timingSafeEqual(Buffer.from(expected), Buffer.from(given));
+/** Compared as bytes: a token of as many characters as the expected one can be of more bytes (`é` against `a`). */
+function sameToken(expected: string, given: string): boolean {
+  const [want, got] = [Buffer.from(expected), Buffer.from(given)];
+  return want.length === got.length && timingSafeEqual(want, got);
+}
 
 /** Why this post is refused as not from one of our pages, or undefined when it is. */
 function refusalOf(c: Context, proxies: TrustedProxies, expected: string | undefined, given: FormDataEntryValue | null): Refusal | undefined {

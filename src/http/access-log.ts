@@ -102,8 +102,9 @@ export function commonHeaders(fetch: Fetch): Fetch {
 /**
  * The access log around the app's `fetch`, not inside it as a middleware (hono's middleware layer alone cost
  * about as much as the line): gives every request an id (the client's `X-Request-Id`, or a new one), answers with
- * it in `X-Request-Id`, and hands one entry a request to `write` once its answer is ready. Who made the request
- * reaches the entry through `logAs`. `path` is the app's own (`getPath`); `proxies`: as `clientAddress`.
+ * it in `X-Request-Id`, and hands one entry a request to `write` once its answer is ready (served by Node, once it
+ * has gone out, with the status Node wrote). Who made the request reaches the entry through `logAs`. `path` is the
+ * app's own (`getPath`); `proxies`: as `clientAddress`.
  */
 export function accessLogged(fetch: Fetch, write: (entry: AccessEntry) => void, getPath: (request: Request) => string, proxies: TrustedProxies): Fetch {
   return (request, env, executionCtx) => {

@@ -116,7 +116,7 @@ export function accessLogged(fetch: Fetch, write: (entry: AccessEntry) => void, 
     const reqId = given !== undefined && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
     served?.outgoing?.setHeader('X-Request-Id', reqId);
     const caller: Caller = { reqId };
-    const written = (status: number, ms = Math.round((performance.now() - started) * 10) / 10) => {
+    const written = (status: number, ms: number) => {
       const { key, session } = caller;
       write({
         reqId,
@@ -130,29 +130,41 @@ export function accessLogged(fetch: Fetch, write: (entry: AccessEntry) => void, 
         read: session !== undefined || key?.scope === 'audit' ? targetOf(incoming, request.url) : undefined,
       });
     };
+    // Served by Node, the line waits for the answer to have gone out (or the connection to have closed): the status
+    // logged is the one the client got. Writing the answer out can still fail (Node refusing a header, say), and
+    // then Node's 500 went out instead. Listened for before the app runs: an answer it writes itself may be out
+    // before its promise settles.
+    const outgoing = served?.outgoing;
+    let ready: { status: number; ms: number } | undefined;
+    let gone = outgoing === undefined;
+    const writeOnce = () => {
+      if (ready === undefined || !gone) return;
+      written(outgoing?.headersSent ? outgoing.statusCode : ready.status, ready.ms);
+      ready = undefined;
+    };
+    outgoing?.once('close', () => {
+      gone = true;
+      writeOnce();
+    });
+    const settled = (status: number) => {
+      ready = { status, ms: Math.round((performance.now() - started) * 10) / 10 };
+      writeOnce();
+    };
     const answer = (response: Response) => {
-      const outgoing = served?.outgoing;
-      if (outgoing === undefined) {
-        written(response.status);
-        response.headers.set('X-Request-Id', reqId);
-        return response;
-      }
-      // The status logged is the one the client got: writing the answer out can still fail (Node refusing a
-      // header, say), and then Node's 500 went out instead.
-      const ms = Math.round((performance.now() - started) * 10) / 10;
-      outgoing.once('close', () => written(outgoing.headersSent ? outgoing.statusCode : response.status, ms));
+      settled(response.status);
+      if (outgoing === undefined) response.headers.set('X-Request-Id', reqId);
       return response;
     };
     let answered: Response | Promise<Response>;
     try {
       answered = fetch(request, { ...served, caller }, executionCtx);
     } catch (error) {
-      written(500);
+      settled(500);
       throw error;
     }
     if (!(answered instanceof Promise)) return answer(answered);
     return answered.then(answer, (error: unknown) => {
-      written(500);
+      settled(500);
       throw error;
     });
   };

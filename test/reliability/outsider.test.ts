@@ -73,9 +73,12 @@ describe('return paths on the real server', () => {
 
   test('API answers written straight to the socket say Cache-Control: no-store too; the stylesheet stays cacheable', async () => {
     for (const target of ['/api/products', '/api/product-brands?limit=1']) {
-      const res = await fetch(`${server.url}${target}`, { headers: { Authorization: `Bearer ${KEY}` } });
+      const res = await fetch(`${server.url}${target}`, { headers: { Authorization: `Bearer ${KEY}`, 'X-Request-Id': `page-${target.length}` } });
       expect([target, res.status, res.headers.get('cache-control')]).toEqual([target, 200, 'no-store']);
     }
+    // Each written straight to the socket, each one access-log line with its status.
+    await until(() => logLines(server).filter((line) => String(line.reqId).startsWith('page-')).length === 2);
+    expect(logLines(server).filter((line) => String(line.reqId).startsWith('page-')).map((line) => line.status)).toEqual([200, 200]);
     expect((await fetch(`${server.url}/api/products`)).headers.get('cache-control')).toBe('no-store');
     // A request line in absolute form is the same path.
     const absolute = rawConnection(server.port);

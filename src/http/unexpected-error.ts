@@ -16,7 +16,8 @@ export interface UnexpectedError {
 /** A field's longest text: an error's message can repeat whatever input caused it, of any length. */
 const MAX_FIELD = 300;
 
-const bounded = (text: string) => (text.length <= MAX_FIELD ? text : `${text.slice(0, MAX_FIELD)}… (${text.length} characters)`);
+/** `text` cut to `MAX_FIELD` characters, saying how long it was. */
+export const bounded = (text: string) => (text.length <= MAX_FIELD ? text : `${text.slice(0, MAX_FIELD)}… (${text.length} characters)`);
 
 /** The log line's fields for `error`, thrown while answering the request of `c`. */
 export function unexpectedError(c: Context, error: unknown): UnexpectedError {

@@ -21,6 +21,8 @@ const onPostgres = [
   'test/http/access-trail.test.ts',
   'test/reliability/hostile-input.test.ts',
   'test/http/xml-text.test.ts',
+  'test/http/document-search.test.ts',
+  'test/http/history-pages.test.ts',
 ];
 
 const postgresPass = process.env.TRADEBOOK_TEST_POSTGRES_URL

@@ -1,6 +1,7 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { formatMoscow } from '../lib/clock.ts';
 import type { EventMeta, StoredEvent } from '../events/store.ts';
-import { type RecordFields, foldEvent } from './record-fold.ts';
+import { type FoldedRecord, type RecordFields, UNFOLDED, evolveFields, foldEvent, foldRecord } from './record-fold.ts';
 
 /** One event of a record's history, told for people: when (Moscow time), who, and each field it changed. */
 export interface HistoryEntry {
@@ -40,27 +41,87 @@ export function whoOf(keyName: (id: number) => string | undefined, words: WhoWor
   };
 }
 
-/** A stream's events (in stream order) as history entries, each field change before → after. */
+/** One event as a history entry, from the record's fields before it. */
+function entryOf(before: RecordFields | undefined, event: StoredEvent, who: WhoOf): HistoryEntry {
+  const changes: Record<string, unknown> = {};
+  const was: Record<string, unknown> = {};
+  for (const change of foldEvent(before, event).changes) {
+    changes[change.field] = change.after;
+    if (change.before !== undefined) was[change.field] = change.before;
+  }
+  return {
+    seq: event.seq,
+    streamVersion: event.streamVersion,
+    type: event.type,
+    time: formatMoscow(Date.parse(event.recordedAt)),
+    recordedAt: event.recordedAt,
+    who: who(event.meta),
+    changes,
+    before: was,
+  };
+}
+
+/** A stream's events (in stream order, from its first) as history entries, each field change before → after. */
 export function historyOf(events: readonly StoredEvent[], who: WhoOf): HistoryEntry[] {
   let state: RecordFields | undefined;
   return events.map((event) => {
-    const folded = foldEvent(state, event);
-    state = folded.state;
-    const changes: Record<string, unknown> = {};
-    const before: Record<string, unknown> = {};
-    for (const change of folded.changes) {
-      changes[change.field] = change.after;
-      if (change.before !== undefined) before[change.field] = change.before;
-    }
-    return {
-      seq: event.seq,
-      streamVersion: event.streamVersion,
-      type: event.type,
-      time: formatMoscow(Date.parse(event.recordedAt)),
-      recordedAt: event.recordedAt,
-      who: who(event.meta),
-      changes,
-      before,
-    };
+    const entry = entryOf(state, event, who);
+    state = evolveFields(state, event);
+    return entry;
   });
 }
+
+/** How many entries a page of a record's history holds in the workbench. */
+export const HISTORY_PAGE = 50;
+
+/** Events read and folded between turns of the event loop while a record's fields before a version are found. */
+const FOLDED_A_TURN = 1_000;
+
+/** Reads a stream's events from version `from` to `to`, both included, in order. */
+export type ReadVersions = (from: number, to: number) => Promise<StoredEvent[]>;
+
+/**
+ * Hands a stream's events from its first to version `to` to `visit` a chunk at a time, between turns of the event
+ * loop (so a record of 50,000 events holds no other request up), until `visit` answers false.
+ */
+async function walkVersions(read: ReadVersions, to: number, visit: (chunk: StoredEvent[]) => boolean): Promise<void> {
+  for (let start = 1; start <= to; start += FOLDED_A_TURN) {
+    if (start > 1) await nextTurn();
+    const chunk = await read(start, Math.min(to, start + FOLDED_A_TURN - 1));
+    if (!visit(chunk) || chunk.length < FOLDED_A_TURN) return;
+  }
+}
+
+/** A record folded from its events up to version `to` recorded at or before `atMs` (all of them when omitted). */
+export async function foldVersions(read: ReadVersions, to: number, atMs = Infinity): Promise<FoldedRecord> {
+  let folded = UNFOLDED;
+  await walkVersions(read, to, (chunk) => {
+    const before = folded.events;
+    folded = foldRecord(chunk, atMs, folded);
+    // Fewer than the chunk: the moment passed.
+    return folded.events - before === chunk.length;
+  });
+  return folded;
+}
+
+/**
+ * The entries of a record's history for these versions (oldest first), who told by `whoFor` from their events: the
+ * events before each are folded on the way, without the work of telling their changes.
+ */
+export async function historyOfVersions(read: ReadVersions, versions: readonly number[], whoFor: (events: StoredEvent[]) => WhoOf | Promise<WhoOf>): Promise<HistoryEntry[]> {
+  const wanted = new Set(versions);
+  const found: { before: RecordFields | undefined; event: StoredEvent }[] = [];
+  let state: RecordFields | undefined;
+  await walkVersions(read, Math.max(0, ...versions), (chunk) => {
+    for (const event of chunk) {
+      if (wanted.has(event.streamVersion)) found.push({ before: state, event });
+      state = evolveFields(state, event);
+    }
+    return true;
+  });
+  const who = await whoFor(found.map(({ event }) => event));
+  return found.map(({ before, event }) => entryOf(before, event, who));
+}
+
+/** The versions `from` to `to`, both included. */
+export const versionsFrom = (from: number, to: number): number[] => Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);

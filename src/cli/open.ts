@@ -1,5 +1,4 @@
 import type { AuditReads } from '../audit/reads.ts';
-import type { HistoryEntry } from '../audit/history.ts';
 import { Company } from '../company.ts';
 import { databaseSetting } from '../storage/database.ts';
 import { openKeys, openLog } from '../storage/open-engine.ts';
@@ -24,9 +23,9 @@ export async function openLogForCli(): Promise<Pick<AuditReads, 'eventsAfter' | 
 }
 
 /** One record's history (each event, who, each field before → after) from the database TRADEBOOK_DB names, on either engine. */
-export async function openHistoryForCli(): Promise<{ history(stream: string): Promise<HistoryEntry[]>; close(): Promise<void> }> {
+export async function openHistoryForCli(): Promise<Pick<AuditReads, 'history' | 'streamLength'> & { close(): Promise<void> }> {
   const { audit, close } = await openLog(databaseSetting());
-  return { history: audit.history, close };
+  return { history: audit.history, streamLength: audit.streamLength, close };
 }
 
 /** The company in the database TRADEBOOK_DB names, on either engine, its read tables current (the commands that write). */

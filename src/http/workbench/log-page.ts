@@ -58,11 +58,16 @@ async function readPage(tb: Company, asked: LogAsked): Promise<{ rows: EventRow[
   return { rows: backwards ? page.reverse() : page, more };
 }
 
-/** Each event's change as its record's history tells it (before → after), from the histories of the page's records. */
+/**
+ * Each event's change as its record's history tells it (before → after): for each record on the page, the entries
+ * of the versions the page shows, not its whole history.
+ */
 async function changesOf(tb: Company, t: Texts, rows: EventRow[]): Promise<Map<number, HistoryEntry>> {
+  const versions = new Map<string, number[]>();
+  for (const row of rows) versions.set(row.stream, [...(versions.get(row.stream) ?? []), row.stream_version]);
   const entries = new Map<number, HistoryEntry>();
-  for (const stream of new Set(rows.map((row) => row.stream))) {
-    for (const entry of await historyIn(tb, t, stream)) entries.set(entry.seq, entry);
+  for (const [stream, shown] of versions) {
+    for (const entry of await historyIn(tb, t, stream, shown)) entries.set(entry.seq, entry);
   }
   return entries;
 }

@@ -61,7 +61,6 @@ export const ru = {
     next: 'вперёд →',
     first: '« в начало',
     last: 'в конец »',
-    shown: (from: number, to: number) => `Показаны ${from}–${to}.`,
     datePlaceholder: 'ДД.ММ.ГГГГ',
     momentPlaceholder: 'ДД.ММ.ГГГГ ЧЧ:ММ',
   },
@@ -256,6 +255,7 @@ export const ru = {
     who: 'Кто',
     changes: 'Изменения',
     empty: 'Событий нет.',
+    shown: (from: number, to: number, of: number) => `Версии ${from}–${to} из ${of}, сначала новые.`,
   },
   record: {
     title: 'Запись на дату',
@@ -385,7 +385,6 @@ export const en: Texts = {
     next: 'next →',
     first: '« first',
     last: 'last »',
-    shown: (from, to) => `Showing ${from}–${to}.`,
     datePlaceholder: 'DD.MM.YYYY',
     momentPlaceholder: 'DD.MM.YYYY HH:MM',
   },
@@ -575,6 +574,7 @@ export const en: Texts = {
     who: 'Who',
     changes: 'Changes',
     empty: 'No events.',
+    shown: (from, to, of) => `Versions ${from}–${to} of ${of}, newest first.`,
   },
   record: {
     title: 'A record as of a moment',

@@ -81,21 +81,24 @@ const FOLDED_A_TURN = 1_000;
 export type ReadVersions = (from: number, to: number) => Promise<StoredEvent[]>;
 
 /**
- * Hands a stream's events from its first to version `to` to `visit` a chunk at a time, between turns of the event
- * loop (so a record of 50,000 events holds no other request up), until `visit` answers false.
+ * Hands a stream's events from version `from` to version `to` to `visit` a chunk at a time, between turns of the
+ * event loop (so a record of 50,000 events holds no other request up), until `visit` answers false.
  */
-async function walkVersions(read: ReadVersions, to: number, visit: (chunk: StoredEvent[]) => boolean): Promise<void> {
-  for (let start = 1; start <= to; start += FOLDED_A_TURN) {
-    if (start > 1) await nextTurn();
+async function walkVersions(read: ReadVersions, from: number, to: number, visit: (chunk: StoredEvent[]) => boolean): Promise<void> {
+  for (let start = from; start <= to; start += FOLDED_A_TURN) {
+    if (start > from) await nextTurn();
     const chunk = await read(start, Math.min(to, start + FOLDED_A_TURN - 1));
     if (!visit(chunk) || chunk.length < FOLDED_A_TURN) return;
   }
 }
 
-/** A record folded from its events up to version `to` recorded at or before `atMs` (all of them when omitted). */
-export async function foldVersions(read: ReadVersions, to: number, atMs = Infinity): Promise<FoldedRecord> {
-  let folded = UNFOLDED;
-  await walkVersions(read, to, (chunk) => {
+/**
+ * A record folded from its events up to version `to` recorded at or before `atMs` (all of them when omitted), on
+ * from a fold of its first events (`from`).
+ */
+export async function foldVersions(read: ReadVersions, to: number, atMs = Infinity, from = UNFOLDED): Promise<FoldedRecord> {
+  let folded = from;
+  await walkVersions(read, from.events + 1, to, (chunk) => {
     const before = folded.events;
     folded = foldRecord(chunk, atMs, folded);
     // Fewer than the chunk: the moment passed.
@@ -112,7 +115,7 @@ export async function historyOfVersions(read: ReadVersions, versions: readonly n
   const wanted = new Set(versions);
   const found: { before: RecordFields | undefined; event: StoredEvent }[] = [];
   let state: RecordFields | undefined;
-  await walkVersions(read, Math.max(0, ...versions), (chunk) => {
+  await walkVersions(read, 1, Math.max(0, ...versions), (chunk) => {
     for (const event of chunk) {
       if (wanted.has(event.streamVersion)) found.push({ before: state, event });
       state = evolveFields(state, event);

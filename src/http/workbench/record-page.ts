@@ -83,7 +83,9 @@ export async function recordPage(c: Context, tb: Company, view: View): Promise<R
   const length = await tb.audit.streamLength(stream);
   if (length === 0) return sendPage(c, page(view, t.record.title, html`${recordForm(view, values)}<p class="empty">${t.record.noSuch(stream)}</p>`), 404);
   const read = (from: number, to: number) => tb.audit.streamVersions(stream, from, to);
-  const [thenRecord, nowRecord] = [await foldVersions(read, length, at), await foldVersions(read, length)];
+  const thenRecord = await foldVersions(read, length, at);
+  // Now goes on from then: the events up to the moment are folded once.
+  const nowRecord = await foldVersions(read, length, Infinity, thenRecord);
   const [then, now] = [fieldValues(thenRecord.fields), fieldValues(nowRecord.fields)];
   const fields = [...new Set([...then.keys(), ...now.keys()])];
   const text = (values: Map<string, unknown>, field: string) => (values.has(field) ? storedText(leafName(field), values.get(field)) : '');

@@ -75,7 +75,7 @@ export function historyOf(events: readonly StoredEvent[], who: WhoOf): HistoryEn
 export const HISTORY_PAGE = 50;
 
 /** Events read and folded between turns of the event loop while a record's fields before a version are found. */
-const FOLDED_A_TURN = 1_000;
+const FOLDED_A_TURN = 250;
 
 /** Reads a stream's events from version `from` to `to`, both included, in order. */
 export type ReadVersions = (from: number, to: number) => Promise<StoredEvent[]>;
@@ -124,6 +124,40 @@ export async function historyOfVersions(read: ReadVersions, versions: readonly n
   });
   const who = await whoFor(found.map(({ event }) => event));
   return found.map(({ before, event }) => entryOf(before, event, who));
+}
+
+/**
+ * The last `size` entries of a record's history up to version `upTo` (oldest first; a version past the record's
+ * last is its last), and that last version: its events are read and folded from the first, a chunk at a time,
+ * keeping only the page's; a record of few events is one read.
+ */
+export async function latestHistory(read: ReadVersions, upTo: number, size: number, whoFor: (events: StoredEvent[]) => WhoOf | Promise<WhoOf>): Promise<{ entries: HistoryEntry[]; last: number }> {
+  const kept: { before: RecordFields | undefined; event: StoredEvent }[] = [];
+  let state: RecordFields | undefined;
+  await walkVersions(read, 1, upTo, (chunk) => {
+    for (const event of chunk) {
+      kept.push({ before: state, event });
+      if (kept.length > size) kept.shift();
+      state = evolveFields(state, event);
+    }
+    return true;
+  });
+  const who = await whoFor(kept.map(({ event }) => event));
+  return { entries: kept.map(({ before, event }) => entryOf(before, event, who)), last: kept.at(-1)?.event.streamVersion ?? 0 };
+}
+
+/** A record's whole history, oldest first, a chunk of entries at a time: its events read and folded once, from the first. */
+export async function* historyChunks(read: ReadVersions, who: WhoOf): AsyncGenerator<HistoryEntry[]> {
+  let state: RecordFields | undefined;
+  for (let start = 1; ; start += FOLDED_A_TURN) {
+    const chunk = await read(start, start + FOLDED_A_TURN - 1);
+    yield chunk.map((event) => {
+      const entry = entryOf(state, event, who);
+      state = evolveFields(state, event);
+      return entry;
+    });
+    if (chunk.length < FOLDED_A_TURN) return;
+  }
 }
 
 /** The versions `from` to `to`, both included. */

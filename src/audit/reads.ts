@@ -1,7 +1,7 @@
 import { type EventFilter, type EventRow, type StoredEvent, toStoredEvent } from '../events/store.ts';
 import { eventsAfter, hashAt, lastSeq, readStreamVersions, streamLength } from '../storage/log-reads.ts';
 import type { SqlSession } from '../storage/sql.ts';
-import { type HistoryEntry, historyOfVersions, versionsFrom, whoOf } from './history.ts';
+import { type HistoryEntry, historyChunks, historyOfVersions, versionsFrom, whoOf } from './history.ts';
 import { type LogPageQuery, logPageSql } from './log-page-query.ts';
 
 /** What auditors read of a company: the log as stored, a page at a time, its length, and one record's history. */
@@ -12,6 +12,8 @@ export interface AuditReads {
   eventsPage(query: LogPageQuery): Promise<EventRow[]>;
   /** The entries of a record's history for its versions `from` to `to`, both included, oldest first; who in English. */
   history(stream: string, from: number, to: number): Promise<HistoryEntry[]>;
+  /** A record's whole history, oldest first, a chunk of entries at a time; who in English. */
+  wholeHistory(stream: string): AsyncGenerator<HistoryEntry[]>;
   /** One stream's events from version `from` to `to`, both included, in order, in their current shape. */
   streamVersions(stream: string, from: number, to: number): Promise<StoredEvent[]>;
   /** How many events a stream has (its last version; 0 with none). */
@@ -24,6 +26,11 @@ export interface AuditReads {
 
 /** The auditors' reads on `session`: a connection that sees committed work only. */
 export function auditReads(session: SqlSession): AuditReads {
+  // Keys are few: their names are read whole, then told by id.
+  const whoInEnglish = async () => {
+    const names = new Map(await session.rows<[number, string]>('SELECT id, name FROM api_keys'));
+    return whoOf((id) => names.get(id));
+  };
   const streamVersions = async (stream: string, from: number, to: number) => (await readStreamVersions(session, stream, from, to)).map(toStoredEvent);
   return {
     eventsAfter: (after, limit, filter) => eventsAfter(session, after, limit, filter),
@@ -33,16 +40,10 @@ export function auditReads(session: SqlSession): AuditReads {
     },
     streamVersions,
     streamLength: (stream) => streamLength(session, stream),
-    history: (stream, from, to) =>
-      historyOfVersions(
-        (first, last) => streamVersions(stream, first, last),
-        versionsFrom(from, to),
-        // Keys are few: their names are read whole, then told by id.
-        async () => {
-          const names = new Map(await session.rows<[number, string]>('SELECT id, name FROM api_keys'));
-          return whoOf((id) => names.get(id));
-        },
-      ),
+    history: (stream, from, to) => historyOfVersions((first, last) => streamVersions(stream, first, last), versionsFrom(from, to), whoInEnglish),
+    async *wholeHistory(stream) {
+      yield* historyChunks((first, last) => streamVersions(stream, first, last), await whoInEnglish());
+    },
     lastSeq: () => lastSeq(session),
     hashAt: (seq) => hashAt(session, seq),
   };

@@ -4,9 +4,6 @@ import { UsageError, openHistoryForCli } from './open.ts';
 import { writeOut } from './stdout.ts';
 import { showStoredTime } from './times.ts';
 
-/** Entries read and written at a time. */
-const PAGE = 1000;
-
 /** One line an event: `2026-11-22 12:00:00+03:00  #7 v2 ProductEdited  key 1 "shop"  salePrice: 1000 → 1250`. */
 function historyLine(e: HistoryEntry): string {
   const changes = Object.entries(e.changes)
@@ -24,14 +21,15 @@ export function historyCommand(program: Command): void {
     .action(async (stream: string, options: { json?: boolean }) => {
       const log = await openHistoryForCli();
       try {
-        const length = await log.streamLength(stream);
-        if (length === 0) throw new UsageError(`no events in stream ${stream}`);
-        // A page at a time, written as read: a record of 50,000 events is never held whole.
-        for (let from = 1; from <= length; from += PAGE) {
-          const page = await log.history(stream, from, Math.min(length, from + PAGE - 1));
-          const text = options.json ? page.map((e) => JSON.stringify(e)).join(',') : page.map((e) => `${historyLine(e)}\n`).join('');
-          await writeOut(options.json ? `${from === 1 ? '[' : ','}${text}${from + PAGE > length ? ']\n' : ''}` : text);
+        // A chunk at a time, written as read: a record of 50,000 events is never held whole.
+        let written = 0;
+        for await (const chunk of log.wholeHistory(stream)) {
+          if (written === 0 && chunk.length === 0) throw new UsageError(`no events in stream ${stream}`);
+          const text = options.json ? chunk.map((e) => JSON.stringify(e)).join(',') : chunk.map((e) => `${historyLine(e)}\n`).join('');
+          await writeOut(options.json && chunk.length > 0 ? `${written === 0 ? '[' : ','}${text}` : text);
+          written += chunk.length;
         }
+        if (options.json) await writeOut(']\n');
       } finally {
         await log.close();
       }

@@ -23,9 +23,9 @@ export async function openLogForCli(): Promise<Pick<AuditReads, 'eventsAfter' | 
 }
 
 /** One record's history (each event, who, each field before → after) from the database TRADEBOOK_DB names, on either engine. */
-export async function openHistoryForCli(): Promise<Pick<AuditReads, 'history' | 'streamLength'> & { close(): Promise<void> }> {
+export async function openHistoryForCli(): Promise<Pick<AuditReads, 'wholeHistory'> & { close(): Promise<void> }> {
   const { audit, close } = await openLog(databaseSetting());
-  return { history: audit.history, streamLength: audit.streamLength, close };
+  return { wholeHistory: audit.wholeHistory, close };
 }
 
 /** The company in the database TRADEBOOK_DB names, on either engine, its read tables current (the commands that write). */

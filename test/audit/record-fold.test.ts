@@ -78,7 +78,7 @@ describe('history', () => {
 });
 
 describe('a page of a long history', () => {
-  test('the entries of the versions asked for, each before → after, the events before them read a thousand at a time', async () => {
+  test('the entries of the versions asked for, each before → after, the events before them read 250 at a time', async () => {
     const events = [
       event('product-1', 'ProductAdded', { id: 1, ...product }, 0),
       ...Array.from({ length: 2_499 }, (_, i) => event('product-1', 'ProductPricesUpdated', { id: 1, changes: { salePrice: 1001 + i } }, 1)),
@@ -94,10 +94,6 @@ describe('a page of a long history', () => {
       [2_002, { salePrice: 3_000 }, { salePrice: 3_001 }],
       [2_003, { salePrice: 3_001 }, { salePrice: 3_002 }],
     ]);
-    expect(reads).toEqual([
-      [1, 1_000],
-      [1_001, 2_000],
-      [2_001, 2_003],
-    ]);
+    expect(reads).toEqual([...Array.from({ length: 8 }, (_, i): [number, number] => [i * 250 + 1, (i + 1) * 250]), [2_001, 2_003]]);
   });
 });

@@ -1,7 +1,7 @@
 import { html } from 'hono/html';
-import { HISTORY_PAGE, type HistoryEntry, historyOfVersions, versionsFrom, whoOf } from '../../audit/history.ts';
+import { HISTORY_PAGE, type HistoryEntry, historyOfVersions, latestHistory, whoOf } from '../../audit/history.ts';
 import type { Company } from '../../company.ts';
-import type { EventMeta } from '../../events/store.ts';
+import type { EventMeta, StoredEvent } from '../../events/store.ts';
 import type { Texts } from './texts.ts';
 import { type View, scrolling } from './layout.ts';
 import { href } from './links.ts';
@@ -14,16 +14,15 @@ export async function keyNamesOf(tb: Company, metas: EventMeta[]): Promise<Map<n
   return names;
 }
 
+/** Who wrote these events, in the reader's words: the names of their keys read once. */
+const whoIn = (tb: Company, t: Texts) => async (events: StoredEvent[]) => {
+  const names = await keyNamesOf(tb, events.map((event) => event.meta));
+  return whoOf((id) => names.get(id), t.who);
+};
+
 /** The entries of these versions of a record's history (oldest first), as the API tells them, who in the reader's words. */
 export function historyIn(tb: Company, t: Texts, stream: string, versions: readonly number[]): Promise<HistoryEntry[]> {
-  return historyOfVersions(
-    (first, last) => tb.audit.streamVersions(stream, first, last),
-    versions,
-    async (events) => {
-      const names = await keyNamesOf(tb, events.map((event) => event.meta));
-      return whoOf((id) => names.get(id), t.who);
-    },
-  );
+  return historyOfVersions((first, last) => tb.audit.streamVersions(stream, first, last), versions, whoIn(tb, t));
 }
 
 /** A page of a record's history, newest first: HISTORY_PAGE versions up to `upTo`, and how many the record has. */
@@ -33,13 +32,17 @@ export interface HistoryPage {
   length: number;
 }
 
-/** The page of a record's history a page's `history` parameter asks for (the newest when it asks for none, or for a version the record does not have). */
+/**
+ * The page of a record's history a page's `history` parameter asks for: the HISTORY_PAGE versions up to the one it
+ * names, or the newest (when it names none, or one past the record's last). Only a page asked for by its version
+ * reads how many the record has.
+ */
 export async function historyPageIn(tb: Company, t: Texts, stream: string, asked: string | undefined): Promise<HistoryPage> {
-  const length = await tb.audit.streamLength(stream);
-  const wanted = asked !== undefined && /^\d{1,15}$/.test(asked) ? Number(asked) : length;
-  const upTo = wanted >= 1 && wanted <= length ? wanted : length;
-  const entries = await historyIn(tb, t, stream, versionsFrom(Math.max(1, upTo - HISTORY_PAGE + 1), upTo));
-  return { entries: entries.reverse(), upTo, length };
+  const wanted = asked !== undefined && /^\d{1,15}$/.test(asked) && Number(asked) >= 1 ? Number(asked) : undefined;
+  const read = (first: number, last: number) => tb.audit.streamVersions(stream, first, last);
+  const { entries, last } = await latestHistory(read, wanted ?? Number.MAX_SAFE_INTEGER, HISTORY_PAGE, whoIn(tb, t));
+  const length = wanted === undefined || last < wanted ? last : await tb.audit.streamLength(stream);
+  return { entries: entries.reverse(), upTo: last, length };
 }
 
 /** One changed value, nested ones (a document's lines, its company) field by field, only the leaves that differ. */

@@ -80,12 +80,12 @@ export async function recordPage(c: Context, tb: Company, view: View): Promise<R
   if (!form.asked) return sendPage(c, page(view, t.record.title, html`${recordForm(view, values)}${explain}`));
   if (!form.ok) return sendPage(c, page(view, t.record.title, html`${recordForm(view, values)}${problems(t, form.errors)}`), 400);
   const { stream, at = tb.clock() } = form.value;
-  const length = await tb.audit.streamLength(stream);
-  if (length === 0) return sendPage(c, page(view, t.record.title, html`${recordForm(view, values)}<p class="empty">${t.record.noSuch(stream)}</p>`), 404);
   const read = (from: number, to: number) => tb.audit.streamVersions(stream, from, to);
-  const thenRecord = await foldVersions(read, length, at);
+  const thenRecord = await foldVersions(read, Number.MAX_SAFE_INTEGER, at);
   // Now goes on from then: the events up to the moment are folded once.
-  const nowRecord = await foldVersions(read, length, Infinity, thenRecord);
+  const nowRecord = await foldVersions(read, Number.MAX_SAFE_INTEGER, Infinity, thenRecord);
+  const length = nowRecord.events;
+  if (length === 0) return sendPage(c, page(view, t.record.title, html`${recordForm(view, values)}<p class="empty">${t.record.noSuch(stream)}</p>`), 404);
   const [then, now] = [fieldValues(thenRecord.fields), fieldValues(nowRecord.fields)];
   const fields = [...new Set([...then.keys(), ...now.keys()])];
   const text = (values: Map<string, unknown>, field: string) => (values.has(field) ? storedText(leafName(field), values.get(field)) : '');

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Context } from 'hono';
 import { html } from 'hono/html';
 import { z } from 'zod';
@@ -67,6 +68,8 @@ async function changesOf(tb: Company, t: Texts, rows: EventRow[]): Promise<Map<n
   for (const row of rows) versions.set(row.stream, [...(versions.get(row.stream) ?? []), row.stream_version]);
   const entries = new Map<number, HistoryEntry>();
   for (const [stream, shown] of versions) {
+    // A turn of the event loop a record: a page of 50 records is otherwise one stretch of SQLite's synchronous reads.
+    await nextTurn();
     for (const entry of await historyIn(tb, t, stream, shown)) entries.set(entry.seq, entry);
   }
   return entries;

@@ -112,6 +112,7 @@ describe('the document search pages by key', () => {
     for (const wrong of ['sale', 'nonsense-1', 'sale-0', 'sale-1.5', `sale-${'9'.repeat(30)}`]) {
       const res = await auditor.get(`/audit/documents?contractor=7&after=${wrong}`);
       expect(res.status, wrong).toBe(400);
+      expect(res.text, wrong).toContain('The place in the list (after, before) must name a document, e.g. sale-187.');
     }
   });
 

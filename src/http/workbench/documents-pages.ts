@@ -9,7 +9,7 @@ import { documentName } from '../../projections/documents/views.ts';
 import type { Company } from '../../company.ts';
 import { queryInt } from '../query.ts';
 import { documentQuery } from '../routes/audit.ts';
-import { dateInput, formProblem, formValues, problems, readForm } from './forms.ts';
+import { DOCUMENT_CURSOR, dateInput, formProblem, formValues, problems, readForm } from './forms.ts';
 import { historyPageIn, historyTable } from './history-table.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
 import { documentHref, href, recordHref, statementHref } from './links.ts';
@@ -26,7 +26,7 @@ const documentCursor = () =>
     .transform((text, ctx) => {
       const [type, id] = [text.slice(0, text.lastIndexOf('-')), Number(text.slice(text.lastIndexOf('-') + 1))];
       if ((DOCUMENT_TYPES as readonly string[]).includes(type) && Number.isSafeInteger(id) && id >= 1) return { type: type as DocumentType, id };
-      ctx.addIssue({ code: 'custom', message: 'must name a document, e.g. sale-187' });
+      ctx.addIssue({ code: 'custom', message: DOCUMENT_CURSOR });
       return z.NEVER;
     });
 

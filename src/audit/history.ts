@@ -23,12 +23,14 @@ export type WhoOf = (meta: EventMeta) => string;
 export interface WhoWords {
   key(id: number, name: string | undefined): string;
   importLine(line: number): string;
+  commandLine(user: string): string;
   unknown: string;
 }
 
 export const ENGLISH_WHO: WhoWords = {
   key: (id, name) => (name === undefined ? `key ${id}` : `key ${id} "${name}"`),
   importLine: (line) => `import line ${line}`,
+  commandLine: (user) => `command line, user ${user}`,
   unknown: 'unknown',
 };
 
@@ -36,6 +38,7 @@ export function whoOf(keyName: (id: number) => string | undefined, words: WhoWor
   return (meta) => {
     if (meta.keyId !== undefined) return words.key(meta.keyId, keyName(meta.keyId));
     if (meta.importLine !== undefined) return words.importLine(meta.importLine);
+    if (meta.user !== undefined) return words.commandLine(meta.user);
     return meta.source ?? words.unknown;
   };
 }

@@ -1,11 +1,12 @@
 import type { z } from 'zod';
 import { catalogueEvents } from './catalogue.ts';
+import { companyEvents } from './company.ts';
 import { contractorEvents } from './contractors.ts';
 import type { EventDefinition } from './define.ts';
 import { documentEvents } from './documents.ts';
 
 /** Every event type the log may hold, by name. */
-export const eventDefinitions = [...catalogueEvents, ...contractorEvents, ...documentEvents] as const;
+export const eventDefinitions = [...catalogueEvents, ...contractorEvents, ...documentEvents, ...companyEvents] as const;
 
 type Definitions = (typeof eventDefinitions)[number];
 

@@ -1,5 +1,5 @@
 import { type JoinedPage, type JoinedPageQuery, type SqlSession, byCount, inChunks } from '../../storage/sql.ts';
-import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES, type DocumentRecord, type DocumentRef, type DocumentType } from '../../events/documents.ts';
+import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES, type DocumentRecord, type DocumentRef, type DocumentType, isLineDocument } from '../../events/documents.ts';
 import { daysInMonth } from '../../lib/clock.ts';
 import { idCount, idPage, pageLimit } from '../id-counts.ts';
 import { MONTH_PARTITION } from './months.ts';
@@ -19,6 +19,16 @@ export interface PostedDocument {
   number: string | null;
   sum: number;
   date: string;
+}
+
+/** A contractor's posted documents as a statement reads them (`audit/statement.ts`), money in kopecks. */
+export interface StatementReads {
+  /** The balance the posted documents dated before `date` left. */
+  balanceBefore(contractorId: number, date: string): Promise<number>;
+  /** How many posted documents move the balance within the period. */
+  postedCount(contractorId: number, dateFrom: string, dateTo: string): Promise<number>;
+  /** Up to `limit` of them after `after` (from the first when undefined), in the statement's order. */
+  postedPage(contractorId: number, dateFrom: string, dateTo: string, after: PostedDocument | undefined, limit: number): Promise<PostedDocument[]>;
 }
 
 /** A document made from another (its `basedOn` names it), with its record (undefined when it has none). */
@@ -47,6 +57,9 @@ export interface DocumentFilter {
  * filters select the page's keys in id order from a covering index (type, status, id) / (type, month, id,
  * status) / (type, date, status, id) — OFFSET skips index entries, never rows — and fetch just those rows.
  */
+/** The documents of goods that move a balance (shipments, purchases, returns): a statement lists them before a day's payments. */
+const LINE_BALANCE_TYPES = [...BALANCE_CREDIT_TYPES, ...BALANCE_DEBIT_TYPES].filter(isLineDocument);
+
 export function documentQueries(session: SqlSession) {
   const { indexHint } = session.dialect;
   const typePaging = { rows: 'documents', counts: 'document_id_counts', partition: TYPE_PARTITION };
@@ -88,8 +101,16 @@ export function documentQueries(session: SqlSession) {
        WHERE ${Array(parents).fill('(l.parent_type = ? AND l.parent_id = ?)').join(' OR ')}`,
   );
   // A contractor's posted documents from the covering (contractor_id, status, type, sum) index, each joined to its date.
-  const posted = `SELECT r.type, r.id, r.number, r.sum, d.date FROM document_records r JOIN documents d ON d.key = r.key
-     WHERE r.contractor_id = ? AND r.status = 1 AND r.type IN (${balanceTypes}) ORDER BY d.date, r.type, r.id`;
+  const posted = `FROM document_records r JOIN documents d ON d.key = r.key WHERE r.contractor_id = ? AND r.status = 1 AND r.type IN (${balanceTypes})`;
+  const signedSum = `CASE WHEN r.type IN (${BALANCE_CREDIT_TYPES.map((t) => `'${t}'`).join(', ')}) THEN r.sum ELSE -r.sum END`;
+  const balanceBefore = `SELECT CAST(coalesce(sum(${signedSum}), 0) AS BIGINT) ${posted} AND d.date < ?`;
+  const postedCount = `SELECT count(*) ${posted} AND d.date BETWEEN ? AND ?`;
+  // A statement's order, as a key to page on: the day, documents of goods before money, the number, the type and id.
+  const goodsFirst = `CASE WHEN r.type IN (${LINE_BALANCE_TYPES.map((t) => `'${t}'`).join(', ')}) THEN 0 ELSE 1 END`;
+  const statementKey = `d.date, ${goodsFirst}, coalesce(r.number, ''), r.type, r.id`;
+  const postedPage = `SELECT r.type, r.id, r.number, r.sum, d.date ${posted} AND d.date BETWEEN ? AND ?
+     AND (${statementKey}) > (?, ?, ?, ?, ?) ORDER BY ${statementKey} LIMIT ?`;
+  const statementKeyOf = (doc: PostedDocument | undefined) => (doc === undefined ? ['', -1, '', '', 0] : [doc.date, isLineDocument(doc.type) ? 0 : 1, doc.number ?? '', doc.type, doc.id]);
 
   return {
     /**
@@ -139,7 +160,11 @@ export function documentQueries(session: SqlSession) {
       return status === undefined ? keyedPage(dated, range, offset, limit) : keyedPage(datedStatus, [...range, status], offset, limit);
     },
     /** A contractor's posted documents that move its balance, by date (then type and id): sums in kopecks. */
-    postedOfContractor: (contractorId: number) => session.objects<PostedDocument>(posted, [contractorId]),
+    statement: {
+      balanceBefore: async (contractorId, date) => (await session.value<number>(balanceBefore, [contractorId, date])) ?? 0,
+      postedCount: async (contractorId, dateFrom, dateTo) => (await session.value<number>(postedCount, [contractorId, dateFrom, dateTo])) ?? 0,
+      postedPage: (contractorId, dateFrom, dateTo, after, limit) => session.objects<PostedDocument>(postedPage, [contractorId, dateFrom, dateTo, ...statementKeyOf(after), limit]),
+    } satisfies StatementReads,
     /** The number and date of each of these documents (a tree's, for its drawing), by `type-id`: a seek each on (type, id). */
     async numbersOf(documents: { type: DocumentType; id: number }[]): Promise<Map<string, { number: string | null; date: string }>> {
       const found = new Map<string, { number: string | null; date: string }>();

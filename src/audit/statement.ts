@@ -19,7 +19,7 @@ import type { PostedDocument, StatementReads } from '../projections/documents/qu
  */
 export const statementLimit = { lines: 100_000 };
 /** Documents read at a time; the turn is given back to the server between pages. */
-const PAGE_SIZE = 2000;
+const PAGE_SIZE = 500;
 
 /** One document of a statement: it lowers the balance (debit) or raises it (credit), in rubles. */
 export interface StatementLine {
@@ -79,24 +79,23 @@ export function statementTally(openingKopecks: number) {
   };
 }
 
-/** The statement of a contractor over a period, its opening balance and size read now, its lines as they are asked for. */
+/**
+ * The statement of a contractor over a period: its opening balance and its documents' keys in order read now (a
+ * number each), the documents themselves a page at a time as they are asked for.
+ */
 export async function walkStatement(reads: StatementReads, contractorId: number, dateFrom: string, dateTo: string): Promise<StatementWalk> {
-  const [opening, count] = await Promise.all([reads.balanceBefore(contractorId, dateFrom), reads.postedCount(contractorId, dateFrom, dateTo)]);
+  const [opening, keys] = await Promise.all([reads.balanceBefore(contractorId, dateFrom), reads.postedKeys(contractorId, dateFrom, dateTo)]);
   const tally = statementTally(opening);
   return {
     dateFrom,
     dateTo,
     opening: fromKopecks(opening),
-    count,
+    count: keys.length,
     async *pages() {
-      let after: PostedDocument | undefined;
-      for (;;) {
-        const page = await reads.postedPage(contractorId, dateFrom, dateTo, after, PAGE_SIZE);
-        if (page.length > 0) yield page.map((doc) => tally.line(doc));
-        if (page.length < PAGE_SIZE) return;
-        after = page.at(-1);
+      for (let from = 0; from < keys.length; from += PAGE_SIZE) {
         // A page of a database file is read within the turn: the server's other requests go between pages.
-        await nextTurn();
+        if (from > 0) await nextTurn();
+        yield (await reads.postedByKeys(keys.slice(from, from + PAGE_SIZE))).map((doc) => tally.line(doc));
       }
     },
     totals: () => tally.totals(),

@@ -6,16 +6,14 @@ import type { PostedDocument, StatementReads } from '../../src/projections/docum
 import { ApiClient, testService } from '../helpers.ts';
 import { importRecords, line, money, romashka, sale } from '../documents-fixtures.ts';
 
-/** A contractor's posted documents, in the statement's order, as the read tables would answer for them. */
+/** A contractor's posted documents, in the statement's order, as the read tables would answer for them (keys: their places). */
 function readsOf(posted: PostedDocument[]): StatementReads {
-  const within = (from: string, to: string) => posted.filter((d) => d.date >= from && d.date <= to);
+  const within = (from: string, to: string) => posted.flatMap((d, key) => (d.date >= from && d.date <= to ? [key] : []));
   return {
     balanceBefore: async (_, date) => posted.filter((d) => d.date < date).reduce((sum, d) => sum + (BALANCE_CREDIT_TYPES.includes(d.type) ? d.sum : -d.sum), 0),
     postedCount: async (_, from, to) => within(from, to).length,
-    postedPage: async (_, from, to, after, limit) => {
-      const all = within(from, to);
-      return all.slice(after === undefined ? 0 : all.indexOf(after) + 1).slice(0, limit);
-    },
+    postedKeys: async (_, from, to) => within(from, to),
+    postedByKeys: async (keys) => keys.map((key) => posted[key]),
   };
 }
 

@@ -1,4 +1,4 @@
-import { type JoinedPage, type JoinedPageQuery, type SqlSession, byCount, inChunks } from '../../storage/sql.ts';
+import { type JoinedPage, type JoinedPageQuery, type SqlSession, byCount, inChunks, valueList } from '../../storage/sql.ts';
 import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES, type DocumentRecord, type DocumentRef, type DocumentType, isLineDocument } from '../../events/documents.ts';
 import { daysInMonth } from '../../lib/clock.ts';
 import { idCount, idPage, pageLimit } from '../id-counts.ts';
@@ -27,8 +27,10 @@ export interface StatementReads {
   balanceBefore(contractorId: number, date: string): Promise<number>;
   /** How many posted documents move the balance within the period. */
   postedCount(contractorId: number, dateFrom: string, dateTo: string): Promise<number>;
-  /** Up to `limit` of them after `after` (from the first when undefined), in the statement's order. */
-  postedPage(contractorId: number, dateFrom: string, dateTo: string, after: PostedDocument | undefined, limit: number): Promise<PostedDocument[]>;
+  /** The keys of the posted documents that move the balance within the period, in the statement's order. */
+  postedKeys(contractorId: number, dateFrom: string, dateTo: string): Promise<number[]>;
+  /** The documents of these keys, in the keys' order. */
+  postedByKeys(keys: readonly number[]): Promise<PostedDocument[]>;
 }
 
 /** A document made from another (its `basedOn` names it), with its record (undefined when it has none). */
@@ -105,12 +107,12 @@ export function documentQueries(session: SqlSession) {
   const signedSum = `CASE WHEN r.type IN (${BALANCE_CREDIT_TYPES.map((t) => `'${t}'`).join(', ')}) THEN r.sum ELSE -r.sum END`;
   const balanceBefore = `SELECT CAST(coalesce(sum(${signedSum}), 0) AS BIGINT) ${posted} AND d.date < ?`;
   const postedCount = `SELECT count(*) ${posted} AND d.date BETWEEN ? AND ?`;
-  // A statement's order, as a key to page on: the day, documents of goods before money, the number, the type and id.
+  // A statement's order: the day, documents of goods before money, the number, the type and id. Only the keys are
+  // read in that order: sorting touches every document of the period once, where a page read on a key of the
+  // order would sort them all again for every page.
   const goodsFirst = `CASE WHEN r.type IN (${LINE_BALANCE_TYPES.map((t) => `'${t}'`).join(', ')}) THEN 0 ELSE 1 END`;
-  const statementKey = `d.date, ${goodsFirst}, coalesce(r.number, ''), r.type, r.id`;
-  const postedPage = `SELECT r.type, r.id, r.number, r.sum, d.date ${posted} AND d.date BETWEEN ? AND ?
-     AND (${statementKey}) > (?, ?, ?, ?, ?) ORDER BY ${statementKey} LIMIT ?`;
-  const statementKeyOf = (doc: PostedDocument | undefined) => (doc === undefined ? ['', -1, '', '', 0] : [doc.date, isLineDocument(doc.type) ? 0 : 1, doc.number ?? '', doc.type, doc.id]);
+  const postedKeys = `SELECT r.key ${posted} AND d.date BETWEEN ? AND ? ORDER BY d.date, ${goodsFirst}, coalesce(r.number, ''), r.type, r.id`;
+  const postedByKeys = byCount((count) => `SELECT r.key, r.type, r.id, r.number, r.sum, d.date FROM document_records r JOIN documents d ON d.key = r.key WHERE r.key IN (${valueList(count)})`);
 
   return {
     /**
@@ -163,7 +165,14 @@ export function documentQueries(session: SqlSession) {
     statement: {
       balanceBefore: async (contractorId, date) => (await session.value<number>(balanceBefore, [contractorId, date])) ?? 0,
       postedCount: async (contractorId, dateFrom, dateTo) => (await session.value<number>(postedCount, [contractorId, dateFrom, dateTo])) ?? 0,
-      postedPage: (contractorId, dateFrom, dateTo, after, limit) => session.objects<PostedDocument>(postedPage, [contractorId, dateFrom, dateTo, ...statementKeyOf(after), limit]),
+      postedKeys: async (contractorId, dateFrom, dateTo) => (await session.rows<[number]>(postedKeys, [contractorId, dateFrom, dateTo])).map(([key]) => key),
+      async postedByKeys(keys) {
+        const found = new Map<number, PostedDocument>();
+        await inChunks(keys as number[], async (chunk) => {
+          for (const { key, ...doc } of await session.objects<PostedDocument & { key: number }>(postedByKeys(chunk.length), chunk)) found.set(key, doc);
+        });
+        return keys.map((key) => found.get(key)!);
+      },
     } satisfies StatementReads,
     /** The number and date of each of these documents (a tree's, for its drawing), by `type-id`: a seek each on (type, id). */
     async numbersOf(documents: { type: DocumentType; id: number }[]): Promise<Map<string, { number: string | null; date: string }>> {

@@ -85,6 +85,8 @@ describe("the company's details as history", () => {
       expect(rows[2][0]).toBe('между ООО «Север-2», ИНН 7701987654, КПП 770201001 и ООО Ромашка, ИНН 7701234567, КПП 770101001');
     }
     expect((await auditor.get(`/audit/statement.csv?${query}`)).text).toContain('между ООО «Север-2», ИНН 7701987654, КПП 770201001 и ООО Ромашка');
+    const json = (await (await api(`/api/audit/statement?${query}`)).json()) as { data: { company: unknown } };
+    expect(json.data.company).toEqual({ from: '2026-11-05', name: 'ООО «Север-2»', inn: '7701987654', kpp: '770201001', address: null, director: null, accountant: null });
 
     // The document page: the company's details on the document's date, whatever the document carries.
     const document = await auditor.get('/audit/document/sale/9');

@@ -94,6 +94,7 @@ describe('GET /api/audit/statement', () => {
     expect(february.status).toBe(200);
     expect(february.body.data).toEqual({
       contractor: { id: 7, name: 'ООО Ромашка' },
+      company: null,
       dateFrom: '2026-02-01',
       dateTo: '2026-02-28',
       opening: -600,

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { readCompanyDetails } from '../../audit/company-details.ts';
 import { logEntry } from '../../audit/log-view.ts';
 import type { Company } from '../../company.ts';
 import { requireAuditScope } from '../auth.ts';
@@ -110,7 +111,8 @@ export function auditRoutes(tb: Company): Hono<AppEnv> {
       return c.body(actXlsx(API_ACT_TEXTS, act), 200, { 'Content-Type': XLSX_TYPE, 'Content-Disposition': file('xlsx'), 'Cache-Control': 'no-store' });
     }
     const statement = await wholeStatement(walk);
-    return sendJson(c, JSON.stringify({ data: { contractor: { id, name: contractor.name }, ...statement } }));
+    const company = (await readCompanyDetails(tb.audit, dateTo)) ?? null;
+    return sendJson(c, JSON.stringify({ data: { contractor: { id, name: contractor.name }, company, ...statement } }));
   });
 
   return app;

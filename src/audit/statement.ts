@@ -49,14 +49,15 @@ export interface Statement extends StatementTotals {
 }
 
 /**
- * A statement as it is read: its period, opening balance and number of documents known before any line is read,
+ * A statement as it is read: its period, opening balance and whether it is too long known before any line is read,
  * its lines a page at a time (`pages`, once), its totals once every page is read.
  */
 export interface StatementWalk {
   dateFrom: string;
   dateTo: string;
   opening: number;
-  count: number;
+  /** The period holds more documents than a statement may (`statementLimit`): refuse it before anything is sent. */
+  tooLong: boolean;
   pages(): AsyncGenerator<StatementLine[]>;
   totals(): StatementTotals;
 }
@@ -84,13 +85,14 @@ export function statementTally(openingKopecks: number) {
  * number each), the documents themselves a page at a time as they are asked for.
  */
 export async function walkStatement(reads: StatementReads, contractorId: number, dateFrom: string, dateTo: string): Promise<StatementWalk> {
-  const [opening, keys] = await Promise.all([reads.balanceBefore(contractorId, dateFrom), reads.postedKeys(contractorId, dateFrom, dateTo)]);
+  // One key past the limit tells a period too long for a statement, and no more than that is ever held.
+  const [opening, keys] = await Promise.all([reads.balanceBefore(contractorId, dateFrom), reads.postedKeys(contractorId, dateFrom, dateTo, statementLimit.lines + 1)]);
   const tally = statementTally(opening);
   return {
     dateFrom,
     dateTo,
     opening: fromKopecks(opening),
-    count: keys.length,
+    tooLong: keys.length > statementLimit.lines,
     async *pages() {
       for (let from = 0; from < keys.length; from += PAGE_SIZE) {
         // A page of a database file is read within the turn: the server's other requests go between pages.
@@ -110,5 +112,4 @@ export async function wholeStatement(walk: StatementWalk): Promise<Statement> {
 }
 
 /** Why a statement is refused before anything is sent: more documents than a statement holds. */
-export const tooManyLines = (count: number) =>
-  `the period holds ${count} posted documents; a statement holds at most ${statementLimit.lines}: narrow the period (dateFrom, dateTo)`;
+export const tooManyLines = () => `the period holds more than ${statementLimit.lines} posted documents, the most a statement holds: narrow the period (dateFrom, dateTo)`;

@@ -215,13 +215,13 @@ describe('the act right in every case', () => {
       const res = await api(`/api/audit/statement?${query}&format=${format}`);
       expect([format, res.status, res.headers.get('content-type')]).toEqual([format, 400, 'application/json; charset=utf-8']);
       expect(await res.json()).toEqual({
-        errors: [{ code: 'ERROR_STATEMENT_TOO_LARGE', message: 'the period holds 3 posted documents; a statement holds at most 2: narrow the period (dateFrom, dateTo)' }],
+        errors: [{ code: 'ERROR_STATEMENT_TOO_LARGE', message: 'the period holds more than 2 posted documents, the most a statement holds: narrow the period (dateFrom, dateTo)' }],
       });
     }
     for (const path of ['/audit/statement', '/audit/statement.csv', '/audit/statement.xlsx']) {
       const res = await auditor.get(`${path}?${query}`);
       expect([path, res.status]).toEqual([path, 400]);
-      expect(res.text).toContain('За период 3 проведённых документов, акт вмещает не больше 2: сократите период.');
+      expect(res.text).toContain('За период больше 2 проведённых документов — больше, чем вмещает акт: сократите период.');
     }
     expect((await api(`/api/audit/statement?contractor=7&dateFrom=2026-11-01&dateTo=2026-11-05`)).status).toBe(200);
   });

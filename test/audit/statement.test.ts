@@ -12,7 +12,7 @@ function readsOf(posted: PostedDocument[]): StatementReads {
   return {
     balanceBefore: async (_, date) => posted.filter((d) => d.date < date).reduce((sum, d) => sum + (BALANCE_CREDIT_TYPES.includes(d.type) ? d.sum : -d.sum), 0),
     postedCount: async (_, from, to) => within(from, to).length,
-    postedKeys: async (_, from, to) => within(from, to),
+    postedKeys: async (_, from, to, limit) => within(from, to).slice(0, limit),
     postedByKeys: async (keys) => keys.map((key) => posted[key]),
   };
 }

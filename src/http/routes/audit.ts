@@ -100,7 +100,7 @@ export function auditRoutes(tb: Company): Hono<AppEnv> {
     const contractor = await tb.contractors.byId(id);
     if (contractor === undefined) return sendError(c, 404, 'ERROR_CONTRACTOR', `no contractor ${id}`);
     const walk = await walkStatement(tb.documents.statement, id, dateFrom, dateTo);
-    if (walk.count > statementLimit.lines) return sendError(c, 400, 'ERROR_STATEMENT_TOO_LARGE', tooManyLines(walk.count));
+    if (walk.tooLong) return sendError(c, 400, 'ERROR_STATEMENT_TOO_LARGE', tooManyLines());
     const file = (extension: string) => `attachment; filename="statement-${id}-${dateFrom}-${dateTo}.${extension}"`;
     if (format === 'csv' || format === 'csv-ru') {
       const csv = format === 'csv' ? API_CSV : ruStatementCsv((type) => API_ACT_TEXTS.types[type]);

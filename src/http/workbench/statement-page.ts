@@ -36,7 +36,7 @@ async function askedAct(c: Context, tb: Company, view: View) {
   // Sent together: on a database server the two travel at once.
   const [found, walk] = await Promise.all([tb.contractors.withJsonById(id), walkStatement(tb.documents.statement, id, dateFrom, dateTo)]);
   if (found === undefined) return refuse(html`<p class="empty">${t.statement.noContractor(id)}</p>`, 404);
-  if (walk.count > statementLimit.lines) return refuse(formProblem(t, t.statement.tooManyLines(walk.count, statementLimit.lines)), 400);
+  if (walk.tooLong) return refuse(formProblem(t, t.statement.tooManyLines(statementLimit.lines)), 400);
   const { record } = found;
   const act = await actOf(tb, walk, { id, name: record.name ?? `#${id}`, inn: record.inn, kpp: record.kpp, kind: partyKind(record.type) });
   const json = JSON.parse(found.json) as { balance: number };

@@ -27,8 +27,8 @@ export interface StatementReads {
   balanceBefore(contractorId: number, date: string): Promise<number>;
   /** How many posted documents move the balance within the period. */
   postedCount(contractorId: number, dateFrom: string, dateTo: string): Promise<number>;
-  /** The keys of the posted documents that move the balance within the period, in the statement's order. */
-  postedKeys(contractorId: number, dateFrom: string, dateTo: string): Promise<number[]>;
+  /** The keys of the first `limit` posted documents that move the balance within the period, in the statement's order. */
+  postedKeys(contractorId: number, dateFrom: string, dateTo: string, limit: number): Promise<number[]>;
   /** The documents of these keys, in the keys' order. */
   postedByKeys(keys: readonly number[]): Promise<PostedDocument[]>;
 }
@@ -111,7 +111,7 @@ export function documentQueries(session: SqlSession) {
   // read in that order: sorting touches every document of the period once, where a page read on a key of the
   // order would sort them all again for every page.
   const goodsFirst = `CASE WHEN r.type IN (${LINE_BALANCE_TYPES.map((t) => `'${t}'`).join(', ')}) THEN 0 ELSE 1 END`;
-  const postedKeys = `SELECT r.key ${posted} AND d.date BETWEEN ? AND ? ORDER BY d.date, ${goodsFirst}, coalesce(r.number, ''), r.type, r.id`;
+  const postedKeys = `SELECT r.key ${posted} AND d.date BETWEEN ? AND ? ORDER BY d.date, ${goodsFirst}, coalesce(r.number, ''), r.type, r.id LIMIT ?`;
   const postedByKeys = byCount((count) => `SELECT r.key, r.type, r.id, r.number, r.sum, d.date FROM document_records r JOIN documents d ON d.key = r.key WHERE r.key IN (${valueList(count)})`);
 
   return {
@@ -165,7 +165,7 @@ export function documentQueries(session: SqlSession) {
     statement: {
       balanceBefore: async (contractorId, date) => (await session.value<number>(balanceBefore, [contractorId, date])) ?? 0,
       postedCount: async (contractorId, dateFrom, dateTo) => (await session.value<number>(postedCount, [contractorId, dateFrom, dateTo])) ?? 0,
-      postedKeys: async (contractorId, dateFrom, dateTo) => (await session.rows<[number]>(postedKeys, [contractorId, dateFrom, dateTo])).map(([key]) => key),
+      postedKeys: async (contractorId, dateFrom, dateTo, limit) => (await session.rows<[number]>(postedKeys, [contractorId, dateFrom, dateTo, limit])).map(([key]) => key),
       async postedByKeys(keys) {
         const found = new Map<number, PostedDocument>();
         await inChunks(keys as number[], async (chunk) => {

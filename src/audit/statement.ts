@@ -56,6 +56,8 @@ export interface StatementWalk {
   dateFrom: string;
   dateTo: string;
   opening: number;
+  /** How many posted documents are dated after the period: with none, the closing balance is the contractor's balance now. */
+  later: number;
   /** The period holds more documents than a statement may (`statementLimit`): refuse it before anything is sent. */
   tooLong: boolean;
   pages(): AsyncGenerator<StatementLine[]>;
@@ -81,17 +83,18 @@ export function statementTally(openingKopecks: number) {
 }
 
 /**
- * The statement of a contractor over a period: its opening balance and its documents' keys in order read now (a
+ * The statement of a contractor over a period: its opening balance, the documents dated after it and its documents' keys in order read now (a
  * number each), the documents themselves a page at a time as they are asked for.
  */
 export async function walkStatement(reads: StatementReads, contractorId: number, dateFrom: string, dateTo: string): Promise<StatementWalk> {
   // One key past the limit tells a period too long for a statement, and no more than that is ever held.
-  const [opening, keys] = await Promise.all([reads.balanceBefore(contractorId, dateFrom), reads.postedKeys(contractorId, dateFrom, dateTo, statementLimit.lines + 1)]);
-  const tally = statementTally(opening);
+  const [outside, keys] = await Promise.all([reads.outside(contractorId, dateFrom, dateTo), reads.postedKeys(contractorId, dateFrom, dateTo, statementLimit.lines + 1)]);
+  const tally = statementTally(outside.opening);
   return {
     dateFrom,
     dateTo,
-    opening: fromKopecks(opening),
+    opening: fromKopecks(outside.opening),
+    later: outside.later,
     tooLong: keys.length > statementLimit.lines,
     async *pages() {
       for (let from = 0; from < keys.length; from += PAGE_SIZE) {

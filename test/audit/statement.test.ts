@@ -10,8 +10,10 @@ import { importRecords, line, money, romashka, sale } from '../documents-fixture
 function readsOf(posted: PostedDocument[]): StatementReads {
   const within = (from: string, to: string) => posted.flatMap((d, key) => (d.date >= from && d.date <= to ? [key] : []));
   return {
-    balanceBefore: async (_, date) => posted.filter((d) => d.date < date).reduce((sum, d) => sum + (BALANCE_CREDIT_TYPES.includes(d.type) ? d.sum : -d.sum), 0),
-    postedCount: async (_, from, to) => within(from, to).length,
+    outside: async (_, from, to) => ({
+      opening: posted.filter((d) => d.date < from).reduce((sum, d) => sum + (BALANCE_CREDIT_TYPES.includes(d.type) ? d.sum : -d.sum), 0),
+      later: posted.filter((d) => d.date > to).length,
+    }),
     postedKeys: async (_, from, to, limit) => within(from, to).slice(0, limit),
     postedByKeys: async (keys) => keys.map((key) => posted[key]),
   };

@@ -43,9 +43,6 @@ async function askedAct(c: Context, tb: Company, view: View) {
   return { act, balance: json.balance, values, today };
 }
 
-/** The day after `date` (YYYY-MM-DD). */
-const dayAfter = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-
 const amount = (value: number | null) => (value === null ? '' : rubles(value));
 
 /** The act as printed: parties and period, the company's half filled in and the contractor's left blank, who owes whom, signatures. */
@@ -90,8 +87,8 @@ export async function statementPage(c: Context, tb: Company, view: View): Promis
   const asked = await askedAct(c, tb, view);
   if ('answer' in asked) return asked.answer;
   const { act, balance, values, today } = asked;
-  // Sent together: on a database server the two travel at once.
-  const [s, later] = await Promise.all([wholeStatement(act.statement), tb.documents.statement.postedCount(act.contractor.id, dayAfter(act.statement.dateTo), '9999-12-31')]);
+  const s = await wholeStatement(act.statement);
+  const later = act.statement.later;
   const file = (path: string) => statementHref(act.contractor.id, s.dateFrom, s.dateTo, path);
   const now = balanceInWords(t, balance, rubles);
   const reconciled =

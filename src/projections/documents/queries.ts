@@ -23,10 +23,8 @@ export interface PostedDocument {
 
 /** A contractor's posted documents as a statement reads them (`audit/statement.ts`), money in kopecks. */
 export interface StatementReads {
-  /** The balance the posted documents dated before `date` left. */
-  balanceBefore(contractorId: number, date: string): Promise<number>;
-  /** How many posted documents move the balance within the period. */
-  postedCount(contractorId: number, dateFrom: string, dateTo: string): Promise<number>;
+  /** Around a period, in one reading: the balance the posted documents dated before it left, and how many are dated after it. */
+  outside(contractorId: number, dateFrom: string, dateTo: string): Promise<{ opening: number; later: number }>;
   /** The keys of the first `limit` posted documents that move the balance within the period, in the statement's order. */
   postedKeys(contractorId: number, dateFrom: string, dateTo: string, limit: number): Promise<number[]>;
   /** The documents of these keys, in the keys' order. */
@@ -105,8 +103,8 @@ export function documentQueries(session: SqlSession) {
   // A contractor's posted documents from the covering (contractor_id, status, type, sum) index, each joined to its date.
   const posted = `FROM document_records r JOIN documents d ON d.key = r.key WHERE r.contractor_id = ? AND r.status = 1 AND r.type IN (${balanceTypes})`;
   const signedSum = `CASE WHEN r.type IN (${BALANCE_CREDIT_TYPES.map((t) => `'${t}'`).join(', ')}) THEN r.sum ELSE -r.sum END`;
-  const balanceBefore = `SELECT CAST(coalesce(sum(${signedSum}), 0) AS BIGINT) ${posted} AND d.date < ?`;
-  const postedCount = `SELECT count(*) ${posted} AND d.date BETWEEN ? AND ?`;
+  const outside = `SELECT CAST(coalesce(sum(CASE WHEN d.date < ? THEN ${signedSum} ELSE 0 END), 0) AS BIGINT) AS opening,
+     CAST(count(CASE WHEN d.date > ? THEN 1 END) AS BIGINT) AS later ${posted} AND (d.date < ? OR d.date > ?)`;
   // A statement's order: the day, documents of goods before money, the number, the type and id. Only the keys are
   // read in that order: sorting touches every document of the period once, where a page read on a key of the
   // order would sort them all again for every page.
@@ -163,8 +161,7 @@ export function documentQueries(session: SqlSession) {
     },
     /** A contractor's posted documents that move its balance, by date (then type and id): sums in kopecks. */
     statement: {
-      balanceBefore: async (contractorId, date) => (await session.value<number>(balanceBefore, [contractorId, date])) ?? 0,
-      postedCount: async (contractorId, dateFrom, dateTo) => (await session.value<number>(postedCount, [contractorId, dateFrom, dateTo])) ?? 0,
+      outside: async (contractorId, dateFrom, dateTo) => (await session.objects<{ opening: number; later: number }>(outside, [dateFrom, dateTo, contractorId, dateFrom, dateTo]))[0],
       postedKeys: async (contractorId, dateFrom, dateTo, limit) => (await session.rows<[number]>(postedKeys, [contractorId, dateFrom, dateTo, limit])).map(([key]) => key),
       async postedByKeys(keys) {
         const found = new Map<number, PostedDocument>();

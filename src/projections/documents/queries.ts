@@ -27,7 +27,7 @@ export interface StatementReads {
   outside(contractorId: number, dateFrom: string, dateTo: string): Promise<{ opening: number; later: number }>;
   /** The keys of the first `limit` posted documents that move the balance within the period, in the statement's order. */
   postedKeys(contractorId: number, dateFrom: string, dateTo: string, limit: number): Promise<number[]>;
-  /** The documents of these keys, in the keys' order. */
+  /** The documents of these keys, in the keys' order; a key no longer there (a rebuild swapped the tables) is left out. */
   postedByKeys(keys: readonly number[]): Promise<PostedDocument[]>;
 }
 
@@ -168,7 +168,7 @@ export function documentQueries(session: SqlSession) {
         await inChunks(keys as number[], async (chunk) => {
           for (const { key, ...doc } of await session.objects<PostedDocument & { key: number }>(postedByKeys(chunk.length), chunk)) found.set(key, doc);
         });
-        return keys.map((key) => found.get(key)!);
+        return keys.flatMap((key) => found.get(key) ?? []);
       },
     } satisfies StatementReads,
     /** The number and date of each of these documents (a tree's, for its drawing), by `type-id`: a seek each on (type, id). */

@@ -104,6 +104,7 @@ describe("the company's details as history", () => {
       'ООО «Север», ИНН 7701987654, КПП 770101001, директор Орлов А. В., главный бухгалтер Белова Е. Н. (from 2026-01-01)\n',
     );
     expect((await runCli(file, ['verify'])).status).toBe(0);
+    expect((await runCli(`${file}.missing`, ['company', 'show'])).status).toBe(2);
   });
 
   test('company set refuses what is not a company’s details in one line each, and records nothing', async () => {

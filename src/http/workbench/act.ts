@@ -143,7 +143,8 @@ export function actFootRows(t: Texts, act: Act, totals: StatementTotals, formatM
     signatures: [
       [company.heading, null, null, null, contractor.heading],
       ...company.signers.map((signer) => [signer]),
-      [t.statement.signatureLine, null, null, null, t.statement.signatureLine],
+      // Named signers sign on their own lines; a side without them on a blank one.
+      [company.signers.length > 0 ? null : t.statement.signatureLine, null, null, null, t.statement.signatureLine],
       [t.statement.stamp, null, null, null, t.statement.stamp],
     ],
   };

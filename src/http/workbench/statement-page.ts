@@ -76,7 +76,9 @@ ${s.lines.length === 0 ? html`<p class="note">${t.statement.none}</p>` : ''}
 <p class="note">${t.statement.balanceNote} ${t.statement.orderNote}</p>
 <div class="signatures">${signatureBlocks(t, act).map(
     (block) =>
-      html`<div><p>${block.heading}</p>${block.signers.map((signer) => html`<p>${signer}</p>`)}<div class="line"></div><small>${t.statement.signatureLine}</small><p><small>${t.statement.stamp}</small></p></div>`,
+      html`<div><p>${block.heading}</p>${
+        block.signers.length > 0 ? block.signers.map((signer) => html`<p>${signer}</p>`) : html`<div class="line"></div><small>${t.statement.signatureLine}</small>`
+      }<p><small>${t.statement.stamp}</small></p></div>`,
   )}</div>
 </section>`;
 }

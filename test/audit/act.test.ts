@@ -225,6 +225,11 @@ describe('the act right in every case', () => {
       expect(res.text).toContain('За период больше 2 проведённых документов — больше, чем вмещает акт: сократите период.');
     }
     expect((await api(`/api/audit/statement?contractor=7&dateFrom=2026-11-01&dateTo=2026-11-05`)).status).toBe(200);
+    // The OpenAPI document names the refusal, the formats and the files.
+    const operation = ((await (await api('/api/openapi.json')).json()) as { paths: Record<string, { get: Record<string, any> }> }).paths['/api/audit/statement'].get;
+    expect(operation['x-error-codes']).toContain('ERROR_STATEMENT_TOO_LARGE');
+    expect(operation.parameters.find((p: { name: string }) => p.name === 'format').schema.enum).toEqual(['json', 'csv', 'csv-ru', 'xlsx']);
+    expect(Object.keys(operation.responses['200'].content)).toEqual(['application/json', 'text/csv', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet']);
   });
 
   test('a name holding characters XML forbids still gives a workbook Excel opens: the act drops them', async () => {

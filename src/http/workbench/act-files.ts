@@ -119,8 +119,10 @@ async function writeActXlsx(t: Texts, act: Act, out: PassThrough): Promise<void>
   });
   for await (const page of act.statement.pages()) {
     for (const line of page) write(actLineRow(t, line), framed);
-    // The client reads slower than rows are made: wait for it rather than hold the workbook in memory.
-    if (out.writableNeedDrain) await once(out, 'drain');
+    // The client reads slower than rows are made: wait for it rather than hold the workbook in memory; a client
+    // gone (the stream destroyed) ends the work.
+    if (out.writableNeedDrain) await Promise.race([once(out, 'drain'), once(out, 'close')]);
+    if (out.destroyed) return;
   }
   const foot = actFootRows(t, act, act.statement.totals(), rubles);
   for (const cells of foot.table) write(cells, bold);

@@ -104,11 +104,11 @@ export function auditRoutes(tb: Company): Hono<AppEnv> {
     const file = (extension: string) => `attachment; filename="statement-${id}-${dateFrom}-${dateTo}.${extension}"`;
     if (format === 'csv' || format === 'csv-ru') {
       const csv = format === 'csv' ? API_CSV : ruStatementCsv((type) => API_ACT_TEXTS.types[type]);
-      return c.body(textStream(statementCsv(walk, csv)), 200, { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': file('csv'), 'Cache-Control': 'no-store' });
+      return c.body(textStream(statementCsv(walk, csv)), 200, { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': file('csv') });
     }
     if (format === 'xlsx') {
       const act = await actOf(tb, walk, { id, name: contractor.name ?? `#${id}`, inn: contractor.inn, kpp: contractor.kpp, kind: partyKind(contractor.type) });
-      return c.body(actXlsx(API_ACT_TEXTS, act), 200, { 'Content-Type': XLSX_TYPE, 'Content-Disposition': file('xlsx'), 'Cache-Control': 'no-store' });
+      return c.body(actXlsx(API_ACT_TEXTS, act), 200, { 'Content-Type': XLSX_TYPE, 'Content-Disposition': file('xlsx') });
     }
     const statement = await wholeStatement(walk);
     const company = (await readCompanyDetails(tb.audit, dateTo)) ?? null;

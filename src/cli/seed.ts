@@ -4,8 +4,8 @@ import { DEMO_COMPANY_DETAILS, type DemoSizes, demoCompany, demoLineCount } from
 import { setCompanyDetails } from '../commands/company.ts';
 import { ok } from '../lib/result.ts';
 import { EXIT } from './exit.ts';
-import { UsageError, openCompanyForCli, parseWholeNumber } from './open.ts';
-import { databaseSetting, shownDatabase } from '../storage/database.ts';
+import { UsageError, cliDatabase, openCompanyForCli, parseWholeNumber } from './open.ts';
+import { shownDatabase } from '../storage/database.ts';
 import { progressReporter } from './progress.ts';
 
 const DEFAULT_SIZES: DemoSizes = { products: 200, contractors: 50, documents: 500 };
@@ -33,7 +33,7 @@ export function seedCommand(program: Command): void {
       const tb = await openCompanyForCli();
       try {
         const events = await tb.audit.lastSeq();
-        if (events > 0) throw new UsageError(`the database ${shownDatabase(databaseSetting())} is not empty (${events} events); seed fills only an empty one`);
+        if (events > 0) throw new UsageError(`the database ${shownDatabase(cliDatabase())} is not empty (${events} events); seed fills only an empty one`);
         const details = setCompanyDetails(DEMO_COMPANY_DETAILS);
         if (!details.ok) throw new Error(`the demo company's details: ${details.errors.map((e) => e.message).join('; ')}`);
         await tb.write(async () => ok(await tb.log.append([details.value.event], { source: 'seed' })));
@@ -53,7 +53,7 @@ export function seedCommand(program: Command): void {
           ({ line, errors }) => {
             for (const e of errors) process.stderr.write(`record ${line}: ${e.code}${e.field ? ` (${e.field})` : ''}: ${e.message}\n`);
           },
-          SEED_RECORDS_PER_GROUP,
+          { linesPerGroup: SEED_RECORDS_PER_GROUP },
         );
         progress.stop();
         const seconds = Number(((Date.now() - started) / 1000).toFixed(1));

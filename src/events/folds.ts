@@ -2,6 +2,7 @@ import type { BrandRecord, CategoryRecord, ProductRecord } from './catalogue.ts'
 import type { CompanyDetails } from './company.ts';
 import type { ContractorRecord } from './contractors.ts';
 import type { DocumentRecord } from './documents.ts';
+import type { ImportRun } from './imports.ts';
 import type { DomainEvent } from './registry.ts';
 
 /**
@@ -130,7 +131,7 @@ export function evolveCompanyDetails(event: CompanyEvent): CompanyDetails {
 }
 
 /** Any record's state, by the kind its events name. */
-export type RecordState = ProductRecord | CategoryRecord | BrandRecord | ContractorRecord | ContractorStatusRecord | DocumentRecord | CompanyDetails;
+export type RecordState = ProductRecord | CategoryRecord | BrandRecord | ContractorRecord | ContractorStatusRecord | DocumentRecord | ImportRun | CompanyDetails;
 
 /** The fold of the event's own kind, for a reader of any stream (the audit): every event type is folded by one. */
 export function evolveRecord(current: Current<RecordState>, event: DomainEvent): RecordState | undefined {
@@ -158,6 +159,9 @@ export function evolveRecord(current: Current<RecordState>, event: DomainEvent):
       return evolveDocument(current as Current<DocumentRecord>, event);
     case 'CompanyDetailsSet':
       return evolveCompanyDetails(event);
+    case 'ImportRunRecorded':
+      // An import run is recorded once, whole.
+      return event.data;
     default:
       return unfolded(event);
   }

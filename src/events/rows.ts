@@ -19,6 +19,8 @@ export interface EventMeta {
   /** The operating-system user who ran the command that wrote it (the command line has no key). */
   user?: string;
   importLine?: number;
+  /** The import run that appended the event (`ImportRunRecorded` in stream `import-<run>`). */
+  importRun?: string;
 }
 
 /** `no_stream`: the stream must not exist yet; a number: the stream's current version must be exactly that. */

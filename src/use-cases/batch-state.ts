@@ -233,6 +233,8 @@ export class BatchState implements CommandState {
       case 'CompanyDetailsSet':
         // No command decides on the company's details.
         break;
+      case 'ImportRunRecorded':
+        break; // no command reads an import run
       default:
         unfolded(event);
     }

@@ -1,5 +1,6 @@
 import { ENGLISH_WHO, type WhoWords } from '../../audit/history.ts';
 import type { DocumentType } from '../../events/documents.ts';
+import { moscowText } from './show.ts';
 
 /** The workbench's languages. */
 export type Lang = 'ru' | 'en';
@@ -167,6 +168,7 @@ export const ru = {
   who: {
     key: (id, name) => (name === undefined ? `ключ ${id}` : `ключ ${id} «${name}»`),
     importLine: (line) => `импорт, строка ${line}`,
+    importRunLine: (run, line) => `импорт файла ${run.file} (SHA-256 ${run.sha256}) от ${moscowText(run.ended)}, ${run.user}, строка ${line}`,
     commandLine: (user) => `командная строка, пользователь ${user}`,
     unknown: 'неизвестно',
   } as WhoWords,
@@ -249,6 +251,17 @@ export const ru = {
     bank: 'Банк',
     korNumber: 'Корр. счёт',
     rasNumber: 'Расчётный счёт',
+    // An import run's record (stream import-<run>).
+    runId: 'Запуск импорта',
+    note: 'Примечание',
+    file: 'Файл',
+    size: 'Размер, байт',
+    sha256: 'SHA-256',
+    started: 'Начат',
+    lines: 'Строк',
+    applied: 'Применено',
+    failed: 'С ошибками',
+    events: 'Событий',
   } as Record<string, string>,
   history: {
     seq: 'seq',
@@ -580,6 +593,16 @@ export const en: Texts = {
     bank: 'Bank',
     korNumber: 'Correspondent account',
     rasNumber: 'Current account',
+    runId: 'Import run',
+    note: 'Note',
+    file: 'File',
+    size: 'Size, bytes',
+    sha256: 'SHA-256',
+    started: 'Started',
+    lines: 'Lines',
+    applied: 'Applied',
+    failed: 'Failed',
+    events: 'Events',
   },
   history: {
     seq: 'seq',

@@ -30,6 +30,7 @@ export interface WhoWords {
   importLine(line: number): string;
   /** A line of a recorded import run: the file, its SHA-256, when and by whom it was imported. */
   importRunLine(run: ImportRunShown, line: number): string;
+  commandLine(user: string): string;
   unknown: string;
 }
 
@@ -37,6 +38,7 @@ export const ENGLISH_WHO: WhoWords = {
   key: (id, name) => (name === undefined ? `key ${id}` : `key ${id} "${name}"`),
   importLine: (line) => `import line ${line}`,
   importRunLine: (run, line) => `import of file ${run.file} (SHA-256 ${run.sha256}) on ${run.ended} by ${run.user}, line ${line}`,
+  commandLine: (user) => `command line, user ${user}`,
   unknown: 'unknown',
 };
 
@@ -54,6 +56,7 @@ export function whoOf({ keyName, importRun }: WhoLookups, words: WhoWords = ENGL
       const run = meta.importRun === undefined ? undefined : importRun?.(meta.importRun);
       return run === undefined ? words.importLine(meta.importLine) : words.importRunLine(run, meta.importLine);
     }
+    if (meta.user !== undefined) return words.commandLine(meta.user);
     return meta.source ?? words.unknown;
   };
 }

@@ -15,8 +15,12 @@ export interface ReadEndpoint {
   audit?: boolean;
   /** Error names of parameters that do not follow the field-name rule (`dateFrom` → ERROR_DATEFROM). */
   codes?: Record<string, string>;
+  /** Error names it answers beyond its parameters' (a size it refuses). */
+  errors?: string[];
   /** Its 200 answer (one of `responses.ts`). */
   response: z.ZodType;
+  /** Files it answers instead when asked (`format`): their media types and what each holds. */
+  files?: Record<string, string>;
 }
 
 /** A reference to the component a response schema of `responses.ts` is generated into. */
@@ -145,7 +149,8 @@ function operationId(prefix: string, path: string, suffix = ''): string {
 export function openApiDocument(reads: ReadEndpoint[], writes: WriteEndpoint[]) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of reads) {
-    const codes = errorCodes([...fieldNames(r.query), ...fieldNames(r.body)], r.codes ?? {}, ['ERROR_NOT_FOUND']);
+    const codes = errorCodes([...fieldNames(r.query), ...fieldNames(r.body)], r.codes ?? {}, ['ERROR_NOT_FOUND', ...(r.errors ?? [])]);
+    const files = Object.fromEntries(Object.entries(r.files ?? {}).map(([type, description]) => [type, { schema: { type: 'string', description } }]));
     paths[r.path] = {
       ...paths[r.path],
       [r.method]: {
@@ -156,7 +161,7 @@ export function openApiDocument(reads: ReadEndpoint[], writes: WriteEndpoint[]) 
         'x-error-codes': codes,
         ...(r.body && { requestBody: { content: jsonContent(jsonSchema(r.body)) } }),
         responses: {
-          '200': { description: 'Success', content: jsonContent(componentRef(r.response)) },
+          '200': { description: 'Success', content: { ...jsonContent(componentRef(r.response)), ...files } },
           '404': { description: 'The addressed record does not exist', content: jsonContent(errorBody(codes)) },
           ...standardResponses(codes),
           '503': busyResponse(codes),

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { html } from 'hono/html';
 import { z } from 'zod';
+import { readCompanyDetails } from '../../audit/company-details.ts';
 import { paymentsOf } from '../../audit/paid.ts';
 import { calendarDate } from '../../commands/documents.ts';
 import { DOCUMENT_TYPES, type DocumentType } from '../../events/documents.ts';
@@ -9,6 +10,7 @@ import { documentName } from '../../projections/documents/views.ts';
 import type { Company } from '../../company.ts';
 import { queryInt } from '../query.ts';
 import { documentQuery } from '../routes/audit.ts';
+import { partyLine } from './act.ts';
 import { DOCUMENT_CURSOR, dateInput, formProblem, formValues, problems, readForm } from './forms.ts';
 import { historyPageIn, historyTable } from './history-table.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
@@ -201,7 +203,12 @@ export async function documentPage(c: Context, tb: Company, view: View): Promise
   const d = JSON.parse(json) as ListedDocument;
   const stream = `${type}-${id}`;
   // Independent reads, sent together: on a database server they travel at once instead of a round trip each.
-  const [history, numbers, paid] = await Promise.all([historyPageIn(tb, t, stream, c.req.query('history')), tb.documents.numbersOf(treeDocuments(d.tree)), paidSection(view, d, tb)]);
+  const [history, numbers, paid, company] = await Promise.all([
+    historyPageIn(tb, t, stream, c.req.query('history')),
+    tb.documents.numbersOf(treeDocuments(d.tree)),
+    paidSection(view, d, tb),
+    readCompanyDetails(tb.audit, d.date),
+  ]);
   const title = `${typeName(t, type)} ${d.number ?? ''} (${type} ${id})`;
   return sendPage(
     c,
@@ -209,6 +216,7 @@ export async function documentPage(c: Context, tb: Company, view: View): Promise
       view,
       title,
       html`${summary(view, d)}
+<p class="company" data-company>${t.document.companyOn(day(d.date), company === undefined ? t.statement.companyUnset(day(d.date)) : partyLine(t, company))}</p>
 <p class="no-print"><a href="${recordHref(stream)}">${t.document.asOf}</a></p>
 ${Array.isArray(d.products) ? linesTable(view, d.products as Line[]) : ''}
 <h2>${t.document.tree}</h2>

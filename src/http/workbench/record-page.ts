@@ -11,7 +11,7 @@ import { ownPageHref } from './links.ts';
 import { fieldLabel, leafName, leaves, moment, moscowTime, storedText } from './show.ts';
 
 const recordQuery = z.object({
-  stream: z.string().regex(/^[a-z-]+-\d+$|^contractor-status-.+$/, 'must name a record, e.g. product-42, contractor-7, sale-187'),
+  stream: z.string().regex(/^[a-z-]+-\d+$|^contractor-status-.+$|^company$/, 'must name a record, e.g. product-42, contractor-7, sale-187, company'),
   at: z
     .string()
     .refine((text) => parseMoment(text) !== undefined, 'must be a moment: YYYY-MM-DD HH:MM:SS (Moscow time), or with an offset')

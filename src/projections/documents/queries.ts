@@ -1,6 +1,6 @@
-import { type JoinedPage, type JoinedPageQuery, type SqlSession, byCount, inChunks } from '../../storage/sql.ts';
+import { type JoinedPage, type JoinedPageQuery, type SqlSession, byCount, inChunks, valueList } from '../../storage/sql.ts';
 import type { ReadModelDialect } from '../../storage/dialect.ts';
-import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES, type DocumentRecord, type DocumentRef, type DocumentType } from '../../events/documents.ts';
+import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES, type DocumentRecord, type DocumentRef, type DocumentType, isLineDocument } from '../../events/documents.ts';
 import { daysInMonth } from '../../lib/clock.ts';
 import { idCount, idPage, pageLimit } from '../id-counts.ts';
 import { MONTH_PARTITION } from './months.ts';
@@ -20,6 +20,16 @@ export interface PostedDocument {
   number: string | null;
   sum: number;
   date: string;
+}
+
+/** A contractor's posted documents as a statement reads them (`audit/statement.ts`), money in kopecks. */
+export interface StatementReads {
+  /** Around a period, in one reading: the balance the posted documents dated before it left, and how many are dated after it. */
+  outside(contractorId: number, dateFrom: string, dateTo: string): Promise<{ opening: number; later: number }>;
+  /** The keys of the first `limit` posted documents that move the balance within the period, in the statement's order. */
+  postedKeys(contractorId: number, dateFrom: string, dateTo: string, limit: number): Promise<number[]>;
+  /** The documents of these keys, in the keys' order; a key no longer there (a rebuild swapped the tables) is left out. */
+  postedByKeys(keys: readonly number[]): Promise<PostedDocument[]>;
 }
 
 /** A document made from another (its `basedOn` names it), with its record (undefined when it has none). */
@@ -93,6 +103,9 @@ export function searchSql(dialect: Pick<ReadModelDialect, 'indexHint'>, by: Docu
  * filters select the page's keys in id order from a covering index (type, status, id) / (type, month, id,
  * status) / (type, date, status, id) — OFFSET skips index entries, never rows — and fetch just those rows.
  */
+/** The documents of goods that move a balance (shipments, purchases, returns): a statement lists them before a day's payments. */
+const LINE_BALANCE_TYPES = [...BALANCE_CREDIT_TYPES, ...BALANCE_DEBIT_TYPES].filter(isLineDocument);
+
 export function documentQueries(session: SqlSession) {
   const { indexHint } = session.dialect;
   const typePaging = { rows: 'documents', counts: 'document_id_counts', partition: TYPE_PARTITION };
@@ -134,8 +147,16 @@ export function documentQueries(session: SqlSession) {
        WHERE ${Array(parents).fill('(l.parent_type = ? AND l.parent_id = ?)').join(' OR ')}`,
   );
   // A contractor's posted documents from the covering (contractor_id, status, type, sum) index, each joined to its date.
-  const posted = `SELECT r.type, r.id, r.number, r.sum, d.date FROM document_records r JOIN documents d ON d.key = r.key
-     WHERE r.contractor_id = ? AND r.status = 1 AND r.type IN (${balanceTypes}) ORDER BY d.date, r.type, r.id`;
+  const posted = `FROM document_records r JOIN documents d ON d.key = r.key WHERE r.contractor_id = ? AND r.status = 1 AND r.type IN (${balanceTypes})`;
+  const signedSum = `CASE WHEN r.type IN (${BALANCE_CREDIT_TYPES.map((t) => `'${t}'`).join(', ')}) THEN r.sum ELSE -r.sum END`;
+  const outside = `SELECT CAST(coalesce(sum(CASE WHEN d.date < ? THEN ${signedSum} ELSE 0 END), 0) AS BIGINT) AS opening,
+     CAST(count(CASE WHEN d.date > ? THEN 1 END) AS BIGINT) AS later ${posted} AND (d.date < ? OR d.date > ?)`;
+  // A statement's order: the day, documents of goods before money, the number, the type and id. Only the keys are
+  // read in that order: sorting touches every document of the period once, where a page read on a key of the
+  // order would sort them all again for every page.
+  const goodsFirst = `CASE WHEN r.type IN (${LINE_BALANCE_TYPES.map((t) => `'${t}'`).join(', ')}) THEN 0 ELSE 1 END`;
+  const postedKeys = `SELECT r.key ${posted} AND d.date BETWEEN ? AND ? ORDER BY d.date, ${goodsFirst}, coalesce(r.number, ''), r.type, r.id LIMIT ?`;
+  const postedByKeys = byCount((count) => `SELECT r.key, r.type, r.id, r.number, r.sum, d.date FROM document_records r JOIN documents d ON d.key = r.key WHERE r.key IN (${valueList(count)})`);
 
   return {
     /**
@@ -172,7 +193,17 @@ export function documentQueries(session: SqlSession) {
       return status === undefined ? keyedPage(dated, range, offset, limit) : keyedPage(datedStatus, [...range, status], offset, limit);
     },
     /** A contractor's posted documents that move its balance, by date (then type and id): sums in kopecks. */
-    postedOfContractor: (contractorId: number) => session.objects<PostedDocument>(posted, [contractorId]),
+    statement: {
+      outside: async (contractorId, dateFrom, dateTo) => (await session.objects<{ opening: number; later: number }>(outside, [dateFrom, dateTo, contractorId, dateFrom, dateTo]))[0],
+      postedKeys: async (contractorId, dateFrom, dateTo, limit) => (await session.rows<[number]>(postedKeys, [contractorId, dateFrom, dateTo, limit])).map(([key]) => key),
+      async postedByKeys(keys) {
+        const found = new Map<number, PostedDocument>();
+        await inChunks(keys as number[], async (chunk) => {
+          for (const { key, ...doc } of await session.objects<PostedDocument & { key: number }>(postedByKeys(chunk.length), chunk)) found.set(key, doc);
+        });
+        return keys.flatMap((key) => found.get(key) ?? []);
+      },
+    } satisfies StatementReads,
     /** The number and date of each of these documents (a tree's, for its drawing), by `type-id`: a seek each on (type, id). */
     async numbersOf(documents: { type: DocumentType; id: number }[]): Promise<Map<string, { number: string | null; date: string }>> {
       const found = new Map<string, { number: string | null; date: string }>();

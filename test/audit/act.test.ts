@@ -231,22 +231,4 @@ describe('the act right in every case', () => {
     expect(operation.parameters.find((p: { name: string }) => p.name === 'format').schema.enum).toEqual(['json', 'csv', 'csv-ru', 'xlsx']);
     expect(Object.keys(operation.responses['200'].content)).toEqual(['application/json', 'text/csv', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet']);
   });
-
-  test('a name holding characters XML forbids still gives a workbook Excel opens: the act drops them', async () => {
-    const { tb, api } = await actService();
-    const imported = await importRecords(tb, [line('contractor', { ...romashka, id: 20, name: 'API\ufffeName\uffff\u0001', phone1: '+7 916 000-00-20' }), sale(30, 1, 10, { number: 'X\u0002-30', contractor: { id: 20 } })]);
-    expect(imported.failures).toEqual([]);
-    const res = await api('/api/audit/statement?contractor=20&dateFrom=2026-11-01&dateTo=2026-11-30&format=xlsx');
-    const bytes = Buffer.from(await res.clone().arrayBuffer());
-    const rows = await sheetRows(res);
-    expect(rows[2][0]).toBe('между (реквизиты организации не заданы) и APIName, ИНН 7701234567, КПП 770101001');
-    expect(rows.find((row) => row[0] instanceof Date)![1]).toBe('Отгрузка № X-30 от 02.11.2026');
-    // Every part of the file is well-formed XML: no character XML 1.0 forbids, in any part.
-    const { default: JSZip } = await import('jszip');
-    const zip = await JSZip.loadAsync(bytes);
-    for (const name of Object.keys(zip.files)) {
-      const xml = await zip.files[name].async('string');
-      expect([name, /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/.test(xml)]).toEqual([name, false]);
-    }
-  });
 });

@@ -46,7 +46,7 @@ async function look(page: Page, lang: string, name: string): Promise<void> {
 
 /** The texts the walk looks for, in each language. */
 const WORDS = {
-  ru: { statementFor: 'Акт сверки за', turnover: 'Обороты за период', owes: 'задолженность в пользу', log: 'Журнал событий', asApi: 'Как его показывает API', history: 'DocumentRecorded' },
+  ru: { statementFor: 'Акт сверки за', turnover: 'Обороты за период', owes: 'задолженность в пользу', log: 'Журнал событий', asApi: 'Как его показывает API', history: 'Документ записан' },
   en: { statementFor: 'Reconciliation for', turnover: 'Turnover for the period', owes: 'the debt in favour of', log: 'Event log', asApi: 'As the API shows it', history: 'DocumentRecorded' },
 } as const;
 

@@ -364,7 +364,7 @@ describe('in the reader’s language', () => {
     expect(sale).toContain('<b title="sum">Сумма</b>');
     const product = await (await auditor.app.request('/audit/record?stream=product-1', { headers: { Cookie: auditor.cookie, 'Accept-Language': 'ru' } })).text();
     expect(product).toContain('<th>Цена продажи <code>salePrice</code></th>');
-    expect(sale).toContain('<h1>Отгрузка О-3 (sale 3)</h1>');
+    expect(sale).toContain('<h1>Отгрузка О-3 (№ 3 в базе)</h1>');
     // The switch goes back only to pages of the workbench.
     expect((await auditor.app.request('/audit/language/en?back=https%3A%2F%2Fevil.example')).headers.get('location')).toBe('/audit');
   });

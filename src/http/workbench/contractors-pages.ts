@@ -9,7 +9,7 @@ import { formValues, problems, readForm } from './forms.ts';
 import { historyIn, historyTable } from './history-table.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
 import { href, statementHref } from './links.ts';
-import { contractorLink, fieldLabel, leaves, rubles } from './show.ts';
+import { contractorLink, fieldLabel, leaves, rubles, storedText } from './show.ts';
 
 const FOUND = 50;
 const RECENT = 20;
@@ -90,10 +90,8 @@ export async function contractorPage(c: Context, tb: Company, view: View): Promi
   const year = formatMoscow(tb.clock()).slice(0, 4);
   const documents = (await tb.documents.search({ contractorId: k.id }, 0, RECENT)).map((row) => JSON.parse(row) as ListedDocument);
   const fields = leaves(Object.fromEntries(Object.entries(k).filter(([field]) => !SKIPPED.has(field))))
-    .filter(([, value]) => value !== null && value !== '' && value !== '[]' && value !== '{}')
-    .map(([path, value]) => {
-      return html`<dt>${fieldLabel(t, path)}</dt><dd>${MONEY_FIELDS.has(path) && typeof value === 'number' ? rubles(value) : String(value)}</dd>`;
-    });
+    .filter(([, value]) => value !== null && value !== '' && !(typeof value === 'object' && Object.keys(value).length === 0))
+    .map(([path, value]) => html`<dt>${fieldLabel(t, path)}</dt><dd>${typeof value !== 'number' ? storedText(t, path, value) : MONEY_FIELDS.has(path) ? rubles(value) : String(value)}</dd>`);
   return sendPage(
     c,
     page(

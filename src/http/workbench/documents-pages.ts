@@ -13,7 +13,8 @@ import { dateInput, formProblem, formValues, problems, readForm } from './forms.
 import { historyIn, historyTable } from './history-table.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
 import { documentHref, href, recordHref, statementHref } from './links.ts';
-import { contractorLink, dateValue, day, documentLink, leaves, moscowText, rubles, statusName, typeName } from './show.ts';
+import { contractorLink, dateValue, day, documentLink, fieldLabel, leaves, moscowText, rubles, statusName, storedText, typeName } from './show.ts';
+import type { Texts } from './texts.ts';
 import { type TreeNode, treeDocuments, treeSvg } from './tree-svg.ts';
 
 const PAGE_SIZE = 50;
@@ -108,12 +109,12 @@ interface Named {
   [field: string]: unknown;
 }
 
-/** A nested record (stock, user, company) as one line: its name, id and the rest of its scalar fields. */
-const namedText = (named: Named | null | undefined) =>
+/** A nested record (stock, user, company: `field`) as one line: its name, id and the rest of its fields, in the reader's words. */
+const namedText = (t: Texts, field: string, named: Named | null | undefined) =>
   named
-    ? `${named.name ?? ''} (id ${named.id})${leaves(named)
+    ? `${named.name ?? ''} (${t.document.inBase(named.id)})${leaves(named)
         .filter(([path, value]) => !['id', 'name'].includes(path) && value !== null && value !== undefined)
-        .map(([path, value]) => `, ${path}: ${String(value)}`)
+        .map(([path, value]) => `, ${fieldLabel(t, path)}: ${storedText(t, `${field}.${path}`, value)}`)
         .join('')}`
     : undefined;
 
@@ -123,12 +124,12 @@ function summary(view: View, d: ListedDocument) {
   const contractor = d.contractor;
   const year = d.date.slice(0, 4);
   return html`<dl class="fields">
-${dd(f.name, nameOf(d))}${dd(f.type, `${typeName(t, d.type)} (${d.type})`)}${dd(f.id, d.id)}${dd(f.number, d.number)}${dd(f.date, day(d.date))}
+${dd(f.name, nameOf(d))}${dd(f.type, html`${typeName(t, d.type)} <code>${d.type}</code>`)}${dd(f.id, d.id)}${dd(f.number, d.number)}${dd(f.date, day(d.date))}
 <dt>${f.status}</dt><dd>${statusName(t, d.status)}</dd>
 <dt>${f.contractor}</dt><dd>${contractorLink(contractor.id, contractor.name)}${contractor.inn ? `, ${t.statement.inn} ${contractor.inn}` : ''} · <a href="${statementHref(contractor.id, year)}">${t.document.statementFor(year)}</a></dd>
 <dt>${f.sum}</dt><dd>${rubles(d.sum)}</dd>
 ${d.paid === undefined ? '' : html`<dt>${f.paid}</dt><dd>${rubles(d.paid)}</dd>`}
-${dd(f.stock, namedText(d.stock as Named | null))}${dd(f.user, namedText(d.user as Named | null))}${dd(f.company, namedText(d.company as Named | null))}
+${dd(f.stock, namedText(t, 'stock', d.stock as Named | null))}${dd(f.user, namedText(t, 'user', d.user as Named | null))}${dd(f.company, namedText(t, 'company', d.company as Named | null))}
 ${dd(f.comment, d.comment)}${dd(f.created, typeof d.created === 'string' ? moscowText(d.created) : undefined)}${dd(f.edited, typeof d.edited === 'string' ? moscowText(d.edited) : undefined)}${dd(f.purpose, d.purpose)}
 </dl>`;
 }
@@ -182,7 +183,7 @@ export async function documentPage(c: Context, tb: Company, view: View): Promise
   const stream = `${type}-${id}`;
   // Independent reads, sent together: on a database server they travel at once instead of a round trip each.
   const [history, numbers, paid] = await Promise.all([historyIn(tb, t, stream), tb.documents.numbersOf(treeDocuments(d.tree)), paidSection(view, d, tb)]);
-  const title = `${typeName(t, type)} ${d.number ?? ''} (${type} ${id})`;
+  const title = `${typeName(t, type)} ${d.number ?? ''} (${t.document.ref(type, id)})`;
   return sendPage(
     c,
     page(

@@ -5,7 +5,7 @@ import type { EventMeta } from '../../events/store.ts';
 import type { Texts } from './texts.ts';
 import { type View, scrolling } from './layout.ts';
 import { href } from './links.ts';
-import { fieldLabel, leafName, leaves, moscowText, storedText } from './show.ts';
+import { eventName, fieldLabel, leaves, moscowText, storedText } from './show.ts';
 
 /** The names of the keys these events were written with, each read once. */
 export async function keyNamesOf(tb: Company, metas: EventMeta[]): Promise<Map<number, string | undefined>> {
@@ -28,11 +28,11 @@ export function fieldChanges(t: Texts, field: string, after: unknown, before: un
   const paths = [...new Set([...now.map(([path]) => path), ...was.keys()])];
   const nowOf = new Map(now);
   return paths
-    .filter((path) => !had || storedText(leafName(path), was.get(path)) !== storedText(leafName(path), nowOf.get(path)))
+    .filter((path) => !had || storedText(t, path, was.get(path)) !== storedText(t, path, nowOf.get(path)))
     .map((path) => {
-      const shown = html`<span class="after">${storedText(leafName(path), nowOf.get(path))}</span>`;
+      const shown = html`<span class="after">${storedText(t, path, nowOf.get(path))}</span>`;
       const name = html`<b title="${path}">${fieldLabel(t, path)}</b>`;
-      return was.has(path) ? html`<li>${name}: <span class="before">${storedText(leafName(path), was.get(path))}</span> → ${shown}</li>` : html`<li>${name}: ${shown}</li>`;
+      return was.has(path) ? html`<li>${name}: <span class="before">${storedText(t, path, was.get(path))}</span> → ${shown}</li>` : html`<li>${name}: ${shown}</li>`;
     });
 }
 
@@ -50,7 +50,7 @@ export function historyTable({ t }: View, history: HistoryEntry[]) {
 <thead><tr><th class="num">${h.seq}</th><th>${h.time}</th><th>${h.event}</th><th>${h.who}</th><th>${h.changes}</th></tr></thead>
 <tbody>${history.map(
       (entry) => html`<tr data-seq="${entry.seq}">
-<td class="num"><a href="${href('/audit/log', { order: 'oldest', after: entry.seq - 1 })}">${entry.seq}</a></td><td>${moscowText(entry.time)}</td><td>${entry.type} (v${entry.streamVersion})</td><td>${entry.who}</td>
+<td class="num"><a href="${href('/audit/log', { order: 'oldest', after: entry.seq - 1 })}">${entry.seq}</a></td><td>${moscowText(entry.time)}</td><td>${h.eventOf(eventName(t, entry.type), entry.streamVersion)}</td><td>${entry.who}</td>
 <td>${entryChanges(t, entry)}</td></tr>`,
     )}</tbody>
 </table>`,

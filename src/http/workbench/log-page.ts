@@ -13,7 +13,7 @@ import { entryChanges, historyIn } from './history-table.ts';
 import type { Texts } from './texts.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
 import { href, ownPageHref } from './links.ts';
-import { fieldLabel, moscowTime } from './show.ts';
+import { eventName, fieldLabel, moscowTime } from './show.ts';
 
 const PAGE_SIZE = 50;
 
@@ -31,11 +31,23 @@ const logQuery = z.object({
 });
 type LogAsked = z.output<typeof logQuery>;
 
-function logForm({ t }: View, values: Record<string, string>) {
+/**
+ * The event types to pick from, by name: every event of a kind of record (the filter matches the start of the type,
+ * whatever its case), then each type; a start typed into the address that is neither is kept as it was typed.
+ */
+function typeOptions({ t }: View, asked: string | undefined) {
+  const option = (value: string, text: string) => html`<option value="${value}"${value === asked ? html` selected` : ''}>${text}</option>`;
+  const choices: [string, string][] = [...Object.entries(t.log.typeGroups), ...Object.keys(t.events).map((type): [string, string] => [type, eventName(t, type)])];
+  const typed = asked !== undefined && !choices.some(([value]) => value === asked) ? option(asked, asked) : '';
+  return html`${option('', t.log.anyType)}${choices.map(([value, text]) => option(value, text))}${typed}`;
+}
+
+function logForm(view: View, values: Record<string, string>) {
+  const { t } = view;
   const order = values.order === 'oldest' ? 'oldest' : 'newest';
   return html`<form class="search" method="get" action="/audit/log">
-<label>${t.log.stream} <input name="stream" size="18" placeholder="sale-187, sale-" value="${values.stream ?? ''}"></label>
-<label>${t.log.type} <input name="type" size="18" placeholder="DocumentPosted, document" value="${values.type ?? ''}"></label>
+<label>${t.log.stream} <input name="stream" size="18" placeholder="${t.log.streamPlaceholder}" value="${values.stream ?? ''}"></label>
+<label>${t.log.type} <select name="type">${typeOptions(view, values.type)}</select></label>
 <label>${t.log.since} <input name="since" size="20" placeholder="${t.common.momentPlaceholder}" value="${values.since ?? ''}"></label>
 <label>${t.log.order} <select name="order"><option value="newest"${order === 'newest' ? html` selected` : ''}>${t.log.newest}</option><option value="oldest"${order === 'oldest' ? html` selected` : ''}>${t.log.oldest}</option></select></label>
 <button class="primary" type="submit">${t.common.show}</button>
@@ -118,7 +130,7 @@ ${hasNext ? html`<a href="${at(newest ? { before: String(lastRow!.seq) } : { aft
 <tbody>${rows.map((row, i) => {
     const link = links[i];
     const entry = changes.get(row.seq);
-    return html`<tr${link.ok ? '' : html` class="broken"`} data-seq="${row.seq}"><td class="num">${row.seq}</td><td>${moscowTime(row.recorded_at)}</td><td>${entry?.who ?? ''}</td><td>${row.type}</td>
+    return html`<tr${link.ok ? '' : html` class="broken"`} data-seq="${row.seq}"><td class="num">${row.seq}</td><td>${moscowTime(row.recorded_at)}</td><td>${entry?.who ?? ''}</td><td>${eventName(t, row.type)}</td>
 <td><a href="${ownPageHref(row.stream)}">${row.stream}</a></td>
 <td class="summary"><details><summary>${summaryOf(view, entry)}</summary>${entry === undefined ? '' : entryChanges(t, entry)}
 <p class="note">${t.log.asStored}:</p><pre class="mono">${row.data}</pre><p class="mono">${t.log.hash} ${row.hash}</p></details></td>

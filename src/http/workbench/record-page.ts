@@ -7,7 +7,8 @@ import type { Company } from '../../company.ts';
 import { formValues, problems, readForm } from './forms.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
 import { ownPageHref } from './links.ts';
-import { fieldLabel, leafName, leaves, moment, moscowTime, storedText } from './show.ts';
+import type { Texts } from './texts.ts';
+import { eventName, fieldLabel, leafName, leaves, moment, moscowTime, storedText } from './show.ts';
 
 const recordQuery = z.object({
   stream: z.string().regex(/^[a-z-]+-\d+$|^contractor-status-.+$/, 'must name a record, e.g. product-42, contractor-7, sale-187'),
@@ -29,7 +30,7 @@ function recordForm({ t }: View, values: Record<string, string>) {
 const folded = ({ t }: View, record: FoldedRecord, total: number) =>
   record.lastEvent === undefined
     ? t.record.notYet
-    : t.record.folded(record.events, total, record.lastEvent.seq, record.lastEvent.type, moscowTime(record.lastEvent.recordedAt));
+    : t.record.folded(record.events, total, record.lastEvent.seq, eventName(t, record.lastEvent.type), moscowTime(record.lastEvent.recordedAt));
 
 /** A record's fields flattened to their leaves (a document's lines and company field by field). */
 const fieldValues = (fields: Record<string, unknown> | undefined) => new Map(leaves(fields ?? {}));
@@ -63,10 +64,10 @@ async function referencedNames(tb: Company, recordKind: string, fields: Map<stri
 }
 
 /** A field's value as a cell: one naming another record is that record's name, linked to its page. */
-function cell(recordKind: string, path: string, value: unknown, names: Map<string, string>) {
+function cell(t: Texts, recordKind: string, path: string, value: unknown, names: Map<string, string>) {
   const kind = referenceOf(recordKind, path);
   const stream = `${kind}-${String(value)}`;
-  if (kind === undefined || typeof value !== 'number' || !names.has(stream)) return storedText(leafName(path), value);
+  if (kind === undefined || typeof value !== 'number' || !names.has(stream)) return storedText(t, path, value);
   return html`<a href="${ownPageHref(stream)}">${names.get(stream)}</a> (${value})`;
 }
 
@@ -84,11 +85,11 @@ export async function recordPage(c: Context, tb: Company, view: View): Promise<R
   const [thenRecord, nowRecord] = [foldRecord(events, at), foldRecord(events)];
   const [then, now] = [fieldValues(thenRecord.fields), fieldValues(nowRecord.fields)];
   const fields = [...new Set([...then.keys(), ...now.keys()])];
-  const text = (values: Map<string, unknown>, field: string) => (values.has(field) ? storedText(leafName(field), values.get(field)) : '');
+  const text = (values: Map<string, unknown>, field: string) => (values.has(field) ? storedText(t, field, values.get(field)) : '');
   const differs = (field: string) => text(then, field) !== text(now, field);
   const kind = stream.slice(0, stream.lastIndexOf('-'));
   const names = await referencedNames(tb, kind, new Map([...then, ...now]));
-  const shown = (values: Map<string, unknown>, field: string) => (values.has(field) ? cell(kind, field, values.get(field), names) : '');
+  const shown = (values: Map<string, unknown>, field: string) => (values.has(field) ? cell(t, kind, field, values.get(field), names) : '');
   const when = moment(at);
   const own = ownPageHref(stream);
   return sendPage(

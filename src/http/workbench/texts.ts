@@ -1,5 +1,6 @@
 import { ENGLISH_WHO, type WhoWords } from '../../audit/history.ts';
 import type { DocumentType } from '../../events/documents.ts';
+import type { DomainEvent } from '../../events/registry.ts';
 
 /** The workbench's languages. */
 export type Lang = 'ru' | 'en';
@@ -42,6 +43,27 @@ const enTypes: Record<DocumentType, string> = {
   bonus: 'Bonus payment',
 };
 
+const ruEvents: Record<DomainEvent['type'], string> = {
+  ProductAdded: 'Товар добавлен',
+  ProductEdited: 'Товар изменён',
+  ProductPricesUpdated: 'Цены товара изменены',
+  CategoryAdded: 'Группа товаров добавлена',
+  CategoryEdited: 'Группа товаров изменена',
+  BrandAdded: 'Бренд добавлен',
+  BrandEdited: 'Бренд изменён',
+  ContractorAdded: 'Контрагент добавлен',
+  ContractorEdited: 'Контрагент изменён',
+  ContractorStatusCreated: 'Статус контрагентов создан',
+  DocumentRecorded: 'Документ записан',
+  DocumentRevised: 'Документ исправлен',
+  DocumentPosted: 'Документ проведён',
+  DocumentUnposted: 'Проведение документа отменено',
+  DocumentLinked: 'Документу указаны основания',
+};
+
+/** English pages name events as the log and the API do. */
+const enEvents = Object.fromEntries(Object.keys(ruEvents).map((type) => [type, type])) as Record<DomainEvent['type'], string>;
+
 const plural = (n: number, one: string, few: string, many: string) => {
   const [d10, d100] = [n % 10, n % 100];
   return d10 === 1 && d100 !== 11 ? one : d10 >= 2 && d10 <= 4 && (d100 < 10 || d100 >= 20) ? few : many;
@@ -67,6 +89,9 @@ export const ru = {
   },
   status: { posted: 'проведён', notPosted: 'не проведён' },
   types: ruTypes,
+  events: ruEvents,
+  /** Values said in words: yes and no, an empty list, and the API's words for kinds of things. */
+  values: { yes: 'да', no: 'нет', none: 'нет', userTypes: { admin: 'администратор', user: 'сотрудник' } as Record<string, string> },
   problems: {
     heading: 'Не удалось выполнить запрос:',
     date: (field: string) => `«${field}»: нужна дата в виде ДД.ММ.ГГГГ (например, 31.12.2025).`,
@@ -77,11 +102,11 @@ export const ru = {
     tooLong: (field: string) => `«${field}»: слишком длинное значение.`,
     other: (field: string) => `«${field}»: значение не распознано.`,
     periodReversed: 'Конец периода раньше его начала.',
-    typeWithId: 'Укажите тип документа вместе с его номером в базе (id).',
+    typeWithId: 'Укажите тип документа вместе с его номером в базе.',
   },
   fields: {
     type: 'Тип',
-    id: 'Id',
+    id: 'Номер в базе',
     number: 'Номер',
     contractor: 'Контрагент',
     dateFrom: 'С',
@@ -90,7 +115,7 @@ export const ru = {
     offset: 'Смещение',
     stream: 'Запись',
     at: 'На момент',
-    after: 'После seq',
+    after: 'После №',
     since: 'С момента',
     order: 'Порядок',
     q: 'Поиск',
@@ -100,9 +125,9 @@ export const ru = {
     title: 'Вход',
     key: 'Ключ аудитора',
     submit: 'Войти',
-    note: 'Сюда входят по ключам, созданным командой tradebook keys create --scope audit. Ключ проверяется один раз; затем браузер хранит только cookie сеанса, который заканчивается через 8 часов, при истечении или отзыве ключа либо при выходе.',
+    note: 'Сюда входят по ключам, созданным командой tradebook keys create --scope audit. Ключ проверяется один раз; затем браузер хранит только метку сеанса, который заканчивается через 8 часов, при истечении или отзыве ключа либо при выходе.',
     unknownKey: 'Такой ключ не найден, отозван или истёк.',
-    notAudit: 'Это не ключ аудитора: рабочее место открывают только ключи с областью audit.',
+    notAudit: 'Это не ключ аудитора: рабочее место открывают только ключи, созданные с --scope audit.',
     ended: 'Сеанс завершён. Войдите снова.',
     lifetime: 'Сеанс завершён: прошло 8 часов с момента входа. Войдите снова.',
     idle: (minutes: number) => `Сеанс завершён: им не пользовались ${minutes} ${plural(minutes, 'минуту', 'минуты', 'минут')}. Войдите снова.`,
@@ -127,12 +152,15 @@ export const ru = {
   },
   document: {
     noSuch: 'Документ не найден',
-    addressed: 'Документ открывается по типу и id, например /audit/document/sale/187.',
-    none: (type: string, id: number) => `Документа «${type}» с id ${id} нет.`,
+    addressed: 'Документ открывается по типу и номеру в базе, например /audit/document/sale/187.',
+    none: (type: string, id: number) => `Документа «${type}» с номером в базе ${id} нет.`,
+    /** A document named by its address, as titles show it beside its type's name. */
+    ref: (_type: string, id: number) => `№ ${id} в базе`,
+    inBase: (id: number) => `№ ${id} в базе`,
     fields: {
       name: 'Название',
       type: 'Тип',
-      id: 'Id',
+      id: 'Номер в базе',
       number: 'Номер',
       date: 'Дата',
       status: 'Статус',
@@ -171,7 +199,7 @@ export const ru = {
   } as WhoWords,
   /** Names of records' fields (by the last name of a nested one: `products.1.pr_price` → `pr_price`). */
   recordFields: {
-    id: 'Id',
+    id: 'Номер в базе',
     type: 'Тип',
     name: 'Наименование',
     sku: 'Артикул',
@@ -248,14 +276,16 @@ export const ru = {
     bank: 'Банк',
     korNumber: 'Корр. счёт',
     rasNumber: 'Расчётный счёт',
+    logo: 'Логотип',
   } as Record<string, string>,
   history: {
-    seq: 'seq',
+    seq: '№',
     time: 'Время (МСК)',
     event: 'Событие',
     who: 'Кто',
     changes: 'Изменения',
     empty: 'Событий нет.',
+    eventOf: (name: string, version: number) => `${name} (версия ${version})`,
   },
   record: {
     title: 'Запись на дату',
@@ -328,18 +358,22 @@ export const ru = {
   log: {
     title: 'Журнал событий',
     stream: 'Запись (начало)',
-    type: 'Тип события (начало)',
+    streamPlaceholder: 'sale-187, contractor-4',
+    type: 'Событие',
+    anyType: 'любое',
+    /** Filters by the start of the type: every event of a kind of record. */
+    typeGroups: { Product: 'все события товаров', Category: 'все события групп товаров', Brand: 'все события брендов', Contractor: 'все события контрагентов', Document: 'все события документов' },
     since: 'С момента (МСК)',
     order: 'Порядок',
     newest: 'сначала новые',
     oldest: 'сначала старые',
     holds: (n: number) => `В журнале ${n} ${plural(n, 'событие', 'события', 'событий')}.`,
-    noMatch: 'Событий с такими условиями нет. Фильтры по записи и типу ищут по началу, без учёта регистра (sale- найдёт все отгрузки).',
-    chainOk: (n: number, from: number, to: number) => `Каждое из ${n} показанных событий (seq ${from}–${to}) даёт свой сохранённый хеш из сохранённого хеша предыдущего события.`,
+    noMatch: 'Событий с такими условиями нет. Запись ищется по началу её ключа без учёта регистра: contractor-1 найдёт и contractor-1, и contractor-15.',
+    chainOk: (n: number, from: number, to: number) => `Каждое из ${n} показанных событий (№ ${from}–${to}) даёт свой сохранённый хеш из сохранённого хеша предыдущего события.`,
     chainBroken: (bad: number, n: number, problems: string) => `${bad} из ${n} показанных событий не сходятся: ${problems}.`,
     checked: (filtered: boolean) =>
-      `Проверено: каждое показанное событие, его поля и сохранённый хеш события seq − 1${filtered ? ' (которое фильтр может скрывать)' : ''}. Не проверено: события вне этой страницы и верен ли сам хеш события перед первым показанным. Всю цепочку проверяет tradebook verify; что оператор не переписал её после известной вам головы — ваши якоря (страница «Якоря»).`,
-    columns: { seq: 'seq', time: 'Время (МСК)', who: 'Кто', event: 'Событие', record: 'Запись', summary: 'Что изменилось', chain: 'Цепочка' },
+      `Проверено: каждое показанное событие, его поля и сохранённый хеш предыдущего события (№ − 1)${filtered ? ' (которое фильтр может скрывать)' : ''}. Не проверено: события вне этой страницы и верен ли сам хеш события перед первым показанным. Всю цепочку проверяет tradebook verify; что оператор не переписал её после известной вам головы — ваши якоря (страница «Якоря»).`,
+    columns: { seq: '№', time: 'Время (МСК)', who: 'Кто', event: 'Событие', record: 'Запись', summary: 'Что изменилось', chain: 'Цепочка' },
     details: 'Подробно',
     asStored: 'Как хранится (деньги в копейках, время UTC — это покрывают хеши)',
     hash: 'хеш',
@@ -351,10 +385,10 @@ export const ru = {
     paste: 'Якоря, по одному в строке, как их вывела команда tradebook anchor',
     file: 'или файл с ними',
     submit: 'Проверить',
-    note: 'Якорь — это голова журнала (seq и хеш), подписанная ключом, который хранится отдельно от базы. Если журнал всё ещё содержит ровно эту голову, ничего на ней и ниже не переписано с момента создания якоря, что бы ещё ни контролировал оператор. Сверьте отпечаток каждого подписанта с отпечатком ключа, которому доверяете.',
+    note: 'Якорь — это голова журнала (номер последнего события и его хеш), подписанная ключом, который хранится отдельно от базы. Если журнал всё ещё содержит ровно эту голову, ничего на ней и ниже не переписано с момента создания якоря, что бы ещё ни контролировал оператор. Сверьте отпечаток каждого подписанта с отпечатком ключа, которому доверяете.',
     allHold: (n: number) => `Все якоря (${n}) сходятся.`,
     someFail: (bad: number, n: number) => `Не сходятся ${bad} из ${n}.`,
-    columns: { seq: 'seq', signer: 'Подписант', anchored: 'Создан (МСК)', result: 'Результат' },
+    columns: { seq: '№', signer: 'Подписант', anchored: 'Создан (МСК)', result: 'Результат' },
     holds: 'сходится',
     fails: (problem: string) => `не сходится: ${problem}`,
   },
@@ -391,6 +425,8 @@ export const en: Texts = {
   },
   status: { posted: 'posted', notPosted: 'not posted' },
   types: enTypes,
+  events: enEvents,
+  values: { yes: 'yes', no: 'no', none: 'none', userTypes: { admin: 'administrator', user: 'employee' } },
   problems: {
     heading: 'The request could not be done:',
     date: (field) => `“${field}”: give a date as DD.MM.YYYY (e.g. 31.12.2025).`,
@@ -453,6 +489,8 @@ export const en: Texts = {
     noSuch: 'No such document',
     addressed: 'Documents are addressed by type and id, e.g. /audit/document/sale/187.',
     none: (type, id) => `There is no ${type} ${id}.`,
+    ref: (type, id) => `${type} ${id}`,
+    inBase: (id) => `id ${id}`,
     fields: {
       name: 'Name',
       type: 'Type',
@@ -567,6 +605,7 @@ export const en: Texts = {
     bank: 'Bank',
     korNumber: 'Correspondent account',
     rasNumber: 'Current account',
+    logo: 'Logo',
   },
   history: {
     seq: 'seq',
@@ -575,6 +614,7 @@ export const en: Texts = {
     who: 'Who',
     changes: 'Changes',
     empty: 'No events.',
+    eventOf: (name, version) => `${name} (v${version})`,
   },
   record: {
     title: 'A record as of a moment',
@@ -647,7 +687,10 @@ export const en: Texts = {
   log: {
     title: 'The event log',
     stream: 'Record (starts with)',
-    type: 'Event type (starts with)',
+    streamPlaceholder: 'sale-187, sale-',
+    type: 'Event',
+    anyType: 'any',
+    typeGroups: { Product: 'every product event', Category: 'every category event', Brand: 'every brand event', Contractor: 'every contractor event', Document: 'every document event' },
     since: 'Since (Moscow time)',
     order: 'Order',
     newest: 'newest first',

@@ -6,7 +6,7 @@ import type { Company } from '../../company.ts';
 import { queryInt } from '../query.ts';
 import { type ListedDocument, documentsTable } from './documents-pages.ts';
 import { formValues, problems, readForm } from './forms.ts';
-import { historyIn, historyTable } from './history-table.ts';
+import { historyTable } from './history-table.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
 import { href, statementHref } from './links.ts';
 import { contractorLink, fieldLabel, leaves, rubles, storedText } from './show.ts';
@@ -102,7 +102,7 @@ export async function contractorPage(c: Context, tb: Company, view: View): Promi
 <h2>${t.contractors.documents}</h2>
 ${documents.length === 0 ? html`<p class="empty">${t.documents.noMatch}</p>` : documentsTable(view, documents)}
 <h2>${t.contractors.history}</h2>
-${historyTable(view, await historyIn(tb, t, `contractor-${k.id}`))}`,
+${await historyTable(tb, view, `contractor-${k.id}`)}`,
     ),
   );
 }

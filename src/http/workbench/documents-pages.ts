@@ -10,7 +10,7 @@ import type { Company } from '../../company.ts';
 import { queryInt } from '../query.ts';
 import { documentQuery } from '../routes/audit.ts';
 import { dateInput, formProblem, formValues, problems, readForm } from './forms.ts';
-import { historyIn, historyTable } from './history-table.ts';
+import { historyTable } from './history-table.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
 import { documentHref, href, recordHref, statementHref } from './links.ts';
 import { contractorLink, dateValue, day, documentLink, fieldLabel, leaves, moscowText, rubles, statusName, storedText, typeName } from './show.ts';
@@ -182,7 +182,7 @@ export async function documentPage(c: Context, tb: Company, view: View): Promise
   const d = JSON.parse(json) as ListedDocument;
   const stream = `${type}-${id}`;
   // Independent reads, sent together: on a database server they travel at once instead of a round trip each.
-  const [history, numbers, paid] = await Promise.all([historyIn(tb, t, stream), tb.documents.numbersOf(treeDocuments(d.tree)), paidSection(view, d, tb)]);
+  const [history, numbers, paid] = await Promise.all([historyTable(tb, view, stream), tb.documents.numbersOf(treeDocuments(d.tree)), paidSection(view, d, tb)]);
   const title = `${typeName(t, type)} ${d.number ?? ''} (${t.document.ref(type, id)})`;
   return sendPage(
     c,
@@ -196,7 +196,7 @@ ${Array.isArray(d.products) ? linesTable(view, d.products as Line[]) : ''}
 ${treeSvg(view, d.tree, numbers)}
 ${paid}
 <h2>${t.document.history}</h2>
-${historyTable(view, history)}
+${history}
 <details><summary>${t.document.asApi}</summary><pre class="mono">${JSON.stringify(d, null, 2)}</pre></details>`,
     ),
   );

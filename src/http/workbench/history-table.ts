@@ -6,6 +6,7 @@ import type { Texts } from './texts.ts';
 import { type View, scrolling } from './layout.ts';
 import { href } from './links.ts';
 import { eventName, fieldLabel, leaves, moscowText, storedText } from './show.ts';
+import { recordNames, referencedStream, shownValue } from './record-names.ts';
 
 /** The names of the keys these events were written with, each read once. */
 export async function keyNamesOf(tb: Company, metas: EventMeta[]): Promise<Map<number, string | undefined>> {
@@ -21,8 +22,12 @@ export async function historyIn(tb: Company, t: Texts, stream: string): Promise<
   return historyOf(events, whoOf((id) => names.get(id), t.who));
 }
 
-/** One changed value, nested ones (a document's lines, its company) field by field, only the leaves that differ. */
-export function fieldChanges(t: Texts, field: string, after: unknown, before: unknown, had: boolean) {
+/** The keys of the records the changes of these entries (of records of `kind`) name, for their names to be read at once. */
+export const referencedIn = (kind: string, entries: HistoryEntry[]) =>
+  entries.flatMap((entry) => [...Object.entries(entry.changes), ...Object.entries(entry.before)].flatMap(([field, value]) => leaves(value, field))).flatMap(([path, value]) => referencedStream(kind, path, value) ?? []);
+
+/** One changed value of a record of `kind`, nested ones (a document's lines, its company) field by field, only the leaves that differ; other records named by name. */
+export function fieldChanges(t: Texts, kind: string, names: Map<string, string>, field: string, after: unknown, before: unknown, had: boolean) {
   const was = new Map(had ? leaves(before, field) : []);
   const now = leaves(after, field);
   const paths = [...new Set([...now.map(([path]) => path), ...was.keys()])];
@@ -30,18 +35,21 @@ export function fieldChanges(t: Texts, field: string, after: unknown, before: un
   return paths
     .filter((path) => !had || storedText(t, path, was.get(path)) !== storedText(t, path, nowOf.get(path)))
     .map((path) => {
-      const shown = html`<span class="after">${storedText(t, path, nowOf.get(path))}</span>`;
+      const shown = html`<span class="after">${shownValue(t, kind, path, nowOf.get(path), names)}</span>`;
       const name = html`<b title="${path}">${fieldLabel(t, path)}</b>`;
-      return was.has(path) ? html`<li>${name}: <span class="before">${storedText(t, path, was.get(path))}</span> → ${shown}</li>` : html`<li>${name}: ${shown}</li>`;
+      return was.has(path) ? html`<li>${name}: <span class="before">${shownValue(t, kind, path, was.get(path), names)}</span> → ${shown}</li>` : html`<li>${name}: ${shown}</li>`;
     });
 }
 
-/** The changes of one event, field by field before → after. */
-export const entryChanges = (t: Texts, entry: HistoryEntry) =>
-  html`<ul class="changes">${Object.keys(entry.changes).flatMap((field) => fieldChanges(t, field, entry.changes[field], entry.before[field], field in entry.before))}</ul>`;
+/** The changes of one event of a record of `kind`, field by field before → after. */
+export const entryChanges = (t: Texts, kind: string, names: Map<string, string>, entry: HistoryEntry) =>
+  html`<ul class="changes">${Object.keys(entry.changes).flatMap((field) => fieldChanges(t, kind, names, field, entry.changes[field], entry.before[field], field in entry.before))}</ul>`;
 
-/** A record's history: each event, when (Moscow time), who, and each field it changed before → after. */
-export function historyTable({ t }: View, history: HistoryEntry[]) {
+/** A record's history (`stream`'s): each event, when (Moscow time), who, and each field it changed before → after, other records by name. */
+export async function historyTable(tb: Company, { t }: View, stream: string) {
+  const history = await historyIn(tb, t, stream);
+  const kind = stream.slice(0, stream.lastIndexOf('-'));
+  const names = await recordNames(tb, t, referencedIn(kind, history));
   if (history.length === 0) return html`<p class="empty">${t.history.empty}</p>`;
   const h = t.history;
   return scrolling(
@@ -51,7 +59,7 @@ export function historyTable({ t }: View, history: HistoryEntry[]) {
 <tbody>${history.map(
       (entry) => html`<tr data-seq="${entry.seq}">
 <td class="num"><a href="${href('/audit/log', { order: 'oldest', after: entry.seq - 1 })}">${entry.seq}</a></td><td>${moscowText(entry.time)}</td><td>${h.eventOf(eventName(t, entry.type), entry.streamVersion)}</td><td>${entry.who}</td>
-<td>${entryChanges(t, entry)}</td></tr>`,
+<td>${entryChanges(t, kind, names, entry)}</td></tr>`,
     )}</tbody>
 </table>`,
   );

@@ -9,7 +9,8 @@ import { parseMoment } from '../../lib/clock.ts';
 import type { Company } from '../../company.ts';
 import { queryInt } from '../query.ts';
 import { formValues, problems, readForm } from './forms.ts';
-import { entryChanges, historyIn } from './history-table.ts';
+import { entryChanges, historyIn, referencedIn } from './history-table.ts';
+import { namedRecord, recordNames } from './record-names.ts';
 import type { Texts } from './texts.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
 import { href, ownPageHref } from './links.ts';
@@ -96,6 +97,13 @@ export async function logPage(c: Context, tb: Company, view: View): Promise<Resp
   const asked: LogAsked = form.asked && form.ok ? form.value : { order: 'newest' };
   const { rows, more } = await readPage(tb, asked);
   const [links, changes, last] = [await checkLinks(rows, (seq) => tb.audit.hashAt(seq)), await changesOf(tb, t, rows), await tb.audit.lastSeq()];
+  const kindOf = (stream: string) => stream.slice(0, stream.lastIndexOf('-'));
+  // The page's records and those their changes name, read together.
+  const named = rows.flatMap((row) => {
+    const entry = changes.get(row.seq);
+    return [row.stream, ...(entry === undefined ? [] : referencedIn(kindOf(row.stream), [entry]))];
+  });
+  const names = await recordNames(tb, t, named);
   const broken = links.filter((link) => !link.ok);
   const filtered = asked.stream !== undefined || asked.type !== undefined || asked.since !== undefined;
 
@@ -131,8 +139,8 @@ ${hasNext ? html`<a href="${at(newest ? { before: String(lastRow!.seq) } : { aft
     const link = links[i];
     const entry = changes.get(row.seq);
     return html`<tr${link.ok ? '' : html` class="broken"`} data-seq="${row.seq}"><td class="num">${row.seq}</td><td>${moscowTime(row.recorded_at)}</td><td>${entry?.who ?? ''}</td><td>${eventName(t, row.type)}</td>
-<td><a href="${ownPageHref(row.stream)}">${row.stream}</a></td>
-<td class="summary"><details><summary>${summaryOf(view, entry)}</summary>${entry === undefined ? '' : entryChanges(t, entry)}
+<td><a href="${ownPageHref(row.stream)}">${namedRecord(names, row.stream)}</a></td>
+<td class="summary"><details><summary>${summaryOf(view, entry)}</summary>${entry === undefined ? '' : entryChanges(t, kindOf(row.stream), names, entry)}
 <p class="note">${t.log.asStored}:</p><pre class="mono">${row.data}</pre><p class="mono">${t.log.hash} ${row.hash}</p></details></td>
 <td>${link.ok ? html`<span class="ok" aria-label="ok">✓</span>` : html`<span class="bad">✗ ${link.problem}</span>`}</td></tr>`;
   })}</tbody></table>`;

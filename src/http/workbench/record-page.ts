@@ -7,8 +7,8 @@ import type { Company } from '../../company.ts';
 import { formValues, problems, readForm } from './forms.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
 import { ownPageHref } from './links.ts';
-import type { Texts } from './texts.ts';
-import { eventName, fieldLabel, leafName, leaves, moment, moscowTime, storedText } from './show.ts';
+import { eventName, fieldLabel, leaves, moment, moscowTime, storedText } from './show.ts';
+import { namedRecord, recordNames, referencedStream, shownValue } from './record-names.ts';
 
 const recordQuery = z.object({
   stream: z.string().regex(/^[a-z-]+-\d+$|^contractor-status-.+$/, 'must name a record, e.g. product-42, contractor-7, sale-187'),
@@ -35,42 +35,6 @@ const folded = ({ t }: View, record: FoldedRecord, total: number) =>
 /** A record's fields flattened to their leaves (a document's lines and company field by field). */
 const fieldValues = (fields: Record<string, unknown> | undefined) => new Map(leaves(fields ?? {}));
 
-type Referenced = 'category' | 'brand' | 'contractor' | 'product';
-
-/** Fields that name another record by its id, and that record's kind. */
-const REFERENCES: Record<string, Referenced> = { categoryId: 'category', brandId: 'brand', contractorId: 'contractor', pr_id: 'product' };
-
-/** The kind of record a field of a record of `kind` names, if it names one: a `parent` is one of the record's own kind. */
-const referenceOf = (kind: string, path: string): Referenced | undefined =>
-  leafName(path) === 'parent' ? (kind === 'category' || kind === 'product' ? kind : undefined) : REFERENCES[leafName(path)];
-
-/** The names of the records these fields name (`brand-3` → its name now), each read by its id. */
-async function referencedNames(tb: Company, recordKind: string, fields: Map<string, unknown>): Promise<Map<string, string>> {
-  const names = new Map<string, string>();
-  for (const [path, value] of fields) {
-    const kind = referenceOf(recordKind, path);
-    if (kind === undefined || typeof value !== 'number' || value < 1 || names.has(`${kind}-${value}`)) continue;
-    const named =
-      kind === 'category'
-        ? await tb.categories.byId(value)
-        : kind === 'brand'
-          ? await tb.brands.byId(value)
-          : kind === 'contractor'
-            ? await tb.contractors.byId(value)
-            : await tb.products.byId(value);
-    if (named?.name) names.set(`${kind}-${value}`, named.name);
-  }
-  return names;
-}
-
-/** A field's value as a cell: one naming another record is that record's name, linked to its page. */
-function cell(t: Texts, recordKind: string, path: string, value: unknown, names: Map<string, string>) {
-  const kind = referenceOf(recordKind, path);
-  const stream = `${kind}-${String(value)}`;
-  if (kind === undefined || typeof value !== 'number' || !names.has(stream)) return storedText(t, path, value);
-  return html`<a href="${ownPageHref(stream)}">${names.get(stream)}</a> (${value})`;
-}
-
 /** A record as its events left it at a moment, beside its state now; the fields that differ are marked. */
 export async function recordPage(c: Context, tb: Company, view: View): Promise<Response> {
   const { t } = view;
@@ -88,15 +52,16 @@ export async function recordPage(c: Context, tb: Company, view: View): Promise<R
   const text = (values: Map<string, unknown>, field: string) => (values.has(field) ? storedText(t, field, values.get(field)) : '');
   const differs = (field: string) => text(then, field) !== text(now, field);
   const kind = stream.slice(0, stream.lastIndexOf('-'));
-  const names = await referencedNames(tb, kind, new Map([...then, ...now]));
-  const shown = (values: Map<string, unknown>, field: string) => (values.has(field) ? cell(t, kind, field, values.get(field), names) : '');
+  const referenced = [...then, ...now].flatMap(([path, value]) => referencedStream(kind, path, value) ?? []);
+  const names = await recordNames(tb, t, [stream, ...referenced]);
+  const shown = (values: Map<string, unknown>, field: string) => (values.has(field) ? shownValue(t, kind, field, values.get(field), names) : '');
   const when = moment(at);
   const own = ownPageHref(stream);
   return sendPage(
     c,
     page(
       view,
-      t.record.titleOf(stream, when),
+      t.record.titleOf(namedRecord(names, stream), when),
       html`${recordForm(view, values)}${explain}
 <p>${t.record.asOfLine(when, folded(view, thenRecord, events.length))}<br>${t.record.nowLine(folded(view, nowRecord, events.length))}
 ${own.startsWith('/audit/record') ? '' : html` <a href="${own}">${t.record.documentPage}</a>.`}</p>

@@ -10,6 +10,7 @@ async function named() {
   const imported = await importRecords(service.tb, [
     line('contractor', romashka),
     line('contractor', { ...romashka, id: 8, name: 'ООО «Магистраль-4»', inn: '7701234568', phone1: '+7 916 555-00-01' }),
+    line('contractor', { ...romashka, id: 9, name: 'ООО Ромашка плюс', inn: '7701234569', phone1: '+7 916 555-00-02' }),
     line('product', { id: 1, name: 'Стол', sku: 'T1', categoryId: 0, salePrice: 1000 }),
     sale(3, 1, 500, { number: 'О-3' }),
     money('paymentin', 4, 1, 300, [{ type: 'sale', id: 3 }], { number: 'ВП-4' }),
@@ -55,5 +56,55 @@ describe('records by name beside their key', () => {
     statements = undefined;
     expect([...log.matchAll(/>Контрагент \d+ \(contractor-\d+\)</g)]).toHaveLength(50);
     expect(read).toHaveLength(1);
+  });
+});
+
+describe('no ids to type', () => {
+  const period = 'dateFrom=01.01.2026&dateTo=31.12.2026';
+
+  test('the акт сверки takes a contractor by name, INN or phone: one found opens its act, several are a list of links, none is said', async () => {
+    const { auditor } = await named();
+    for (const [typed, id] of [['магистраль', 8], ['ООО Ромашка', 7], ['7701234569', 9], ['8 (916) 555-00-01', 8]] as const) {
+      const found = await auditor.get(`/audit/statement?contractorText=${encodeURIComponent(typed)}&${period}`);
+      expect([found.status, found.headers.get('location')], typed).toEqual([303, `/audit/statement?${period}&contractor=${id}`]);
+    }
+    const act = await auditor.get(`/audit/statement?${period}&contractor=8`);
+    expect(act.status).toBe(200);
+    expect(act.text).toContain('name="contractorText" size="28" placeholder="название, ИНН или телефон" value="ООО «Магистраль-4»" required>');
+    // «ромашка» is part of two names: a list to pick from, each a link to the act of one, the period kept.
+    const several = await auditor.get(`/audit/statement?contractorText=%D1%80%D0%BE%D0%BC%D0%B0%D1%88%D0%BA%D0%B0&${period}`);
+    expect(several.status).toBe(200);
+    expect(several.text).toContain('По запросу «ромашка» найдено несколько — выберите:');
+    const links = [...several.text.matchAll(/<li data-stream="(contractor-\d+)"><a href="([^"]+)">([^<]+)<\/a>/g)].map((m) => [m[1], m[2].replaceAll('&amp;', '&'), m[3]]);
+    expect(links).toEqual([
+      ['contractor-7', `/audit/statement?${period}&contractor=7`, 'ООО Ромашка (contractor-7), ИНН 7701234567, +7 916 123-45-67'],
+      ['contractor-9', `/audit/statement?${period}&contractor=9`, 'ООО Ромашка плюс (contractor-9), ИНН 7701234569, +7 916 555-00-02'],
+    ]);
+    const none = await auditor.get(`/audit/statement?contractorText=${encodeURIComponent('Лютик')}&${period}`);
+    expect(none.status).toBe(404);
+    expect(none.text).toContain('По запросу «Лютик» ничего не найдено.');
+  });
+
+  test('document search takes its contractor by name; the form shows the name of the one chosen', async () => {
+    const { auditor } = await named();
+    const found = await auditor.get(`/audit/documents?contractorText=${encodeURIComponent('ООО Ромашка')}&status=1`);
+    expect([found.status, found.headers.get('location')]).toEqual([303, '/audit/documents?status=1&contractor=7']);
+    const listed = await auditor.get('/audit/documents?status=1&contractor=7');
+    expect(listed.text.match(/href="\/audit\/document\/[a-z]+\/\d+"/g)).toEqual(['href="/audit/document/paymentin/4"', 'href="/audit/document/sale/3"']);
+    expect(listed.text).toContain('value="ООО Ромашка">');
+    expect(listed.text).not.toContain('Id контрагента');
+  });
+
+  test('a record as of a moment is found by a name, an INN, a document’s number or a product’s SKU, its moment kept', async () => {
+    const { auditor } = await named();
+    for (const [typed, stream] of [['магистраль', 'contractor-8'], ['7701234567', 'contractor-7'], ['о-3', 'sale-3'], ['ВП-4', 'paymentin-4'], ['T1', 'product-1']] as const) {
+      const found = await auditor.get(`/audit/record?stream=${encodeURIComponent(typed)}&at=01.12.2026`);
+      expect([found.status, found.headers.get('location')], typed).toEqual([303, `/audit/record?stream=${stream}&at=01.12.2026`]);
+    }
+    const several = await auditor.get('/audit/record?stream=%D0%A0%D0%BE%D0%BC%D0%B0%D1%88%D0%BA%D0%B0');
+    expect([...several.text.matchAll(/<li data-stream="([^"]+)">/g)].map((m) => m[1])).toEqual(['contractor-7', 'contractor-9']);
+    expect((await auditor.get('/audit/record?stream=%D0%9B%D1%8E%D1%82%D0%B8%D0%BA')).status).toBe(404);
+    // A key is still taken as it is.
+    expect((await auditor.get('/audit/record?stream=sale-3')).status).toBe(200);
   });
 });

@@ -7,6 +7,7 @@ import { queryInt } from '../query.ts';
 import { type ListedDocument, documentsTable } from './documents-pages.ts';
 import { formValues, problems, readForm } from './forms.ts';
 import { historyTable } from './history-table.ts';
+import { findContractors } from './pick.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
 import { href, statementHref } from './links.ts';
 import { contractorLink, fieldLabel, leaves, rubles, storedText } from './show.ts';
@@ -27,24 +28,6 @@ interface ShownContractor {
   [field: string]: unknown;
 }
 
-/**
- * The contractors an auditor means by what they typed: a whole INN (10 or 12 digits) by its index, a phone (7 or
- * more digits among other characters) by its digits' index, and anything else by part of the name.
- */
-async function findContractors(tb: Company, q: string): Promise<string[]> {
-  const text = q.trim();
-  const digits = text.replace(/\D/g, '');
-  if (/^\d{10}(\d{2})?$/.test(text)) {
-    const ids = await tb.contractors.idsByInn(text, FOUND + 1);
-    if (ids.length > 0) return tb.contractors.jsonByIds(ids);
-  }
-  if (digits.length >= 7 && /^[\d\s()+\-.]+$/.test(text)) {
-    const ids = await tb.contractors.idsByPhone(text, FOUND + 1);
-    if (ids.length > 0) return tb.contractors.jsonByIds(ids);
-  }
-  return tb.contractors.byNamePart(text, FOUND + 1);
-}
-
 function findForm({ t }: View, values: Record<string, string>) {
   return html`<form class="search" method="get" action="/audit/contractors">
 <label class="wide">${t.contractors.query} <input name="q" size="40" placeholder="${t.contractors.placeholder}" value="${values.q ?? ''}" required></label>
@@ -60,7 +43,7 @@ export async function findContractorsPage(c: Context, tb: Company, view: View): 
   const values = formValues(c);
   if (!form.asked) return sendPage(c, page(view, t.contractors.title, findForm(view, values)));
   if (!form.ok) return sendPage(c, page(view, t.contractors.title, html`${findForm(view, values)}${problems(t, form.errors)}`), 400);
-  const found = (await findContractors(tb, form.value.q)).map((json) => JSON.parse(json) as ShownContractor);
+  const found = (await findContractors(tb, form.value.q, FOUND + 1)).map((json) => JSON.parse(json) as ShownContractor);
   const columns = t.contractors.columns;
   const shown = found.slice(0, FOUND);
   const results =

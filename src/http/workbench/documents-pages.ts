@@ -10,6 +10,7 @@ import type { Company } from '../../company.ts';
 import { queryInt } from '../query.ts';
 import { documentQuery } from '../routes/audit.ts';
 import { dateInput, formProblem, formValues, problems, readForm } from './forms.ts';
+import { answerTypedContractor, chosenContractor, contractorInput } from './pick.ts';
 import { historyTable } from './history-table.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
 import { documentHref, href, recordHref, statementHref } from './links.ts';
@@ -47,13 +48,14 @@ export interface ListedDocument {
 
 const selected = (value: string | undefined, option: string) => (value === option ? html` selected` : '');
 
-function findForm({ t }: View, values: Record<string, string>) {
+function findForm(view: View, values: Record<string, string>, contractor: string | undefined) {
+  const { t } = view;
   const f = t.fields;
   return html`<form class="search" method="get" action="/audit/documents">
 <label>${f.type} <select name="type"><option value="">${t.documents.any}</option>${DOCUMENT_TYPES.map((type) => html`<option value="${type}"${selected(values.type, type)}>${t.types[type]}</option>`)}</select></label>
 <label>${f.id} <input name="id" inputmode="numeric" size="8" value="${values.id ?? ''}"></label>
 <label>${f.number} <input name="number" size="12" value="${values.number ?? ''}"></label>
-<label>${t.documents.contractorId} <input name="contractor" inputmode="numeric" size="8" value="${values.contractor ?? ''}"></label>
+${contractorInput(view, values, contractor)}
 <label>${f.dateFrom} ${dateInput(t, 'dateFrom', dateValue(values.dateFrom))}</label>
 <label>${f.dateTo} ${dateInput(t, 'dateTo', dateValue(values.dateTo))}</label>
 <label>${f.status} <select name="status"><option value="">${t.documents.any}</option><option value="1"${selected(values.status, '1')}>${t.status.posted}</option><option value="0"${selected(values.status, '0')}>${t.status.notPosted}</option></select></label>
@@ -78,15 +80,19 @@ export function documentsTable({ t }: View, found: ListedDocument[]) {
 /** Find a document by type and id (straight to its page), or list those matching a number, contractor, dates and status. */
 export async function findDocumentsPage(c: Context, tb: Company, view: View): Promise<Response> {
   const { t } = view;
-  const form = readForm(c, findQuery);
   const values = formValues(c);
   const title = t.documents.title;
   const note = html`<p class="note">${t.documents.note}</p>`;
-  if (!form.asked) return sendPage(c, page(view, title, html`${findForm(view, values)}${note}`));
-  if (!form.ok) return sendPage(c, page(view, title, html`${findForm(view, values)}${problems(t, form.errors)}`), 400);
+  // A contractor named as typed: its documents, or a list to pick it from.
+  const typed = await answerTypedContractor(c, tb, view, '/audit/documents', values, (list) => page(view, title, html`${findForm(view, values, undefined)}${list}`));
+  if (typed !== undefined) return typed;
+  const form = readForm(c, findQuery);
+  const shownForm = findForm(view, values, await chosenContractor(tb, values));
+  if (!form.asked) return sendPage(c, page(view, title, html`${shownForm}${note}`));
+  if (!form.ok) return sendPage(c, page(view, title, html`${shownForm}${problems(t, form.errors)}`), 400);
   const { type, id, number, contractor, dateFrom, dateTo, status, offset } = form.value;
   if (id !== undefined) {
-    if (type === undefined) return sendPage(c, page(view, title, html`${findForm(view, values)}${formProblem(t, t.problems.typeWithId)}`), 400);
+    if (type === undefined) return sendPage(c, page(view, title, html`${shownForm}${formProblem(t, t.problems.typeWithId)}`), 400);
     return c.redirect(documentHref(type, id), 303);
   }
   const rows = await tb.documents.search({ type, number, contractorId: contractor, dateFrom, dateTo, status }, offset, PAGE_SIZE + 1);
@@ -95,7 +101,7 @@ export async function findDocumentsPage(c: Context, tb: Company, view: View): Pr
   const pager = html`<nav class="pager" aria-label="${t.fields.page}">${offset > 0 ? html`<a href="${at(Math.max(0, offset - PAGE_SIZE))}">${t.common.previous}</a>` : ''}
 ${rows.length > PAGE_SIZE ? html`<a href="${at(offset + PAGE_SIZE)}">${t.common.next}</a>` : ''}</nav>`;
   const results = found.length === 0 ? html`<p class="empty">${t.documents.noMatch}</p>` : html`<p class="note">${t.common.shown(offset + 1, offset + found.length)}</p>${documentsTable(view, found)}${pager}`;
-  return sendPage(c, page(view, title, html`${findForm(view, values)}${note}${results}`));
+  return sendPage(c, page(view, title, html`${shownForm}${note}${results}`));
 }
 
 /** The document's display name: money documents carry theirs, documents of lines are named by type. */

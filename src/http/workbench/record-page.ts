@@ -2,16 +2,21 @@ import type { Context } from 'hono';
 import { html } from 'hono/html';
 import { z } from 'zod';
 import { type FoldedRecord, foldRecord } from '../../audit/record-fold.ts';
+import { DOCUMENT_TYPES } from '../../events/documents.ts';
 import { parseMoment } from '../../lib/clock.ts';
 import type { Company } from '../../company.ts';
 import { formValues, problems, readForm } from './forms.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
-import { ownPageHref } from './links.ts';
+import { href, ownPageHref } from './links.ts';
+import { answerPick, pickRecord } from './pick.ts';
 import { eventName, fieldLabel, leaves, moment, moscowTime, storedText } from './show.ts';
 import { namedRecord, recordNames, referencedStream, shownValue } from './record-names.ts';
 
+/** A record's key: its kind and id (`sale-187`), or a contractor status's name; any other text names a record as people know it. */
+const RECORD_KEY = new RegExp(`^(${['product', 'category', 'brand', 'contractor', ...DOCUMENT_TYPES].join('|')})-\\d+$|^contractor-status-.+$`);
+
 const recordQuery = z.object({
-  stream: z.string().regex(/^[a-z-]+-\d+$|^contractor-status-.+$/, 'must name a record, e.g. product-42, contractor-7, sale-187'),
+  stream: z.string().regex(RECORD_KEY, 'must name a record, e.g. product-42, contractor-7, sale-187'),
   at: z
     .string()
     .refine((text) => parseMoment(text) !== undefined, 'must be a moment: YYYY-MM-DD HH:MM:SS (Moscow time), or with an offset')
@@ -38,9 +43,15 @@ const fieldValues = (fields: Record<string, unknown> | undefined) => new Map(lea
 /** A record as its events left it at a moment, beside its state now; the fields that differ are marked. */
 export async function recordPage(c: Context, tb: Company, view: View): Promise<Response> {
   const { t } = view;
-  const form = readForm(c, recordQuery);
   const values = formValues(c);
   const explain = html`<p class="note">${t.record.explain}</p>`;
+  // A record named as people know it (a name, INN, phone, document number or SKU): the one found, or a list to pick from.
+  const typed = values.stream?.trim();
+  if (typed !== undefined && !RECORD_KEY.test(typed)) {
+    const pick = await pickRecord(tb, t, typed);
+    return answerPick(c, view, typed, pick, (record) => href('/audit/record', { ...values, stream: record.stream }), (list) => page(view, t.record.title, html`${recordForm(view, values)}${list}`));
+  }
+  const form = readForm(c, recordQuery);
   if (!form.asked) return sendPage(c, page(view, t.record.title, html`${recordForm(view, values)}${explain}`));
   if (!form.ok) return sendPage(c, page(view, t.record.title, html`${recordForm(view, values)}${problems(t, form.errors)}`), 400);
   const { stream, at = tb.clock() } = form.value;

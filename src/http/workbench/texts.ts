@@ -144,7 +144,6 @@ export const ru = {
   },
   documents: {
     title: 'Поиск документа',
-    contractorId: 'Id контрагента',
     any: 'любой',
     noMatch: 'Документов с такими условиями нет. Попробуйте убрать часть условий или расширить период.',
     note: 'Номер ищется без учёта регистра; можно ввести только цифры номера (000001 найдёт SA-000001). Сначала новые.',
@@ -290,8 +289,8 @@ export const ru = {
   record: {
     title: 'Запись на дату',
     titleOf: (stream: string, at: string) => `${stream} на ${at}`,
-    stream: 'Запись',
-    streamPlaceholder: 'product-42, contractor-7, sale-187',
+    stream: 'Запись: название, ИНН, телефон, номер документа или артикул',
+    streamPlaceholder: 'например, Ромашка, 7701234567 или SA-000024',
     at: 'На дату (по Москве)',
     explain:
       'Собственные поля записи, собранные из её событий до указанного момента: деньги в рублях, время московское. Дата без времени означает конец этого дня. Показатели, вычисляемые из других записей (оплата и дерево документа, сальдо контрагента), сюда не входят: сальдо контрагента на дату — это конечное сальдо акта сверки.',
@@ -308,7 +307,6 @@ export const ru = {
   },
   statement: {
     title: 'Акт сверки взаимных расчётов',
-    contractorId: 'Контрагент (id)',
     heading: (from: string, to: string) => `за период с ${from} по ${to}`,
     between: (company: string, contractor: string) => `между ${company} и ${contractor}`,
     preamble: (company: string, contractor: string) =>
@@ -335,8 +333,8 @@ export const ru = {
     downloads: 'Скачать:',
     xlsx: 'Excel (XLSX)',
     csv: 'CSV для Excel',
-    noContractor: (id: number) => `Контрагента с id ${id} нет.`,
-    pickContractor: 'Найдите контрагента по названию или ИНН на странице «Контрагенты» или укажите его id.',
+    noContractor: (id: number) => `Контрагента с номером в базе ${id} нет.`,
+    pickContractor: 'Введите название контрагента (или его часть), ИНН или телефон.',
     sheet: 'Акт сверки',
     none: 'За период проведённых документов нет.',
   },
@@ -348,13 +346,20 @@ export const ru = {
     noMatch: (q: string) => `Контрагентов по запросу «${q}» не найдено. Проверьте написание или поищите по ИНН.`,
     columns: { name: 'Наименование', inn: 'ИНН', kpp: 'КПП', phone: 'Телефон', balance: 'Сальдо' },
     more: (n: number) => `Показаны первые ${n}; уточните запрос, чтобы увидеть остальные.`,
-    noSuch: (id: number) => `Контрагента с id ${id} нет.`,
+    noSuch: (id: number) => `Контрагента с номером в базе ${id} нет.`,
     balance: 'Сальдо',
     balanceMeaning: (sum: string) => `${sum} (больше нуля — организация должна контрагенту, меньше нуля — контрагент должен организации)`,
     documents: 'Документы',
     allDocuments: 'Все документы контрагента',
     statement: (year: string) => `Акт сверки за ${year} год`,
     history: 'История записи',
+  },
+  pick: {
+    contractor: 'Контрагент',
+    contractorPlaceholder: 'название, ИНН или телефон',
+    several: (q: string) => `По запросу «${q}» найдено несколько — выберите:`,
+    more: (n: number) => `Показаны первые ${n}; уточните запрос, чтобы увидеть остальные.`,
+    none: (q: string) => `По запросу «${q}» ничего не найдено. Проверьте написание или поищите по ИНН, телефону или номеру.`,
   },
   log: {
     title: 'Журнал событий',
@@ -480,7 +485,6 @@ export const en: Texts = {
   },
   documents: {
     title: 'Find a document',
-    contractorId: 'Contractor id',
     any: 'any',
     noMatch: 'No document matches. Try fewer conditions or a longer period.',
     note: 'Numbers are found whatever their case, or by their digits alone (000001 finds SA-000001). Newest first.',
@@ -620,8 +624,8 @@ export const en: Texts = {
   record: {
     title: 'A record as of a moment',
     titleOf: (stream, at) => `${stream} as of ${at}`,
-    stream: 'Record',
-    streamPlaceholder: 'product-42, contractor-7, sale-187',
+    stream: "Record: a name, INN, phone, document number or SKU",
+    streamPlaceholder: 'e.g. Romashka, 7701234567 or SA-000024',
     at: 'As of (Moscow time)',
     explain:
       "A record's own fields, folded from its events up to the moment: money in rubles, times in Moscow time. A date alone means the end of that day. Figures derived from other records (a document's paid and tree, a contractor's balance) are not among them: a contractor's balance at a date is the closing balance of its reconciliation.",
@@ -638,7 +642,6 @@ export const en: Texts = {
   },
   statement: {
     title: 'Reconciliation statement',
-    contractorId: 'Contractor (id)',
     heading: (from, to) => `for ${from} – ${to}`,
     between: (company, contractor) => `between ${company} and ${contractor}`,
     preamble: (company, contractor) =>
@@ -666,7 +669,7 @@ export const en: Texts = {
     xlsx: 'Excel (XLSX)',
     csv: 'CSV for Excel',
     noContractor: (id) => `There is no contractor ${id}.`,
-    pickContractor: 'Find the contractor by name or INN on the Contractors page, or give its id.',
+    pickContractor: "Type the contractor's name (or part of it), INN or phone.",
     sheet: 'Reconciliation',
     none: 'No posted document in the period.',
   },
@@ -685,6 +688,13 @@ export const en: Texts = {
     allDocuments: "All the contractor's documents",
     statement: (year) => `Reconciliation for ${year}`,
     history: "The record's history",
+  },
+  pick: {
+    contractor: 'Contractor',
+    contractorPlaceholder: 'name, INN or phone',
+    several: (q) => `Several match “${q}”: pick one.`,
+    more: (n) => `The first ${n} are shown; narrow the search to see the rest.`,
+    none: (q) => `Nothing matches “${q}”. Check the spelling, or search by INN, phone or number.`,
   },
   log: {
     title: 'The event log',

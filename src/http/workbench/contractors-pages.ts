@@ -51,9 +51,10 @@ export async function findContractorsPage(c: Context, tb: Company, view: View): 
       ? html`<p class="empty">${t.contractors.noMatch(form.value.q)}</p>`
       : html`${scrolling(
           t.contractors.title,
-          html`<table class="contractors"><thead><tr><th>${columns.name}</th><th>${columns.inn}</th><th>${columns.kpp}</th><th>${columns.phone}</th><th class="num">${columns.balance}</th></tr></thead>
+          html`<table class="contractors stacked"><thead><tr><th>${columns.name}</th><th>${columns.inn}</th><th>${columns.kpp}</th><th>${columns.phone}</th><th class="num">${columns.balance}</th></tr></thead>
 <tbody>${shown.map(
-            (k) => html`<tr data-contractor="${k.id}"><td>${contractorLink(k.id, k.name)}</td><td>${k.inn ?? ''}</td><td>${k.kpp ?? ''}</td><td>${k.phone1 ?? ''}</td><td class="num">${rubles(k.balance)}</td></tr>`,
+            (k) =>
+              html`<tr data-contractor="${k.id}"><td data-label="${columns.name}">${contractorLink(k.id, k.name)}</td><td data-label="${columns.inn}">${k.inn ?? ''}</td><td data-label="${columns.kpp}">${k.kpp ?? ''}</td><td data-label="${columns.phone}">${k.phone1 ?? ''}</td><td class="num" data-label="${columns.balance}">${rubles(k.balance)}</td></tr>`,
           )}</tbody></table>`,
         )}${found.length > FOUND ? html`<p class="note">${t.contractors.more(FOUND)}</p>` : ''}`;
   return sendPage(c, page(view, t.contractors.title, html`${findForm(view, values)}${results}`));

@@ -121,6 +121,8 @@ describe('the Russian pages', () => {
     expect(page).toContain('<b title="company.bankAccount.bic">Организация · Банковский счёт · БИК</b>: <span class="after">044525225</span>');
     expect(page).toMatch(/<dd>(Администратор \(№ 1 в базе\), Тип: администратор|Кассир Смирнова \(№ 2 в базе\), Тип: сотрудник|Менеджер Волков \(№ 3 в базе\), Тип: сотрудник)<\/dd>/);
     expect(page).toContain('<td>Документ записан (версия 1)</td>');
+    expect(page).toContain('<b title="status">Статус</b>: <span class="after">проведён</span>');
+    expect(page).toMatch(/<b title="vatIncluded">НДС в цене<\/b>: <span class="after">(да|нет)<\/span>/);
     // A payment says whether it went through the till.
     const [payment] = (await tb.documents.search({ type: 'paymentin' }, 0, 1)).map((json) => JSON.parse(json) as { id: number });
     expect((await auditor.get(`/audit/document/paymentin/${payment.id}`)).text).toMatch(/<b title="register">Касса<\/b>: <span class="after">(да|нет)<\/span>/);

@@ -107,4 +107,15 @@ describe('no ids to type', () => {
     // A key is still taken as it is.
     expect((await auditor.get('/audit/record?stream=sale-3')).status).toBe(200);
   });
+
+  test('the log’s record filter takes a record by name or number too; the start of a key still filters by it', async () => {
+    const { auditor } = await named();
+    const found = await auditor.get(`/audit/log?stream=${encodeURIComponent('Магистраль')}&order=oldest`);
+    expect([found.status, found.headers.get('location')]).toEqual([303, '/audit/log?stream=contractor-8&order=oldest']);
+    const byNumber = await auditor.get('/audit/log?stream=%D0%9E-3');
+    expect(byNumber.headers.get('location')).toBe('/audit/log?stream=sale-3');
+    const sales = (await auditor.get('/audit/log?stream=SALE-')).text;
+    expect([...sales.matchAll(/<tr data-seq=/g)].length).toBeGreaterThan(0);
+    expect((await auditor.get('/audit/log?stream=contractor-status-x')).status).toBe(200);
+  });
 });

@@ -11,12 +11,16 @@ import { queryInt } from '../query.ts';
 import { formValues, problems, readForm } from './forms.ts';
 import { entryChanges, historyIn, referencedIn } from './history-table.ts';
 import { namedRecord, recordNames } from './record-names.ts';
+import { answerPick, pickRecord } from './pick.ts';
 import type { Texts } from './texts.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
 import { href, ownPageHref } from './links.ts';
 import { eventName, fieldLabel, moscowTime } from './show.ts';
 
 const PAGE_SIZE = 50;
+
+/** The start of records' keys (`sale-187`, `sale-`, `contractor-status-VIP`) as the filter takes it; any other text names a record as people know it. */
+const KEY_START = /^[a-z]+(?:-[a-z]+)*-?\d*$|^contractor-status-/i;
 
 const logQuery = z.object({
   order: z.enum(['newest', 'oldest']).optional().default('newest'),
@@ -91,8 +95,14 @@ function summaryOf({ t }: View, entry: HistoryEntry | undefined): string {
 /** The log a page at a time, newest or oldest first, each event a line that opens to its changes, each checked against the stored hash of the one before it. */
 export async function logPage(c: Context, tb: Company, view: View): Promise<Response> {
   const { t } = view;
-  const form = readForm(c, logQuery);
   const values = formValues(c);
+  // A record named as people know it (a name, INN, phone, document number or SKU): its events, or a list to pick it from.
+  const typed = values.stream?.trim();
+  if (typed !== undefined && !KEY_START.test(typed)) {
+    const pick = await pickRecord(tb, t, typed);
+    return answerPick(c, view, typed, pick, (record) => href('/audit/log', { ...values, stream: record.stream }), (list) => page(view, t.log.title, html`${logForm(view, values)}${list}`));
+  }
+  const form = readForm(c, logQuery);
   if (form.asked && !form.ok) return sendPage(c, page(view, t.log.title, html`${logForm(view, values)}${problems(t, form.errors)}`), 400);
   const asked: LogAsked = form.asked && form.ok ? form.value : { order: 'newest' };
   const { rows, more } = await readPage(tb, asked);

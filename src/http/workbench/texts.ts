@@ -363,8 +363,8 @@ export const ru = {
   },
   log: {
     title: 'Журнал событий',
-    stream: 'Запись (начало)',
-    streamPlaceholder: 'sale-187, contractor-4',
+    stream: 'Запись: название, номер или начало ключа',
+    streamPlaceholder: 'например, Ромашка или sale-187',
     type: 'Событие',
     anyType: 'любое',
     /** Filters by the start of the type: every event of a kind of record. */
@@ -698,8 +698,8 @@ export const en: Texts = {
   },
   log: {
     title: 'The event log',
-    stream: 'Record (starts with)',
-    streamPlaceholder: 'sale-187, sale-',
+    stream: 'Record: a name, number or the start of its key',
+    streamPlaceholder: 'e.g. Romashka, sale-187 or sale-',
     type: 'Event',
     anyType: 'any',
     typeGroups: { Product: 'every product event', Category: 'every category event', Brand: 'every brand event', Contractor: 'every contractor event', Document: 'every document event' },

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { anchorKeyFrom, newAnchorKey, signAnchor } from '../../src/audit/anchors.ts';
 import { DOCUMENT_TYPES } from '../../src/events/documents.ts';
 import { leaves } from '../../src/http/workbench/show.ts';
 import { demoCompany } from '../../src/seed/demo-company.ts';
@@ -11,11 +12,14 @@ import { Browser } from '../workbench-client.ts';
  * Latin words a Russian page may hold outside data and ids: names of formats and of the program, and the
  * commands a note tells the reader to run.
  */
-const ALLOWED = new Set(['SHA', 'XLSX', 'CSV', 'API', 'URL', 'Excel', 'English', 'PDF', 'UTC', 'tradebook']);
+const ALLOWED = new Set(['SHA', 'XLSX', 'CSV', 'JSON', 'API', 'URL', 'Excel', 'English', 'PDF', 'UTC', 'tradebook']);
 const COMMANDS = /tradebook(?: [a-z]+)+|--[a-z]+ [a-z]+/g;
 
 /** A record's key (its stream), an id: a status's is named by the status (`contractor-status-VIP`). */
 const STREAM = /^contractor-status-/;
+
+/** A SHA-256 in hex, a hash of the log. */
+const HASH = /^[0-9a-f]{64}$/;
 
 /** A text's words as the check reads them: an e-mail, a path or a code with its dots, slashes and hyphens is one word. */
 const wordsOf = (text: string) => text.split(/[\s,;:()«»"'!?№·→←–—]+|\.(?=\s|$)/).filter((word) => word !== '');
@@ -39,7 +43,7 @@ function visibleText(page: string): string {
 function foreignWords(page: string, data: Set<string>): string[] {
   const text = visibleText(page).replace(COMMANDS, ' ');
   const words = wordsOf(text)
-    .filter((token) => !/\d/.test(token) && !STREAM.test(token) && !data.has(token))
+    .filter((token) => !/\d/.test(token) && !STREAM.test(token) && !HASH.test(token) && !data.has(token))
     .flatMap((token) => token.match(/[A-Za-z]{2,}/g) ?? []);
   return [...new Set(words.filter((word) => !ALLOWED.has(word) && !data.has(word)))];
 }
@@ -104,6 +108,19 @@ describe('the Russian pages', () => {
       const words = foreignWords(res.text, data);
       if (words.length > 0) foreign[path] = words;
       if (process.env.DUMP_PAGE === path) console.log(visibleText(res.text));
+    }
+    // Anchors checked: one that holds, one whose head the log does not have, and a file that is no anchors.
+    const key = anchorKeyFrom(newAnchorKey())!;
+    const seq = await tb.audit.lastSeq();
+    const head = { seq, hash: (await tb.audit.hashAt(seq))!, recordedAt: '2026-11-27T09:00:00.000Z' };
+    const anchors = [signAnchor(head, key, new Date()), signAnchor({ ...head, hash: 'f'.repeat(64) }, key, new Date()), signAnchor({ ...head, seq: seq + 5 }, key, new Date())];
+    await auditor.get('/audit/anchors');
+    for (const [name, text] of [['checked', anchors.map((a) => JSON.stringify(a)).join('\n')], ['not anchors', '{"seq": 1}']]) {
+      const res = await auditor.request('POST', '/audit/anchors', { anchors: text });
+      expect(res.text).toContain('<html lang="ru">');
+      const words = foreignWords(res.text, data);
+      if (words.length > 0) foreign[`/audit/anchors (${name})`] = words;
+      if (name === 'checked') expect(res.text).toContain(`журнал переписан на событии № ${seq} или раньше`);
     }
     const signIn = await new Browser(auditor.app, { 'Accept-Language': 'ru' }).get('/audit/sign-in');
     const words = foreignWords(signIn.text, data);

@@ -140,7 +140,7 @@ ${hasNext ? html`<a href="${at(newest ? { before: String(lastRow!.seq) } : { aft
       : html`<p class="${broken.length === 0 ? 'ok' : 'bad'}" data-chain="${broken.length === 0 ? 'ok' : 'broken'}">${
           broken.length === 0
             ? t.log.chainOk(rows.length, Math.min(first.seq, lastRow!.seq), Math.max(first.seq, lastRow!.seq))
-            : t.log.chainBroken(broken.length, rows.length, broken.map((b) => (b.ok ? '' : b.problem)).join('; '))
+            : t.log.chainBroken(broken.length, rows.length, broken.map((b) => (b.ok ? '' : t.log.linkProblem(b.reason))).join('; '))
         }</p>
 <p class="note">${t.log.checked(filtered)}</p>`;
   const columns = t.log.columns;
@@ -152,7 +152,7 @@ ${hasNext ? html`<a href="${at(newest ? { before: String(lastRow!.seq) } : { aft
 <td><a href="${ownPageHref(row.stream)}">${namedRecord(names, row.stream)}</a></td>
 <td class="summary"><details><summary>${summaryOf(view, entry)}</summary>${entry === undefined ? '' : entryChanges(t, kindOf(row.stream), names, entry)}
 <p class="note">${t.log.asStored}:</p><pre class="mono">${row.data}</pre><p class="mono">${t.log.hash} ${row.hash}</p></details></td>
-<td>${link.ok ? html`<span class="ok" aria-label="ok">✓</span>` : html`<span class="bad">✗ ${link.problem}</span>`}</td></tr>`;
+<td>${link.ok ? html`<span class="ok" aria-label="ok">✓</span>` : html`<span class="bad">✗ ${t.log.linkProblem(link.reason)}</span>`}</td></tr>`;
   })}</tbody></table>`;
   return sendPage(
     c,

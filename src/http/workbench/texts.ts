@@ -1,4 +1,6 @@
+import { type AnchorProblem, type AnchorsFileProblem, anchorProblemText } from '../../audit/anchors.ts';
 import { ENGLISH_WHO, type WhoWords } from '../../audit/history.ts';
+import { type LinkProblem, linkProblemText } from '../../audit/verify-chain.ts';
 import type { DocumentType } from '../../events/documents.ts';
 import type { DomainEvent } from '../../events/registry.ts';
 
@@ -385,6 +387,8 @@ export const ru = {
     hash: 'хеш',
     fieldsChanged: (n: number) => `${n} ${plural(n, 'поле', 'поля', 'полей')}`,
     created: 'создана',
+    linkProblem: (reason: LinkProblem) =>
+      reason.kind === 'previousMissing' ? `нет предшествующего ему события № ${reason.seq - 1}` : `событие № ${reason.seq} не даёт свой сохранённый хеш`,
   },
   anchors: {
     title: 'Проверка якорей',
@@ -397,6 +401,22 @@ export const ru = {
     columns: { seq: '№', signer: 'Подписант', anchored: 'Создан (МСК)', result: 'Результат' },
     holds: 'сходится',
     fails: (problem: string) => `не сходится: ${problem}`,
+    problem: (reason: AnchorProblem | AnchorsFileProblem) => {
+      switch (reason.kind) {
+        case 'signature':
+          return 'подпись не соответствует содержимому якоря и его открытому ключу';
+        case 'beyondLog':
+          return `в журнале нет события № ${reason.seq}: он кончается раньше головы якоря`;
+        case 'rewritten':
+          return `у события № ${reason.seq} в журнале хеш ${reason.stored}, а в якоре — ${reason.anchored}: журнал переписан на событии № ${reason.seq} или раньше`;
+        case 'notJson':
+          return `строка ${reason.line} — не JSON`;
+        case 'notAnchor':
+          return `строка ${reason.line} — не якорь в том виде, в каком его выводит команда tradebook anchor`;
+        case 'empty':
+          return 'в файле нет ни одного якоря';
+      }
+    },
   },
   errors: {
     notFound: 'Страница не найдена',
@@ -719,6 +739,7 @@ export const en: Texts = {
     hash: 'hash',
     fieldsChanged: (n) => `${n} field${n === 1 ? '' : 's'}`,
     created: 'created',
+    linkProblem: linkProblemText,
   },
   anchors: {
     title: 'Check anchors',
@@ -731,6 +752,7 @@ export const en: Texts = {
     columns: { seq: 'seq', signer: 'Signer', anchored: 'Anchored (Moscow)', result: 'Result' },
     holds: 'holds',
     fails: (problem) => `fails: ${problem}`,
+    problem: anchorProblemText,
   },
   errors: {
     notFound: 'Page not found',

@@ -140,6 +140,8 @@ describe('the Russian pages', () => {
     expect(page).toContain('<td>Документ записан (версия 1)</td>');
     expect(page).toContain('<b title="status">Статус</b>: <span class="after">проведён</span>');
     expect(page).toMatch(/<b title="vatIncluded">НДС в цене<\/b>: <span class="after">(да|нет)<\/span>/);
+    // A document in a list is named by its type and its number in the base, never by a bare id.
+    expect(page).toMatch(/<a href="\/audit\/document\/(paymentin|cashin)\/(\d+)">(Входящий платёж|Приходный кассовый ордер) \(№ \2 в базе\)<\/a>/);
     // A payment says whether it went through the till.
     const [payment] = (await tb.documents.search({ type: 'paymentin' }, 0, 1)).map((json) => JSON.parse(json) as { id: number });
     expect((await auditor.get(`/audit/document/paymentin/${payment.id}`)).text).toMatch(/<b title="register">Касса<\/b>: <span class="after">(да|нет)<\/span>/);

@@ -71,7 +71,7 @@ export function documentsTable({ t }: View, found: ListedDocument[]) {
     html`<table class="results">
 <thead><tr><th>${columns.document}</th><th>${columns.number}</th><th>${columns.date}</th><th>${columns.contractor}</th><th class="num">${columns.sum}</th><th class="num">${columns.paid}</th><th>${columns.status}</th></tr></thead>
 <tbody>${found.map(
-      (d) => html`<tr><td>${documentLink(d.type, d.id, `${typeName(t, d.type)} ${d.id}`)}</td><td>${d.number ?? ''}</td><td>${day(d.date)}</td><td>${contractorLink(d.contractor.id, d.contractor.name)}</td>
+      (d) => html`<tr><td>${documentLink(d.type, d.id, t.document.listed(typeName(t, d.type), d.id))}</td><td>${d.number ?? ''}</td><td>${day(d.date)}</td><td>${contractorLink(d.contractor.id, d.contractor.name)}</td>
 <td class="num">${rubles(d.sum)}</td><td class="num">${d.paid === undefined ? '' : rubles(d.paid)}</td><td>${statusName(t, d.status)}</td></tr>`,
     )}</tbody></table>`,
   );
@@ -172,7 +172,7 @@ async function paidSection({ t }: View, d: ListedDocument, tb: Company) {
   return html`<h2>${t.document.paidTitle}</h2>
 <p class="note">${t.document.paidNote}</p>
 <table class="paid"><thead><tr><th>${t.document.payment}</th><th class="num">${t.document.fields.sum}</th></tr></thead><tbody>
-${payments.map((p) => html`<tr><td>${documentLink(p.type, p.id, `${typeName(t, p.type)} ${p.id}`)}</td><td class="num">${rubles(fromKopecks(p.sum))}</td></tr>`)}
+${payments.map((p) => html`<tr><td>${documentLink(p.type, p.id, t.document.listed(typeName(t, p.type), p.id))}</td><td class="num">${rubles(fromKopecks(p.sum))}</td></tr>`)}
 <tr><th>${t.document.total}</th><th class="num">${rubles(total)}</th></tr></tbody></table>
 <p class="${agrees ? 'ok' : 'bad'}">${agrees ? t.document.paidAgrees(rubles(d.paid)) : t.document.paidDiffers(rubles(d.paid))}</p>`;
 }

@@ -157,6 +157,8 @@ export const ru = {
     none: (type: string, id: number) => `Документа «${type}» с номером в базе ${id} нет.`,
     /** A document named by its address, as titles show it beside its type's name. */
     ref: (_type: string, id: number) => `№ ${id} в базе`,
+    /** A document in a list, by its type's name and id. */
+    listed: (name: string, id: number) => `${name} (№ ${id} в базе)`,
     inBase: (id: number) => `№ ${id} в базе`,
     fields: {
       name: 'Название',
@@ -515,6 +517,7 @@ export const en: Texts = {
     addressed: 'Documents are addressed by type and id, e.g. /audit/document/sale/187.',
     none: (type, id) => `There is no ${type} ${id}.`,
     ref: (type, id) => `${type} ${id}`,
+    listed: (name, id) => `${name} ${id}`,
     inBase: (id) => `id ${id}`,
     fields: {
       name: 'Name',

@@ -107,7 +107,6 @@ describe('the Russian pages', () => {
       expect(res.text, path).toContain('<html lang="ru">');
       const words = foreignWords(res.text, data);
       if (words.length > 0) foreign[path] = words;
-      if (process.env.DUMP_PAGE === path) console.log(visibleText(res.text));
     }
     // Anchors checked: one that holds, one whose head the log does not have, and a file that is no anchors.
     const key = anchorKeyFrom(newAnchorKey())!;

@@ -146,6 +146,8 @@ describe('the Russian pages', () => {
     expect((await auditor.get(`/audit/document/paymentin/${payment.id}`)).text).toMatch(/<b title="register">Касса<\/b>: <span class="after">(да|нет)<\/span>/);
     const contractor = (await auditor.get(`/audit/record?stream=contractor-${sale.contractor.id}`)).text;
     expect(contractor).toContain('<th>Подарочные карты <code>giftCards</code></th><td>нет</td><td>нет</td>');
+    expect(contractor).toMatch(/<th>Бонусы · Статус <code>bonus.status<\/code><\/th><td>(не участвует|участвует)<\/td>/);
+    expect((await auditor.get(`/audit/contractor/${sale.contractor.id}`)).text).toMatch(/<dt>Бонусы · Статус<\/dt><dd>(не участвует|участвует)<\/dd>/);
     expect(contractor).toMatch(/<td>Контрагент добавлен \(версия 1\)<\/td>|1 из 1 событий, последнее №\d+ Контрагент добавлен/);
     const log = (await auditor.get('/audit/log?type=Contractor&order=oldest')).text;
     expect(log).toContain('<option value="Contractor" selected>все события контрагентов</option>');

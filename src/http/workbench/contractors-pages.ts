@@ -75,7 +75,7 @@ export async function contractorPage(c: Context, tb: Company, view: View): Promi
   const documents = (await tb.documents.search({ contractorId: k.id }, 0, RECENT)).map((row) => JSON.parse(row) as ListedDocument);
   const fields = leaves(Object.fromEntries(Object.entries(k).filter(([field]) => !SKIPPED.has(field))))
     .filter(([, value]) => value !== null && value !== '' && !(typeof value === 'object' && Object.keys(value).length === 0))
-    .map(([path, value]) => html`<dt>${fieldLabel(t, path)}</dt><dd>${typeof value !== 'number' ? storedText(t, path, value) : MONEY_FIELDS.has(path) ? rubles(value) : String(value)}</dd>`);
+    .map(([path, value]) => html`<dt>${fieldLabel(t, path)}</dt><dd>${MONEY_FIELDS.has(path) && typeof value === 'number' ? rubles(value) : storedText(t, path, value)}</dd>`);
   return sendPage(
     c,
     page(

@@ -60,7 +60,7 @@ async function contractorsMeant(tb: Company, t: Texts, text: string): Promise<Fo
   const found = exact.length > 0 ? await tb.contractors.jsonByIds(exact) : await findContractors(tb, text, PICKS + 1);
   return found.map((json) => {
     const k = JSON.parse(json) as ContractorJson;
-    const details = [k.inn && `${t.statement.inn} ${k.inn}`, k.phone1].filter(Boolean).join(', ');
+    const details = [k.inn && `${t.contractors.columns.inn} ${k.inn}`, k.phone1].filter(Boolean).join(', ');
     return { stream: `contractor-${k.id}`, id: k.id, label: `${k.name ?? `#${k.id}`} (contractor-${k.id})${details === '' ? '' : `, ${details}`}` };
   });
 }

@@ -62,8 +62,13 @@ export const dateValue = (value: string | undefined) => (value === undefined ? '
 
 /** Record fields the log keeps in kopecks, and the fields of a document's product lines that are. */
 const KOPECK_FIELDS = new Set(['sum', 'vatSum', 'minPrice', 'purchasePrice', 'salePrice', 'price', 'pr_price', 'balance', 'bonusBalance']);
-/** A document's fields that are yes (1) or no (0). */
-const FLAG_FIELDS = new Set(['fiscal', 'vatIncluded']);
+/** Fields of 0 or 1 and what each says: a document's flags and status, a contractor's part in the bonus programme. */
+const CHOICE_FIELDS: Record<string, (t: Texts) => [string, string]> = {
+  fiscal: (t) => [t.values.no, t.values.yes],
+  vatIncluded: (t) => [t.values.no, t.values.yes],
+  status: (t) => [t.status.notPosted, t.status.posted],
+  'bonus.status': (t) => t.values.bonusStatus,
+};
 /** Record fields the log keeps as UTC ISO times. */
 const TIME_FIELDS = new Set(['created', 'edited']);
 
@@ -79,8 +84,7 @@ export function storedText(t: Texts, path: string, value: unknown): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'boolean') return value ? t.values.yes : t.values.no;
   if (typeof value === 'number' && KOPECK_FIELDS.has(field)) return kopecksAsRubles(value);
-  if ((value === 0 || value === 1) && FLAG_FIELDS.has(path)) return value === 1 ? t.values.yes : t.values.no;
-  if (typeof value === 'number' && path === 'status') return statusName(t, value);
+  if ((value === 0 || value === 1) && CHOICE_FIELDS[path] !== undefined) return CHOICE_FIELDS[path](t)[value];
   if (typeof value === 'string' && TIME_FIELDS.has(field) && !Number.isNaN(Date.parse(value))) return moscowTime(value);
   if (typeof value === 'string' && isCalendarDate(value)) return day(value);
   const words = WORD_FIELDS[path.replace(/\.\d+(?=\.|$)/g, '')];

@@ -93,7 +93,13 @@ export const ru = {
   types: ruTypes,
   events: ruEvents,
   /** Values said in words: yes and no, an empty list, and the API's words for kinds of things. */
-  values: { yes: 'да', no: 'нет', none: 'нет', userTypes: { admin: 'администратор', user: 'сотрудник' } as Record<string, string> },
+  values: {
+    yes: 'да',
+    no: 'нет',
+    none: 'нет',
+    bonusStatus: ['не участвует', 'участвует'] as [string, string],
+    userTypes: { admin: 'администратор', user: 'сотрудник' } as Record<string, string>,
+  },
   problems: {
     heading: 'Не удалось выполнить запрос:',
     date: (field: string) => `«${field}»: нужна дата в виде ДД.ММ.ГГГГ (например, 31.12.2025).`,
@@ -454,7 +460,7 @@ export const en: Texts = {
   status: { posted: 'posted', notPosted: 'not posted' },
   types: enTypes,
   events: enEvents,
-  values: { yes: 'yes', no: 'no', none: 'none', userTypes: { admin: 'administrator', user: 'employee' } },
+  values: { yes: 'yes', no: 'no', none: 'none', bonusStatus: ['not taking part', 'taking part'], userTypes: { admin: 'administrator', user: 'employee' } },
   problems: {
     heading: 'The request could not be done:',
     date: (field) => `“${field}”: give a date as DD.MM.YYYY (e.g. 31.12.2025).`,

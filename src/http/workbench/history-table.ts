@@ -6,7 +6,7 @@ import type { Texts } from './texts.ts';
 import { type View, scrolling } from './layout.ts';
 import { href } from './links.ts';
 import { eventName, fieldLabel, leaves, moscowText, storedText } from './show.ts';
-import { recordNames, referencedStream, shownValue } from './record-names.ts';
+import { kindOf, recordNames, referencedStream, shownValue } from './record-names.ts';
 
 /** The names of the keys these events were written with, each read once. */
 export async function keyNamesOf(tb: Company, metas: EventMeta[]): Promise<Map<number, string | undefined>> {
@@ -48,7 +48,7 @@ export const entryChanges = (t: Texts, kind: string, names: Map<string, string>,
 /** A record's history (`stream`'s): each event, when (Moscow time), who, and each field it changed before → after, other records by name. */
 export async function historyTable(tb: Company, { t }: View, stream: string) {
   const history = await historyIn(tb, t, stream);
-  const kind = stream.slice(0, stream.lastIndexOf('-'));
+  const kind = kindOf(stream);
   const names = await recordNames(tb, t, referencedIn(kind, history));
   if (history.length === 0) return html`<p class="empty">${t.history.empty}</p>`;
   const h = t.history;

@@ -10,7 +10,7 @@ import type { Company } from '../../company.ts';
 import { queryInt } from '../query.ts';
 import { formValues, problems, readForm } from './forms.ts';
 import { entryChanges, historyIn, referencedIn } from './history-table.ts';
-import { namedRecord, recordNames } from './record-names.ts';
+import { kindOf, namedRecord, recordNames } from './record-names.ts';
 import { answerPick, pickRecord } from './pick.ts';
 import type { Texts } from './texts.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
@@ -107,7 +107,6 @@ export async function logPage(c: Context, tb: Company, view: View): Promise<Resp
   const asked: LogAsked = form.asked && form.ok ? form.value : { order: 'newest' };
   const { rows, more } = await readPage(tb, asked);
   const [links, changes, last] = [await checkLinks(rows, (seq) => tb.audit.hashAt(seq)), await changesOf(tb, t, rows), await tb.audit.lastSeq()];
-  const kindOf = (stream: string) => stream.slice(0, stream.lastIndexOf('-'));
   // The page's records and those their changes name, read together.
   const named = rows.flatMap((row) => {
     const entry = changes.get(row.seq);

@@ -16,6 +16,9 @@ export function streamParts(stream: string): { kind: string; id: number } | unde
   return kind === undefined ? undefined : { kind, id: Number(id) };
 }
 
+/** The kind of record a key names: `sale-24` → sale, `contractor-status-VIP` → contractor-status. */
+export const kindOf = (stream: string) => stream.slice(0, stream.lastIndexOf('-'));
+
 const isDocumentType = (kind: string): kind is DocumentType => DOCUMENT_TYPES.includes(kind as DocumentType);
 
 /** Fields that name another record by its id, and that record's kind. */
@@ -49,7 +52,7 @@ export async function recordNames(tb: Company, t: Texts, streams: Iterable<strin
   const names = new Map<string, string>();
   for (const [kind, found] of [['contractor', contractors], ['product', products], ['category', categories], ['brand', brands]] as const)
     for (const [id, name] of found) if (name) names.set(`${kind}-${id}`, name);
-  for (const [stream, { number, date }] of numbers) names.set(stream, t.record.documentNamed(typeName(t, stream.slice(0, stream.lastIndexOf('-'))), number, day(date)));
+  for (const [stream, { number, date }] of numbers) names.set(stream, t.record.documentNamed(typeName(t, kindOf(stream)), number, day(date)));
   return names;
 }
 

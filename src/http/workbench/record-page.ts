@@ -10,7 +10,7 @@ import { page, scrolling, sendPage, type View } from './layout.ts';
 import { href, ownPageHref } from './links.ts';
 import { answerPick, pickRecord } from './pick.ts';
 import { eventName, fieldLabel, leaves, moment, moscowTime, storedText } from './show.ts';
-import { namedRecord, recordNames, referencedStream, shownValue } from './record-names.ts';
+import { kindOf, namedRecord, recordNames, referencedStream, shownValue } from './record-names.ts';
 
 /** A record's key: its kind and id (`sale-187`), or a contractor status's name; any other text names a record as people know it. */
 const RECORD_KEY = new RegExp(`^(${['product', 'category', 'brand', 'contractor', ...DOCUMENT_TYPES].join('|')})-\\d+$|^contractor-status-.+$`);
@@ -62,7 +62,7 @@ export async function recordPage(c: Context, tb: Company, view: View): Promise<R
   const fields = [...new Set([...then.keys(), ...now.keys()])];
   const text = (values: Map<string, unknown>, field: string) => (values.has(field) ? storedText(t, field, values.get(field)) : '');
   const differs = (field: string) => text(then, field) !== text(now, field);
-  const kind = stream.slice(0, stream.lastIndexOf('-'));
+  const kind = kindOf(stream);
   const referenced = [...then, ...now].flatMap(([path, value]) => referencedStream(kind, path, value) ?? []);
   const names = await recordNames(tb, t, [stream, ...referenced]);
   const shown = (values: Map<string, unknown>, field: string) => (values.has(field) ? shownValue(t, kind, field, values.get(field), names) : '');

@@ -188,7 +188,13 @@ export async function documentPage(c: Context, tb: Company, view: View): Promise
   const d = JSON.parse(json) as ListedDocument;
   const stream = `${type}-${id}`;
   // Independent reads, sent together: on a database server they travel at once instead of a round trip each.
-  const [history, numbers, paid] = await Promise.all([historyTable(tb, view, stream), tb.documents.numbersOf(treeDocuments(d.tree)), paidSection(view, d, tb)]);
+  // The names its history would read: its contractor's, and its lines' products' as it names them.
+  const lines = Array.isArray(d.products) ? (d.products as Line[]) : [];
+  const known = new Map([
+    ...(d.contractor.name ? [[`contractor-${d.contractor.id}`, d.contractor.name] as const] : []),
+    ...lines.flatMap((l) => (l.pr_id !== null && l.pr_name ? [[`product-${l.pr_id}`, l.pr_name] as const] : [])),
+  ]);
+  const [history, numbers, paid] = await Promise.all([historyTable(tb, view, stream, known), tb.documents.numbersOf(treeDocuments(d.tree)), paidSection(view, d, tb)]);
   const title = `${typeName(t, type)} ${d.number ?? ''} (${t.document.ref(type, id)})`;
   return sendPage(
     c,

@@ -45,11 +45,14 @@ export function fieldChanges(t: Texts, kind: string, names: Map<string, string>,
 export const entryChanges = (t: Texts, kind: string, names: Map<string, string>, entry: HistoryEntry) =>
   html`<ul class="changes">${Object.keys(entry.changes).flatMap((field) => fieldChanges(t, kind, names, field, entry.changes[field], entry.before[field], field in entry.before))}</ul>`;
 
-/** A record's history (`stream`'s): each event, when (Moscow time), who, and each field it changed before → after, other records by name. */
-export async function historyTable(tb: Company, { t }: View, stream: string) {
+/**
+ * A record's history (`stream`'s): each event, when (Moscow time), who, and each field it changed before → after,
+ * other records by name; the names the page knows already (`known`, by key) are not read again.
+ */
+export async function historyTable(tb: Company, { t }: View, stream: string, known = new Map<string, string>()) {
   const history = await historyIn(tb, t, stream);
   const kind = kindOf(stream);
-  const names = await recordNames(tb, t, referencedIn(kind, history));
+  const names = new Map([...known, ...(await recordNames(tb, t, referencedIn(kind, history).filter((named) => !known.has(named))))]);
   if (history.length === 0) return html`<p class="empty">${t.history.empty}</p>`;
   const h = t.history;
   return scrolling(

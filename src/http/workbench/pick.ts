@@ -54,7 +54,10 @@ export async function findContractors(tb: Company, q: string, limit: number): Pr
   return tb.contractors.byNamePart(text, limit);
 }
 
-/** The contractors a person means, to pick one: a contractor named exactly so (whatever the case) before those whose name holds it. */
+/**
+ * The contractors a person means, to pick one: those named exactly so (whatever the case), even when other names
+ * hold the text too (`ООО Ромашка` beside `ООО Ромашка плюс`); else those `findContractors` finds.
+ */
 async function contractorsMeant(tb: Company, t: Texts, text: string): Promise<Found[]> {
   const exact = await tb.contractors.idsByName(text, PICKS + 1);
   const found = exact.length > 0 ? await tb.contractors.jsonByIds(exact) : await findContractors(tb, text, PICKS + 1);

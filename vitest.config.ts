@@ -21,6 +21,7 @@ const onPostgres = [
   'test/http/workbench-names.test.ts',
   'test/http/workbench-russian.test.ts',
   'test/http/access-trail.test.ts',
+  'test/http/arbitrary-input.test.ts',
   'test/reliability/hostile-input.test.ts',
 ];
 

@@ -3,6 +3,7 @@ import { ENGLISH_WHO, type WhoWords } from '../../audit/history.ts';
 import { type LinkProblem, linkProblemText } from '../../audit/verify-chain.ts';
 import type { DocumentType } from '../../events/documents.ts';
 import type { DomainEvent } from '../../events/registry.ts';
+import { moscowText } from './show.ts';
 
 /** The workbench's languages. */
 export type Lang = 'ru' | 'en';
@@ -61,6 +62,7 @@ const ruEvents: Record<DomainEvent['type'], string> = {
   DocumentPosted: 'Документ проведён',
   DocumentUnposted: 'Проведение документа отменено',
   DocumentLinked: 'Документу указаны основания',
+  ImportRunRecorded: 'Запуск импорта записан',
 };
 
 /** English pages name events as the log and the API do. */
@@ -203,6 +205,7 @@ export const ru = {
   who: {
     key: (id, name) => (name === undefined ? `ключ ${id}` : `ключ ${id} «${name}»`),
     importLine: (line) => `импорт, строка ${line}`,
+    importRunLine: (run, line) => `импорт файла ${run.file} (SHA-256 ${run.sha256}) от ${moscowText(run.ended)}, ${run.user}, строка ${line}`,
     unknown: 'неизвестно',
   } as WhoWords,
   /** Names of records' fields (by the last name of a nested one: `products.1.pr_price` → `pr_price`). */
@@ -285,6 +288,17 @@ export const ru = {
     korNumber: 'Корр. счёт',
     rasNumber: 'Расчётный счёт',
     logo: 'Логотип',
+    // An import run's record (stream import-<run>).
+    runId: 'Запуск импорта',
+    note: 'Примечание',
+    file: 'Файл',
+    size: 'Размер, байт',
+    sha256: 'SHA-256',
+    started: 'Начат',
+    lines: 'Строк',
+    applied: 'Применено',
+    failed: 'С ошибками',
+    events: 'Событий',
   } as Record<string, string>,
   history: {
     seq: '№',
@@ -638,6 +652,16 @@ export const en: Texts = {
     korNumber: 'Correspondent account',
     rasNumber: 'Current account',
     logo: 'Logo',
+    runId: 'Import run',
+    note: 'Note',
+    file: 'File',
+    size: 'Size, bytes',
+    sha256: 'SHA-256',
+    started: 'Started',
+    lines: 'Lines',
+    applied: 'Applied',
+    failed: 'Failed',
+    events: 'Events',
   },
   history: {
     seq: 'seq',

@@ -13,7 +13,7 @@ import { eventName, fieldLabel, leaves, moment, moscowTime, storedText } from '.
 import { kindOf, namedRecord, recordNames, referencedStream, shownValue } from './record-names.ts';
 
 /** A record's key: its kind and id (`sale-187`), or a contractor status's name; any other text names a record as people know it. */
-const RECORD_KEY = new RegExp(`^(${['product', 'category', 'brand', 'contractor', ...DOCUMENT_TYPES].join('|')})-\\d+$|^contractor-status-.+$`);
+const RECORD_KEY = new RegExp(`^(${['product', 'category', 'brand', 'contractor', 'import', ...DOCUMENT_TYPES].join('|')})-\\d+$|^contractor-status-.+$`);
 
 const recordQuery = z.object({
   stream: z.string().regex(RECORD_KEY, 'must name a record, e.g. product-42, contractor-7, sale-187'),

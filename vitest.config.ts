@@ -18,6 +18,8 @@ const onPostgres = [
   'test/http/products.test.ts',
   'test/http/workbench.test.ts',
   'test/http/workbench-security.test.ts',
+  'test/http/workbench-names.test.ts',
+  'test/http/workbench-russian.test.ts',
   'test/http/access-trail.test.ts',
   'test/http/arbitrary-input.test.ts',
   'test/reliability/hostile-input.test.ts',

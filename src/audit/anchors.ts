@@ -66,8 +66,45 @@ export function signAnchor(head: ChainHead, privateKey: KeyObject, anchoredAt: D
   return { seq: head.seq, hash: head.hash, recordedAt: head.recordedAt, anchoredAt: unsigned.anchoredAt, publicKey, signature };
 }
 
-/** What became of one anchor: it holds, or why not. */
-export type AnchorCheck = { anchor: Anchor; holds: true } | { anchor: Anchor; holds: false; problem: string };
+/** Why an anchor does not hold: its signature, or the log's head at its seq (past the log's end, or another hash). */
+export type AnchorProblem = { kind: 'signature' } | { kind: 'beyondLog'; seq: number } | { kind: 'rewritten'; seq: number; stored: string; anchored: string };
+
+/** Why a file holds no anchors to check. */
+export type AnchorsFileProblem =
+  | { kind: 'notJson'; line: number }
+  | { kind: 'notAnchor'; line: number }
+  | { kind: 'empty' }
+  | { kind: 'tooMany' | 'tooManyBytes'; limits: typeof ANCHOR_LIMITS };
+
+const KIB = 1024;
+
+/** An anchor's problem in English, as the command line and the API say it. */
+export function anchorProblemText(reason: AnchorProblem | AnchorsFileProblem): string {
+  switch (reason.kind) {
+    case 'signature':
+      return 'its signature does not match its contents and public key';
+    case 'beyondLog':
+      return `the log has no event ${reason.seq}: it ends before the anchored head`;
+    case 'rewritten':
+      return `the log's event ${reason.seq} has hash ${reason.stored}, the anchor says ${reason.anchored}: the log was rewritten at or below seq ${reason.seq}`;
+    case 'notJson':
+      return `line ${reason.line} is not JSON`;
+    case 'notAnchor':
+      return `line ${reason.line} is not an anchor (seq, hash, recordedAt, anchoredAt, publicKey, signature)`;
+    case 'empty':
+      return 'no anchor in the file';
+    case 'tooMany':
+      return `more than ${reason.limits.count} anchors: check at most ${reason.limits.count} at a time`;
+    case 'tooManyBytes':
+      return `more than ${reason.limits.bytes / KIB} KiB of anchors: check at most ${reason.limits.count} anchors at a time`;
+  }
+}
+
+/** What became of one anchor: it holds, or why not (`reason`, and `problem` in English). */
+export type AnchorCheck = { anchor: Anchor; holds: true } | { anchor: Anchor; holds: false; reason: AnchorProblem; problem: string };
+
+const failed = (anchor: Anchor, reason: AnchorProblem): AnchorCheck => ({ anchor, holds: false, reason, problem: anchorProblemText(reason) });
+const unreadable = (reason: AnchorsFileProblem) => ({ ok: false as const, reason, problem: anchorProblemText(reason) });
 
 /** The shape an anchor must have; anything else is not an anchor. */
 function isAnchor(value: unknown): value is Anchor {
@@ -87,29 +124,27 @@ function isAnchor(value: unknown): value is Anchor {
  */
 export const ANCHOR_LIMITS = { count: 2_000, bytes: 1024 * 1024 };
 
-const KIB = 1024;
-
 /**
  * The anchors of a file: one JSON object a line (blank lines skipped); a line that is not an anchor is named, and
  * text over `limits` is refused before it is read.
  */
-export function parseAnchors(text: string, limits = ANCHOR_LIMITS): { ok: true; anchors: Anchor[] } | { ok: false; problem: string } {
-  if (Buffer.byteLength(text) > limits.bytes) return { ok: false, problem: `more than ${limits.bytes / KIB} KiB of anchors: check at most ${limits.count} anchors at a time` };
+export function parseAnchors(text: string, limits = ANCHOR_LIMITS): { ok: true; anchors: Anchor[] } | { ok: false; reason: AnchorsFileProblem; problem: string } {
+  if (Buffer.byteLength(text) > limits.bytes) return unreadable({ kind: 'tooManyBytes', limits });
   const anchors: Anchor[] = [];
   const lines = text.split('\n');
   for (const [index, line] of lines.entries()) {
     if (line.trim() === '') continue;
-    if (anchors.length === limits.count) return { ok: false, problem: `more than ${limits.count} anchors: check at most ${limits.count} at a time` };
+    if (anchors.length === limits.count) return unreadable({ kind: 'tooMany', limits });
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch {
-      return { ok: false, problem: `line ${index + 1} is not JSON` };
+      return unreadable({ kind: 'notJson', line: index + 1 });
     }
-    if (!isAnchor(value)) return { ok: false, problem: `line ${index + 1} is not an anchor (seq, hash, recordedAt, anchoredAt, publicKey, signature)` };
+    if (!isAnchor(value)) return unreadable({ kind: 'notAnchor', line: index + 1 });
     anchors.push(value);
   }
-  if (anchors.length === 0) return { ok: false, problem: 'no anchor in the file' };
+  if (anchors.length === 0) return unreadable({ kind: 'empty' });
   return { ok: true, anchors };
 }
 
@@ -145,12 +180,12 @@ export async function checkAnchors(anchors: Anchor[], hashAt: (seq: number) => s
       signed = false;
     }
     if (!signed) {
-      checks.push({ anchor, holds: false, problem: 'its signature does not match its contents and public key' });
+      checks.push(failed(anchor, { kind: 'signature' }));
       continue;
     }
     const stored = await hashAt(anchor.seq);
-    if (stored === undefined) checks.push({ anchor, holds: false, problem: `the log has no event ${anchor.seq}: it ends before the anchored head` });
-    else if (stored !== anchor.hash) checks.push({ anchor, holds: false, problem: `the log's event ${anchor.seq} has hash ${stored}, the anchor says ${anchor.hash}: the log was rewritten at or below seq ${anchor.seq}` });
+    if (stored === undefined) checks.push(failed(anchor, { kind: 'beyondLog', seq: anchor.seq }));
+    else if (stored !== anchor.hash) checks.push(failed(anchor, { kind: 'rewritten', seq: anchor.seq, stored, anchored: anchor.hash }));
     else checks.push({ anchor, holds: true });
   }
   return checks;

@@ -28,8 +28,17 @@ export async function verifyChain(rows: Iterable<EventRow> | AsyncIterable<Event
   return { ok: true, events };
 }
 
-/** Whether one event hashes to its stored hash from the stored hash of the event before it. */
-export type LinkCheck = { seq: number; ok: true } | { seq: number; ok: false; problem: string };
+/** Why an event does not follow from the one before it: that one is missing, or the event does not give its stored hash. */
+export type LinkProblem = { kind: 'previousMissing'; seq: number } | { kind: 'mismatch'; seq: number };
+
+/** A link's problem in English. */
+export const linkProblemText = (reason: LinkProblem) =>
+  reason.kind === 'previousMissing' ? `event ${reason.seq - 1}, the one before it, is missing` : `event ${reason.seq} does not match its hash`;
+
+/** Whether one event hashes to its stored hash from the stored hash of the event before it (`reason` when not, and `problem` in English). */
+export type LinkCheck = { seq: number; ok: true } | { seq: number; ok: false; reason: LinkProblem; problem: string };
+
+const broken = (reason: LinkProblem): LinkCheck => ({ seq: reason.seq, ok: false, reason, problem: linkProblemText(reason) });
 
 /**
  * Checks each event given against the one before it (seq − 1): the previous stored hash (read with `hashAt`
@@ -41,8 +50,8 @@ export async function checkLinks(rows: readonly EventRow[], hashAt: (seq: number
   const checks: LinkCheck[] = [];
   for (const row of rows) {
     const previous = row.seq === 1 ? GENESIS_HASH : (given.get(row.seq - 1) ?? (await hashAt(row.seq - 1)));
-    if (previous === undefined) checks.push({ seq: row.seq, ok: false, problem: `event ${row.seq - 1}, the one before it, is missing` });
-    else if (chainHash(previous, row) !== row.hash) checks.push({ seq: row.seq, ok: false, problem: `event ${row.seq} does not match its hash` });
+    if (previous === undefined) checks.push(broken({ kind: 'previousMissing', seq: row.seq }));
+    else if (chainHash(previous, row) !== row.hash) checks.push(broken({ kind: 'mismatch', seq: row.seq }));
     else checks.push({ seq: row.seq, ok: true });
   }
   return checks;

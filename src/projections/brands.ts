@@ -1,4 +1,4 @@
-import type { SqlSession } from '../storage/sql.ts';
+import { type SqlSession, keyedRead } from '../storage/sql.ts';
 import { type BrandEvent, evolveBrand } from '../events/folds.ts';
 import type { StoredEvent } from '../events/rows.ts';
 import type { Projector, TableNames } from './projector.ts';
@@ -41,8 +41,12 @@ export const brandsProjector: Projector = {
   },
 };
 
+const namesByIds = keyedRead<number, string>((list) => `SELECT id, name FROM product_brands WHERE id IN (${list})`, String);
+
 export function brandQueries(session: SqlSession) {
   return {
+    /** The names of the brands with these ids, by id (unknown ids are left out). */
+    namesByIds: (ids: number[]) => namesByIds(session, ids),
     byId: async (id: number) => (await session.objects<BrandRow>('SELECT id, name, logo FROM product_brands WHERE id = ?', [id]))[0],
     idByName: (name: string) => session.value<number>('SELECT id FROM product_brands WHERE name = ? ORDER BY id LIMIT 1', [name]),
     maxId: async () => (await session.value<number>('SELECT coalesce(max(id), 0) FROM product_brands'))!,

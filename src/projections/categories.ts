@@ -1,4 +1,4 @@
-import type { SqlSession } from '../storage/sql.ts';
+import { type SqlSession, keyedRead } from '../storage/sql.ts';
 import { type CategoryEvent, evolveCategory } from '../events/folds.ts';
 import type { StoredEvent } from '../events/rows.ts';
 import type { Projector, TableNames } from './projector.ts';
@@ -46,8 +46,12 @@ export interface CategoryNode {
   children: CategoryNode[];
 }
 
+const namesByIds = keyedRead<number, string>((list) => `SELECT id, name FROM product_categories WHERE id IN (${list})`, String);
+
 export function categoryQueries(session: SqlSession) {
   return {
+    /** The names of the groups with these ids, by id (unknown ids are left out). */
+    namesByIds: (ids: number[]) => namesByIds(session, ids),
     byId: async (id: number) => (await session.objects<CategoryRow>('SELECT id, name, parent FROM product_categories WHERE id = ?', [id]))[0],
     idBySiblingName: (parent: number, name: string) =>
       session.value<number>('SELECT id FROM product_categories WHERE parent = ? AND name = ? LIMIT 1', [parent, name]),

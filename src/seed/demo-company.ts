@@ -45,8 +45,28 @@ const CATEGORIES: [string, string[]][] = [
   ['Инструменты', ['Электроинструмент', 'Ручной инструмент']],
 ];
 const BRANDS = ['Заря', 'Восток', 'Сибирь', 'Альфа', 'Полюс', 'Экран', 'Маяк', 'Рассвет', 'Берёзка', 'Уралмаш', 'Север', 'Кедр'];
-const NOUNS = ['Стол', 'Стул', 'Шкаф', 'Смартфон', 'Ноутбук', 'Кабель', 'Холодильник', 'Молоко', 'Кефир', 'Крупа', 'Сок', 'Тетрадь', 'Ручка', 'Дрель', 'Молоток', 'Чайник', 'Лампа'];
+/** A noun's grammatical gender, which the adjective before it agrees with. */
+type Gender = 'm' | 'f' | 'n';
+const NOUNS: [string, Gender][] = [
+  ['Стол', 'm'], ['Стул', 'm'], ['Шкаф', 'm'], ['Смартфон', 'm'], ['Ноутбук', 'm'], ['Кабель', 'm'], ['Холодильник', 'm'], ['Молоко', 'n'], ['Кефир', 'm'],
+  ['Крупа', 'f'], ['Сок', 'm'], ['Тетрадь', 'f'], ['Ручка', 'f'], ['Дрель', 'f'], ['Молоток', 'm'], ['Чайник', 'm'], ['Лампа', 'f'],
+];
+/** Adjectives in the masculine (the dictionary form); `agreeing` gives the feminine and neuter. */
 const ADJECTIVES = ['Классический', 'Компактный', 'Новый', 'Усиленный', 'Домашний', 'Офисный', 'Практичный', 'Большой', 'Малый'];
+
+/**
+ * A full adjective in the gender of its noun: hard stems `-ый`/`-ой` → `-ая`/`-ое`, `-кий`/`-гий`/`-хий` → `-кая`/`-кое`,
+ * soft `-ний` → `-няя`/`-нее`, and after ж, ш, ч, щ `-ий` → `-ая`/`-ее`.
+ */
+export function agreeing(masculine: string, gender: Gender): string {
+  if (gender === 'm') return masculine;
+  const stem = masculine.slice(0, -2);
+  const ending = masculine.slice(-2);
+  const last = stem.slice(-1);
+  if (ending === 'ий' && last === 'н') return stem + (gender === 'f' ? 'яя' : 'ее');
+  if (ending === 'ий' && 'жшчщ'.includes(last)) return stem + (gender === 'f' ? 'ая' : 'ее');
+  return stem + (gender === 'f' ? 'ая' : 'ое');
+}
 const SURNAMES = ['Иванов', 'Петров', 'Сидоров', 'Смирнов', 'Кузнецов', 'Попов', 'Соколов', 'Лебедев', 'Козлов', 'Новиков', 'Морозов', 'Волков', 'Фёдоров', 'Михайлов'];
 const FIRST_NAMES = ['Иван', 'Пётр', 'Алексей', 'Сергей', 'Дмитрий', 'Андрей', 'Николай', 'Михаил', 'Олег', 'Юрий'];
 const PATRONYMICS = ['Иванович', 'Петрович', 'Сергеевич', 'Алексеевич', 'Николаевич', 'Андреевич'];
@@ -93,6 +113,9 @@ function* categoryLines(): Generator<ImportLine> {
   }
 }
 
+/** A product's name: the adjective agreeing with its noun, the brand and a model number (`Усиленная ручка Заря-123`). */
+const productName = (adjective: string, [noun, gender]: [string, Gender], brand: string, model: number) => `${agreeing(adjective, gender)} ${noun.toLowerCase()} ${brand}-${model}`;
+
 /** A product is a pure function of the seed and its id, so documents can show it without keeping it. */
 function demoProduct(seed: number, id: number) {
   const rnd = seededRandom(seed * 7919 + id);
@@ -102,7 +125,7 @@ function demoProduct(seed: number, id: number) {
   const sale = Math.round(purchaseKopecks * (1.2 + rnd() * 0.5)) / 100;
   return {
     id,
-    name: `${pick(rnd, ADJECTIVES)} ${pick(rnd, NOUNS).toLowerCase()} ${pick(rnd, BRANDS)}-${int(rnd, 100, 999)}`,
+    name: productName(pick(rnd, ADJECTIVES), pick(rnd, NOUNS), pick(rnd, BRANDS), int(rnd, 100, 999)),
     sku: `SKU-${String(id).padStart(7, '0')}`,
     categoryId: int(rnd, 1, categoryCount),
     brandId: int(rnd, 1, BRANDS.length),

@@ -26,12 +26,12 @@ test('each event shown is checked against the stored hash of the one before it, 
   const edited = { ...log[3], data: log[3].data.replace('B4', 'B4 edited') };
   expect(await checkLinks([log[2], edited, log[4]], hashAt)).toEqual([
     { seq: 3, ok: true },
-    { seq: 4, ok: false, problem: 'event 4 does not match its hash' },
+    { seq: 4, ok: false, reason: { kind: 'mismatch', seq: 4 }, problem: 'event 4 does not match its hash' },
     // Event 5 still matches the stored hash of 4: the link check names the edited event, not the ones after it.
     { seq: 5, ok: true },
   ]);
   const withoutThree = (seq: number) => (seq === 3 ? undefined : hashAt(seq));
-  expect(await checkLinks([log[3]], withoutThree)).toEqual([{ seq: 4, ok: false, problem: 'event 3, the one before it, is missing' }]);
+  expect(await checkLinks([log[3]], withoutThree)).toEqual([{ seq: 4, ok: false, reason: { kind: 'previousMissing', seq: 4 }, problem: 'event 3, the one before it, is missing' }]);
 });
 
 test('an event hash is the SHA-256 of the previous hash and its columns, one a line, in the order they are documented', () => {

@@ -26,22 +26,39 @@ interface AxeViolation {
   nodes: { target: unknown }[];
 }
 
-/**
- * Looks at the page as an auditor's screen and a phone would: axe-core finds no serious or critical problem, a
- * screenshot at 1280 and at 390 px wide, and at 390 px the page itself does not run off the screen sideways
- * (wide tables scroll inside their own box).
- */
-async function look(page: Page, lang: string, name: string): Promise<void> {
+/** axe-core finds no serious or critical problem on the page as it is laid out now. */
+async function accessible(page: Page, what: string): Promise<void> {
   // Evaluated through the browser's devtools protocol, so the pages' policy of no scripts does not stop it.
   const violations = (await page.evaluate(`${AXE}\n;axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)`)) as AxeViolation[];
   const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious.map((v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target))}`), `${lang} ${name}`).toEqual([]);
+  expect(serious.map((v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target))}`), what).toEqual([]);
+}
+
+/**
+ * Looks at the page as an auditor's screen and a phone would: axe-core finds no serious or critical problem at
+ * either width, a screenshot at 1280 and at 390 px wide, and at 390 px the page itself does not run off the
+ * screen sideways (wide tables scroll inside their own box).
+ */
+async function look(page: Page, lang: string, name: string): Promise<void> {
+  await accessible(page, `${lang} ${name}`);
   await page.screenshot({ path: screenshotPath(`workbench-${lang}`, `${name}-1280`), fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   expect(overflow, `${lang} ${name} at 390 px`).toBeLessThanOrEqual(0);
+  await accessible(page, `${lang} ${name} at 390 px`);
   await page.screenshot({ path: screenshotPath(`workbench-${lang}`, `${name}-390`), fullPage: true });
   await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+/** A part of `name` (3 to 8 letters) that 2 to 20 of `names` hold: what picks from a list. */
+function sharedPart(name: string, names: string[]): string {
+  for (let length = 8; length >= 3; length--)
+    for (let at = 0; at + length <= name.length; at++) {
+      const part = name.slice(at, at + length);
+      const holding = names.filter((other) => other.includes(part)).length;
+      if (/^[а-яё]+$/.test(part) && holding >= 2 && holding <= 20) return part;
+    }
+  throw new Error(`no part of ${name} is shared by a few others`);
 }
 
 /** The texts the walk looks for, in each language. */
@@ -52,7 +69,7 @@ const WORDS = {
     owes: 'задолженность в пользу',
     log: 'Журнал событий',
     asApi: 'Как его показывает API',
-    history: 'DocumentRecorded',
+    history: 'Документ записан',
     company: 'ООО «Торговый дом Север», ИНН 7701987654, КПП 770101001',
     director: 'Руководитель ____________ / Орлов А. В.',
   },
@@ -95,6 +112,9 @@ test.skipIf(!CHROMIUM)(
       lines: unknown[];
     };
     const product = ((await api('/api/products?limit=1')).data as { id: number }[])[0];
+    // A part of its name that a few other contractors' names hold too: asked for by it, the акт offers a list to pick from.
+    const names = ((await api('/api/contractors?limit=100')).data as { name: string }[]).map((k) => k.name.toLowerCase());
+    const shared = sharedPart(contractor.name.toLowerCase(), names);
     const { default: ExcelJS } = await import('exceljs');
 
     const browser = await launchChromium();
@@ -127,6 +147,19 @@ test.skipIf(!CHROMIUM)(
         await Promise.all([page.waitForURL('**/audit/contractors?q=**'), page.click('main button[type=submit]')]);
         expect(await page.$$eval('tr[data-contractor]', (rows) => rows.map((r) => r.getAttribute('data-contractor')))).toContain(String(contractor.id));
         await look(page, lang, 'contractors-found');
+        // On a phone every column of the list is on the screen, the balance among them, with nothing to scroll.
+        await page.setViewportSize({ width: 390, height: 844 });
+        const cells = await page.$$eval('table.contractors tbody tr:first-child td', (tds) =>
+          tds.map((td) => {
+            const box = td.getBoundingClientRect();
+            return { text: td.textContent ?? '', left: box.left, right: box.right, width: box.width };
+          }),
+        );
+        expect(cells).toHaveLength(5);
+        for (const cell of cells) expect([cell.text, cell.left >= 0 && cell.right <= 390 && cell.width > 0], `${lang} at 390 px`).toEqual([cell.text, true]);
+        expect(cells[4].text).toContain('₽');
+        expect(await page.$eval('table.contractors', (table) => table.closest('.scroll')!.scrollWidth - table.closest('.scroll')!.clientWidth)).toBeLessThanOrEqual(0);
+        await page.setViewportSize({ width: 1280, height: 900 });
         await Promise.all([page.waitForURL(`**/audit/contractor/${contractor.id}`), page.click(`tr[data-contractor="${contractor.id}"] a`)]);
         await look(page, lang, 'contractor');
 
@@ -150,6 +183,25 @@ test.skipIf(!CHROMIUM)(
         const turnover = rows.find((row) => row[1] === words.turnover)!;
         expect([turnover[2], turnover[3]]).toEqual([statement.debit, statement.credit]);
         expect(rows.filter((row) => row[0] instanceof Date)).toHaveLength(statement.lines.length);
+
+        // The акт asked for from its own form, the contractor picked by part of its name from the list of those
+        // holding it, each a link to its акт; the figures are the same.
+        await page.click('header a[href="/audit/statement"]');
+        await page.fill('input[name=contractorText]', shared);
+        await page.fill('input[name=dateFrom]', `01.01.${year}`);
+        await page.fill('input[name=dateTo]', `31.12.${year}`);
+        await Promise.all([page.waitForURL('**/audit/statement?**'), page.click('main button[type=submit]')]);
+        const picks = await page.$$eval('.picks li[data-stream]', (items) => items.map((li) => li.getAttribute('data-stream')));
+        expect(picks.length).toBeGreaterThan(1);
+        expect(picks).toContain(`contractor-${contractor.id}`);
+        await look(page, lang, 'statement-pick');
+        await Promise.all([page.waitForURL(`**/audit/statement?**contractor=${contractor.id}`), page.click(`.picks li[data-stream="contractor-${contractor.id}"] a`)]);
+        expect(await page.inputValue('input[name=contractorText]')).toBe(contractor.name);
+        expect(Number(await page.getAttribute('[data-closing]', 'data-closing'))).toBe(statement.closing);
+        // Its whole name, typed as it is written, is that contractor's акт straight away.
+        await page.fill('input[name=contractorText]', contractor.name.toUpperCase());
+        await Promise.all([page.waitForURL(`**/audit/statement?**contractor=${contractor.id}`), page.click('main button[type=submit]')]);
+        expect(Number(await page.getAttribute('[data-debit]', 'data-debit'))).toBe(statement.debit);
 
         // Printed: A4, without the navigation or the forms.
         await page.emulateMedia({ media: 'print' });
@@ -216,7 +268,7 @@ test.skipIf(!CHROMIUM)(
         await page.goto(`${server.url}/audit/no-such-page`);
         await look(page, lang, 'not-found');
         expect(outside).toEqual([]);
-        seen.push(`${lang}: "${part}" found contractor ${contractor.id}, акт ${year} debit ${statement.debit} credit ${statement.credit} closing ${statement.closing} (${statement.lines.length} lines), XLSX and A4 PDF checked, ${nodes.length} tree nodes`);
+        seen.push(`${lang}: "${part}" found contractor ${contractor.id}, "${shared}" picked it from ${picks.length}, акт ${year} debit ${statement.debit} credit ${statement.credit} closing ${statement.closing} (${statement.lines.length} lines), XLSX and A4 PDF checked, ${nodes.length} tree nodes`);
         await context.close();
       }
       // What the browser saw, for the record of the run.

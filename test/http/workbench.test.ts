@@ -387,7 +387,7 @@ describe('in the reader’s language', () => {
     expect(sale).toContain('<b title="sum">Сумма</b>');
     const product = await (await auditor.app.request('/audit/record?stream=product-1', { headers: { Cookie: auditor.cookie, 'Accept-Language': 'ru' } })).text();
     expect(product).toContain('<th>Цена продажи <code>salePrice</code></th>');
-    expect(sale).toContain('<h1>Отгрузка О-3 (sale 3)</h1>');
+    expect(sale).toContain('<h1>Отгрузка О-3 (№ 3 в базе)</h1>');
     // The switch goes back only to pages of the workbench.
     expect((await auditor.app.request('/audit/language/en?back=https%3A%2F%2Fevil.example')).headers.get('location')).toBe('/audit');
   });
@@ -402,7 +402,7 @@ describe('in the reader’s language', () => {
     await auditor.signIn(auditKey);
     const asOf = await auditor.get('/audit/record?stream=product-1&at=22.11.2026');
     expect(asOf.status).toBe(200);
-    expect(asOf.text).toContain('<h1>product-1 as of 22.11.2026 23:59:59</h1>');
+    expect(asOf.text).toContain('<h1>Стол (product-1) as of 22.11.2026 23:59:59</h1>');
     expect(asOf.text).toContain('<td>1\u00a0000,00\u00a0₽</td><td>1\u00a0250,50\u00a0₽</td>');
     expect((await auditor.get('/audit/record?stream=product-1&at=2026-11-22')).status).toBe(200);
     const wrong = await auditor.get('/audit/documents?id=abc');
@@ -487,8 +487,7 @@ describe('the log, read', () => {
     const recorded = await auditor.get('/audit/log?type=documentrec');
     expect(new Set([...recorded.text.matchAll(/<td>([A-Z][A-Za-z]+)<\/td>/g)].map((m) => m[1]))).toEqual(new Set(['DocumentRecorded']));
     const sales = await auditor.get('/audit/log?stream=SALE-');
-    expect([...sales.text.matchAll(/<a href="\/audit\/document\/sale\/3">sale-3<\/a>/g)].length).toBe(seqs(sales.text).length);
-    expect(sales.text).toContain('<a href="/audit/document/sale/3">sale-3</a>');
+    expect([...sales.text.matchAll(/<a href="\/audit\/document\/sale\/3">Sale No. О-3 of 02.11.2026 \(sale-3\)<\/a>/g)].length).toBe(seqs(sales.text).length);
     expect((await auditor.get('/audit/log?type=nothing')).text).toContain('No event matches.');
   });
 

@@ -26,7 +26,7 @@ async function checkRows({ t }: View, checks: AnchorCheck[]) {
     for (const check of checks.slice(from, from + ROWS_A_TURN)) {
       parts.push(
         String(html`<tr${check.holds ? '' : html` class="broken"`}><td class="num">${check.anchor.seq}</td><td class="mono">${keyFingerprint(check.anchor.publicKey)}</td>
-<td>${moscowTime(check.anchor.anchoredAt)}</td><td>${check.holds ? html`<span class="ok">${t.anchors.holds}</span>` : html`<span class="bad">${t.anchors.fails(check.problem)}</span>`}</td></tr>`),
+<td>${moscowTime(check.anchor.anchoredAt)}</td><td>${check.holds ? html`<span class="ok">${t.anchors.holds}</span>` : html`<span class="bad">${t.anchors.fails(t.anchors.problem(check.reason))}</span>`}</td></tr>`),
       );
     }
   }
@@ -42,7 +42,7 @@ export async function checkAnchorsPage(c: Context<WorkbenchEnv>, tb: Company, vi
   const [pasted, file] = [body.get('anchors'), body.get('file')];
   const text = `${typeof pasted === 'string' ? pasted : ''}\n${file instanceof File ? await file.text() : ''}`;
   const parsed = parseAnchors(text);
-  if (!parsed.ok) return sendPage(c, page(view, t.anchors.title, html`<p class="bad" role="alert">${parsed.problem}</p>${anchorForm(view)}`), 400);
+  if (!parsed.ok) return sendPage(c, page(view, t.anchors.title, html`<p class="bad" role="alert">${t.anchors.problem(parsed.reason)}</p>${anchorForm(view)}`), 400);
   const checks = await checkAnchors(parsed.anchors, (seq) => tb.audit.hashAt(seq));
   const failed = checks.filter((check) => !check.holds).length;
   const columns = t.anchors.columns;

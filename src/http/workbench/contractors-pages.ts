@@ -7,9 +7,10 @@ import { queryInt } from '../query.ts';
 import { type ListedDocument, documentsTable } from './documents-pages.ts';
 import { formValues, problems, readForm } from './forms.ts';
 import { historyPageIn, historyTable } from './history-table.ts';
+import { findContractors } from './pick.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
 import { href, statementHref } from './links.ts';
-import { contractorLink, fieldLabel, leaves, rubles } from './show.ts';
+import { contractorLink, fieldLabel, leaves, rubles, storedText } from './show.ts';
 
 const FOUND = 50;
 const RECENT = 20;
@@ -27,24 +28,6 @@ interface ShownContractor {
   [field: string]: unknown;
 }
 
-/**
- * The contractors an auditor means by what they typed: a whole INN (10 or 12 digits) by its index, a phone (7 or
- * more digits among other characters) by its digits' index, and anything else by part of the name.
- */
-async function findContractors(tb: Company, q: string): Promise<string[]> {
-  const text = q.trim();
-  const digits = text.replace(/\D/g, '');
-  if (/^\d{10}(\d{2})?$/.test(text)) {
-    const ids = await tb.contractors.idsByInn(text, FOUND + 1);
-    if (ids.length > 0) return tb.contractors.jsonByIds(ids);
-  }
-  if (digits.length >= 7 && /^[\d\s()+\-.]+$/.test(text)) {
-    const ids = await tb.contractors.idsByPhone(text, FOUND + 1);
-    if (ids.length > 0) return tb.contractors.jsonByIds(ids);
-  }
-  return tb.contractors.byNamePart(text, FOUND + 1);
-}
-
 function findForm({ t }: View, values: Record<string, string>) {
   return html`<form class="search" method="get" action="/audit/contractors">
 <label class="wide">${t.contractors.query} <input name="q" size="40" placeholder="${t.contractors.placeholder}" value="${values.q ?? ''}" required></label>
@@ -60,7 +43,7 @@ export async function findContractorsPage(c: Context, tb: Company, view: View): 
   const values = formValues(c);
   if (!form.asked) return sendPage(c, page(view, t.contractors.title, findForm(view, values)));
   if (!form.ok) return sendPage(c, page(view, t.contractors.title, html`${findForm(view, values)}${problems(t, form.errors)}`), 400);
-  const found = (await findContractors(tb, form.value.q)).map((json) => JSON.parse(json) as ShownContractor);
+  const found = (await findContractors(tb, form.value.q, FOUND + 1)).map((json) => JSON.parse(json) as ShownContractor);
   const columns = t.contractors.columns;
   const shown = found.slice(0, FOUND);
   const results =
@@ -68,9 +51,10 @@ export async function findContractorsPage(c: Context, tb: Company, view: View): 
       ? html`<p class="empty">${t.contractors.noMatch(form.value.q)}</p>`
       : html`${scrolling(
           t.contractors.title,
-          html`<table class="contractors"><thead><tr><th>${columns.name}</th><th>${columns.inn}</th><th>${columns.kpp}</th><th>${columns.phone}</th><th class="num">${columns.balance}</th></tr></thead>
+          html`<table class="contractors stacked"><thead><tr><th>${columns.name}</th><th>${columns.inn}</th><th>${columns.kpp}</th><th>${columns.phone}</th><th class="num">${columns.balance}</th></tr></thead>
 <tbody>${shown.map(
-            (k) => html`<tr data-contractor="${k.id}"><td>${contractorLink(k.id, k.name)}</td><td>${k.inn ?? ''}</td><td>${k.kpp ?? ''}</td><td>${k.phone1 ?? ''}</td><td class="num">${rubles(k.balance)}</td></tr>`,
+            (k) =>
+              html`<tr data-contractor="${k.id}"><td data-label="${columns.name}">${contractorLink(k.id, k.name)}</td><td data-label="${columns.inn}">${k.inn ?? ''}</td><td data-label="${columns.kpp}">${k.kpp ?? ''}</td><td data-label="${columns.phone}">${k.phone1 ?? ''}</td><td class="num" data-label="${columns.balance}">${rubles(k.balance)}</td></tr>`,
           )}</tbody></table>`,
         )}${found.length > FOUND ? html`<p class="note">${t.contractors.more(FOUND)}</p>` : ''}`;
   return sendPage(c, page(view, t.contractors.title, html`${findForm(view, values)}${results}`));
@@ -90,10 +74,8 @@ export async function contractorPage(c: Context, tb: Company, view: View): Promi
   const year = formatMoscow(tb.clock()).slice(0, 4);
   const documents = (await tb.documents.search({ contractorId: k.id }, RECENT)).map((row) => JSON.parse(row) as ListedDocument);
   const fields = leaves(Object.fromEntries(Object.entries(k).filter(([field]) => !SKIPPED.has(field))))
-    .filter(([, value]) => value !== null && value !== '' && value !== '[]' && value !== '{}')
-    .map(([path, value]) => {
-      return html`<dt>${fieldLabel(t, path)}</dt><dd>${MONEY_FIELDS.has(path) && typeof value === 'number' ? rubles(value) : String(value)}</dd>`;
-    });
+    .filter(([, value]) => value !== null && value !== '' && !(typeof value === 'object' && Object.keys(value).length === 0))
+    .map(([path, value]) => html`<dt>${fieldLabel(t, path)}</dt><dd>${MONEY_FIELDS.has(path) && typeof value === 'number' ? rubles(value) : storedText(t, path, value)}</dd>`);
   return sendPage(
     c,
     page(
@@ -104,7 +86,7 @@ export async function contractorPage(c: Context, tb: Company, view: View): Promi
 <h2>${t.contractors.documents}</h2>
 ${documents.length === 0 ? html`<p class="empty">${t.documents.noMatch}</p>` : documentsTable(view, documents)}
 <h2>${t.contractors.history}</h2>
-${historyTable(view, await historyPageIn(tb, t, `contractor-${k.id}`, c.req.query('history')), c.req.path)}`,
+${await historyTable(tb, view, `contractor-${k.id}`, await historyPageIn(tb, t, `contractor-${k.id}`, c.req.query('history')), c.req.path)}`,
     ),
   );
 }

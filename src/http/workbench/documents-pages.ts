@@ -13,9 +13,11 @@ import { documentQuery } from '../routes/audit.ts';
 import { partyLine } from './act.ts';
 import { DOCUMENT_CURSOR, dateInput, formProblem, formValues, problems, readForm } from './forms.ts';
 import { historyPageIn, historyTable } from './history-table.ts';
+import { answerTypedContractor, chosenContractor, contractorInput } from './pick.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
 import { documentHref, href, recordHref, statementHref } from './links.ts';
-import { contractorLink, dateValue, day, documentLink, leaves, moscowText, rubles, statusName, typeName } from './show.ts';
+import { contractorLink, dateValue, day, documentLink, fieldLabel, leaves, moscowText, rubles, statusName, storedText, typeName } from './show.ts';
+import type { Texts } from './texts.ts';
 import { type TreeNode, treeDocuments, treeSvg } from './tree-svg.ts';
 
 const PAGE_SIZE = 50;
@@ -61,13 +63,14 @@ export interface ListedDocument {
 
 const selected = (value: string | undefined, option: string) => (value === option ? html` selected` : '');
 
-function findForm({ t }: View, values: Record<string, string>) {
+function findForm(view: View, values: Record<string, string>, contractor: string | undefined) {
+  const { t } = view;
   const f = t.fields;
   return html`<form class="search" method="get" action="/audit/documents">
 <label>${f.type} <select name="type"><option value="">${t.documents.any}</option>${DOCUMENT_TYPES.map((type) => html`<option value="${type}"${selected(values.type, type)}>${t.types[type]}</option>`)}</select></label>
 <label>${f.id} <input name="id" inputmode="numeric" size="8" value="${values.id ?? ''}"></label>
 <label>${f.number} <input name="number" size="12" value="${values.number ?? ''}"></label>
-<label>${t.documents.contractorId} <input name="contractor" inputmode="numeric" size="8" value="${values.contractor ?? ''}"></label>
+${contractorInput(view, values, contractor)}
 <label>${f.dateFrom} ${dateInput(t, 'dateFrom', dateValue(values.dateFrom))}</label>
 <label>${f.dateTo} ${dateInput(t, 'dateTo', dateValue(values.dateTo))}</label>
 <label>${f.status} <select name="status"><option value="">${t.documents.any}</option><option value="1"${selected(values.status, '1')}>${t.status.posted}</option><option value="0"${selected(values.status, '0')}>${t.status.notPosted}</option></select></label>
@@ -83,7 +86,7 @@ export function documentsTable({ t }: View, found: ListedDocument[]) {
     html`<table class="results">
 <thead><tr><th>${columns.document}</th><th>${columns.number}</th><th>${columns.date}</th><th>${columns.contractor}</th><th class="num">${columns.sum}</th><th class="num">${columns.paid}</th><th>${columns.status}</th></tr></thead>
 <tbody>${found.map(
-      (d) => html`<tr><td>${documentLink(d.type, d.id, `${typeName(t, d.type)} ${d.id}`)}</td><td>${d.number ?? ''}</td><td>${day(d.date)}</td><td>${contractorLink(d.contractor.id, d.contractor.name)}</td>
+      (d) => html`<tr><td>${documentLink(d.type, d.id, t.document.listed(typeName(t, d.type), d.id))}</td><td>${d.number ?? ''}</td><td>${day(d.date)}</td><td>${contractorLink(d.contractor.id, d.contractor.name)}</td>
 <td class="num">${rubles(d.sum)}</td><td class="num">${d.paid === undefined ? '' : rubles(d.paid)}</td><td>${statusName(t, d.status)}</td></tr>`,
     )}</tbody></table>`,
   );
@@ -92,15 +95,19 @@ export function documentsTable({ t }: View, found: ListedDocument[]) {
 /** Find a document by type and id (straight to its page), or list those matching a number, contractor, dates and status. */
 export async function findDocumentsPage(c: Context, tb: Company, view: View): Promise<Response> {
   const { t } = view;
-  const form = readForm(c, findQuery);
   const values = formValues(c);
   const title = t.documents.title;
   const note = html`<p class="note">${t.documents.note}</p>`;
-  if (!form.asked) return sendPage(c, page(view, title, html`${findForm(view, values)}${note}`));
-  if (!form.ok) return sendPage(c, page(view, title, html`${findForm(view, values)}${problems(t, form.errors)}`), 400);
+  // A contractor named as typed: its documents, or a list to pick it from.
+  const typed = await answerTypedContractor(c, tb, view, '/audit/documents', values, (list) => page(view, title, html`${findForm(view, values, undefined)}${list}`));
+  if (typed !== undefined) return typed;
+  const form = readForm(c, findQuery);
+  const shownForm = findForm(view, values, await chosenContractor(tb, values));
+  if (!form.asked) return sendPage(c, page(view, title, html`${shownForm}${note}`));
+  if (!form.ok) return sendPage(c, page(view, title, html`${shownForm}${problems(t, form.errors)}`), 400);
   const { type, id, number, contractor, dateFrom, dateTo, status, after, before } = form.value;
   if (id !== undefined) {
-    if (type === undefined) return sendPage(c, page(view, title, html`${findForm(view, values)}${formProblem(t, t.problems.typeWithId)}`), 400);
+    if (type === undefined) return sendPage(c, page(view, title, html`${shownForm}${formProblem(t, t.problems.typeWithId)}`), 400);
     return c.redirect(documentHref(type, id), 303);
   }
   // Newest first; a `before` cursor reads toward the first page (oldest first) and is turned round.
@@ -116,7 +123,7 @@ export async function findDocumentsPage(c: Context, tb: Company, view: View): Pr
   const pager = html`<nav class="pager" aria-label="${t.fields.page}">${hasNewer ? html`<a href="${at({})}">${t.common.first}</a> <a href="${at({ before: named(found[0]) })}" rel="prev">${t.common.previous}</a>` : ''}
 ${hasOlder ? html`<a href="${at({ after: named(found.at(-1)!) })}" rel="next">${t.common.next}</a>` : ''}</nav>`;
   const results = found.length === 0 ? html`<p class="empty">${t.documents.noMatch}</p>` : html`${documentsTable(view, found)}${pager}`;
-  return sendPage(c, page(view, title, html`${findForm(view, values)}${note}${results}`));
+  return sendPage(c, page(view, title, html`${shownForm}${note}${results}`));
 }
 
 /** The document's display name: money documents carry theirs, documents of lines are named by type. */
@@ -130,12 +137,12 @@ interface Named {
   [field: string]: unknown;
 }
 
-/** A nested record (stock, user, company) as one line: its name, id and the rest of its scalar fields. */
-const namedText = (named: Named | null | undefined) =>
+/** A nested record (stock, user, company: `field`) as one line: its name, id and the rest of its fields, in the reader's words. */
+const namedText = (t: Texts, field: string, named: Named | null | undefined) =>
   named
-    ? `${named.name ?? ''} (id ${named.id})${leaves(named)
+    ? `${named.name ?? ''} (${t.document.inBase(named.id)})${leaves(named)
         .filter(([path, value]) => !['id', 'name'].includes(path) && value !== null && value !== undefined)
-        .map(([path, value]) => `, ${path}: ${String(value)}`)
+        .map(([path, value]) => `, ${fieldLabel(t, path)}: ${storedText(t, `${field}.${path}`, value)}`)
         .join('')}`
     : undefined;
 
@@ -145,12 +152,12 @@ function summary(view: View, d: ListedDocument) {
   const contractor = d.contractor;
   const year = d.date.slice(0, 4);
   return html`<dl class="fields">
-${dd(f.name, nameOf(d))}${dd(f.type, `${typeName(t, d.type)} (${d.type})`)}${dd(f.id, d.id)}${dd(f.number, d.number)}${dd(f.date, day(d.date))}
+${dd(f.name, nameOf(d))}${dd(f.type, html`${typeName(t, d.type)} <code>${d.type}</code>`)}${dd(f.id, d.id)}${dd(f.number, d.number)}${dd(f.date, day(d.date))}
 <dt>${f.status}</dt><dd>${statusName(t, d.status)}</dd>
 <dt>${f.contractor}</dt><dd>${contractorLink(contractor.id, contractor.name)}${contractor.inn ? `, ${t.statement.inn} ${contractor.inn}` : ''} · <a href="${statementHref(contractor.id, year)}">${t.document.statementFor(year)}</a></dd>
 <dt>${f.sum}</dt><dd>${rubles(d.sum)}</dd>
 ${d.paid === undefined ? '' : html`<dt>${f.paid}</dt><dd>${rubles(d.paid)}</dd>`}
-${dd(f.stock, namedText(d.stock as Named | null))}${dd(f.user, namedText(d.user as Named | null))}${dd(f.company, namedText(d.company as Named | null))}
+${dd(f.stock, namedText(t, 'stock', d.stock as Named | null))}${dd(f.user, namedText(t, 'user', d.user as Named | null))}${dd(f.company, namedText(t, 'company', d.company as Named | null))}
 ${dd(f.comment, d.comment)}${dd(f.created, typeof d.created === 'string' ? moscowText(d.created) : undefined)}${dd(f.edited, typeof d.edited === 'string' ? moscowText(d.edited) : undefined)}${dd(f.purpose, d.purpose)}
 </dl>`;
 }
@@ -187,7 +194,7 @@ async function paidSection({ t }: View, d: ListedDocument, tb: Company) {
   return html`<h2>${t.document.paidTitle}</h2>
 <p class="note">${t.document.paidNote}</p>
 <table class="paid"><thead><tr><th>${t.document.payment}</th><th class="num">${t.document.fields.sum}</th></tr></thead><tbody>
-${payments.map((p) => html`<tr><td>${documentLink(p.type, p.id, `${typeName(t, p.type)} ${p.id}`)}</td><td class="num">${rubles(fromKopecks(p.sum))}</td></tr>`)}
+${payments.map((p) => html`<tr><td>${documentLink(p.type, p.id, t.document.listed(typeName(t, p.type), p.id))}</td><td class="num">${rubles(fromKopecks(p.sum))}</td></tr>`)}
 <tr><th>${t.document.total}</th><th class="num">${rubles(total)}</th></tr></tbody></table>
 <p class="${agrees ? 'ok' : 'bad'}">${agrees ? t.document.paidAgrees(rubles(d.paid)) : t.document.paidDiffers(rubles(d.paid))}</p>`;
 }
@@ -203,13 +210,20 @@ export async function documentPage(c: Context, tb: Company, view: View): Promise
   const d = JSON.parse(json) as ListedDocument;
   const stream = `${type}-${id}`;
   // Independent reads, sent together: on a database server they travel at once instead of a round trip each.
-  const [history, numbers, paid, company] = await Promise.all([
+  // The names its history would read: its contractor's, and its lines' products' as it names them.
+  const lines = Array.isArray(d.products) ? (d.products as Line[]) : [];
+  const known = new Map([
+    ...(d.contractor.name ? [[`contractor-${d.contractor.id}`, d.contractor.name] as const] : []),
+    ...lines.flatMap((l) => (l.pr_id !== null && l.pr_name ? [[`product-${l.pr_id}`, l.pr_name] as const] : [])),
+  ]);
+  const [historyPage, numbers, paid, company] = await Promise.all([
     historyPageIn(tb, t, stream, c.req.query('history')),
     tb.documents.numbersOf(treeDocuments(d.tree)),
     paidSection(view, d, tb),
     readCompanyDetails(tb.audit, d.date),
   ]);
-  const title = `${typeName(t, type)} ${d.number ?? ''} (${type} ${id})`;
+  const history = await historyTable(tb, view, stream, historyPage, c.req.path, known);
+  const title = `${typeName(t, type)} ${d.number ?? ''} (${t.document.ref(type, id)})`;
   return sendPage(
     c,
     page(
@@ -223,7 +237,7 @@ ${Array.isArray(d.products) ? linesTable(view, d.products as Line[]) : ''}
 ${treeSvg(view, d.tree, numbers)}
 ${paid}
 <h2>${t.document.history}</h2>
-${historyTable(view, history, c.req.path)}
+${history}
 <details><summary>${t.document.asApi}</summary><pre class="mono">${JSON.stringify(d, null, 2)}</pre></details>`,
     ),
   );

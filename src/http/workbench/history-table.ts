@@ -5,7 +5,8 @@ import type { EventMeta, StoredEvent } from '../../events/store.ts';
 import type { Texts } from './texts.ts';
 import { type View, scrolling } from './layout.ts';
 import { href } from './links.ts';
-import { fieldLabel, leafName, leaves, moscowText, storedText } from './show.ts';
+import { eventName, fieldLabel, leaves, moscowText, storedText } from './show.ts';
+import { kindOf, recordNames, referencedStream, shownValue } from './record-names.ts';
 
 /** The names of the keys these events were written with, each read once. */
 export async function keyNamesOf(tb: Company, metas: EventMeta[]): Promise<Map<number, string | undefined>> {
@@ -47,31 +48,38 @@ export async function historyPageIn(tb: Company, t: Texts, stream: string, asked
   return { entries: entries.reverse(), upTo: last, length };
 }
 
-/** One changed value, nested ones (a document's lines, its company) field by field, only the leaves that differ. */
-export function fieldChanges(t: Texts, field: string, after: unknown, before: unknown, had: boolean) {
+/** The keys of the records the changes of these entries (of records of `kind`) name, for their names to be read at once. */
+export const referencedIn = (kind: string, entries: HistoryEntry[]) =>
+  entries.flatMap((entry) => [...Object.entries(entry.changes), ...Object.entries(entry.before)].flatMap(([field, value]) => leaves(value, field))).flatMap(([path, value]) => referencedStream(kind, path, value) ?? []);
+
+/** One changed value of a record of `kind`, nested ones (a document's lines, its company) field by field, only the leaves that differ; other records named by name. */
+export function fieldChanges(t: Texts, kind: string, names: Map<string, string>, field: string, after: unknown, before: unknown, had: boolean) {
   const was = new Map(had ? leaves(before, field) : []);
   const now = leaves(after, field);
   const paths = [...new Set([...now.map(([path]) => path), ...was.keys()])];
   const nowOf = new Map(now);
   return paths
-    .filter((path) => !had || storedText(leafName(path), was.get(path)) !== storedText(leafName(path), nowOf.get(path)))
+    .filter((path) => !had || storedText(t, path, was.get(path)) !== storedText(t, path, nowOf.get(path)))
     .map((path) => {
-      const shown = html`<span class="after">${storedText(leafName(path), nowOf.get(path))}</span>`;
+      const shown = html`<span class="after">${shownValue(t, kind, path, nowOf.get(path), names)}</span>`;
       const name = html`<b title="${path}">${fieldLabel(t, path)}</b>`;
-      return was.has(path) ? html`<li>${name}: <span class="before">${storedText(leafName(path), was.get(path))}</span> → ${shown}</li>` : html`<li>${name}: ${shown}</li>`;
+      return was.has(path) ? html`<li>${name}: <span class="before">${shownValue(t, kind, path, was.get(path), names)}</span> → ${shown}</li>` : html`<li>${name}: ${shown}</li>`;
     });
 }
 
-/** The changes of one event, field by field before → after. */
-export const entryChanges = (t: Texts, entry: HistoryEntry) =>
-  html`<ul class="changes">${Object.keys(entry.changes).flatMap((field) => fieldChanges(t, field, entry.changes[field], entry.before[field], field in entry.before))}</ul>`;
+/** The changes of one event of a record of `kind`, field by field before → after. */
+export const entryChanges = (t: Texts, kind: string, names: Map<string, string>, entry: HistoryEntry) =>
+  html`<ul class="changes">${Object.keys(entry.changes).flatMap((field) => fieldChanges(t, kind, names, field, entry.changes[field], entry.before[field], field in entry.before))}</ul>`;
 
 /**
- * A page of a record's history, newest first: each event, when (Moscow time), who, and each field it changed
- * before → after; links to the newer and older pages (`path` with `history` the newest version of that page).
+ * A page of a record's history (`stream`'s), newest first: each event, when (Moscow time), who, and each field it
+ * changed before → after, other records by name (the names the page knows already, `known` by key, are not read
+ * again); links to the newer and older pages (`path` with `history` the newest version of that page).
  */
-export function historyTable({ t }: View, { entries, upTo, length }: HistoryPage, path: string) {
+export async function historyTable(tb: Company, { t }: View, stream: string, { entries, upTo, length }: HistoryPage, path: string, known = new Map<string, string>()) {
   if (entries.length === 0) return html`<p class="empty">${t.history.empty}</p>`;
+  const kind = kindOf(stream);
+  const names = new Map([...known, ...(await recordNames(tb, t, referencedIn(kind, entries).filter((named) => !known.has(named))))]);
   const h = t.history;
   const at = (version: number) => `${href(path, { history: version })}#history`;
   const older = upTo - HISTORY_PAGE;
@@ -87,8 +95,8 @@ ${older >= 1 ? html`<a href="${at(older)}" rel="next">${t.common.next}</a> <a hr
 <thead><tr><th class="num">${h.seq}</th><th>${h.time}</th><th>${h.event}</th><th>${h.who}</th><th>${h.changes}</th></tr></thead>
 <tbody>${entries.map(
       (entry) => html`<tr data-seq="${entry.seq}">
-<td class="num"><a href="${href('/audit/log', { order: 'oldest', after: entry.seq - 1 })}">${entry.seq}</a></td><td>${moscowText(entry.time)}</td><td>${entry.type} (v${entry.streamVersion})</td><td>${entry.who}</td>
-<td>${entryChanges(t, entry)}</td></tr>`,
+<td class="num"><a href="${href('/audit/log', { order: 'oldest', after: entry.seq - 1 })}">${entry.seq}</a></td><td>${moscowText(entry.time)}</td><td>${h.eventOf(eventName(t, entry.type), entry.streamVersion)}</td><td>${entry.who}</td>
+<td>${entryChanges(t, kind, names, entry)}</td></tr>`,
     )}</tbody>
 </table>`,
   )}${pager}</div>`;

@@ -87,6 +87,14 @@ table.log tr.details td { background: #fbfcfd; white-space: normal; }
   header form, header .language { margin-left: 0; }
   dl.fields { grid-template-columns: 1fr; }
   .act .signatures { grid-template-columns: 1fr; }
+  /* A stacked table shows each row as a card of its columns, each labelled: every column on screen, nothing to scroll. */
+  table.stacked, table.stacked tbody, table.stacked tr, table.stacked td { display: block; }
+  table.stacked { background: none; }
+  table.stacked thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+  table.stacked tr { background: #fff; border: 1px solid #d5dbe3; margin-bottom: .5rem; }
+  table.stacked td { border: 0; border-top: 1px solid #eef1f5; display: flex; justify-content: space-between; gap: 1rem; text-align: right; white-space: normal; }
+  table.stacked td:first-child { border-top: 0; }
+  table.stacked td::before { content: attr(data-label); color: #46515e; text-align: left; }
 }
 @page { size: A4; margin: 14mm 12mm; }
 @media print {

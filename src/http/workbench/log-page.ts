@@ -10,13 +10,18 @@ import { parseMoment } from '../../lib/clock.ts';
 import type { Company } from '../../company.ts';
 import { queryInt } from '../query.ts';
 import { formValues, problems, readForm } from './forms.ts';
-import { entryChanges, historyIn } from './history-table.ts';
+import { entryChanges, historyIn, referencedIn } from './history-table.ts';
+import { kindOf, namedRecord, recordNames } from './record-names.ts';
+import { answerPick, pickRecord } from './pick.ts';
 import type { Texts } from './texts.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
 import { href, ownPageHref } from './links.ts';
-import { fieldLabel, moscowTime } from './show.ts';
+import { eventName, fieldLabel, moscowTime } from './show.ts';
 
 const PAGE_SIZE = 50;
+
+/** The start of records' keys (`sale-187`, `sale-`, `contractor-status-VIP`) as the filter takes it; any other text names a record as people know it. */
+const KEY_START = /^[a-z]+(?:-[a-z]+)*-?\d*$|^contractor-status-/i;
 
 const logQuery = z.object({
   order: z.enum(['newest', 'oldest']).optional().default('newest'),
@@ -32,11 +37,23 @@ const logQuery = z.object({
 });
 type LogAsked = z.output<typeof logQuery>;
 
-function logForm({ t }: View, values: Record<string, string>) {
+/**
+ * The event types to pick from, by name: every event of a kind of record (the filter matches the start of the type,
+ * whatever its case), then each type; a start typed into the address that is neither is kept as it was typed.
+ */
+function typeOptions({ t }: View, asked: string | undefined) {
+  const option = (value: string, text: string) => html`<option value="${value}"${value === asked ? html` selected` : ''}>${text}</option>`;
+  const choices: [string, string][] = [...Object.entries(t.log.typeGroups), ...Object.keys(t.events).map((type): [string, string] => [type, eventName(t, type)])];
+  const typed = asked !== undefined && !choices.some(([value]) => value === asked) ? option(asked, asked) : '';
+  return html`${option('', t.log.anyType)}${choices.map(([value, text]) => option(value, text))}${typed}`;
+}
+
+function logForm(view: View, values: Record<string, string>) {
+  const { t } = view;
   const order = values.order === 'oldest' ? 'oldest' : 'newest';
   return html`<form class="search" method="get" action="/audit/log">
-<label>${t.log.stream} <input name="stream" size="18" placeholder="sale-187, sale-" value="${values.stream ?? ''}"></label>
-<label>${t.log.type} <input name="type" size="18" placeholder="DocumentPosted, document" value="${values.type ?? ''}"></label>
+<label>${t.log.stream} <input name="stream" size="18" placeholder="${t.log.streamPlaceholder}" value="${values.stream ?? ''}"></label>
+<label>${t.log.type} <select name="type">${typeOptions(view, values.type)}</select></label>
 <label>${t.log.since} <input name="since" size="20" placeholder="${t.common.momentPlaceholder}" value="${values.since ?? ''}"></label>
 <label>${t.log.order} <select name="order"><option value="newest"${order === 'newest' ? html` selected` : ''}>${t.log.newest}</option><option value="oldest"${order === 'oldest' ? html` selected` : ''}>${t.log.oldest}</option></select></label>
 <button class="primary" type="submit">${t.common.show}</button>
@@ -86,12 +103,24 @@ function summaryOf({ t }: View, entry: HistoryEntry | undefined): string {
 /** The log a page at a time, newest or oldest first, each event a line that opens to its changes, each checked against the stored hash of the one before it. */
 export async function logPage(c: Context, tb: Company, view: View): Promise<Response> {
   const { t } = view;
-  const form = readForm(c, logQuery);
   const values = formValues(c);
+  // A record named as people know it (a name, INN, phone, document number or SKU): its events, or a list to pick it from.
+  const typed = values.stream?.trim();
+  if (typed !== undefined && !KEY_START.test(typed)) {
+    const pick = await pickRecord(tb, t, typed);
+    return answerPick(c, view, typed, pick, (record) => href('/audit/log', { ...values, stream: record.stream }), (list) => page(view, t.log.title, html`${logForm(view, values)}${list}`));
+  }
+  const form = readForm(c, logQuery);
   if (form.asked && !form.ok) return sendPage(c, page(view, t.log.title, html`${logForm(view, values)}${problems(t, form.errors)}`), 400);
   const asked: LogAsked = form.asked && form.ok ? form.value : { order: 'newest' };
   const { rows, more } = await readPage(tb, asked);
   const [links, changes, last] = [await checkLinks(rows, (seq) => tb.audit.hashAt(seq)), await changesOf(tb, t, rows), await tb.audit.lastSeq()];
+  // The page's records and those their changes name, read together.
+  const named = rows.flatMap((row) => {
+    const entry = changes.get(row.seq);
+    return [row.stream, ...(entry === undefined ? [] : referencedIn(kindOf(row.stream), [entry]))];
+  });
+  const names = await recordNames(tb, t, named);
   const broken = links.filter((link) => !link.ok);
   const filtered = asked.stream !== undefined || asked.type !== undefined || asked.since !== undefined;
 
@@ -118,7 +147,7 @@ ${hasNext ? html`<a href="${at(newest ? { before: String(lastRow!.seq) } : { aft
       : html`<p class="${broken.length === 0 ? 'ok' : 'bad'}" data-chain="${broken.length === 0 ? 'ok' : 'broken'}">${
           broken.length === 0
             ? t.log.chainOk(rows.length, Math.min(first.seq, lastRow!.seq), Math.max(first.seq, lastRow!.seq))
-            : t.log.chainBroken(broken.length, rows.length, broken.map((b) => (b.ok ? '' : b.problem)).join('; '))
+            : t.log.chainBroken(broken.length, rows.length, broken.map((b) => (b.ok ? '' : t.log.linkProblem(b.reason))).join('; '))
         }</p>
 <p class="note">${t.log.checked(filtered)}</p>`;
   const columns = t.log.columns;
@@ -126,11 +155,11 @@ ${hasNext ? html`<a href="${at(newest ? { before: String(lastRow!.seq) } : { aft
 <tbody>${rows.map((row, i) => {
     const link = links[i];
     const entry = changes.get(row.seq);
-    return html`<tr${link.ok ? '' : html` class="broken"`} data-seq="${row.seq}"><td class="num">${row.seq}</td><td>${moscowTime(row.recorded_at)}</td><td>${entry?.who ?? ''}</td><td>${row.type}</td>
-<td><a href="${ownPageHref(row.stream)}">${row.stream}</a></td>
-<td class="summary"><details><summary>${summaryOf(view, entry)}</summary>${entry === undefined ? '' : entryChanges(t, entry)}
+    return html`<tr${link.ok ? '' : html` class="broken"`} data-seq="${row.seq}"><td class="num">${row.seq}</td><td>${moscowTime(row.recorded_at)}</td><td>${entry?.who ?? ''}</td><td>${eventName(t, row.type)}</td>
+<td><a href="${ownPageHref(row.stream)}">${namedRecord(names, row.stream)}</a></td>
+<td class="summary"><details><summary>${summaryOf(view, entry)}</summary>${entry === undefined ? '' : entryChanges(t, kindOf(row.stream), names, entry)}
 <p class="note">${t.log.asStored}:</p><pre class="mono">${row.data}</pre><p class="mono">${t.log.hash} ${row.hash}</p></details></td>
-<td>${link.ok ? html`<span class="ok" aria-label="ok">✓</span>` : html`<span class="bad">✗ ${link.problem}</span>`}</td></tr>`;
+<td>${link.ok ? html`<span class="ok" aria-label="ok">✓</span>` : html`<span class="bad">✗ ${t.log.linkProblem(link.reason)}</span>`}</td></tr>`;
   })}</tbody></table>`;
   return sendPage(
     c,

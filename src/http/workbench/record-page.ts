@@ -3,15 +3,21 @@ import { html } from 'hono/html';
 import { z } from 'zod';
 import { foldVersions } from '../../audit/history.ts';
 import type { FoldedRecord } from '../../audit/record-fold.ts';
+import { DOCUMENT_TYPES } from '../../events/documents.ts';
 import { parseMoment } from '../../lib/clock.ts';
 import type { Company } from '../../company.ts';
 import { formValues, problems, readForm } from './forms.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
-import { ownPageHref } from './links.ts';
-import { fieldLabel, leafName, leaves, moment, moscowTime, storedText } from './show.ts';
+import { href, ownPageHref } from './links.ts';
+import { answerPick, pickRecord } from './pick.ts';
+import { eventName, fieldLabel, leaves, moment, moscowTime, storedText } from './show.ts';
+import { kindOf, namedRecord, recordNames, referencedStream, shownValue } from './record-names.ts';
+
+/** A record's key: its kind and id (`sale-187`), or a contractor status's name; any other text names a record as people know it. */
+const RECORD_KEY = new RegExp(`^(${['product', 'category', 'brand', 'contractor', 'import', ...DOCUMENT_TYPES].join('|')})-\\d+$|^contractor-status-.+$|^company$`);
 
 const recordQuery = z.object({
-  stream: z.string().regex(/^[a-z-]+-\d+$|^contractor-status-.+$|^company$/, 'must name a record, e.g. product-42, contractor-7, sale-187, company'),
+  stream: z.string().regex(RECORD_KEY, 'must name a record, e.g. product-42, contractor-7, sale-187, company'),
   at: z
     .string()
     .refine((text) => parseMoment(text) !== undefined, 'must be a moment: YYYY-MM-DD HH:MM:SS (Moscow time), or with an offset')
@@ -30,53 +36,23 @@ function recordForm({ t }: View, values: Record<string, string>) {
 const folded = ({ t }: View, record: FoldedRecord, total: number) =>
   record.lastEvent === undefined
     ? t.record.notYet
-    : t.record.folded(record.events, total, record.lastEvent.seq, record.lastEvent.type, moscowTime(record.lastEvent.recordedAt));
+    : t.record.folded(record.events, total, record.lastEvent.seq, eventName(t, record.lastEvent.type), moscowTime(record.lastEvent.recordedAt));
 
 /** A record's fields flattened to their leaves (a document's lines and company field by field). */
 const fieldValues = (fields: Record<string, unknown> | undefined) => new Map(leaves(fields ?? {}));
 
-type Referenced = 'category' | 'brand' | 'contractor' | 'product';
-
-/** Fields that name another record by its id, and that record's kind. */
-const REFERENCES: Record<string, Referenced> = { categoryId: 'category', brandId: 'brand', contractorId: 'contractor', pr_id: 'product' };
-
-/** The kind of record a field of a record of `kind` names, if it names one: a `parent` is one of the record's own kind. */
-const referenceOf = (kind: string, path: string): Referenced | undefined =>
-  leafName(path) === 'parent' ? (kind === 'category' || kind === 'product' ? kind : undefined) : REFERENCES[leafName(path)];
-
-/** The names of the records these fields name (`brand-3` → its name now), each read by its id. */
-async function referencedNames(tb: Company, recordKind: string, fields: Map<string, unknown>): Promise<Map<string, string>> {
-  const names = new Map<string, string>();
-  for (const [path, value] of fields) {
-    const kind = referenceOf(recordKind, path);
-    if (kind === undefined || typeof value !== 'number' || value < 1 || names.has(`${kind}-${value}`)) continue;
-    const named =
-      kind === 'category'
-        ? await tb.categories.byId(value)
-        : kind === 'brand'
-          ? await tb.brands.byId(value)
-          : kind === 'contractor'
-            ? await tb.contractors.byId(value)
-            : await tb.products.byId(value);
-    if (named?.name) names.set(`${kind}-${value}`, named.name);
-  }
-  return names;
-}
-
-/** A field's value as a cell: one naming another record is that record's name, linked to its page. */
-function cell(recordKind: string, path: string, value: unknown, names: Map<string, string>) {
-  const kind = referenceOf(recordKind, path);
-  const stream = `${kind}-${String(value)}`;
-  if (kind === undefined || typeof value !== 'number' || !names.has(stream)) return storedText(leafName(path), value);
-  return html`<a href="${ownPageHref(stream)}">${names.get(stream)}</a> (${value})`;
-}
-
 /** A record as its events left it at a moment, beside its state now; the fields that differ are marked. */
 export async function recordPage(c: Context, tb: Company, view: View): Promise<Response> {
   const { t } = view;
-  const form = readForm(c, recordQuery);
   const values = formValues(c);
   const explain = html`<p class="note">${t.record.explain}</p>`;
+  // A record named as people know it (a name, INN, phone, document number or SKU): the one found, or a list to pick from.
+  const typed = values.stream?.trim();
+  if (typed !== undefined && !RECORD_KEY.test(typed)) {
+    const pick = await pickRecord(tb, t, typed);
+    return answerPick(c, view, typed, pick, (record) => href('/audit/record', { ...values, stream: record.stream }), (list) => page(view, t.record.title, html`${recordForm(view, values)}${list}`));
+  }
+  const form = readForm(c, recordQuery);
   if (!form.asked) return sendPage(c, page(view, t.record.title, html`${recordForm(view, values)}${explain}`));
   if (!form.ok) return sendPage(c, page(view, t.record.title, html`${recordForm(view, values)}${problems(t, form.errors)}`), 400);
   const { stream, at = tb.clock() } = form.value;
@@ -88,18 +64,19 @@ export async function recordPage(c: Context, tb: Company, view: View): Promise<R
   if (length === 0) return sendPage(c, page(view, t.record.title, html`${recordForm(view, values)}<p class="empty">${t.record.noSuch(stream)}</p>`), 404);
   const [then, now] = [fieldValues(thenRecord.fields), fieldValues(nowRecord.fields)];
   const fields = [...new Set([...then.keys(), ...now.keys()])];
-  const text = (values: Map<string, unknown>, field: string) => (values.has(field) ? storedText(leafName(field), values.get(field)) : '');
+  const text = (values: Map<string, unknown>, field: string) => (values.has(field) ? storedText(t, field, values.get(field)) : '');
   const differs = (field: string) => text(then, field) !== text(now, field);
-  const kind = stream.slice(0, stream.lastIndexOf('-'));
-  const names = await referencedNames(tb, kind, new Map([...then, ...now]));
-  const shown = (values: Map<string, unknown>, field: string) => (values.has(field) ? cell(kind, field, values.get(field), names) : '');
+  const kind = kindOf(stream);
+  const referenced = [...then, ...now].flatMap(([path, value]) => referencedStream(kind, path, value) ?? []);
+  const names = await recordNames(tb, t, [stream, ...referenced]);
+  const shown = (values: Map<string, unknown>, field: string) => (values.has(field) ? shownValue(t, kind, field, values.get(field), names) : '');
   const when = moment(at);
   const own = ownPageHref(stream);
   return sendPage(
     c,
     page(
       view,
-      t.record.titleOf(stream, when),
+      t.record.titleOf(namedRecord(names, stream), when),
       html`${recordForm(view, values)}${explain}
 <p>${t.record.asOfLine(when, folded(view, thenRecord, length))}<br>${t.record.nowLine(folded(view, nowRecord, length))}
 ${own.startsWith('/audit/record') ? '' : html` <a href="${own}">${t.record.documentPage}</a>.`}</p>

@@ -62,25 +62,43 @@ export const dateValue = (value: string | undefined) => (value === undefined ? '
 
 /** Record fields the log keeps in kopecks, and the fields of a document's product lines that are. */
 const KOPECK_FIELDS = new Set(['sum', 'vatSum', 'minPrice', 'purchasePrice', 'salePrice', 'price', 'pr_price', 'balance', 'bonusBalance']);
+/** Fields of 0 or 1 and what each says: a document's flags and status, a contractor's part in the bonus programme. */
+const CHOICE_FIELDS: Record<string, (t: Texts) => [string, string]> = {
+  fiscal: (t) => [t.values.no, t.values.yes],
+  vatIncluded: (t) => [t.values.no, t.values.yes],
+  status: (t) => [t.status.notPosted, t.status.posted],
+  'bonus.status': (t) => t.values.bonusStatus,
+};
 /** Record fields the log keeps as UTC ISO times. */
 const TIME_FIELDS = new Set(['created', 'edited']);
 
-/** A value of a record's field as stored in the log, as page text: money in rubles, dates and times as people write them. */
-export function storedText(field: string, value: unknown): string {
+/** Fields (list positions left out) whose values are the API's words, each said in the reader's words (`user.type`: `admin` → администратор). */
+const WORD_FIELDS: Record<string, (t: Texts) => Record<string, string>> = { 'user.type': (t) => t.values.userTypes, 'basedOn.type': (t) => t.types };
+
+/**
+ * A value of a record's field (by its path) as stored in the log, as page text in the reader's words: money in
+ * rubles, dates and times as people write them, yes and no, an empty list as none.
+ */
+export function storedText(t: Texts, path: string, value: unknown): string {
+  const field = leafName(path);
   if (value === undefined || value === null) return '';
+  if (typeof value === 'boolean') return value ? t.values.yes : t.values.no;
   if (typeof value === 'number' && KOPECK_FIELDS.has(field)) return kopecksAsRubles(value);
+  if ((value === 0 || value === 1) && CHOICE_FIELDS[path] !== undefined) return CHOICE_FIELDS[path](t)[value];
   if (typeof value === 'string' && TIME_FIELDS.has(field) && !Number.isNaN(Date.parse(value))) return moscowTime(value);
   if (typeof value === 'string' && isCalendarDate(value)) return day(value);
-  if (typeof value === 'string') return value;
+  const words = WORD_FIELDS[path.replace(/\.\d+(?=\.|$)/g, '')];
+  if (typeof value === 'string') return words === undefined ? value : (words(t)[value] ?? value);
   if (typeof value !== 'object') return String(value);
+  if (Object.keys(value).length === 0) return t.values.none;
   return JSON.stringify(value);
 }
 
-/** A value nested in objects and lists, flattened to its leaves: `company.bankAccount.bic` → its value. */
+/** A value nested in objects and lists, flattened to its leaves: `company.bankAccount.bic` → its value; an empty list or object is a leaf. */
 export function leaves(value: unknown, path = ''): [string, unknown][] {
   if (value !== null && typeof value === 'object') {
     const entries = Array.isArray(value) ? value.map((item, i) => [String(i + 1), item] as const) : Object.entries(value);
-    if (entries.length === 0) return [[path, Array.isArray(value) ? '[]' : '{}']];
+    if (entries.length === 0) return [[path, value]];
     return entries.flatMap(([key, item]) => leaves(item, path === '' ? key : `${path}.${key}`));
   }
   return [[path, value]];
@@ -99,6 +117,9 @@ export const leafName = (path: string) => path.slice(path.lastIndexOf('.') + 1);
 
 /** A document's status as people say it. */
 export const statusName = (t: Texts, status: unknown) => (status === 1 ? t.status.posted : status === 0 ? t.status.notPosted : String(status));
+
+/** An event type's name in the reader's words (a type this release does not know, as the log holds it). */
+export const eventName = (t: Texts, type: string) => (t.events as Record<string, string>)[type] ?? type;
 
 /** A document type's name. */
 export const typeName = (t: Texts, type: string) => t.types[type as DocumentType] ?? type;

@@ -7,13 +7,15 @@ import { statementQuery } from '../routes/audit.ts';
 import { type Act, actDocument, actOf, balanceInWords, balanceSides, closingSentence, partyKind, partyLine, preamble, signatureBlocks } from './act.ts';
 import { XLSX_TYPE, actCsv, actXlsx } from './act-files.ts';
 import { dateInput, formProblem, formValues, problems, readForm } from './forms.ts';
+import { answerTypedContractor, chosenContractor, contractorInput } from './pick.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
 import { statementHref } from './links.ts';
 import { contractorLink, dateValue, day, documentLink, rubles } from './show.ts';
 
-function statementForm({ t }: View, values: Record<string, string>, today: string) {
+function statementForm(view: View, values: Record<string, string>, today: string, contractor: string | undefined) {
+  const { t } = view;
   return html`<form class="search" method="get" action="/audit/statement">
-<label>${t.statement.contractorId} <input name="contractor" inputmode="numeric" size="8" value="${values.contractor ?? ''}" required></label>
+${contractorInput(view, values, contractor, true)}
 <label>${t.fields.dateFrom} ${dateInput(t, 'dateFrom', dateValue(values.dateFrom ?? `${today.slice(0, 4)}-01-01`), true)}</label>
 <label>${t.fields.dateTo} ${dateInput(t, 'dateTo', dateValue(values.dateTo ?? today), true)}</label>
 <button class="primary" type="submit">${t.common.show}</button>
@@ -24,11 +26,16 @@ function statementForm({ t }: View, values: Record<string, string>, today: strin
 async function askedAct(c: Context, tb: Company, view: View) {
   const { t } = view;
   const today = formatMoscow(tb.clock()).slice(0, 10);
-  const form = readForm(c, statementQuery);
   const values = formValues(c);
-  const refuse = (body: ReturnType<typeof html>, status: 200 | 400 | 404) => ({
-    answer: sendPage(c, page(view, t.statement.title, html`${statementForm(view, values, today)}${body}`), status),
+  const answered = (response: Response) => ({ answer: Promise.resolve(response) });
+  const refuse = async (body: ReturnType<typeof html>, status: 200 | 400 | 404) => ({
+    answer: sendPage(c, page(view, t.statement.title, html`${statementForm(view, values, today, await chosenContractor(tb, values))}${body}`), status),
   });
+  // A contractor named as typed: the act of the one found, or a list to pick from.
+  const pageWith = (list: ReturnType<typeof html>) => page(view, t.statement.title, html`${statementForm(view, values, today, undefined)}${list}`);
+  const typed = await answerTypedContractor(c, tb, view, new URL(c.req.url).pathname, values, pageWith);
+  if (typed !== undefined) return answered(typed);
+  const form = readForm(c, statementQuery);
   if (!form.asked) return refuse(html`<p class="note">${t.statement.pickContractor}</p>`, 200);
   if (!form.ok) return refuse(problems(t, form.errors), 400);
   const { contractor: id, dateFrom, dateTo } = form.value;
@@ -104,7 +111,7 @@ export async function statementPage(c: Context, tb: Company, view: View): Promis
     page(
       view,
       t.statement.title,
-      html`${statementForm(view, values, today)}
+      html`${statementForm(view, values, today, act.contractor.name)}
 <p class="no-print">${contractorLink(act.contractor.id, act.contractor.name)}</p>
 ${actSection(view, act, s)}
 ${s.dateTo >= today ? reconciled : ''}

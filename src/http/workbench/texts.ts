@@ -1,5 +1,8 @@
+import { type AnchorProblem, type AnchorsFileProblem, anchorProblemText } from '../../audit/anchors.ts';
 import { ENGLISH_WHO, type WhoWords } from '../../audit/history.ts';
+import { type LinkProblem, linkProblemText } from '../../audit/verify-chain.ts';
 import type { DocumentType } from '../../events/documents.ts';
+import type { DomainEvent } from '../../events/registry.ts';
 import { moscowText } from './show.ts';
 
 /** The workbench's languages. */
@@ -43,6 +46,29 @@ const enTypes: Record<DocumentType, string> = {
   bonus: 'Bonus payment',
 };
 
+const ruEvents: Record<DomainEvent['type'], string> = {
+  ProductAdded: 'Товар добавлен',
+  ProductEdited: 'Товар изменён',
+  ProductPricesUpdated: 'Цены товара изменены',
+  CategoryAdded: 'Группа товаров добавлена',
+  CategoryEdited: 'Группа товаров изменена',
+  BrandAdded: 'Бренд добавлен',
+  BrandEdited: 'Бренд изменён',
+  ContractorAdded: 'Контрагент добавлен',
+  ContractorEdited: 'Контрагент изменён',
+  ContractorStatusCreated: 'Статус контрагентов создан',
+  DocumentRecorded: 'Документ записан',
+  DocumentRevised: 'Документ исправлен',
+  DocumentPosted: 'Документ проведён',
+  DocumentUnposted: 'Проведение документа отменено',
+  DocumentLinked: 'Документу указаны основания',
+  ImportRunRecorded: 'Запуск импорта записан',
+  CompanyDetailsSet: 'Реквизиты организации заданы',
+};
+
+/** English pages name events as the log and the API do. */
+const enEvents = Object.fromEntries(Object.keys(ruEvents).map((type) => [type, type])) as Record<DomainEvent['type'], string>;
+
 const plural = (n: number, one: string, few: string, many: string) => {
   const [d10, d100] = [n % 10, n % 100];
   return d10 === 1 && d100 !== 11 ? one : d10 >= 2 && d10 <= 4 && (d100 < 10 || d100 >= 20) ? few : many;
@@ -67,6 +93,15 @@ export const ru = {
   },
   status: { posted: 'проведён', notPosted: 'не проведён' },
   types: ruTypes,
+  events: ruEvents,
+  /** Values said in words: yes and no, an empty list, and the API's words for kinds of things. */
+  values: {
+    yes: 'да',
+    no: 'нет',
+    none: 'нет',
+    bonusStatus: ['не участвует', 'участвует'] as [string, string],
+    userTypes: { admin: 'администратор', user: 'сотрудник' } as Record<string, string>,
+  },
   problems: {
     heading: 'Не удалось выполнить запрос:',
     date: (field: string) => `«${field}»: нужна дата в виде ДД.ММ.ГГГГ (например, 31.12.2025).`,
@@ -78,11 +113,11 @@ export const ru = {
     tooLong: (field: string) => `«${field}»: слишком длинное значение.`,
     other: (field: string) => `«${field}»: значение не распознано.`,
     periodReversed: 'Конец периода раньше его начала.',
-    typeWithId: 'Укажите тип документа вместе с его номером в базе (id).',
+    typeWithId: 'Укажите тип документа вместе с его номером в базе.',
   },
   fields: {
     type: 'Тип',
-    id: 'Id',
+    id: 'Номер в базе',
     number: 'Номер',
     contractor: 'Контрагент',
     dateFrom: 'С',
@@ -91,7 +126,7 @@ export const ru = {
     offset: 'Смещение',
     stream: 'Запись',
     at: 'На момент',
-    after: 'После seq',
+    after: 'После №',
     since: 'С момента',
     order: 'Порядок',
     q: 'Поиск',
@@ -101,7 +136,7 @@ export const ru = {
     title: 'Вход',
     key: 'Ключ аудитора',
     submit: 'Войти',
-    note: 'Сюда входят по ключам, созданным командой tradebook keys create --scope audit. Ключ проверяется один раз; затем браузер хранит только cookie сеанса, который заканчивается через 8 часов, при истечении или отзыве ключа либо при выходе.',
+    note: 'Сюда входят по ключам, созданным командой tradebook keys create --scope audit. Ключ проверяется один раз; затем браузер хранит только метку сеанса, который заканчивается через 8 часов, при истечении или отзыве ключа либо при выходе.',
     unknownKey: 'Такой ключ не найден, отозван или истёк, или это не ключ аудитора (с областью audit).',
     ended: 'Сеанс завершён. Войдите снова.',
     lifetime: 'Сеанс завершён: прошло 8 часов с момента входа. Войдите снова.',
@@ -119,7 +154,6 @@ export const ru = {
   },
   documents: {
     title: 'Поиск документа',
-    contractorId: 'Id контрагента',
     any: 'любой',
     noMatch: 'Документов с такими условиями нет. Попробуйте убрать часть условий или расширить период.',
     note: 'Номер ищется без учёта регистра; можно ввести только цифры номера (000001 найдёт SA-000001). Сначала новые.',
@@ -127,12 +161,17 @@ export const ru = {
   },
   document: {
     noSuch: 'Документ не найден',
-    addressed: 'Документ открывается по типу и id, например /audit/document/sale/187.',
-    none: (type: string, id: number) => `Документа «${type}» с id ${id} нет.`,
+    addressed: 'Документ открывается по типу и номеру в базе, например /audit/document/sale/187.',
+    none: (type: string, id: number) => `Документа «${type}» с номером в базе ${id} нет.`,
+    /** A document named by its address, as titles show it beside its type's name. */
+    ref: (_type: string, id: number) => `№ ${id} в базе`,
+    /** A document in a list, by its type's name and id. */
+    listed: (name: string, id: number) => `${name} (№ ${id} в базе)`,
+    inBase: (id: number) => `№ ${id} в базе`,
     fields: {
       name: 'Название',
       type: 'Тип',
-      id: 'Id',
+      id: 'Номер в базе',
       number: 'Номер',
       date: 'Дата',
       status: 'Статус',
@@ -174,7 +213,7 @@ export const ru = {
   } as WhoWords,
   /** Names of records' fields (by the last name of a nested one: `products.1.pr_price` → `pr_price`). */
   recordFields: {
-    id: 'Id',
+    id: 'Номер в базе',
     type: 'Тип',
     name: 'Наименование',
     sku: 'Артикул',
@@ -251,6 +290,7 @@ export const ru = {
     bank: 'Банк',
     korNumber: 'Корр. счёт',
     rasNumber: 'Расчётный счёт',
+    logo: 'Логотип',
     // An import run's record (stream import-<run>).
     runId: 'Запуск импорта',
     note: 'Примечание',
@@ -264,19 +304,20 @@ export const ru = {
     events: 'Событий',
   } as Record<string, string>,
   history: {
-    seq: 'seq',
+    seq: '№',
     time: 'Время (МСК)',
     event: 'Событие',
     who: 'Кто',
     changes: 'Изменения',
     empty: 'Событий нет.',
     shown: (from: number, to: number, of: number) => `Версии ${from}–${to} из ${of}, сначала новые.`,
+    eventOf: (name: string, version: number) => `${name} (версия ${version})`,
   },
   record: {
     title: 'Запись на дату',
     titleOf: (stream: string, at: string) => `${stream} на ${at}`,
-    stream: 'Запись',
-    streamPlaceholder: 'product-42, contractor-7, sale-187',
+    stream: 'Запись: название, ИНН, телефон, номер документа или артикул',
+    streamPlaceholder: 'например, Ромашка, 7701234567 или SA-000024',
     at: 'На дату (по Москве)',
     explain:
       'Собственные поля записи, собранные из её событий до указанного момента: деньги в рублях, время московское. Дата без времени означает конец этого дня. Показатели, вычисляемые из других записей (оплата и дерево документа, сальдо контрагента), сюда не входят: сальдо контрагента на дату — это конечное сальдо акта сверки.',
@@ -286,13 +327,13 @@ export const ru = {
     asOfLine: (at: string, folded: string) => `На ${at}: ${folded}.`,
     nowLine: (folded: string) => `Сейчас: ${folded}.`,
     documentPage: 'Страница документа',
+    documentNamed: (type: string, number: string | null, date: string) => (number ? `${type} № ${number} от ${date}` : `${type} от ${date}`),
     field: 'Поле',
     then: (at: string) => `На ${at}`,
     now: 'Сейчас',
   },
   statement: {
     title: 'Акт сверки взаимных расчётов',
-    contractorId: 'Контрагент (id)',
     heading: (from: string, to: string) => `за период с ${from} по ${to}`,
     between: (company: string, contractor: string) => `между ${company} и ${contractor}`,
     preamble: (company: string, contractor: string) =>
@@ -331,8 +372,8 @@ export const ru = {
     downloads: 'Скачать:',
     xlsx: 'Excel (XLSX)',
     csv: 'CSV для Excel',
-    noContractor: (id: number) => `Контрагента с id ${id} нет.`,
-    pickContractor: 'Найдите контрагента по названию или ИНН на странице «Контрагенты» или укажите его id.',
+    noContractor: (id: number) => `Контрагента с номером в базе ${id} нет.`,
+    pickContractor: 'Введите название контрагента (или его часть), ИНН или телефон.',
     sheet: 'Акт сверки',
     none: 'За период проведённых документов нет.',
   },
@@ -344,7 +385,7 @@ export const ru = {
     noMatch: (q: string) => `Контрагентов по запросу «${q}» не найдено. Проверьте написание или поищите по ИНН.`,
     columns: { name: 'Наименование', inn: 'ИНН', kpp: 'КПП', phone: 'Телефон', balance: 'Сальдо' },
     more: (n: number) => `Показаны первые ${n}; уточните запрос, чтобы увидеть остальные.`,
-    noSuch: (id: number) => `Контрагента с id ${id} нет.`,
+    noSuch: (id: number) => `Контрагента с номером в базе ${id} нет.`,
     balance: 'Сальдо',
     balanceMeaning: (sum: string) => `${sum} (больше нуля — организация должна контрагенту, меньше нуля — контрагент должен организации)`,
     documents: 'Документы',
@@ -352,38 +393,71 @@ export const ru = {
     statement: (year: string) => `Акт сверки за ${year} год`,
     history: 'История записи',
   },
+  pick: {
+    contractor: 'Контрагент',
+    contractorPlaceholder: 'название, ИНН или телефон',
+    several: (q: string) => `По запросу «${q}» найдено несколько — выберите:`,
+    more: (n: number) => `Показаны первые ${n}; уточните запрос, чтобы увидеть остальные.`,
+    none: (q: string) => `По запросу «${q}» ничего не найдено. Проверьте написание или поищите по ИНН, телефону или номеру.`,
+  },
   log: {
     title: 'Журнал событий',
-    stream: 'Запись (начало)',
-    type: 'Тип события (начало)',
+    stream: 'Запись: название, номер или начало ключа',
+    streamPlaceholder: 'например, Ромашка или sale-187',
+    type: 'Событие',
+    anyType: 'любое',
+    /** Filters by the start of the type: every event of a kind of record. */
+    typeGroups: { Product: 'все события товаров', Category: 'все события групп товаров', Brand: 'все события брендов', Contractor: 'все события контрагентов', Document: 'все события документов' },
     since: 'С момента (МСК)',
     order: 'Порядок',
     newest: 'сначала новые',
     oldest: 'сначала старые',
     holds: (n: number) => `В журнале ${n} ${plural(n, 'событие', 'события', 'событий')}.`,
-    noMatch: 'Событий с такими условиями нет. Фильтры по записи и типу ищут по началу, без учёта регистра (sale- найдёт все отгрузки).',
-    chainOk: (n: number, from: number, to: number) => `Каждое из ${n} показанных событий (seq ${from}–${to}) даёт свой сохранённый хеш из сохранённого хеша предыдущего события.`,
+    noMatch: 'Событий с такими условиями нет. Запись ищется по началу её ключа без учёта регистра: contractor-1 найдёт и contractor-1, и contractor-15.',
+    chainOk: (n: number, from: number, to: number) => `Каждое из ${n} показанных событий (№ ${from}–${to}) даёт свой сохранённый хеш из сохранённого хеша предыдущего события.`,
     chainBroken: (bad: number, n: number, problems: string) => `${bad} из ${n} показанных событий не сходятся: ${problems}.`,
     checked: (filtered: boolean) =>
-      `Проверено: каждое показанное событие, его поля и сохранённый хеш события seq − 1${filtered ? ' (которое фильтр может скрывать)' : ''}. Не проверено: события вне этой страницы и верен ли сам хеш события перед первым показанным. Всю цепочку проверяет tradebook verify; что оператор не переписал её после известной вам головы — ваши якоря (страница «Якоря»).`,
-    columns: { seq: 'seq', time: 'Время (МСК)', who: 'Кто', event: 'Событие', record: 'Запись', summary: 'Что изменилось', chain: 'Цепочка' },
+      `Проверено: каждое показанное событие, его поля и сохранённый хеш предыдущего события (№ − 1)${filtered ? ' (которое фильтр может скрывать)' : ''}. Не проверено: события вне этой страницы и верен ли сам хеш события перед первым показанным. Всю цепочку проверяет tradebook verify; что оператор не переписал её после известной вам головы — ваши якоря (страница «Якоря»).`,
+    columns: { seq: '№', time: 'Время (МСК)', who: 'Кто', event: 'Событие', record: 'Запись', summary: 'Что изменилось', chain: 'Цепочка' },
     details: 'Подробно',
     asStored: 'Как хранится (деньги в копейках, время UTC — это покрывают хеши)',
     hash: 'хеш',
     fieldsChanged: (n: number) => `${n} ${plural(n, 'поле', 'поля', 'полей')}`,
     created: 'создана',
+    linkProblem: (reason: LinkProblem) =>
+      reason.kind === 'previousMissing' ? `нет предшествующего ему события № ${reason.seq - 1}` : `событие № ${reason.seq} не даёт свой сохранённый хеш`,
   },
   anchors: {
     title: 'Проверка якорей',
     paste: 'Якоря, по одному в строке, как их вывела команда tradebook anchor',
     file: 'или файл с ними',
     submit: 'Проверить',
-    note: 'Якорь — это голова журнала (seq и хеш), подписанная ключом, который хранится отдельно от базы. Если журнал всё ещё содержит ровно эту голову, ничего на ней и ниже не переписано с момента создания якоря, что бы ещё ни контролировал оператор. Сверьте отпечаток каждого подписанта с отпечатком ключа, которому доверяете.',
+    note: 'Якорь — это голова журнала (номер последнего события и его хеш), подписанная ключом, который хранится отдельно от базы. Если журнал всё ещё содержит ровно эту голову, ничего на ней и ниже не переписано с момента создания якоря, что бы ещё ни контролировал оператор. Сверьте отпечаток каждого подписанта с отпечатком ключа, которому доверяете.',
     allHold: (n: number) => `Все якоря (${n}) сходятся.`,
     someFail: (bad: number, n: number) => `Не сходятся ${bad} из ${n}.`,
-    columns: { seq: 'seq', signer: 'Подписант', anchored: 'Создан (МСК)', result: 'Результат' },
+    columns: { seq: '№', signer: 'Подписант', anchored: 'Создан (МСК)', result: 'Результат' },
     holds: 'сходится',
     fails: (problem: string) => `не сходится: ${problem}`,
+    problem: (reason: AnchorProblem | AnchorsFileProblem) => {
+      switch (reason.kind) {
+        case 'signature':
+          return 'подпись не соответствует содержимому якоря и его открытому ключу';
+        case 'beyondLog':
+          return `в журнале нет события № ${reason.seq}: он кончается раньше головы якоря`;
+        case 'rewritten':
+          return `у события № ${reason.seq} в журнале хеш ${reason.stored}, а в якоре — ${reason.anchored}: журнал переписан на событии № ${reason.seq} или раньше`;
+        case 'notJson':
+          return `строка ${reason.line} — не JSON`;
+        case 'notAnchor':
+          return `строка ${reason.line} — не якорь в том виде, в каком его выводит команда tradebook anchor`;
+        case 'empty':
+          return 'в файле нет ни одного якоря';
+        case 'tooMany':
+          return `больше ${reason.limits.count} якорей: проверяйте не больше ${reason.limits.count} за раз`;
+        case 'tooManyBytes':
+          return `больше ${reason.limits.bytes / 1024} КиБ якорей: проверяйте не больше ${reason.limits.count} якорей за раз`;
+      }
+    },
   },
   errors: {
     notFound: 'Страница не найдена',
@@ -417,6 +491,8 @@ export const en: Texts = {
   },
   status: { posted: 'posted', notPosted: 'not posted' },
   types: enTypes,
+  events: enEvents,
+  values: { yes: 'yes', no: 'no', none: 'none', bonusStatus: ['not taking part', 'taking part'], userTypes: { admin: 'administrator', user: 'employee' } },
   problems: {
     heading: 'The request could not be done:',
     date: (field) => `“${field}”: give a date as DD.MM.YYYY (e.g. 31.12.2025).`,
@@ -469,7 +545,6 @@ export const en: Texts = {
   },
   documents: {
     title: 'Find a document',
-    contractorId: 'Contractor id',
     any: 'any',
     noMatch: 'No document matches. Try fewer conditions or a longer period.',
     note: 'Numbers are found whatever their case, or by their digits alone (000001 finds SA-000001). Newest first.',
@@ -479,6 +554,9 @@ export const en: Texts = {
     noSuch: 'No such document',
     addressed: 'Documents are addressed by type and id, e.g. /audit/document/sale/187.',
     none: (type, id) => `There is no ${type} ${id}.`,
+    ref: (type, id) => `${type} ${id}`,
+    listed: (name, id) => `${name} ${id}`,
+    inBase: (id) => `id ${id}`,
     fields: {
       name: 'Name',
       type: 'Type',
@@ -594,6 +672,7 @@ export const en: Texts = {
     bank: 'Bank',
     korNumber: 'Correspondent account',
     rasNumber: 'Current account',
+    logo: 'Logo',
     runId: 'Import run',
     note: 'Note',
     file: 'File',
@@ -613,12 +692,13 @@ export const en: Texts = {
     changes: 'Changes',
     empty: 'No events.',
     shown: (from, to, of) => `Versions ${from}–${to} of ${of}, newest first.`,
+    eventOf: (name, version) => `${name} (v${version})`,
   },
   record: {
     title: 'A record as of a moment',
     titleOf: (stream, at) => `${stream} as of ${at}`,
-    stream: 'Record',
-    streamPlaceholder: 'product-42, contractor-7, sale-187',
+    stream: "Record: a name, INN, phone, document number or SKU",
+    streamPlaceholder: 'e.g. Romashka, 7701234567 or SA-000024',
     at: 'As of (Moscow time)',
     explain:
       "A record's own fields, folded from its events up to the moment: money in rubles, times in Moscow time. A date alone means the end of that day. Figures derived from other records (a document's paid and tree, a contractor's balance) are not among them: a contractor's balance at a date is the closing balance of its reconciliation.",
@@ -628,13 +708,13 @@ export const en: Texts = {
     asOfLine: (at, folded) => `As of ${at}: ${folded}.`,
     nowLine: (folded) => `Now: ${folded}.`,
     documentPage: 'Its document page',
+    documentNamed: (type, number, date) => (number ? `${type} No. ${number} of ${date}` : `${type} of ${date}`),
     field: 'Field',
     then: (at) => `As of ${at}`,
     now: 'Now',
   },
   statement: {
     title: 'Reconciliation statement',
-    contractorId: 'Contractor (id)',
     heading: (from, to) => `for ${from} – ${to}`,
     between: (company, contractor) => `between ${company} and ${contractor}`,
     preamble: (company, contractor) =>
@@ -671,7 +751,7 @@ export const en: Texts = {
     xlsx: 'Excel (XLSX)',
     csv: 'CSV for Excel',
     noContractor: (id) => `There is no contractor ${id}.`,
-    pickContractor: 'Find the contractor by name or INN on the Contractors page, or give its id.',
+    pickContractor: "Type the contractor's name (or part of it), INN or phone.",
     sheet: 'Reconciliation',
     none: 'No posted document in the period.',
   },
@@ -691,10 +771,20 @@ export const en: Texts = {
     statement: (year) => `Reconciliation for ${year}`,
     history: "The record's history",
   },
+  pick: {
+    contractor: 'Contractor',
+    contractorPlaceholder: 'name, INN or phone',
+    several: (q) => `Several match “${q}”: pick one.`,
+    more: (n) => `The first ${n} are shown; narrow the search to see the rest.`,
+    none: (q) => `Nothing matches “${q}”. Check the spelling, or search by INN, phone or number.`,
+  },
   log: {
     title: 'The event log',
-    stream: 'Record (starts with)',
-    type: 'Event type (starts with)',
+    stream: 'Record: a name, number or the start of its key',
+    streamPlaceholder: 'e.g. Romashka, sale-187 or sale-',
+    type: 'Event',
+    anyType: 'any',
+    typeGroups: { Product: 'every product event', Category: 'every category event', Brand: 'every brand event', Contractor: 'every contractor event', Document: 'every document event' },
     since: 'Since (Moscow time)',
     order: 'Order',
     newest: 'newest first',
@@ -711,6 +801,7 @@ export const en: Texts = {
     hash: 'hash',
     fieldsChanged: (n) => `${n} field${n === 1 ? '' : 's'}`,
     created: 'created',
+    linkProblem: linkProblemText,
   },
   anchors: {
     title: 'Check anchors',
@@ -723,6 +814,7 @@ export const en: Texts = {
     columns: { seq: 'seq', signer: 'Signer', anchored: 'Anchored (Moscow)', result: 'Result' },
     holds: 'holds',
     fails: (problem) => `fails: ${problem}`,
+    problem: anchorProblemText,
   },
   errors: {
     notFound: 'Page not found',

@@ -70,7 +70,7 @@ const box = ({ t }: View, numbers: NumbersOf) => ({ node, x, y }: Placed) => {
   const date = known ? day(known.date) : node.created === null ? t.document.noDate : day(node.created);
   const detail = `${date} · ${statusName(t, node.status)}`;
   return html`<a href="${documentHref(node.type, node.id)}" data-node="${node.type}-${node.id}"${self ? html` data-this="1"` : ''}>
-<title>${label}, ${detail} (${node.type} ${node.id})${self ? `: ${t.document.thisOne}` : ''}</title>
+<title>${label}, ${detail} (${t.document.ref(node.type, node.id)})${self ? `: ${t.document.thisOne}` : ''}</title>
 <rect x="${x}" y="${y}" width="${BOX_W}" height="${BOX_H}" rx="5" fill="${self ? '#1f3a5f' : node.status === 1 ? '#eaf3ea' : '#f3f3f3'}" stroke="${self ? '#1f3a5f' : '#9aa7b5'}" stroke-width="${self ? 2.5 : 1}"/>
 <text x="${x + 8}" y="${y + 19}" font-size="13" font-weight="600" fill="${self ? '#fff' : '#1d232a'}">${label}</text>
 <text x="${x + 8}" y="${y + 37}" font-size="11" fill="${self ? '#dfe7f1' : '#46515e'}">${detail}</text>

@@ -1,11 +1,13 @@
 import { phoneDigits } from '../../lib/phone.ts';
-import type { SqlSession } from '../../storage/sql.ts';
+import { type SqlSession, keyedRead } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../events/contractors.ts';
 import { idCount, idPage, pageLimit } from '../id-counts.ts';
 import { nameKey } from './views.ts';
 
 // A page's first id from the counts, then the rows on from it in id order; the count is one seek.
 const PAGING = { rows: 'contractors', counts: 'contractor_id_counts' };
+
+const namesByIds = keyedRead<number, string | null>((list) => `SELECT id, record FROM contractors WHERE id IN (${list})`, (record) => (JSON.parse(record as string) as ContractorRecord).name);
 
 /** The contractors' reads: pages, one contractor's JSON or record, and the lookups commands decide by. */
 export function contractorQueries(session: SqlSession) {
@@ -53,6 +55,11 @@ export function contractorQueries(session: SqlSession) {
     /** The ids of the contractors with this phone as phone1 or phone2, digits compared. */
     idsByPhone: async (phone: string, limit: number) =>
       (await session.rows<[number]>('SELECT contractor_id FROM contractor_phones WHERE digits = ? ORDER BY contractor_id LIMIT ?', [phoneDigits(phone), limit])).map(([id]) => id),
+    /** The ids of the contractors named exactly this, whatever its case (a seek on the name index). */
+    idsByName: async (name: string, limit: number) =>
+      (await session.rows<[number]>('SELECT id FROM contractors WHERE name_key = ? ORDER BY id LIMIT ?', [nameKey(name.trim()), limit])).map(([id]) => id),
+    /** The names of the contractors with these ids, by id (those without a name are null; unknown ids are left out). */
+    namesByIds: (ids: number[]) => namesByIds(session, ids),
     /** The ids of the contractors with this inn. */
     idsByInn: async (inn: string, limit: number) => (await session.rows<[number]>('SELECT id FROM contractors WHERE inn = ? ORDER BY id LIMIT ?', [inn, limit])).map(([id]) => id),
     maxId: async () => (await session.value<number>('SELECT coalesce(max(id), 0) FROM contractors'))!,

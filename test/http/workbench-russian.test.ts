@@ -10,10 +10,10 @@ import { Browser } from '../workbench-client.ts';
 
 /**
  * Latin words a Russian page may hold outside data and ids: names of formats and of the program, and the
- * commands a note tells the reader to run.
+ * commands a note tells the reader to run, with their options.
  */
 const ALLOWED = new Set(['SHA', 'XLSX', 'CSV', 'JSON', 'API', 'URL', 'Excel', 'English', 'PDF', 'UTC', 'tradebook']);
-const COMMANDS = /tradebook(?: [a-z]+)+|--[a-z]+ [a-z]+/g;
+const COMMANDS = /tradebook(?: [a-z]+)+(?: --[a-z]+(?: [^\s-]\S*)?)*|--[a-z]+ [a-z]+/g;
 
 /** A record's key (its stream), an id: a status's is named by the status (`contractor-status-VIP`). */
 const STREAM = /^contractor-status-/;

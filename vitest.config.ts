@@ -20,6 +20,7 @@ const onPostgres = [
   'test/http/workbench-security.test.ts',
   'test/http/access-trail.test.ts',
   'test/reliability/hostile-input.test.ts',
+  'test/feed/changes.test.ts',
 ];
 
 const postgresPass = process.env.TRADEBOOK_TEST_POSTGRES_URL

@@ -20,10 +20,11 @@ import { contractorReads, contractorRoutes, contractorWrites } from './routes/co
 import { documentReads, documentRoutes } from './routes/documents.ts';
 import { productReads, productRoutes, productWrites } from './routes/products.ts';
 import { type WriteEndpoint, mountWrite } from './write-endpoint.ts';
+import { changesReads, changesRoutes } from '../feed/routes.ts';
 
 export const MAX_BODY_BYTES = BODY_LIMITS.api;
 
-const reads: ReadEndpoint[] = [...productReads, ...categoryReads, ...brandReads, ...contractorReads, ...documentReads, ...auditReads];
+const reads: ReadEndpoint[] = [...productReads, ...categoryReads, ...brandReads, ...contractorReads, ...documentReads, ...auditReads, ...changesReads];
 const writes: WriteEndpoint[] = [...productWrites, ...categoryWrites, ...brandWrites, ...contractorWrites];
 
 export interface AppOptions {
@@ -78,6 +79,7 @@ export function createApp(tb: Company, options: AppOptions = {}): Hono<AppEnv> {
   app.route('/', auditRoutes(tb));
   app.route('/', contractorRoutes(tb));
   app.route('/', documentRoutes(tb));
+  app.route('/', changesRoutes(tb));
   for (const endpoint of writes) {
     app.use(endpoint.path, requireWriteScope);
     mountWrite(app, tb, endpoint);

@@ -77,7 +77,7 @@ describe.runIf(REAL_SERVER_URL)('the key cache of servers on one PostgreSQL data
     expect(await status(otherClient)).toBe(200);
 
     const ended = await admin.session.sql<{ ended: boolean }>(
-      "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name = 'tradebook key changes' AND datname = $1",
+      "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name = 'tradebook notifications' AND datname = $1",
       [new URL(database.url).pathname.slice(1)],
     );
     expect(ended).toEqual([{ ended: true }]);

@@ -4,11 +4,13 @@ import type { Company } from '../company.ts';
 import type { AppEnv } from '../http/env.ts';
 import type { ReadEndpoint } from '../http/openapi.ts';
 import { queryInt, validQuery } from '../http/query.ts';
-import { sendJson } from '../http/respond.ts';
+import { requestHeader } from '../http/node-request.ts';
+import { sendError, sendJson } from '../http/respond.ts';
 import type { KeyScope } from '../storage/port.ts';
 import { EVENT_TYPES, RECORD_KINDS, changeOf } from './change.ts';
 import { type ChangePage, changesAfter, eventTypesOf } from './pages.ts';
 import { changePage } from './schemas.ts';
+import type { ChangeStreams } from './streams.ts';
 
 const MAX_CHANGES_PAGE = 1000;
 const DEFAULT_CHANGES_PAGE = 100;
@@ -44,6 +46,15 @@ export const changesReads: ReadEndpoint[] = [
       "The log's changes after a seq, in seq order, each with the record it concerns and its data in the API's units; `meta.next` is the next page's `after` (also when `types` matched nothing on this page). With `wait`, a long-poll.",
     query: changesQuery,
     response: changePage,
+    eventStream: {
+      description:
+        'With `Accept: text/event-stream`: every change after `after` (or the `Last-Event-ID` header), then each as it is committed, as server-sent events: `id` the seq, `event` the type, `data` the change (the JSON of a `Change`); `limit` and `wait` do not apply. An idle stream gets a comment every 15 s; a client that does not keep up is disconnected and resumes from its last id.',
+      headers: [
+        { name: 'Accept', description: '`text/event-stream` for a stream of server-sent events' },
+        { name: 'Last-Event-ID', description: 'a stream resumes after this seq (an EventSource sends it when it reconnects); it takes the place of `after`' },
+      ],
+      codes: ['ERROR_LAST_EVENT_ID', 'ERROR_TOO_MANY_STREAMS'],
+    },
   },
 ];
 
@@ -70,10 +81,20 @@ export async function pageWhenMoved(tb: Company, after: number, limit: number, t
   }
 }
 
-export function changesRoutes(tb: Company): Hono<AppEnv> {
+/** `Last-Event-ID`, as a reconnecting EventSource sends it: the seq of the last change it received. */
+const LAST_EVENT_ID = /^\d{1,15}$/;
+
+export function changesRoutes(tb: Company, streams: ChangeStreams): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
   app.get('/api/changes', validQuery(changesQuery), async (c) => {
     const { after, limit, types, wait } = c.req.valid('query');
+    if (requestHeader(c, 'accept')?.includes('text/event-stream')) {
+      const lastEventId = requestHeader(c, 'last-event-id');
+      if (lastEventId !== undefined && !LAST_EVENT_ID.test(lastEventId)) return sendError(c, 400, 'ERROR_LAST_EVENT_ID', 'Last-Event-ID must be the seq of a change, a whole number from 0');
+      const refused = streams.refusal(c.get('key').id);
+      if (refused !== undefined) return sendError(c, 429, 'ERROR_TOO_MANY_STREAMS', `${refused}; close one or try again later`, { 'Retry-After': '5' });
+      return streams.serve(c, tb, lastEventId === undefined ? after : Number(lastEventId), types);
+    }
     const page = await pageWhenMoved(tb, after, limit, types, wait * 1000, wait > 0 ? c.req.raw.signal : undefined);
     return sendJson(c, changePageJson(page, { after, limit }, c.get('key').scope));
   });

@@ -61,6 +61,11 @@ export class LogWaker implements LogSignals {
     source?.start(this);
   }
 
+  /** Whether the waker has stopped: nobody is woken any more. */
+  get closed(): boolean {
+    return this.stopped;
+  }
+
   get waiting(): boolean {
     return this.waiters.size > 0;
   }

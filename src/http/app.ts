@@ -21,6 +21,7 @@ import { documentReads, documentRoutes } from './routes/documents.ts';
 import { productReads, productRoutes, productWrites } from './routes/products.ts';
 import { type WriteEndpoint, mountWrite } from './write-endpoint.ts';
 import { changesReads, changesRoutes } from '../feed/routes.ts';
+import { ChangeStreams } from '../feed/streams.ts';
 
 export const MAX_BODY_BYTES = BODY_LIMITS.api;
 
@@ -38,6 +39,8 @@ export interface AppOptions {
   trustProxy?: boolean;
   /** Where each failed workbench sign-in is told, with the client's address (none: not told). */
   onSignInFailure?: (failure: { client: string; reason: string }) => void;
+  /** The server's change streams (its shutdown ends them); a new set with the default bounds when not given. */
+  streams?: ChangeStreams;
 }
 
 /** Seconds a client is told to wait before trying again after a 503 for a busy or faulty database. */
@@ -79,7 +82,7 @@ export function createApp(tb: Company, options: AppOptions = {}): Hono<AppEnv> {
   app.route('/', auditRoutes(tb));
   app.route('/', contractorRoutes(tb));
   app.route('/', documentRoutes(tb));
-  app.route('/', changesRoutes(tb));
+  app.route('/', changesRoutes(tb, options.streams ?? new ChangeStreams()));
   for (const endpoint of writes) {
     app.use(endpoint.path, requireWriteScope);
     mountWrite(app, tb, endpoint);

@@ -21,6 +21,7 @@ const onPostgres = [
   'test/http/access-trail.test.ts',
   'test/reliability/hostile-input.test.ts',
   'test/feed/changes.test.ts',
+  'test/feed/webhooks.test.ts',
 ];
 
 const postgresPass = process.env.TRADEBOOK_TEST_POSTGRES_URL

@@ -8,6 +8,8 @@ import { log, logFields, logger } from './lib/log.ts';
 import { Company } from './company.ts';
 import { readFeedSettings } from './feed/settings.ts';
 import { ChangeStreams } from './feed/streams.ts';
+import { HookDeliverer } from './feed/webhooks/deliverer.ts';
+import { Webhooks } from './feed/webhooks/store.ts';
 
 // Checked before the database is opened: a wrong setting changes nothing on disk.
 const settings = readServerSettings(process.env);
@@ -59,6 +61,8 @@ try {
 }
 
 const background = tb.engine.serve(log);
+const webhooks = new HookDeliverer(tb, new Webhooks(tb), feedSettings.settings.webhooks);
+webhooks.start();
 
 // Slow or stalled clients are cut off (408) instead of holding a connection forever, and connections are
 // capped in all and per client address (503).
@@ -91,6 +95,7 @@ function shutdown(signal: string) {
   streams.endAll();
   void tb.waker.stop();
   server.close(async () => {
+    await webhooks.stop();
     await background.stop();
     await tb.close();
     log('closed');

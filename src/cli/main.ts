@@ -7,6 +7,7 @@ import { backupCommand } from './backup.ts';
 import { copyCommand } from './copy.ts';
 import { eventsCommand } from './events.ts';
 import { historyCommand } from './history.ts';
+import { hooksCommand } from './hooks.ts';
 import { importCommand } from './import.ts';
 import { keysCommand } from './keys.ts';
 import { EXIT } from './exit.ts';
@@ -35,6 +36,7 @@ export async function main(argv: string[]): Promise<void> {
   anchorCommands(program);
   backupCommand(program);
   copyCommand(program);
+  hooksCommand(program);
   try {
     await program.parseAsync(argv);
   } catch (error) {

@@ -1,8 +1,10 @@
 import { STREAM_DEFAULTS, type StreamSettings } from './streams.ts';
+import { DELIVERER_DEFAULTS, type DelivererSettings } from './webhooks/deliverer.ts';
 
 /** The change feed's settings from the environment (the README's settings table), checked before the server starts. */
 export interface FeedServerSettings {
   streams: StreamSettings;
+  webhooks: DelivererSettings;
 }
 
 const STREAM_VARIABLES: Record<Exclude<keyof StreamSettings, 'retryMs'>, string> = {
@@ -21,5 +23,7 @@ export function readFeedSettings(env: NodeJS.ProcessEnv): { ok: true; settings: 
     if (!/^[1-9]\d{0,9}$/.test(text)) return { ok: false, problem: `${variable} must be a whole number from 1, got ${JSON.stringify(text)}` };
     streams[name] = Number(text);
   }
-  return { ok: true, settings: { streams } };
+  const privateAddresses = env.TRADEBOOK_WEBHOOK_PRIVATE_ADDRESSES || 'off';
+  if (privateAddresses !== 'on' && privateAddresses !== 'off') return { ok: false, problem: `TRADEBOOK_WEBHOOK_PRIVATE_ADDRESSES must be on or off, got ${JSON.stringify(privateAddresses)}` };
+  return { ok: true, settings: { streams, webhooks: { ...DELIVERER_DEFAULTS, allowPrivate: privateAddresses === 'on' } } };
 }

@@ -112,7 +112,8 @@ describe('GET /api/changes', () => {
     expect(codes(all.body)).toEqual(['ERROR_AFTER', 'ERROR_LIMIT', 'ERROR_TYPES', 'ERROR_WAIT']);
     expect((await api.get('/api/changes?types=Nonsense')).body.errors[0].message).toMatch(/"Nonsense" is neither an event type/);
     // The document names every one of them, and the stream's own.
-    const operation = (await (await service()).app.request('/api/openapi.json').then((r) => r.json())).paths['/api/changes'].get;
+    const document = await (await (await service()).app.request('/api/openapi.json')).json();
+    const operation = document.paths['/api/changes'].get;
     expect(operation['x-error-codes']).toEqual(expect.arrayContaining(['ERROR_AFTER', 'ERROR_LIMIT', 'ERROR_TYPES', 'ERROR_WAIT', 'ERROR_LAST_EVENT_ID', 'ERROR_TOO_MANY_STREAMS']));
     expect(Object.keys(operation.responses['200'].content)).toEqual(['application/json', 'text/event-stream']);
   });

@@ -22,6 +22,7 @@ const onPostgres = [
   'test/reliability/hostile-input.test.ts',
   'test/feed/changes.test.ts',
   'test/feed/webhooks.test.ts',
+  'test/feed/hooks-page.test.ts',
 ];
 
 const postgresPass = process.env.TRADEBOOK_TEST_POSTGRES_URL

@@ -1,13 +1,19 @@
-import path from 'node:path';
 import fs from 'node:fs';
+import type http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { createApp } from '../../src/http/app.ts';
 import { Company } from '../../src/company.ts';
 import { LogWaker } from '../../src/feed/waker.ts';
+import { ChangeStreams } from '../../src/feed/streams.ts';
+import { listen, readServerSettings } from '../../src/http/node-server.ts';
 import { type PostgresDatabase, openPostgres } from '../../src/storage/postgres/connection.ts';
 import { ApiClient, tempDir } from '../helpers.ts';
 import { runCli } from '../server-process.ts';
 import { REAL_SERVER_URL, createDatabase } from '../storage/postgres/engines.ts';
+import { within } from '../within.ts';
+import { follow } from './sse-client.ts';
 
 describe('the one waker of a server', () => {
   test("one read of the log's end wakes every waiter it moved past; the others wait on", async () => {
@@ -119,5 +125,41 @@ describe.runIf(REAL_SERVER_URL)('PostgreSQL: servers on one database wake each o
     expect((await writer.write('/api/add-product-brand', 'brand', [{ name: 'Бук' }])).status).toBe(200);
     expect((await lost).body.data.map((c: { seq: number }) => c.seq)).toEqual([2]);
     expect(two.said[0]).toMatch(/^change feed: the connection listening for the log's commits closed; followers are woken by polling/);
+  });
+
+  test('a stream on one server delivers what is written through the other within 1 s; its listening connection ended, nothing is missed', async () => {
+    const one = await server();
+    const two = await server();
+    const key = (await one.tb.keys.create({ name: 'shop' })).key;
+    const writer = new ApiClient(one.app, key);
+    const read = readServerSettings({ PORT: '0', TRADEBOOK_HOST: '127.0.0.1' });
+    if (!read.ok) throw new Error(read.problem);
+    const streams = new ChangeStreams();
+    const served = await new Promise<http.Server>((resolve, reject) => {
+      const s: http.Server = listen(createApp(two.tb, { streams }).fetch, read.settings, () => resolve(s), reject);
+    });
+    const follower = follow(`http://127.0.0.1:${(served.address() as AddressInfo).port}/api/changes`, key);
+    try {
+      await within(5000, () => follower.opened === 1);
+      for (let round = 0; round < 3; round++) {
+        const writtenAt = performance.now();
+        expect((await writer.write('/api/add-product-brand', 'brand', [{ name: `Бренд ${round}` }])).status).toBe(200);
+        expect(await within(1000, () => follower.seqs.length === round + 1)).toBeLessThan(1000);
+        expect(performance.now() - writtenAt).toBeLessThan(1000);
+      }
+      const ended = await admin.session.sql<{ ended: boolean }>(
+        "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name = 'tradebook notifications' AND datname = $1",
+        [new URL(database.url).pathname.slice(1)],
+      );
+      expect(ended).toEqual([{ ended: true }]);
+      for (let i = 0; i < 10; i++) expect((await writer.write('/api/add-product-brand', 'brand', [{ name: `Потом ${i}` }])).status).toBe(200);
+      await within(10_000, () => follower.seqs.length === 13);
+      expect(follower.seqs).toEqual(Array.from({ length: 13 }, (_, i) => i + 1));
+    } finally {
+      follower.close();
+      streams.endAll();
+      served.closeAllConnections();
+      await new Promise((resolve) => served.close(resolve));
+    }
   });
 });

@@ -2,16 +2,15 @@ import fs from 'node:fs';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { createApp } from '../../src/http/app.ts';
 import { Company } from '../../src/company.ts';
 import { LogWaker } from '../../src/feed/waker.ts';
 import { ChangeStreams } from '../../src/feed/streams.ts';
 import { listen, readServerSettings } from '../../src/http/node-server.ts';
-import { type PostgresDatabase, openPostgres } from '../../src/storage/postgres/connection.ts';
 import { ApiClient, tempDir } from '../helpers.ts';
 import { runCli } from '../server-process.ts';
-import { REAL_SERVER_URL, createDatabase } from '../storage/postgres/engines.ts';
+import { REAL_SERVER_URL, databaseEachTest } from '../storage/postgres/engines.ts';
 import { within } from '../within.ts';
 import { follow } from './sse-client.ts';
 
@@ -78,24 +77,11 @@ describe('SQLite: a change committed by another process wakes a long-poll', () =
 });
 
 describe.runIf(REAL_SERVER_URL)('PostgreSQL: servers on one database wake each other', () => {
-  let admin: PostgresDatabase;
-  let database: { url: string; drop(): Promise<void> };
-  const opened: Company[] = [];
-  beforeAll(() => {
-    admin = openPostgres(REAL_SERVER_URL!, { poolSize: 1 });
-  });
-  afterAll(() => admin.close());
-  beforeEach(async () => {
-    database = await createDatabase(admin);
-  });
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((tb) => tb.close()));
-    await database.drop();
-  });
+  const database = databaseEachTest();
 
   const server = async (said: string[] = []) => {
-    const tb = await Company.open({ engine: 'postgres', url: database.url }, { feed: { onState: (line) => said.push(line) } });
-    opened.push(tb);
+    const tb = await Company.open({ engine: 'postgres', url: database.url() }, { feed: { onState: (line) => said.push(line) } });
+    database.afterward(() => tb.close());
     return { tb, app: createApp(tb), said };
   };
 
@@ -115,10 +101,7 @@ describe.runIf(REAL_SERVER_URL)('PostgreSQL: servers on one database wake each o
     expect(res.body.data.map((c: { seq: number }) => c.seq)).toEqual([1]);
     expect(at - writtenAt).toBeLessThan(1000);
 
-    const ended = await admin.session.sql<{ ended: boolean }>(
-      "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name = 'tradebook notifications' AND datname = $1",
-      [new URL(database.url).pathname.slice(1)],
-    );
+    const ended = await database.terminate('tradebook notifications');
     // Only the follower's server listens: the other has no follower and no key cache.
     expect(ended).toEqual([{ ended: true }]);
     const lost = follower.get('/api/changes?after=1&wait=30');
@@ -147,10 +130,7 @@ describe.runIf(REAL_SERVER_URL)('PostgreSQL: servers on one database wake each o
         expect(await within(1000, () => follower.seqs.length === round + 1)).toBeLessThan(1000);
         expect(performance.now() - writtenAt).toBeLessThan(1000);
       }
-      const ended = await admin.session.sql<{ ended: boolean }>(
-        "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name = 'tradebook notifications' AND datname = $1",
-        [new URL(database.url).pathname.slice(1)],
-      );
+      const ended = await database.terminate('tradebook notifications');
       expect(ended).toEqual([{ ended: true }]);
       for (let i = 0; i < 10; i++) expect((await writer.write('/api/add-product-brand', 'brand', [{ name: `Потом ${i}` }])).status).toBe(200);
       await within(10_000, () => follower.seqs.length === 13);

@@ -1,38 +1,24 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { createApp } from '../../src/http/app.ts';
 import { Company } from '../../src/company.ts';
 import { DELIVERER_DEFAULTS, HookDeliverer } from '../../src/feed/webhooks/deliverer.ts';
 import { newSecret } from '../../src/feed/webhooks/signature.ts';
 import { Webhooks } from '../../src/feed/webhooks/store.ts';
-import { type PostgresDatabase, openPostgres } from '../../src/storage/postgres/connection.ts';
 import { ApiClient } from '../helpers.ts';
 import { within } from '../within.ts';
-import { REAL_SERVER_URL, createDatabase } from '../storage/postgres/engines.ts';
+import { REAL_SERVER_URL, databaseEachTest } from '../storage/postgres/engines.ts';
 
 /** Servers on one PostgreSQL database delivering the same hooks: one at a time per hook, the lease in the database. */
 describe.runIf(REAL_SERVER_URL)('webhooks of servers on one PostgreSQL database', () => {
-  let admin: PostgresDatabase;
-  let database: { url: string; drop(): Promise<void> };
-  const cleanups: (() => Promise<unknown>)[] = [];
-  beforeAll(() => {
-    admin = openPostgres(REAL_SERVER_URL!, { poolSize: 1 });
-  });
-  afterAll(() => admin.close());
-  beforeEach(async () => {
-    database = await createDatabase(admin);
-  });
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
-    await database.drop();
-  });
+  const database = databaseEachTest();
 
   // A lease outlasting a delivery's whole time, so that a holder never loses it mid-delivery.
   const settings = { ...DELIVERER_DEFAULTS, allowPrivate: true, totalMs: 1000, leaseMs: 2000, tickMs: 100 };
 
   const server = async () => {
-    const tb = await Company.open({ engine: 'postgres', url: database.url });
+    const tb = await Company.open({ engine: 'postgres', url: database.url() });
     const deliverer = new HookDeliverer(tb, new Webhooks(tb), settings);
     deliverer.start();
     let closed = false;
@@ -42,7 +28,7 @@ describe.runIf(REAL_SERVER_URL)('webhooks of servers on one PostgreSQL database'
       await tb.close();
       await deliverer.stop();
     };
-    cleanups.push(close);
+    database.afterward(close);
     return { tb, app: createApp(tb), deliverer, close };
   };
 
@@ -66,7 +52,7 @@ describe.runIf(REAL_SERVER_URL)('webhooks of servers on one PostgreSQL database'
       );
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    cleanups.push(() => new Promise((resolve) => (receiver.closeAllConnections(), receiver.close(resolve))));
+    database.afterward(() => new Promise((resolve) => (receiver.closeAllConnections(), receiver.close(resolve))));
     await new Webhooks(one.tb).add({ url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`, types: null, secret: newSecret(), position: 0, now: Date.now() });
 
     const key = (await one.tb.keys.create({ name: 'writer' })).key;

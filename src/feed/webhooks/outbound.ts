@@ -22,40 +22,21 @@ export const OUTBOUND_DEFAULTS: OutboundSettings = { allowPrivate: false, connec
 /** Bytes of the answer read at most: its status is what counts. */
 const MAX_ANSWER_BYTES = 4096;
 
+/** A list of networks, IPv4 and IPv6, each `address/prefix`. */
+function networks(...cidrs: string[]): net.BlockList {
+  const list = new net.BlockList();
+  for (const cidr of cidrs) {
+    const [network, prefix] = cidr.split('/');
+    list.addSubnet(network, Number(prefix), net.isIPv4(network) ? 'ipv4' : 'ipv6');
+  }
+  return list;
+}
+
 /** Never reached: link-local (cloud metadata at 169.254.169.254, fd00:ec2::254 aside), unspecified, multicast, reserved. */
-const ALWAYS_REFUSED = new net.BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  ALWAYS_REFUSED.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [
-  ['::', 128],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const)
-  ALWAYS_REFUSED.addSubnet(network, prefix, 'ipv6');
-ALWAYS_REFUSED.addAddress('fd00:ec2::254', 'ipv6');
+const ALWAYS_REFUSED = networks('0.0.0.0/8', '169.254.0.0/16', '224.0.0.0/4', '240.0.0.0/4', '::/128', 'fe80::/10', 'ff00::/8', 'fd00:ec2::254/128');
 
 /** Reached only when the setting allows it: loopback, private, shared and benchmarking networks. */
-const PRIVATE = new net.BlockList();
-for (const [network, prefix] of [
-  ['127.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-] as const)
-  PRIVATE.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [
-  ['::1', 128],
-  ['fc00::', 7],
-] as const)
-  PRIVATE.addSubnet(network, prefix, 'ipv6');
+const PRIVATE = networks('127.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '172.16.0.0/12', '192.0.0.0/24', '192.168.0.0/16', '198.18.0.0/15', '::1/128', 'fc00::/7');
 
 /** The IPv4 address an IPv6 one carries (`::ffff:10.0.0.1`, `::ffff:a00:1`), checked as itself. */
 function embeddedIpv4(address: string): string | undefined {

@@ -74,15 +74,17 @@ export class HookDeliverer {
 
   /** One look at every hook: what is due is delivered; settles when those deliveries have (tests drive it so). */
   async deliverDue(): Promise<void> {
-    const hooks = await this.hooks.list();
+    const [hooks, end] = await Promise.all([this.hooks.list(), this.tb.audit.lastSeq()]);
+    const now = this.clock();
     for (const hook of hooks) {
       if (hook.paused !== null) continue;
       if (this.inFlight.has(hook.id)) {
         // Held while its delivery runs: the lease outlasts a delivery, and is renewed every look meanwhile.
-        const now = this.clock();
         await this.hooks.lease(hook.id, this.owner, now, now + this.settings.leaseMs).catch(() => {});
         continue;
       }
+      // Nothing to send, or not yet: no lease is taken (a write), and one held lapses.
+      if (hook.position >= end || hook.next_attempt_at > now) continue;
       const delivery = this.deliver(hook.id).finally(() => this.inFlight.delete(hook.id));
       this.inFlight.set(hook.id, delivery);
     }

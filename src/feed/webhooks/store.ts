@@ -43,20 +43,20 @@ export class Webhooks {
 
   /** Pauses it, saying why; false when there is no such hook. */
   pause(id: number, why: string): Promise<boolean> {
-    return this.changed('UPDATE webhooks SET paused = ? WHERE id = ?', [why, id]);
+    return this.changed(id, 'UPDATE webhooks SET paused = ? WHERE id = ?', [why, id]);
   }
 
   /** Delivers again from where it stopped, at once, its failures forgotten; false when there is no such hook. */
   resume(id: number): Promise<boolean> {
-    return this.changed('UPDATE webhooks SET paused = NULL, failing_since = NULL, attempts = 0, next_attempt_at = 0 WHERE id = ?', [id]);
+    return this.changed(id, 'UPDATE webhooks SET paused = NULL, failing_since = NULL, attempts = 0, next_attempt_at = 0 WHERE id = ?', [id]);
   }
 
   remove(id: number): Promise<boolean> {
-    return this.changed('DELETE FROM webhooks WHERE id = ?', [id]);
+    return this.changed(id, 'DELETE FROM webhooks WHERE id = ?', [id]);
   }
 
-  private changed(statement: string, params: unknown[]): Promise<boolean> {
-    const id = params.at(-1);
+  /** Runs `statement` on hook `id`; false, and nothing run, when there is no such hook. */
+  private changed(id: number, statement: string, params: unknown[]): Promise<boolean> {
     return this.write(async () => {
       if ((await this.writes.value('SELECT id FROM webhooks WHERE id = ?', [id])) === undefined) return false;
       await this.writes.run(statement, params);

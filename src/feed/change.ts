@@ -1,8 +1,7 @@
-import type { DocumentFields, DocumentType } from '../events/documents.ts';
-import type { ProductFields } from '../events/catalogue.ts';
+import type { DocumentType } from '../events/documents.ts';
 import { eventDefinitions } from '../events/registry.ts';
-import type { EventRow, StoredEvent } from '../events/store.ts';
-import { toStoredEvent } from '../events/store.ts';
+import type { EventRow } from '../events/store.ts';
+import { upcast } from '../events/upcasters.ts';
 import { fromKopecks } from '../lib/money.ts';
 import type { KeyScope } from '../storage/port.ts';
 
@@ -29,93 +28,59 @@ export const TYPES_OF_KIND: Record<RecordKind, readonly string[]> = {
   document: ['DocumentRecorded', 'DocumentRevised', 'DocumentPosted', 'DocumentUnposted', 'DocumentLinked'],
 };
 
-export interface Change {
-  seq: number;
-  type: string;
-  record: ChangeRecord;
-  recordedAt: string;
-  data: Record<string, unknown>;
-  /** Who made it (key id, token hash, import line): for audit keys only. */
-  meta?: Record<string, unknown>;
+/** The record a log stream is of: `<kind>-<id>`, `contractor-status-<text>`, documents `<document type>-<id>`. */
+function recordOf(stream: string): ChangeRecord {
+  if (stream.startsWith(STATUS_PREFIX)) return { kind: 'contractorStatus', id: stream.slice(STATUS_PREFIX.length) };
+  const dash = stream.lastIndexOf('-');
+  const [prefix, id] = [stream.slice(0, dash), Number(stream.slice(dash + 1))];
+  if (prefix === 'product' || prefix === 'category' || prefix === 'brand' || prefix === 'contractor') return { kind: prefix, id };
+  return { kind: 'document', type: prefix as DocumentType, id };
 }
 
-function recordOf(event: StoredEvent): ChangeRecord {
-  switch (event.type) {
-    case 'ProductAdded':
-    case 'ProductEdited':
-    case 'ProductPricesUpdated':
-      return { kind: 'product', id: event.data.id };
-    case 'CategoryAdded':
-    case 'CategoryEdited':
-      return { kind: 'category', id: event.data.id };
-    case 'BrandAdded':
-    case 'BrandEdited':
-      return { kind: 'brand', id: event.data.id };
-    case 'ContractorAdded':
-    case 'ContractorEdited':
-      return { kind: 'contractor', id: event.data.id };
-    case 'ContractorStatusCreated':
-      return { kind: 'contractorStatus', id: event.data.name };
-    default:
-      return { kind: 'document', type: event.data.docType, id: event.data.id };
-  }
+const STATUS_PREFIX = 'contractor-status-';
+
+/** Amounts are kopecks in the log and rubles in the API. The data is a fresh parse of the row's: changed in place. */
+type Fields = Record<string, unknown>;
+
+const toRubles = (fields: Fields, names: readonly string[]) => {
+  for (const name of names) if (typeof fields[name] === 'number') fields[name] = fromKopecks(fields[name]);
+};
+
+/** Product fields (whole or some: an edit names only those it changed). */
+function productInRubles(fields: Fields): void {
+  toRubles(fields, ['minPrice', 'purchasePrice', 'salePrice']);
+  (fields.additionalPrices as Fields[] | undefined)?.forEach((price) => toRubles(price, ['price']));
 }
 
-const rubles = (kopecks: number | null | undefined) => (kopecks === undefined ? undefined : fromKopecks(kopecks));
-
-/** Product fields (whole or some) with their prices in rubles; the fields not given stay absent. */
-function productInRubles(fields: Partial<ProductFields>): Record<string, unknown> {
-  return withDefined({
-    ...fields,
-    minPrice: rubles(fields.minPrice),
-    purchasePrice: rubles(fields.purchasePrice),
-    salePrice: rubles(fields.salePrice),
-    additionalPrices: fields.additionalPrices?.map((a) => ({ name: a.name, price: fromKopecks(a.price) })),
-  });
+/** Document fields (whole or some), their lines' prices too. */
+function documentInRubles(fields: Fields): void {
+  toRubles(fields, ['sum', 'vatSum']);
+  (fields.products as Fields[] | undefined)?.forEach((line) => toRubles(line, ['pr_price']));
 }
 
-/** Document fields (whole or some) with their sums and line prices in rubles. */
-function documentInRubles(fields: Partial<DocumentFields>): Record<string, unknown> {
-  return withDefined({
-    ...fields,
-    sum: rubles(fields.sum),
-    vatSum: rubles(fields.vatSum),
-    products: fields.products?.map((line) => ({ ...line, pr_price: fromKopecks(line.pr_price) })),
-  });
+/** The event's data, in its current shape, with its money in rubles. */
+function dataInApiUnits(row: EventRow): Fields {
+  const data = upcast(row.type, row.schema_version, JSON.parse(row.data)) as Fields;
+  if (row.type === 'ProductAdded') productInRubles(data);
+  else if (row.type === 'ProductEdited' || row.type === 'ProductPricesUpdated') productInRubles(data.changes as Fields);
+  else if (row.type === 'DocumentRecorded') documentInRubles(data.fields as Fields);
+  else if (row.type === 'DocumentRevised') documentInRubles(data.changes as Fields);
+  return data;
 }
 
-/** Leaves out what is undefined: an edit names only the fields it changed. */
-const withDefined = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
-
-/** The event's data with its money in rubles; kopecks are the log's unit, not the API's. */
-function dataInApiUnits(event: StoredEvent): Record<string, unknown> {
-  switch (event.type) {
-    case 'ProductAdded':
-      return productInRubles(event.data);
-    case 'ProductEdited':
-    case 'ProductPricesUpdated':
-      return { ...event.data, changes: productInRubles(event.data.changes) };
-    case 'DocumentRecorded':
-      return { ...event.data, fields: documentInRubles(event.data.fields) };
-    case 'DocumentRevised':
-      return { ...event.data, changes: documentInRubles(event.data.changes) };
-    default:
-      return event.data;
-  }
-}
+/** The event types whose data holds money (kopecks in the log). */
+const WITH_MONEY = new Set(['ProductAdded', 'ProductEdited', 'ProductPricesUpdated', 'DocumentRecorded', 'DocumentRevised']);
+const CURRENT_VERSION = new Map<string, number>(eventDefinitions.map((d) => [d.type, d.schemaVersion]));
 
 /**
- * A log row as a change for a key of `scope`. The meta names the key and the access token that made the change:
- * an auditor's to read, never another integrator's.
+ * A log row as a change for a key of `scope`, as JSON text (the `Change` of `schemas.ts`). Data that holds no money
+ * and is stored in its current shape goes out as the log holds it, unparsed: a catch-up renders a page of a
+ * thousand such changes without a parse. The meta names the key and the access token that made the change: an
+ * auditor's to read, never another integrator's.
  */
-export function changeOf(row: EventRow, scope: KeyScope): Change {
-  const event = toStoredEvent(row);
-  return {
-    seq: event.seq,
-    type: event.type,
-    record: recordOf(event),
-    recordedAt: event.recordedAt,
-    data: dataInApiUnits(event),
-    ...(scope === 'audit' && { meta: event.meta as Record<string, unknown> }),
-  };
+export function changeJson(row: EventRow, scope: KeyScope): string {
+  const asStored = !WITH_MONEY.has(row.type) && CURRENT_VERSION.get(row.type) === row.schema_version;
+  const data = asStored ? row.data : JSON.stringify(dataInApiUnits(row));
+  const meta = scope === 'audit' ? `,"meta":${row.meta}` : '';
+  return `{"seq":${row.seq},"type":${JSON.stringify(row.type)},"record":${JSON.stringify(recordOf(row.stream))},"recordedAt":${JSON.stringify(row.recorded_at)},"data":${data}${meta}}`;
 }

@@ -7,7 +7,7 @@ import { queryInt, validQuery } from '../http/query.ts';
 import { requestHeader } from '../http/node-request.ts';
 import { sendError, sendJson } from '../http/respond.ts';
 import type { KeyScope } from '../storage/port.ts';
-import { EVENT_TYPES, RECORD_KINDS, changeOf } from './change.ts';
+import { EVENT_TYPES, RECORD_KINDS, changeJson } from './change.ts';
 import { type ChangePage, changesAfter, eventTypesOf } from './pages.ts';
 import { changePage } from './schemas.ts';
 import type { ChangeStreams } from './streams.ts';
@@ -60,7 +60,7 @@ export const changesReads: ReadEndpoint[] = [
 
 /** The JSON of a page of changes for a key of `scope`. */
 export function changePageJson(page: ChangePage, query: { after: number; limit: number }, scope: KeyScope): string {
-  const data = page.rows.map((row) => JSON.stringify(changeOf(row, scope)));
+  const data = page.rows.map((row) => changeJson(row, scope));
   return `{"meta":{"after":${query.after},"limit":${query.limit},"count":${data.length},"next":${page.next}},"data":[${data.join(',')}]}`;
 }
 

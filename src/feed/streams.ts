@@ -4,7 +4,7 @@ import type { Company } from '../company.ts';
 import type { AppEnv } from '../http/env.ts';
 import { nodeResponse } from '../http/node-request.ts';
 import type { KeyScope } from '../storage/port.ts';
-import { changeOf } from './change.ts';
+import { changeJson } from './change.ts';
 import { changesAfter } from './pages.ts';
 
 /** What bounds the streams of one server (the README's settings table). */
@@ -97,7 +97,7 @@ export class ChangeStreams {
       const mark = tb.waker.mark;
       const page = await changesAfter(tb.engine.readOn, position, STREAM_PAGE, from.types);
       if (page.rows.length > 0) {
-        await send(page.rows.map((row) => event(JSON.stringify(changeOf(row, from.scope)), row.type, row.seq)).join(''));
+        await send(page.rows.map((row) => event(changeJson(row, from.scope), row.type, row.seq)).join(''));
       }
       if (page.next > position) {
         position = page.next;

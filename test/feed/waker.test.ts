@@ -95,8 +95,9 @@ describe.runIf(REAL_SERVER_URL)('PostgreSQL: servers on one database wake each o
     await new Promise((resolve) => setTimeout(resolve, 300));
 
     const polling = follower.get('/api/changes?wait=30').then((res) => ({ res, at: performance.now() }));
-    const writtenAt = performance.now();
     expect((await writer.write('/api/add-product-brand', 'brand', [{ name: 'Дуб' }])).status).toBe(200);
+    // From the write's answer (its commit came before it) to the long-poll's.
+    const writtenAt = performance.now();
     const { res, at } = await polling;
     expect(res.body.data.map((c: { seq: number }) => c.seq)).toEqual([1]);
     expect(at - writtenAt).toBeLessThan(1000);
@@ -125,10 +126,9 @@ describe.runIf(REAL_SERVER_URL)('PostgreSQL: servers on one database wake each o
     try {
       await within(5000, () => follower.opened === 1);
       for (let round = 0; round < 3; round++) {
-        const writtenAt = performance.now();
+        // From the write's answer (its commit came before it) to the change on the other server's stream.
         expect((await writer.write('/api/add-product-brand', 'brand', [{ name: `Бренд ${round}` }])).status).toBe(200);
         expect(await within(1000, () => follower.seqs.length === round + 1)).toBeLessThan(1000);
-        expect(performance.now() - writtenAt).toBeLessThan(1000);
       }
       const ended = await database.terminate('tradebook notifications');
       expect(ended).toEqual([{ ended: true }]);

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Company } from '../../company.ts';
+import type { EventRow } from '../../events/store.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { changeOf } from '../change.ts';
+import { changeJson } from '../change.ts';
 import { changesAfter, eventTypesOf } from '../pages.ts';
 import { OUTBOUND_DEFAULTS, type OutboundSettings, post } from './outbound.ts';
 import { signedHeaders } from './signature.ts';
@@ -127,8 +128,8 @@ export class HookDeliverer {
   }
 
   /** One batch to the hook's receiver; whether it was acknowledged (the hook moved on) or not (its failure recorded). */
-  private async send(hook: Webhook, rows: Parameters<typeof changeOf>[0][], next: number): Promise<boolean> {
-    const data = rows.map((row) => JSON.stringify(changeOf(row, 'api')));
+  private async send(hook: Webhook, rows: EventRow[], next: number): Promise<boolean> {
+    const data = rows.map((row) => changeJson(row, 'api'));
     const body = `{"meta":{"hook":${hook.id},"after":${hook.position},"next":${next},"count":${data.length}},"data":[${data.join(',')}]}`;
     // The same batch has the same id on every attempt: a receiver that got it already tells it by its id.
     const messageId = `msg_${hook.id}_${rows[0].seq}_${rows.at(-1)!.seq}`;

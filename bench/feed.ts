@@ -106,6 +106,20 @@ export async function measureFeed(options: {
   const { server, headers, settings } = options;
   const changes = `${server.url}/api/changes`;
 
+  // Idle streams, on the server fresh (no garbage of the writes yet): its memory and CPU with them open and nothing written.
+  const rssBefore = rssOf(server.pid);
+  const end = await options.lastSeq();
+  const idle = Array.from({ length: IDLE_STREAMS }, () => openStream(`${changes}?after=${end}`, headers));
+  await Promise.all(idle.map((s) => s.opened));
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  const rssAfter = rssOf(server.pid);
+  const cpuBefore = cpuSeconds(server.pid);
+  const idleSeconds = Math.max(5, settings.duration);
+  await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
+  const cpuMsPerSecond = ((cpuSeconds(server.pid) - cpuBefore) * 1000) / idleSeconds;
+  idle.forEach((s) => s.close());
+  const idleFigures = { streams: IDLE_STREAMS, rssBytesEach: Math.max(0, rssAfter - rssBefore) / IDLE_STREAMS, cpuMsPerSecond };
+
   // Write throughput without followers and with them, run for run.
   const without = new LoadRunner([server], headers, options.write.load);
   const withFollowers = new LoadRunner([server], headers, options.write.load);
@@ -150,20 +164,6 @@ export async function measureFeed(options: {
   }
   streams.forEach((s) => s.close());
   const deliveryMs = { writes: DELIVERY_WRITES, p50: percentile(delays, 50), p99: percentile(delays, 99), max: Math.max(...delays), writeAnswerP99: percentile(answers, 99) };
-
-  // Idle streams: the server's memory and CPU with them open and nothing written.
-  await new Promise((resolve) => setTimeout(resolve, 2000));
-  const rssBefore = rssOf(server.pid);
-  const idle = Array.from({ length: IDLE_STREAMS }, () => openStream(`${changes}?after=${start}`, headers));
-  await Promise.all(idle.map((s) => s.opened));
-  await new Promise((resolve) => setTimeout(resolve, 2000));
-  const rssAfter = rssOf(server.pid);
-  const cpuBefore = cpuSeconds(server.pid);
-  const idleSeconds = Math.max(5, settings.duration);
-  await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
-  const cpuMsPerSecond = ((cpuSeconds(server.pid) - cpuBefore) * 1000) / idleSeconds;
-  idle.forEach((s) => s.close());
-  const idleFigures = { streams: IDLE_STREAMS, rssBytesEach: Math.max(0, rssAfter - rssBefore) / IDLE_STREAMS, cpuMsPerSecond };
 
   // Catch-up on the longest log: pages of 1,000, then one stream.
   const long = await options.onLongLog();

@@ -75,10 +75,19 @@ export class HookDeliverer {
 
   /** One look at every hook: what is due is delivered; settles when those deliveries have (tests drive it so). */
   async deliverDue(): Promise<void> {
+    await this.startDue();
+    await Promise.allSettled(this.inFlight.values());
+  }
+
+  /**
+   * Starts the delivery of every hook that is due and not under way, and renews the leases of those under way;
+   * answers how many hooks are active and the log's end it looked at.
+   */
+  private async startDue(): Promise<{ active: number; end: number }> {
     const [hooks, end] = await Promise.all([this.hooks.list(), this.tb.audit.lastSeq()]);
     const now = this.clock();
-    for (const hook of hooks) {
-      if (hook.paused !== null) continue;
+    const active = hooks.filter((hook) => hook.paused === null);
+    for (const hook of active) {
       if (this.inFlight.has(hook.id)) {
         // Held while its delivery runs: the lease outlasts a delivery, and is renewed every look meanwhile.
         await this.hooks.lease(hook.id, this.owner, now, now + this.settings.leaseMs).catch(() => {});
@@ -89,7 +98,7 @@ export class HookDeliverer {
       const delivery = this.deliver(hook.id).finally(() => this.inFlight.delete(hook.id));
       this.inFlight.set(hook.id, delivery);
     }
-    await Promise.allSettled(this.inFlight.values());
+    return { active: active.length, end };
   }
 
   private async loop(): Promise<void> {
@@ -97,15 +106,16 @@ export class HookDeliverer {
     // The waker stops first when the server shuts down: nothing wakes the loop any more.
     while (!this.stopping.signal.aborted && !waker.closed) {
       const mark = waker.mark;
-      let end = Number.MAX_SAFE_INTEGER;
+      // Without active hooks, commits do not wake it: a hook added meanwhile is found within a tick.
+      let wakeAfter = Number.MAX_SAFE_INTEGER;
       try {
-        end = await this.tb.audit.lastSeq();
-        // Not awaited: a slow receiver holds up its own hook only.
-        void this.deliverDue().catch(() => {});
+        // Not awaited beyond the look: a slow receiver holds up its own hook only.
+        const { active, end } = await this.startDue();
+        if (active > 0) wakeAfter = end;
       } catch {
         // The database out of reach: looked at again next tick.
       }
-      await waker.wait(end, mark, this.settings.tickMs, this.stopping.signal);
+      await waker.wait(wakeAfter, mark, this.settings.tickMs, this.stopping.signal);
     }
   }
 

@@ -117,14 +117,15 @@ describe('server-sent events on /api/changes', () => {
     const closed = new Promise((resolve) => socket.on('close', resolve));
     socket.on('error', () => {});
     await within(5000, () => streams.count === 1);
-    const products = Array.from({ length: 20_000 }, (_, i) => line('product', { name: `Товар ${i}`, sku: `S${i}`, categoryId: 0, additionalFields: Array.from({ length: 6 }, (_, f) => ({ name: `поле ${f}`, value: 'x'.repeat(250) })) }));
+    const products = Array.from({ length: 10_000 }, (_, i) => line('product', { name: `Товар ${i}`, sku: `S${i}`, categoryId: 0, additionalFields: Array.from({ length: 12 }, (_, f) => ({ name: `поле ${f}`, value: 'x'.repeat(250) })) }));
     expect((await importRecords(tb, products)).failures).toEqual([]);
     await within(20_000, () => streams.count === 0);
     socket.resume();
     await closed;
     // The log holds over 30 MB of changes: the server cut the connection rather than keep them for it.
-    expect(received).toBeLessThan((20_000 * 1500) / 2);
-  });
+    expect(received).toBeLessThan((10_000 * 3000) / 2);
+    // An import of 30 MB: minutes on a loaded machine.
+  }, 180_000);
 
   test('shutdown ends every stream with a retry hint, and refuses new ones', async () => {
     const { key, url, streams } = await served();

@@ -11,10 +11,13 @@ import type { KeyScope } from '../storage/port.ts';
  */
 
 /** The records a change may concern, as the API names them; a contractor status is named by its text. */
-export const RECORD_KINDS = ['product', 'category', 'brand', 'contractor', 'contractorStatus', 'document'] as const;
+export const RECORD_KINDS = ['product', 'category', 'brand', 'contractor', 'contractorStatus', 'document', 'importRun'] as const;
 export type RecordKind = (typeof RECORD_KINDS)[number];
 
-export type ChangeRecord = { kind: Exclude<RecordKind, 'document' | 'contractorStatus'>; id: number } | { kind: 'contractorStatus'; id: string } | { kind: 'document'; type: DocumentType; id: number };
+export type ChangeRecord =
+  | { kind: Exclude<RecordKind, 'document' | 'contractorStatus' | 'importRun'>; id: number }
+  | { kind: 'contractorStatus' | 'importRun'; id: string }
+  | { kind: 'document'; type: DocumentType; id: number };
 
 export const EVENT_TYPES: readonly string[] = eventDefinitions.map((d) => d.type);
 
@@ -26,11 +29,22 @@ export const TYPES_OF_KIND: Record<RecordKind, readonly string[]> = {
   contractor: ['ContractorAdded', 'ContractorEdited'],
   contractorStatus: ['ContractorStatusCreated'],
   document: ['DocumentRecorded', 'DocumentRevised', 'DocumentPosted', 'DocumentUnposted', 'DocumentLinked'],
+  importRun: ['ImportRunRecorded'],
 };
 
-/** The record a log stream is of: `<kind>-<id>`, `contractor-status-<text>`, documents `<document type>-<id>`. */
+/** An import run's record names the operator's user and file: an auditor's to read, never an integrator's. */
+const AUDIT_ONLY = new Set(TYPES_OF_KIND.importRun);
+
+/** The event types a key of `scope` follows of `types` (every type when undefined): undefined when every one. */
+export function visibleTypes(types: ReadonlySet<string> | undefined, scope: KeyScope): ReadonlySet<string> | undefined {
+  if (scope === 'audit') return types;
+  return new Set([...(types ?? EVENT_TYPES)].filter((type) => !AUDIT_ONLY.has(type)));
+}
+
+/** The record a log stream is of: `<kind>-<id>`, `contractor-status-<text>`, `import-<run>`, documents `<document type>-<id>`. */
 function recordOf(stream: string): ChangeRecord {
   if (stream.startsWith(STATUS_PREFIX)) return { kind: 'contractorStatus', id: stream.slice(STATUS_PREFIX.length) };
+  if (stream.startsWith(IMPORT_PREFIX)) return { kind: 'importRun', id: stream.slice(IMPORT_PREFIX.length) };
   const dash = stream.lastIndexOf('-');
   const [prefix, id] = [stream.slice(0, dash), Number(stream.slice(dash + 1))];
   if (prefix === 'product' || prefix === 'category' || prefix === 'brand' || prefix === 'contractor') return { kind: prefix, id };
@@ -38,6 +52,7 @@ function recordOf(stream: string): ChangeRecord {
 }
 
 const STATUS_PREFIX = 'contractor-status-';
+const IMPORT_PREFIX = 'import-';
 
 /** Amounts are kopecks in the log and rubles in the API. The data is a fresh parse of the row's: changed in place. */
 type Fields = Record<string, unknown>;

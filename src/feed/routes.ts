@@ -7,7 +7,7 @@ import { queryInt, validQuery } from '../http/query.ts';
 import { requestHeader } from '../http/node-request.ts';
 import { sendError, sendJson } from '../http/respond.ts';
 import type { KeyScope } from '../storage/port.ts';
-import { EVENT_TYPES, RECORD_KINDS, changeJson } from './change.ts';
+import { EVENT_TYPES, RECORD_KINDS, changeJson, visibleTypes } from './change.ts';
 import { type ChangePage, changesAfter, eventTypesOf } from './pages.ts';
 import { changePage } from './schemas.ts';
 import type { ChangeStreams } from './streams.ts';
@@ -87,7 +87,8 @@ const LAST_EVENT_ID = /^\d{1,15}$/;
 export function changesRoutes(tb: Company, streams: ChangeStreams): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
   app.get('/api/changes', validQuery(changesQuery), async (c) => {
-    const { after, limit, types, wait } = c.req.valid('query');
+    const { after, limit, wait } = c.req.valid('query');
+    const types = visibleTypes(c.req.valid('query').types, c.get('key').scope);
     if (requestHeader(c, 'accept')?.includes('text/event-stream')) {
       const lastEventId = requestHeader(c, 'last-event-id');
       if (lastEventId !== undefined && !LAST_EVENT_ID.test(lastEventId)) return sendError(c, 400, 'ERROR_LAST_EVENT_ID', 'Last-Event-ID must be the seq of a change, a whole number from 0');

@@ -9,6 +9,7 @@ export const changeRecord = z
   .union([
     z.object({ kind: z.enum(['product', 'category', 'brand', 'contractor']), id: z.number().int() }),
     z.object({ kind: z.literal('contractorStatus'), id: z.string().describe("the status's text") }),
+    z.object({ kind: z.literal('importRun'), id: z.string().describe("the import run's id (audit keys only)") }),
     z.object({ kind: z.literal('document'), type: z.enum(DOCUMENT_TYPES), id: z.number().int() }),
   ])
   .meta({ id: 'ChangeRecord' });

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { Company } from '../../company.ts';
 import type { EventRow } from '../../events/store.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { changeJson } from '../change.ts';
+import { changeJson, visibleTypes } from '../change.ts';
 import { changesAfter, eventTypesOf } from '../pages.ts';
 import { OUTBOUND_DEFAULTS, type OutboundSettings, post } from './outbound.ts';
 import { signedHeaders } from './signature.ts';
@@ -126,7 +126,7 @@ export class HookDeliverer {
       const hook = await this.hooks.lease(id, this.owner, now, now + this.settings.leaseMs);
       if (hook === undefined || hook.next_attempt_at > now) return;
       const found = hook.types === null ? undefined : eventTypesOf(hook.types.split(','));
-      const page = await changesAfter(this.tb.engine.readOn, hook.position, BATCH, found && 'types' in found ? found.types : undefined);
+      const page = await changesAfter(this.tb.engine.readOn, hook.position, BATCH, visibleTypes(found && 'types' in found ? found.types : undefined, 'api'));
       if (page.rows.length === 0) {
         // Nothing for it (a filter passed over what there was): its position moves on without a delivery.
         if (page.next > hook.position) await this.hooks.passed(id, this.owner, page.next);

@@ -95,7 +95,10 @@ export class HookDeliverer {
       }
       // Nothing to send, or not yet: no lease is taken (a write), and one held lapses.
       if (hook.position >= end || hook.next_attempt_at > now) continue;
-      const delivery = this.deliver(hook.id).finally(() => this.inFlight.delete(hook.id));
+      // A delivery the database failed (its lease or position not written) is tried again at a later look.
+      const delivery = this.deliver(hook.id)
+        .catch(() => {})
+        .finally(() => this.inFlight.delete(hook.id));
       this.inFlight.set(hook.id, delivery);
     }
     return { active: active.length, end };

@@ -4,6 +4,7 @@ import { DatabaseUnreachable, NotADatabase } from '../storage/errors.ts';
 import { storageErrorOf } from '../storage/open-engine.ts';
 import { anchorCommands } from './anchor.ts';
 import { backupCommand } from './backup.ts';
+import { companyCommand } from './company.ts';
 import { copyCommand } from './copy.ts';
 import { eventsCommand } from './events.ts';
 import { historyCommand } from './history.ts';
@@ -47,6 +48,7 @@ export async function main(argv: string[]): Promise<void> {
   anchorCommands(program);
   backupCommand(program);
   copyCommand(program);
+  companyCommand(program);
   hooksCommand(program);
   try {
     await program.parseAsync(argv);

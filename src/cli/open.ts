@@ -1,5 +1,4 @@
 import type { AuditReads } from '../audit/reads.ts';
-import type { HistoryEntry } from '../audit/history.ts';
 import { Company } from '../company.ts';
 import { type DatabaseSetting, databaseSetting } from '../storage/database.ts';
 import { openKeys, openLog } from '../storage/open-engine.ts';
@@ -37,9 +36,9 @@ export async function openLogForCli(): Promise<Pick<AuditReads, 'eventsAfter' | 
 }
 
 /** One record's history (each event, who, each field before → after) from the command line's database, on either engine. */
-export async function openHistoryForCli(): Promise<{ history(stream: string): Promise<HistoryEntry[]>; close(): Promise<void> }> {
+export async function openHistoryForCli(): Promise<Pick<AuditReads, 'wholeHistory'> & { close(): Promise<void> }> {
   const { audit, close } = await openLog(cliDatabase());
-  return { history: audit.history, close };
+  return { wholeHistory: audit.wholeHistory, close };
 }
 
 /** The company in the command line's database, on either engine, its read tables current (the commands that write). */

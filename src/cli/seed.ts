@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { type ImportRecord, importRecords } from '../use-cases/import.ts';
-import { type DemoSizes, demoCompany, demoLineCount } from '../seed/demo-company.ts';
+import { DEMO_COMPANY_DETAILS, type DemoSizes, demoCompany, demoLineCount } from '../seed/demo-company.ts';
+import { setCompanyDetails } from '../commands/company.ts';
+import { ok } from '../lib/result.ts';
 import { EXIT } from './exit.ts';
 import { UsageError, cliDatabase, openCompanyForCli, parseWholeNumber } from './open.ts';
 import { shownDatabase } from '../storage/database.ts';
@@ -32,6 +34,9 @@ export function seedCommand(program: Command): void {
       try {
         const events = await tb.audit.lastSeq();
         if (events > 0) throw new UsageError(`the database ${shownDatabase(cliDatabase())} is not empty (${events} events); seed fills only an empty one`);
+        const details = setCompanyDetails(DEMO_COMPANY_DETAILS);
+        if (!details.ok) throw new Error(`the demo company's details: ${details.errors.map((e) => e.message).join('; ')}`);
+        await tb.write(async () => ok(await tb.log.append([details.value.event], { source: 'seed' })));
         const total = demoLineCount(sizes);
         const progress = progressReporter('seed', 'records');
         const started = Date.now();

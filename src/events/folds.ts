@@ -1,4 +1,5 @@
 import type { BrandRecord, CategoryRecord, ProductRecord } from './catalogue.ts';
+import type { CompanyDetails } from './company.ts';
 import type { ContractorRecord } from './contractors.ts';
 import type { DocumentRecord } from './documents.ts';
 import type { ImportRun } from './imports.ts';
@@ -23,6 +24,7 @@ export type BrandEvent = EventOf<'BrandAdded' | 'BrandEdited'>;
 export type ContractorEvent = EventOf<'ContractorAdded' | 'ContractorEdited'>;
 export type ContractorStatusEvent = EventOf<'ContractorStatusCreated'>;
 export type DocumentEvent = EventOf<'DocumentRecorded' | 'DocumentRevised' | 'DocumentPosted' | 'DocumentUnposted' | 'DocumentLinked'>;
+export type CompanyEvent = EventOf<'CompanyDetailsSet'>;
 
 /** A contractor status is a name that exists once a contractor named it. */
 export interface ContractorStatusRecord {
@@ -118,8 +120,18 @@ export function evolveDocument(current: Current<DocumentRecord>, event: Document
   }
 }
 
+/** The company's details: each setting is whole, so the latest one is the record. */
+export function evolveCompanyDetails(event: CompanyEvent): CompanyDetails {
+  switch (event.type) {
+    case 'CompanyDetailsSet':
+      return event.data;
+    default:
+      return unfolded(event.type);
+  }
+}
+
 /** Any record's state, by the kind its events name. */
-export type RecordState = ProductRecord | CategoryRecord | BrandRecord | ContractorRecord | ContractorStatusRecord | DocumentRecord | ImportRun;
+export type RecordState = ProductRecord | CategoryRecord | BrandRecord | ContractorRecord | ContractorStatusRecord | DocumentRecord | ImportRun | CompanyDetails;
 
 /** The fold of the event's own kind, for a reader of any stream (the audit): every event type is folded by one. */
 export function evolveRecord(current: Current<RecordState>, event: DomainEvent): RecordState | undefined {
@@ -145,6 +157,8 @@ export function evolveRecord(current: Current<RecordState>, event: DomainEvent):
     case 'DocumentUnposted':
     case 'DocumentLinked':
       return evolveDocument(current as Current<DocumentRecord>, event);
+    case 'CompanyDetailsSet':
+      return evolveCompanyDetails(event);
     case 'ImportRunRecorded':
       // An import run is recorded once, whole.
       return event.data;

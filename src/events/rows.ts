@@ -16,6 +16,8 @@ export interface EventMeta {
   /** The access token itself: only in events logged before tokens were hashed (rows are never rewritten). */
   token?: string;
   source?: string;
+  /** The operating-system user who ran the command that wrote it (the command line has no key). */
+  user?: string;
   importLine?: number;
   /** The import run that appended the event (`ImportRunRecorded` in stream `import-<run>`). */
   importRun?: string;

@@ -15,10 +15,14 @@ export interface ReadEndpoint {
   audit?: boolean;
   /** Error names of parameters that do not follow the field-name rule (`dateFrom` → ERROR_DATEFROM). */
   codes?: Record<string, string>;
+  /** Error names it answers beyond its parameters' (a size it refuses). */
+  errors?: string[];
   /** Its 200 answer (one of `responses.ts`). */
   response: z.ZodType;
   /** Asked with `Accept: text/event-stream`, it answers a stream of server-sent events, described so; with the errors only a stream has. */
   eventStream?: { description: string; headers: { name: string; description: string }[]; codes: string[] };
+  /** Files it answers instead when asked (`format`): their media types and what each holds. */
+  files?: Record<string, string>;
 }
 
 /** A reference to the component a response schema of `responses.ts` is generated into. */
@@ -147,7 +151,8 @@ function operationId(prefix: string, path: string, suffix = ''): string {
 export function openApiDocument(reads: ReadEndpoint[], writes: WriteEndpoint[]) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of reads) {
-    const codes = errorCodes([...fieldNames(r.query), ...fieldNames(r.body)], r.codes ?? {}, ['ERROR_NOT_FOUND', ...(r.eventStream?.codes ?? [])]);
+    const codes = errorCodes([...fieldNames(r.query), ...fieldNames(r.body)], r.codes ?? {}, ['ERROR_NOT_FOUND', ...(r.errors ?? []), ...(r.eventStream?.codes ?? [])]);
+    const files = Object.fromEntries(Object.entries(r.files ?? {}).map(([type, description]) => [type, { schema: { type: 'string', description } }]));
     const stream = r.eventStream;
     paths[r.path] = {
       ...paths[r.path],
@@ -164,7 +169,7 @@ export function openApiDocument(reads: ReadEndpoint[], writes: WriteEndpoint[]) 
         responses: {
           '200': {
             description: 'Success',
-            content: { ...jsonContent(componentRef(r.response)), ...(stream && { 'text/event-stream': { schema: { type: 'string', description: stream.description } } }) },
+            content: { ...jsonContent(componentRef(r.response)), ...files, ...(stream && { 'text/event-stream': { schema: { type: 'string', description: stream.description } } }) },
           },
           '404': { description: 'The addressed record does not exist', content: jsonContent(errorBody(codes)) },
           ...(stream && { '429': { description: 'Too many streams open, for this key or in all (ERROR_TOO_MANY_STREAMS); Retry-After says when to try again', content: jsonContent(errorBody(codes)) } }),

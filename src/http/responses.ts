@@ -67,9 +67,15 @@ export const logEvent = z
 export const historyEntry = z
   .object({ seq: id, streamVersion: id, type: z.string(), time: z.string(), recordedAt: z.string(), who: z.string(), changes: z.record(z.string(), z.unknown()), before: z.record(z.string(), z.unknown()) })
   .meta({ id: 'HistoryEntry' });
+/** The company's details in force on a day, as `tradebook company set` recorded them. */
+const companyDetails = z
+  .object({ from: z.string(), name: z.string(), inn: z.string(), kpp: z.string().nullable(), address: z.string().nullable(), director: z.string().nullable(), accountant: z.string().nullable() })
+  .meta({ id: 'CompanyDetails' });
 export const statement = z
   .object({
     contractor: named,
+    /** The company's details in force on dateTo; null before any are set. */
+    company: companyDetails.nullable(),
     dateFrom: z.string(),
     dateTo: z.string(),
     opening: z.number(),
@@ -93,7 +99,9 @@ export const readResponses = {
   events: z
     .object({ meta: z.object({ after: z.number().int(), limit: z.number().int(), count: z.number().int(), next: z.number().int() }), data: z.array(logEvent) })
     .meta({ id: 'EventPage' }),
-  history: z.object({ meta: z.object({ stream: z.string(), count: z.number().int() }), data: z.array(historyEntry) }).meta({ id: 'History' }),
+  history: z
+    .object({ meta: z.object({ stream: z.string(), after: z.number().int(), limit: z.number().int(), count: z.number().int(), next: z.number().int() }), data: z.array(historyEntry) })
+    .meta({ id: 'History' }),
   statement: one('StatementAnswer', statement),
 };
 

@@ -71,6 +71,17 @@ const COMPANY = {
   bankAccount: { id: 1, name: 'ПАО Сбербанк', bic: '044525225', correspondent_account: '30101810400000000225', current_account: '40702810938000012345' },
 };
 
+/** The demo company's own details (`company set`), in force from before its first document. */
+export const DEMO_COMPANY_DETAILS = {
+  from: '2025-01-01',
+  name: COMPANY.name,
+  inn: COMPANY.inn,
+  kpp: COMPANY.kpp,
+  address: '125009, г. Москва, ул. Тверская, д. 7',
+  director: 'Орлов А. В.',
+  accountant: 'Белова Е. Н.',
+};
+
 const categoryCount = CATEGORIES.reduce((n, [, children]) => n + 1 + children.length, 0);
 
 function* categoryLines(): Generator<ImportLine> {

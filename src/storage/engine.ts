@@ -96,7 +96,7 @@ export interface Engine {
  * (`events`, `history`, `verify`, a copy's source, `backup`).
  */
 export interface StoredDatabase {
-  readonly audit: Pick<AuditReads, 'eventsAfter' | 'lastSeq' | 'history' | 'hashAt'>;
+  readonly audit: Pick<AuditReads, 'eventsAfter' | 'lastSeq' | 'history' | 'wholeHistory' | 'hashAt'>;
   /** The chain and the read tables against a fresh build, in one snapshot; nothing is left behind. */
   verify(): Promise<Verification>;
   /** The log and keys in one snapshot, held until `close`. */

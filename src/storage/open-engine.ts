@@ -49,7 +49,7 @@ export async function openKeys(setting: DatabaseSetting, options: EngineOptions 
 }
 
 /** The log and records' histories as auditors read them: a SQLite file as it is, a PostgreSQL database migrated. */
-export async function openLog(setting: DatabaseSetting): Promise<{ audit: Pick<AuditReads, 'eventsAfter' | 'lastSeq' | 'history'>; close(): Promise<void> }> {
+export async function openLog(setting: DatabaseSetting): Promise<{ audit: Pick<AuditReads, 'eventsAfter' | 'lastSeq' | 'history' | 'wholeHistory'>; close(): Promise<void> }> {
   if (setting.engine === 'sqlite') return openStored(setting);
   const { pool, close } = await openLogAndKeys(setting.url);
   return { audit: auditReads(postgresSession(() => pool)), close };

@@ -230,6 +230,9 @@ export class BatchState implements CommandState {
         if (after !== undefined) o.documents.set(documentKey(docType, id), after);
         break;
       }
+      case 'CompanyDetailsSet':
+        // No command decides on the company's details.
+        break;
       case 'ImportRunRecorded':
         break; // no command reads an import run
       default:

@@ -1,21 +1,41 @@
 import { describe, expect, test } from 'vitest';
-import { statementCsv, statementOf } from '../../src/audit/statement.ts';
+import { API_CSV, statementCsv } from '../../src/audit/statement-csv.ts';
+import { walkStatement, wholeStatement } from '../../src/audit/statement.ts';
+import { BALANCE_CREDIT_TYPES } from '../../src/events/documents.ts';
+import type { PostedDocument, StatementReads } from '../../src/projections/documents/queries.ts';
 import { ApiClient, testService } from '../helpers.ts';
 import { importRecords, line, money, romashka, sale } from '../documents-fixtures.ts';
 
-describe('statementOf', () => {
-  test('opening from the documents before the period, each document in it as debit or credit with the balance after it, closing', () => {
-    const statement = statementOf(
-      [
-        { type: 'sale', id: 1, number: '1', sum: 100_000, date: '2026-01-10' },
-        { type: 'paymentin', id: 2, number: null, sum: 40_000, date: '2026-01-15' },
-        { type: 'sale', id: 3, number: 'С-3, "копия"', sum: 50_050, date: '2026-02-10' },
-        { type: 'purchase', id: 5, number: null, sum: 30_000, date: '2026-02-28' },
-        { type: 'cashout', id: 6, number: '6', sum: 1_000, date: '2026-03-01' },
-      ],
-      '2026-02-01',
-      '2026-02-28',
-    );
+/** A contractor's posted documents, in the statement's order, as the read tables would answer for them (keys: their places). */
+function readsOf(posted: PostedDocument[]): StatementReads {
+  const within = (from: string, to: string) => posted.flatMap((d, key) => (d.date >= from && d.date <= to ? [key] : []));
+  return {
+    outside: async (_, from, to) => ({
+      opening: posted.filter((d) => d.date < from).reduce((sum, d) => sum + (BALANCE_CREDIT_TYPES.includes(d.type) ? d.sum : -d.sum), 0),
+      later: posted.filter((d) => d.date > to).length,
+    }),
+    postedKeys: async (_, from, to, limit) => within(from, to).slice(0, limit),
+    postedByKeys: async (keys) => keys.map((key) => posted[key]),
+  };
+}
+
+const collect = async (pieces: AsyncIterable<string>) => {
+  let text = '';
+  for await (const piece of pieces) text += piece;
+  return text;
+};
+
+describe('walkStatement', () => {
+  const posted: PostedDocument[] = [
+    { type: 'sale', id: 1, number: '1', sum: 100_000, date: '2026-01-10' },
+    { type: 'paymentin', id: 2, number: null, sum: 40_000, date: '2026-01-15' },
+    { type: 'sale', id: 3, number: 'С-3, "копия"', sum: 50_050, date: '2026-02-10' },
+    { type: 'purchase', id: 5, number: null, sum: 30_000, date: '2026-02-28' },
+    { type: 'cashout', id: 6, number: '6', sum: 1_000, date: '2026-03-01' },
+  ];
+
+  test('opening from the documents before the period, each document in it as debit or credit with the balance after it, closing', async () => {
+    const statement = await wholeStatement(await walkStatement(readsOf(posted), 7, '2026-02-01', '2026-02-28'));
     expect(statement).toEqual({
       dateFrom: '2026-02-01',
       dateTo: '2026-02-28',
@@ -28,7 +48,7 @@ describe('statementOf', () => {
       credit: 300,
       closing: -800.5,
     });
-    expect(statementCsv(statement)).toBe(
+    expect(await collect(statementCsv(await walkStatement(readsOf(posted), 7, '2026-02-01', '2026-02-28'), API_CSV))).toBe(
       [
         'date,document,id,number,debit,credit,balance',
         '2026-02-01,opening balance,,,,,-600.00',
@@ -38,6 +58,14 @@ describe('statementOf', () => {
         '',
       ].join('\r\n'),
     );
+  });
+
+  test('more documents than a page: every one once, in order, the balance carried across pages', async () => {
+    const many: PostedDocument[] = Array.from({ length: 4_500 }, (_, i) => ({ type: i % 3 === 0 ? 'paymentin' : 'sale', id: i + 1, number: null, sum: 100 + i, date: '2026-05-01' }));
+    const statement = await wholeStatement(await walkStatement(readsOf(many), 7, '2026-05-01', '2026-05-31'));
+    expect(statement.lines.map((l) => l.id)).toEqual(many.map((d) => d.id));
+    const expected = many.reduce((sum, d) => sum + (d.type === 'paymentin' ? d.sum : -d.sum), 0) / 100;
+    expect([statement.lines.at(-1)!.balance, statement.closing]).toEqual([expected, expected]);
   });
 });
 
@@ -68,6 +96,7 @@ describe('GET /api/audit/statement', () => {
     expect(february.status).toBe(200);
     expect(february.body.data).toEqual({
       contractor: { id: 7, name: 'ООО Ромашка' },
+      company: null,
       dateFrom: '2026-02-01',
       dateTo: '2026-02-28',
       opening: -600,

@@ -3,6 +3,8 @@ import { ApiClient, manualClock } from '../helpers.ts';
 import { engineService as testService } from '../engine-service.ts';
 import { importRecords, line, money, romashka, sale } from '../documents-fixtures.ts';
 import { workbenchCookie } from '../workbench-client.ts';
+import { setCompanyDetails } from '../../src/commands/company.ts';
+import { ok } from '../../src/lib/result.ts';
 
 async function auditService() {
   const service = await testService({ clock: manualClock(Date.parse('2026-11-22T09:00:00Z')) });
@@ -53,7 +55,7 @@ describe('GET /api/history', () => {
     const { auditor } = await auditService();
     const res = await auditor.get('/api/history?stream=product-2');
     expect(res.status).toBe(200);
-    expect(res.body.meta).toEqual({ stream: 'product-2', count: 2 });
+    expect(res.body.meta).toEqual({ stream: 'product-2', after: 0, limit: 1000, count: 2, next: 2 });
     expect(res.body.data[1]).toEqual({
       seq: 6,
       streamVersion: 2,
@@ -102,7 +104,11 @@ describe('the audit scope', () => {
     const doc = (await api.get('/api/openapi.json')).body;
     expect(doc.paths['/api/events'].get.description).toContain('audit scope');
     expect(doc.paths['/api/events'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['after', 'limit']);
-    expect(doc.paths['/api/history'].get.parameters).toEqual([expect.objectContaining({ name: 'stream', required: true })]);
+    expect(doc.paths['/api/history'].get.parameters).toEqual([
+      expect.objectContaining({ name: 'stream', required: true }),
+      expect.objectContaining({ name: 'after', required: false }),
+      expect.objectContaining({ name: 'limit', required: false }),
+    ]);
   });
 
   test('other methods on the audit paths are 405', async () => {
@@ -182,8 +188,9 @@ describe('statement CSV', () => {
     const api = await auditor.get(`/api/audit/statement?${query}&format=csv`);
     expect(api.status).toBe(200);
     const lines = api.text.split('\r\n');
-    for (const [i, number] of numbers.entries()) {
-      expect(lines[2 + i]).toBe(`2026-11-02,sale,${100 + i},"'${number.replaceAll('"', '""')}",100.00,,${(-100 * (i + 1)).toFixed(2)}`);
+    // Sales of one day come in the order of their numbers (byte order).
+    for (const [i, number] of [...numbers].sort().entries()) {
+      expect(lines[2 + i]).toBe(`2026-11-02,sale,${100 + numbers.indexOf(number)},"'${number.replaceAll('"', '""')}",100.00,,${(-100 * (i + 1)).toFixed(2)}`);
     }
     // The workbench's file is the акт сверки for Excel (`;`, decimal commas) through the same writer: no cell
     // starts a formula (each number sits inside its document's cell), amounts stay numbers.
@@ -193,6 +200,44 @@ describe('statement CSV', () => {
     expect(cells.filter((cell) => /^[=+\-@\t\r]/.test(cell) && !/^-?\d+,\d\d$/.test(cell))).toEqual([]);
     for (const number of numbers) expect(page).toContain(number.replaceAll('"', '""'));
     expect(cells).toContain('600,00');
+  });
+});
+
+describe('the statement on every engine', () => {
+  test("the company's details in force on its last day, a day's documents of goods before its payments, the opening carried, csv-ru in the act's signs", async () => {
+    const { tb, auditor } = await auditService();
+    for (const [from, name] of [['2026-01-01', 'ООО «Север»'], ['2026-11-05', 'ООО «Север-2»']]) {
+      const set = setCompanyDetails({ from, name, inn: '7701987654', kpp: '770101001', address: null, director: null, accountant: null });
+      if (!set.ok) throw new Error(JSON.stringify(set.errors));
+      expect((await tb.write(async () => ok(await tb.log.append([set.value.event], { source: 'test' })))).ok).toBe(true);
+    }
+    const imported = await importRecords(tb, [
+      line('contractor', romashka),
+      line('product', { id: 1, name: 'Стол', sku: 'T1', categoryId: 0 }),
+      sale(1, 1, 1000, { number: 'О-1', date: '2026-10-01' }),
+      money('paymentin', 2, 1, 300, [], { number: 'А-2', date: '2026-11-02' }),
+      sale(3, 1, 500, { number: 'О-3', date: '2026-11-02' }),
+      money('cashin', 4, 1, 1200, [], { number: 'К-4', date: '2026-11-10' }),
+    ]);
+    expect(imported.failures).toEqual([]);
+    const november = await auditor.get('/api/audit/statement?contractor=7&dateFrom=2026-11-01&dateTo=2026-11-30');
+    expect(november.body.data.company.name).toBe('ООО «Север-2»');
+    expect((await auditor.get('/api/audit/statement?contractor=7&dateFrom=2026-11-01&dateTo=2026-11-04')).body.data.company.name).toBe('ООО «Север»');
+    expect((await auditor.get('/api/audit/statement?contractor=7&dateFrom=2025-11-01&dateTo=2025-11-30')).body.data.company).toBe(null);
+    expect(november.body.data.opening).toBe(-1000);
+    expect(november.body.data.lines.map((l: { type: string; id: number; balance: number }) => [`${l.type}-${l.id}`, l.balance])).toEqual([
+      ['sale-3', -1500],
+      ['paymentin-2', -1200],
+      ['cashin-4', 0],
+    ]);
+    const ru = await auditor.get('/api/audit/statement?contractor=7&dateFrom=2026-11-01&dateTo=2026-11-30&format=csv-ru');
+    expect(ru.text.replace(/^\uFEFF/, '').split('\r\n').slice(1, 6)).toEqual([
+      '01.11.2026;Сальдо начальное;;;;;1000,00;',
+      '02.11.2026;Отгрузка;3;О-3;500,00;;1500,00;',
+      '02.11.2026;Входящий платёж;2;А-2;;300,00;1200,00;',
+      '10.11.2026;Приходный кассовый ордер;4;К-4;;1200,00;0,00;0,00',
+      '30.11.2026;Сальдо конечное;;;500,00;1500,00;0,00;0,00',
+    ]);
   });
 });
 

@@ -46,8 +46,26 @@ async function look(page: Page, lang: string, name: string): Promise<void> {
 
 /** The texts the walk looks for, in each language. */
 const WORDS = {
-  ru: { statementFor: 'Акт сверки за', turnover: 'Обороты за период', owes: 'задолженность в пользу', log: 'Журнал событий', asApi: 'Как его показывает API', history: 'DocumentRecorded' },
-  en: { statementFor: 'Reconciliation for', turnover: 'Turnover for the period', owes: 'the debt in favour of', log: 'Event log', asApi: 'As the API shows it', history: 'DocumentRecorded' },
+  ru: {
+    statementFor: 'Акт сверки за',
+    turnover: 'Обороты за период',
+    owes: 'задолженность в пользу',
+    log: 'Журнал событий',
+    asApi: 'Как его показывает API',
+    history: 'DocumentRecorded',
+    company: 'ООО «Торговый дом Север», ИНН 7701987654, КПП 770101001',
+    director: 'Руководитель ____________ / Орлов А. В.',
+  },
+  en: {
+    statementFor: 'Reconciliation for',
+    turnover: 'Turnover for the period',
+    owes: 'the debt in favour of',
+    log: 'Event log',
+    asApi: 'As the API shows it',
+    history: 'DocumentRecorded',
+    company: 'ООО «Торговый дом Север», INN 7701987654, KPP 770101001',
+    director: 'Director ____________ / Орлов А. В.',
+  },
 } as const;
 
 test.skipIf(!CHROMIUM)(
@@ -151,6 +169,18 @@ test.skipIf(!CHROMIUM)(
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(703);
         await page.setViewportSize({ width: 1280, height: 900 });
         await page.emulateMedia({ media: 'screen' });
+
+        // The company's side is named by the details the demo set (tradebook company set), and signed by its director.
+        expect(await page.textContent('.act .parties')).toContain(words.company);
+        expect(await page.textContent('.act .signatures')).toContain(words.director);
+        // An act of a month before the company's first document: nothing before it, nothing in it, 0,00 on both sides.
+        const before = Number(year) - 1;
+        await page.goto(`${server.url}/audit/statement?contractor=${contractor.id}&dateFrom=${before}-01-01&dateTo=${before}-01-31`);
+        expect(await page.getAttribute('[data-opening]', 'data-opening')).toBe('0');
+        const balanceCells = (label: string) => page.$$eval(`table.statement tr:has(th:text-is("${label}")) td.num`, (cells) => cells.slice(0, 2).map((cell) => cell.textContent));
+        expect(await balanceCells(lang === 'ru' ? 'Сальдо начальное' : 'Opening balance')).toEqual(['0,00\u00a0₽', '0,00\u00a0₽']);
+        expect(await balanceCells(lang === 'ru' ? 'Сальдо конечное' : 'Closing balance')).toEqual(['0,00\u00a0₽', '0,00\u00a0₽']);
+        expect(await page.textContent('.act .parties')).toContain(words.company);
 
         // The log, newest first: the sale's events, and the sale opened from there.
         await page.click(`header a:has-text("${words.log}")`);

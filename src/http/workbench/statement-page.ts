@@ -1,10 +1,10 @@
 import type { Context } from 'hono';
 import { html } from 'hono/html';
-import { statementOf } from '../../audit/statement.ts';
+import { statementLimit, type Statement, walkStatement, wholeStatement } from '../../audit/statement.ts';
 import { formatMoscow } from '../../lib/clock.ts';
 import type { Company } from '../../company.ts';
 import { statementQuery } from '../routes/audit.ts';
-import { type Act, actDocument, actOf, balanceSides, closingSentence, partyLine } from './act.ts';
+import { type Act, actDocument, actOf, balanceInWords, balanceSides, closingSentence, partyKind, partyLine, preamble, signatureBlocks } from './act.ts';
 import { XLSX_TYPE, actCsv, actXlsx } from './act-files.ts';
 import { dateInput, formProblem, formValues, problems, readForm } from './forms.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
@@ -34,20 +34,19 @@ async function askedAct(c: Context, tb: Company, view: View) {
   const { contractor: id, dateFrom, dateTo } = form.value;
   if (dateTo < dateFrom) return refuse(formProblem(t, t.problems.periodReversed), 400);
   // Sent together: on a database server the two travel at once.
-  const [found, posted] = await Promise.all([tb.contractors.withJsonById(id), tb.documents.postedOfContractor(id)]);
+  const [found, walk] = await Promise.all([tb.contractors.withJsonById(id), walkStatement(tb.documents.statement, id, dateFrom, dateTo)]);
   if (found === undefined) return refuse(html`<p class="empty">${t.statement.noContractor(id)}</p>`, 404);
+  if (walk.tooLong) return refuse(formProblem(t, t.statement.tooManyLines(statementLimit.lines)), 400);
   const { record } = found;
-  const statement = statementOf(posted, dateFrom, dateTo);
-  const act = await actOf(tb, statement, { id, name: record.name ?? `#${id}`, inn: record.inn, kpp: record.kpp }, t);
+  const act = await actOf(tb, walk, { id, name: record.name ?? `#${id}`, inn: record.inn, kpp: record.kpp, kind: partyKind(record.type) });
   const json = JSON.parse(found.json) as { balance: number };
-  return { act, later: posted.filter((d) => d.date > dateTo).length, balance: json.balance, values, today };
+  return { act, balance: json.balance, values, today };
 }
 
 const amount = (value: number | null) => (value === null ? '' : rubles(value));
 
 /** The act as printed: parties and period, the company's half filled in and the contractor's left blank, who owes whom, signatures. */
-function actSection({ t }: View, act: Act) {
-  const s = act.statement;
+function actSection({ t }: View, act: Act, s: Statement) {
   const columns = t.statement.columns;
   const blank = html`<td></td><td></td><td class="num"></td><td class="num"></td>`;
   const sides = (balance: number, attribute: string) => {
@@ -57,11 +56,12 @@ function actSection({ t }: View, act: Act) {
   return html`<section class="act" aria-label="${t.statement.title}">
 <p class="period">${t.statement.heading(day(s.dateFrom), day(s.dateTo))}</p>
 <p class="parties">${t.statement.between(partyLine(t, act.company), partyLine(t, act.contractor))}</p>
-<p>${t.statement.preamble(act.company.name, act.contractor.name)}</p>
+<p>${preamble(t, act)}</p>
+${act.company === undefined ? html`<p class="bad" data-company-unset>${t.statement.companyUnset(day(s.dateTo))}</p>` : ''}
 ${scrolling(
   t.statement.title,
   html`<table class="statement">
-<thead><tr><th colspan="4" scope="colgroup">${t.statement.byData(act.company.name)}</th><th colspan="4" scope="colgroup">${t.statement.byData(act.contractor.name)}</th></tr>
+<thead><tr><th colspan="4" scope="colgroup">${t.statement.byData(act.company?.name ?? t.statement.companyUnknown)}</th><th colspan="4" scope="colgroup">${t.statement.byData(act.contractor.name)}</th></tr>
 <tr><th scope="col">${columns.date}</th><th scope="col">${columns.document}</th><th class="num" scope="col">${columns.debit}</th><th class="num" scope="col">${columns.credit}</th>
 <th scope="col">${columns.date}</th><th scope="col">${columns.document}</th><th class="num" scope="col">${columns.debit}</th><th class="num" scope="col">${columns.credit}</th></tr></thead>
 <tbody><tr class="total"><td></td><th scope="row">${t.statement.opening}</th>${sides(s.opening, 'data-opening')}${blank}</tr>
@@ -72,9 +72,13 @@ ${s.lines.map(
 <tr class="total"><td></td><th scope="row">${t.statement.closing}</th>${sides(s.closing, 'data-closing')}${blank}</tr></tbody></table>`,
 )}
 ${s.lines.length === 0 ? html`<p class="note">${t.statement.none}</p>` : ''}
-<p class="owes"><b>${closingSentence(t, act, rubles)}</b></p>
-<div class="signatures">${[act.company, act.contractor].map(
-    (party) => html`<div><p>${t.statement.signatures(party.name)}</p><div class="line"></div><small>${t.statement.signatureLine}</small><p><small>${t.statement.stamp}</small></p></div>`,
+<p class="owes"><b>${closingSentence(t, act, s.closing, rubles)}</b></p>
+<p class="note">${t.statement.balanceNote} ${t.statement.orderNote}</p>
+<div class="signatures">${signatureBlocks(t, act).map(
+    (block) =>
+      html`<div><p>${block.heading}</p>${
+        block.signers.length > 0 ? block.signers.map((signer) => html`<p>${signer}</p>`) : html`<div class="line"></div><small>${t.statement.signatureLine}</small>`
+      }<p><small>${t.statement.stamp}</small></p></div>`,
   )}</div>
 </section>`;
 }
@@ -84,10 +88,11 @@ export async function statementPage(c: Context, tb: Company, view: View): Promis
   const { t } = view;
   const asked = await askedAct(c, tb, view);
   if ('answer' in asked) return asked.answer;
-  const { act, later, balance, values, today } = asked;
-  const s = act.statement;
+  const { act, balance, values, today } = asked;
+  const s = await wholeStatement(act.statement);
+  const later = act.statement.later;
   const file = (path: string) => statementHref(act.contractor.id, s.dateFrom, s.dateTo, path);
-  const now = rubles(balance);
+  const now = balanceInWords(t, balance, rubles);
   const reconciled =
     later > 0
       ? html`<p class="note">${t.statement.reconciledLater(later, day(s.dateTo), now)}</p>`
@@ -101,9 +106,8 @@ export async function statementPage(c: Context, tb: Company, view: View): Promis
       t.statement.title,
       html`${statementForm(view, values, today)}
 <p class="no-print">${contractorLink(act.contractor.id, act.contractor.name)}</p>
-${actSection(view, act)}
+${actSection(view, act, s)}
 ${s.dateTo >= today ? reconciled : ''}
-<p class="note no-print">${t.statement.balanceNote}</p>
 <p class="downloads">${t.statement.downloads} <a href="${file('/audit/statement.xlsx')}" download>${t.statement.xlsx}</a> <a href="${file('/audit/statement.csv')}" download>${t.statement.csv}</a></p>`,
     ),
   );
@@ -127,7 +131,7 @@ export async function statementCsvFile(c: Context, tb: Company, view: View): Pro
 export async function statementXlsxFile(c: Context, tb: Company, view: View): Promise<Response> {
   const asked = await askedAct(c, tb, view);
   if ('answer' in asked) return asked.answer;
-  return c.body(await actXlsx(view.t, asked.act), 200, {
+  return c.body(actXlsx(view.t, asked.act), 200, {
     'Content-Type': XLSX_TYPE,
     'Content-Disposition': `attachment; filename="${fileName(asked.act, 'xlsx')}"`,
     'Cache-Control': 'no-store',

@@ -1,5 +1,6 @@
-import { type JoinedPage, type JoinedPageQuery, type SqlSession, byCount, inChunks } from '../../storage/sql.ts';
-import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES, type DocumentRecord, type DocumentRef, type DocumentType } from '../../events/documents.ts';
+import { type JoinedPage, type JoinedPageQuery, type SqlSession, byCount, inChunks, valueList } from '../../storage/sql.ts';
+import type { ReadModelDialect } from '../../storage/dialect.ts';
+import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES, type DocumentRecord, type DocumentRef, type DocumentType, isLineDocument } from '../../events/documents.ts';
 import { daysInMonth } from '../../lib/clock.ts';
 import { idCount, idPage, pageLimit } from '../id-counts.ts';
 import { MONTH_PARTITION } from './months.ts';
@@ -21,6 +22,16 @@ export interface PostedDocument {
   date: string;
 }
 
+/** A contractor's posted documents as a statement reads them (`audit/statement.ts`), money in kopecks. */
+export interface StatementReads {
+  /** Around a period, in one reading: the balance the posted documents dated before it left, and how many are dated after it. */
+  outside(contractorId: number, dateFrom: string, dateTo: string): Promise<{ opening: number; later: number }>;
+  /** The keys of the first `limit` posted documents that move the balance within the period, in the statement's order. */
+  postedKeys(contractorId: number, dateFrom: string, dateTo: string, limit: number): Promise<number[]>;
+  /** The documents of these keys, in the keys' order; a key no longer there (a rebuild swapped the tables) is left out. */
+  postedByKeys(keys: readonly number[]): Promise<PostedDocument[]>;
+}
+
 /** A document made from another (its `basedOn` names it), with its record (undefined when it has none). */
 export interface ChildDocument extends DocumentRef {
   record: DocumentRecord | undefined;
@@ -34,10 +45,55 @@ export interface DocumentSearch extends DocumentFilter {
   number?: string;
 }
 
+/** Where a page of a search starts: after (older than) or before (newer than) this document. */
+export interface SearchCursor extends DocumentRef {
+  toward: 'older' | 'newer';
+}
+
 export interface DocumentFilter {
   dateFrom?: string;
   dateTo?: string;
   status?: number;
+}
+
+/** A document's place in the search's order: its date, then its key. */
+export interface SearchPosition {
+  date: string;
+  key: number;
+}
+
+/**
+ * The search's statement: newest first by (date, key), read on from a position in an index in that order (all
+ * documents', one contractor's, or one type's) until the page is full, so a page costs the same at any depth; a number is
+ * found by its own index and its few documents sorted.
+ */
+export function searchSql(dialect: Pick<ReadModelDialect, 'indexHint'>, by: DocumentSearch, limit: number, at?: SearchPosition & { toward: SearchCursor['toward'] }) {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  const where = (condition: string, ...values: unknown[]) => {
+    if (values[0] === undefined) return;
+    conditions.push(condition);
+    params.push(...values);
+  };
+  where('d.type = ?', by.type);
+  where('d.contractor_id = ?', by.contractorId);
+  where('d.status = ?', by.status);
+  where('d.date >= ?', by.dateFrom);
+  where('d.date <= ?', by.dateTo);
+  const number = by.number?.trim();
+  if (number !== undefined && /^\d+$/.test(number)) where('r.number_digits = ?', numberDigits(number));
+  else where('r.number_key = ?', number === undefined ? undefined : numberKey(number));
+  const newer = at?.toward === 'newer';
+  if (at !== undefined) where(`(d.date, d.key) ${newer ? '>' : '<'} (?, ?)`, at.date, at.key);
+  const documents =
+    number !== undefined
+      ? 'document_records r JOIN documents d ON d.key = r.key'
+      : dialect.indexHint('documents AS d', by.contractorId !== undefined ? 'documents_contractor_newest' : by.type !== undefined ? 'documents_type_newest' : 'documents_newest');
+  const order = newer ? 'ASC' : 'DESC';
+  return {
+    sql: `SELECT d.list_json FROM ${documents} ${conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`} ORDER BY d.date ${order}, d.key ${order} LIMIT ?`,
+    params: [...params, limit],
+  };
 }
 
 /**
@@ -47,6 +103,9 @@ export interface DocumentFilter {
  * filters select the page's keys in id order from a covering index (type, status, id) / (type, month, id,
  * status) / (type, date, status, id) — OFFSET skips index entries, never rows — and fetch just those rows.
  */
+/** The documents of goods that move a balance (shipments, purchases, returns): a statement lists them before a day's payments. */
+const LINE_BALANCE_TYPES = [...BALANCE_CREDIT_TYPES, ...BALANCE_DEBIT_TYPES].filter(isLineDocument);
+
 export function documentQueries(session: SqlSession) {
   const { indexHint } = session.dialect;
   const typePaging = { rows: 'documents', counts: 'document_id_counts', partition: TYPE_PARTITION };
@@ -88,32 +147,27 @@ export function documentQueries(session: SqlSession) {
        WHERE ${Array(parents).fill('(l.parent_type = ? AND l.parent_id = ?)').join(' OR ')}`,
   );
   // A contractor's posted documents from the covering (contractor_id, status, type, sum) index, each joined to its date.
-  const posted = `SELECT r.type, r.id, r.number, r.sum, d.date FROM document_records r JOIN documents d ON d.key = r.key
-     WHERE r.contractor_id = ? AND r.status = 1 AND r.type IN (${balanceTypes}) ORDER BY d.date, r.type, r.id`;
+  const posted = `FROM document_records r JOIN documents d ON d.key = r.key WHERE r.contractor_id = ? AND r.status = 1 AND r.type IN (${balanceTypes})`;
+  const signedSum = `CASE WHEN r.type IN (${BALANCE_CREDIT_TYPES.map((t) => `'${t}'`).join(', ')}) THEN r.sum ELSE -r.sum END`;
+  const outside = `SELECT CAST(coalesce(sum(CASE WHEN d.date < ? THEN ${signedSum} ELSE 0 END), 0) AS BIGINT) AS opening,
+     CAST(count(CASE WHEN d.date > ? THEN 1 END) AS BIGINT) AS later ${posted} AND (d.date < ? OR d.date > ?)`;
+  // A statement's order: the day, documents of goods before money, the number, the type and id. Only the keys are
+  // read in that order: sorting touches every document of the period once, where a page read on a key of the
+  // order would sort them all again for every page.
+  const goodsFirst = `CASE WHEN r.type IN (${LINE_BALANCE_TYPES.map((t) => `'${t}'`).join(', ')}) THEN 0 ELSE 1 END`;
+  const postedKeys = `SELECT r.key ${posted} AND d.date BETWEEN ? AND ? ORDER BY d.date, ${goodsFirst}, coalesce(r.number, ''), r.type, r.id LIMIT ?`;
+  const postedByKeys = byCount((count) => `SELECT r.key, r.type, r.id, r.number, r.sum, d.date FROM document_records r JOIN documents d ON d.key = r.key WHERE r.key IN (${valueList(count)})`);
 
   return {
     /**
-     * The documents matching a search, newest date first, as the lists show them (JSON texts): a number, a
-     * contractor and a type's dates each have an index.
+     * A page of the documents matching a search (`searchSql`), newest first, as the lists show them (JSON texts):
+     * the first page, or the one after (older than) or before (newer than) a document. A cursor naming no document
+     * gives the first page. Rows come in the order read: a page before, oldest first.
      */
-    async search(by: DocumentSearch, offset: number, limit: number): Promise<string[]> {
-      const conditions: string[] = [];
-      const params: unknown[] = [];
-      const where = (condition: string, value: unknown) => {
-        if (value === undefined) return;
-        conditions.push(condition);
-        params.push(value);
-      };
-      where('r.type = ?', by.type);
-      where('r.contractor_id = ?', by.contractorId);
-      where('r.status = ?', by.status);
-      where('d.date >= ?', by.dateFrom);
-      where('d.date <= ?', by.dateTo);
-      if (by.number !== undefined && /^\d+$/.test(by.number.trim())) where('r.number_digits = ?', numberDigits(by.number.trim()));
-      else where('r.number_key = ?', by.number === undefined ? undefined : numberKey(by.number.trim()));
-      const filter = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
-      const sql = `SELECT d.list_json FROM document_records r JOIN documents d ON d.key = r.key ${filter} ORDER BY d.date DESC, r.key DESC LIMIT ? OFFSET ?`;
-      return (await session.rows<[string]>(sql, [...params, limit, offset])).map(([json]) => json);
+    async search(by: DocumentSearch, limit: number, from?: SearchCursor): Promise<string[]> {
+      const at = from && (await session.objects<SearchPosition>('SELECT date, key FROM documents WHERE type = ? AND id = ?', [from.type, from.id]))[0];
+      const { sql, params } = searchSql(session.dialect, by, limit, at && { ...at, toward: from!.toward });
+      return (await session.rows<[string]>(sql, params)).map(([json]) => json);
     },
     /** The documents made from any of `parents` (whose basedOn names one), each once with its record, by type and id. */
     async childrenOf(parents: DocumentRef[]): Promise<ChildDocument[]> {
@@ -139,7 +193,17 @@ export function documentQueries(session: SqlSession) {
       return status === undefined ? keyedPage(dated, range, offset, limit) : keyedPage(datedStatus, [...range, status], offset, limit);
     },
     /** A contractor's posted documents that move its balance, by date (then type and id): sums in kopecks. */
-    postedOfContractor: (contractorId: number) => session.objects<PostedDocument>(posted, [contractorId]),
+    statement: {
+      outside: async (contractorId, dateFrom, dateTo) => (await session.objects<{ opening: number; later: number }>(outside, [dateFrom, dateTo, contractorId, dateFrom, dateTo]))[0],
+      postedKeys: async (contractorId, dateFrom, dateTo, limit) => (await session.rows<[number]>(postedKeys, [contractorId, dateFrom, dateTo, limit])).map(([key]) => key),
+      async postedByKeys(keys) {
+        const found = new Map<number, PostedDocument>();
+        await inChunks(keys as number[], async (chunk) => {
+          for (const { key, ...doc } of await session.objects<PostedDocument & { key: number }>(postedByKeys(chunk.length), chunk)) found.set(key, doc);
+        });
+        return keys.flatMap((key) => found.get(key) ?? []);
+      },
+    } satisfies StatementReads,
     /** The number and date of each of these documents (a tree's, for its drawing), by `type-id`: a seek each on (type, id). */
     async numbersOf(documents: { type: DocumentType; id: number }[]): Promise<Map<string, { number: string | null; date: string }>> {
       const found = new Map<string, { number: string | null; date: string }>();

@@ -26,6 +26,9 @@ const onPostgres = [
   'test/http/xml-text.test.ts',
   'test/http/document-search.test.ts',
   'test/http/history-pages.test.ts',
+  'test/feed/changes.test.ts',
+  'test/feed/webhooks.test.ts',
+  'test/feed/hooks-page.test.ts',
 ];
 
 /** The bundles the tests' server and command-line processes run, built before any test (see test/bundles.ts). */

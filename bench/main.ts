@@ -4,6 +4,7 @@ import path from 'node:path';
 // @ts-expect-error: a plain ES module of the entry points, without type declarations
 import { ENTRIES, ensureBundle } from '../bin/bundle.mjs';
 import { type EngineUnderTest, sqliteUnderTest } from './engines.ts';
+import { FEED_SERVER_ENV, type FeedResults, measureFeed, printFeed } from './feed.ts';
 import { rebuildFloor } from './floors.ts';
 import { type ImportOrders, measureImportOrders, printImportOrders } from './import-orders.ts';
 import { DATA_DIR, FULL, QUICK, type Sizes, copyDatabase, ensureDataset, ensureLogs } from './dataset.ts';
@@ -45,6 +46,8 @@ interface Options {
   engines: Engine[];
   /** How many servers share the PostgreSQL database, one load phase each. */
   servers: number[];
+  /** `--feed`: only the phase of following the log (`feed.ts`), on SQLite. */
+  feedOnly: boolean;
 }
 
 function optionsOf(argv: string[]): Options {
@@ -59,7 +62,7 @@ function optionsOf(argv: string[]): Options {
   if (servers.some((n) => !Number.isInteger(n) || n < 1 || n > 10)) throw new Error(`--servers takes a number of servers from 1 to 10, or several separated by commas: ${value('--servers')}`);
   if (value('--servers') !== undefined && engine === 'sqlite') throw new Error('--servers is for PostgreSQL (--engine postgres or both): a SQLite file is served by one process');
   const sizes = argv.includes('--quick') ? QUICK : FULL;
-  return { sizes, settings: sizes === QUICK ? { runs: 3, duration: 1 } : { runs: 3, duration: 5 }, engines: engines[engine], servers };
+  return { sizes, settings: sizes === QUICK ? { runs: 3, duration: 1 } : { runs: 3, duration: 5 }, engines: engines[engine], servers, feedOnly: argv.includes('--feed') };
 }
 
 export async function main(argv: string[]): Promise<void> {
@@ -82,6 +85,16 @@ export async function main(argv: string[]): Promise<void> {
     ceilings: {},
     rebuild: [],
   };
+  if (options.feedOnly) {
+    const work = path.join(DATA_DIR, `${sizes.name}-work.db`);
+    copyDatabase(dataset, work);
+    const feed = await measureFollowing(sqliteUnderTest(work), logs[1], settings);
+    printFeed(feed);
+    const out = path.join(ROOT, 'bench', 'results', `${results.date.slice(0, 10)}${sizes === QUICK ? '-quick' : ''}-feed.json`);
+    fs.writeFileSync(out, JSON.stringify({ ...results, loadAverage: { ...results.loadAverage, end: os.loadavg() }, feed }, null, 2) + '\n');
+    console.log(`\nwritten to ${path.relative(ROOT, out)}`);
+    return;
+  }
   if (options.engines.includes('sqlite')) {
     const work = path.join(DATA_DIR, `${sizes.name}-work.db`);
     copyDatabase(dataset, work);
@@ -91,6 +104,8 @@ export async function main(argv: string[]): Promise<void> {
     results.rebuildFloor = rebuildFloor(logs[1]);
     results.startupMs = await measureStartup(logs[1]);
     results.targets = targetsOf(results);
+    copyDatabase(dataset, work);
+    results.feed = await measureFollowing(sqliteUnderTest(work), logs[1], settings);
   }
   if (options.engines.includes('postgres')) results.postgres = await benchPostgres(dataset, logs, options);
   const importOrders: ImportOrders[] = [];
@@ -98,6 +113,7 @@ export async function main(argv: string[]): Promise<void> {
 
   results.loadAverage!.end = os.loadavg();
   printResults(results);
+  if (results.feed) printFeed(results.feed);
   importOrders.forEach(printImportOrders);
   const engines = results.postgres ? `${options.engines.includes('sqlite') ? '-sqlite' : ''}-postgres-x${options.servers.join('-')}` : '';
   const out = path.join(ROOT, 'bench', 'results', `${results.date.slice(0, 10)}${sizes === QUICK ? '-quick' : ''}${engines}.json`);
@@ -278,6 +294,37 @@ async function measureSettingVariants(db: EngineUnderTest, measured: Target, pro
     return Object.fromEntries(runners.map(([key, name, runner]) => [key, { name, kind: 'read' as const, figures: runner.figures() }]));
   } finally {
     for (const child of started) await child.stop();
+  }
+}
+
+/** The feed's phase (`feed.ts`): a server on `db` followed while it is written, then one on the longest log. */
+async function measureFollowing(db: EngineUnderTest, longLog: string, settings: LoadSettings): Promise<FeedResults> {
+  const serve = async (setting: string) => {
+    const since = performance.now();
+    const child = spawnServer(setting, SERVER_PORT, FEED_SERVER_ENV);
+    await waitUntilAnswering(child, `http://127.0.0.1:${SERVER_PORT}/api/changes?limit=1`, AUTH, since);
+    return { child, target: { url: `http://127.0.0.1:${SERVER_PORT}`, pid: child.pid } };
+  };
+  const { child, target } = await serve(db.setting);
+  try {
+    const skus = await db.skus();
+    const write = (await writeScenarios(new Probe(target.url, AUTH), skus)).updatePrices100!;
+    let price = 0;
+    const writeOne = async () => {
+      const path = `${target.url}/api/update-product-prices`;
+      const token = ((await (await fetch(path, { headers: AUTH })).json()) as { data: { access_token: string } }).data.access_token;
+      const body = JSON.stringify({ data: [{ sku: skus[price % skus.length], salePrice: 9000 + price++ / 100 }] });
+      const res = await fetch(path, { method: 'POST', headers: { ...AUTH, 'X-Access-Token': token, 'Content-Type': 'application/json' }, body });
+      if (res.status !== 200) throw new Error(`a one-record write was answered ${res.status}: ${await res.text()}`);
+    };
+    const onLongLog = async () => {
+      await child.stop();
+      const long = await serve(longLog);
+      return { target: long.target, events: await sqliteUnderTest(longLog).lastEventSeq(), stop: () => long.child.stop() };
+    };
+    return await measureFeed({ server: target, headers: AUTH, write, writeOne, lastSeq: () => db.lastEventSeq(), settings, onLongLog });
+  } finally {
+    await child.stop();
   }
 }
 

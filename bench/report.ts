@@ -1,3 +1,4 @@
+import type { FeedResults } from './feed.ts';
 import type { Sizes } from './dataset.ts';
 import type { RebuildFloor } from './floors.ts';
 import type { LoadFigures, LoadSettings } from './load.ts';
@@ -95,6 +96,8 @@ export interface Results extends LoadResults {
   startupMs?: Spread;
   targets?: Target[];
   postgres?: PostgresResults;
+  /** Following the log under load (`feed.ts`). */
+  feed?: FeedResults;
 }
 
 const range = (s: Spread, digits = 0) => `${s.median.toFixed(digits)} (${s.min.toFixed(digits)}–${s.max.toFixed(digits)})`;

@@ -1,6 +1,7 @@
 import { type Clock, systemClock } from './lib/clock.ts';
 import type { Result } from './lib/result.ts';
 import type { AuditReads } from './audit/reads.ts';
+import { LogWaker, type WakerOptions } from './feed/waker.ts';
 import { brandQueries } from './projections/brands.ts';
 import { bulkReads } from './projections/bulk-reads.ts';
 import { categoryQueries } from './projections/categories.ts';
@@ -40,7 +41,17 @@ function failureOf(error: unknown): Result<never> {
 export interface OpenCompanyOptions extends EngineOptions {
   /** Keys kept in memory, changes made elsewhere heard within `boundMs` (none: every key read each time). */
   keyCache?: KeyCacheSettings;
+  /** How the log's followers are woken (see `LogWaker`). */
+  feed?: Partial<FeedSettings>;
 }
+
+/** How the log's followers are woken. */
+export interface FeedSettings extends WakerOptions {
+  /** How often SQLite looks for another process's commit while anyone follows the log (ms). */
+  watchMs: number;
+}
+
+const FEED_DEFAULTS: FeedSettings = { pollMs: 1000, watchMs: 100 };
 
 /**
  * One company's trade records, open on an engine (`storage/engine.ts`): everything the HTTP interface and the use
@@ -68,10 +79,14 @@ export class Company<E extends Engine = Engine> implements WriteContext {
   /** Names an error of the engine's storage as the engine-neutral error it is (see `Engine.storageErrorOf`). */
   readonly storageErrorOf: E['storageErrorOf'];
 
+  /** Started by the first follower (a command line never has one). */
+  private logWaker: LogWaker | undefined;
+
   constructor(
     readonly engine: E,
     readonly clock: Clock = systemClock,
     keyCache?: KeyCacheSettings,
+    private readonly feed: Partial<FeedSettings> = {},
   ) {
     this.writer = engine.writer;
     this.log = engine.log;
@@ -99,11 +114,22 @@ export class Company<E extends Engine = Engine> implements WriteContext {
       documents: documentQueries(decideOn),
     };
     this.state = { ...readModelState(deciding), ...bulkReads(decideOn) };
+    // This server's own commits wake its followers at once.
+    this.writer.onCommit(() => this.logWaker?.moved());
+  }
+
+  /** The one waker of every follower of the log on this server (long-polls, streams, webhooks). */
+  get waker(): LogWaker {
+    if (this.logWaker === undefined) {
+      const settings = { ...FEED_DEFAULTS, ...this.feed };
+      this.logWaker = new LogWaker(() => this.audit.lastSeq(), settings, this.engine.logChanges(settings.watchMs));
+    }
+    return this.logWaker;
   }
 
   /** The company in the database `setting` names (`TRADEBOOK_DB`), on its engine, with its read tables current. */
   static async open(setting: DatabaseSetting, options: OpenCompanyOptions = {}): Promise<Company> {
-    return new Company(await openEngine(setting, options), options.clock, options.keyCache);
+    return new Company(await openEngine(setting, options), options.clock, options.keyCache, options.feed);
   }
 
   /**
@@ -132,8 +158,10 @@ export class Company<E extends Engine = Engine> implements WriteContext {
   /** The key cache stops listening and the engine closes, both at once: SQLite's connections close before this returns. */
   async close(): Promise<void> {
     const listening = this.keyCache?.stop();
+    const following = this.logWaker?.stop();
     const closing = this.engine.close();
     await listening;
+    await following;
     await closing;
   }
 }

@@ -6,11 +6,20 @@ import { accessFields } from './http/access-log.ts';
 import { listen, readServerSettings } from './http/node-server.ts';
 import { log, logFields, logger } from './lib/log.ts';
 import { Company } from './company.ts';
+import { readFeedSettings } from './feed/settings.ts';
+import { ChangeStreams } from './feed/streams.ts';
+import { HookDeliverer } from './feed/webhooks/deliverer.ts';
+import { Webhooks } from './feed/webhooks/store.ts';
 
 // Checked before the database is opened: a wrong setting changes nothing on disk.
 const settings = readServerSettings(process.env);
 if (!settings.ok) {
   process.stderr.write(`${settings.problem}\n`);
+  process.exit(2);
+}
+const feedSettings = readFeedSettings(process.env);
+if (!feedSettings.ok) {
+  process.stderr.write(`${feedSettings.problem}\n`);
   process.exit(2);
 }
 
@@ -52,11 +61,15 @@ try {
 }
 
 const background = tb.engine.serve(log);
+const webhooks = new HookDeliverer(tb, new Webhooks(tb), feedSettings.settings.webhooks);
+webhooks.start();
 
 // Slow or stalled clients are cut off (408) instead of holding a connection forever, and connections are
 // capped in all and per client address (503).
 let shuttingDown = false;
+const streams = new ChangeStreams(feedSettings.settings.streams);
 const app = createApp(tb, {
+  streams,
   accessLog: settings.settings.accessLog ? (entry) => logFields(accessFields(entry), 'request') : undefined,
   shuttingDown: () => shuttingDown,
   sessionIdleMs: settings.settings.sessionIdleMinutes * 60_000,
@@ -78,7 +91,11 @@ const server = listen(
 function shutdown(signal: string) {
   shuttingDown = true;
   log(`${signal}: finishing requests in flight, then closing`);
+  // Streams and long-polls never finish by themselves: they end now, each stream telling its client when to resume.
+  streams.endAll();
+  void tb.waker.stop();
   server.close(async () => {
+    await webhooks.stop();
     await background.stop();
     await tb.close();
     log('closed');

@@ -8,6 +8,7 @@ import { companyCommand } from './company.ts';
 import { copyCommand } from './copy.ts';
 import { eventsCommand } from './events.ts';
 import { historyCommand } from './history.ts';
+import { hooksCommand } from './hooks.ts';
 import { importCommand } from './import.ts';
 import { importsCommand } from './imports.ts';
 import { keysCommand } from './keys.ts';
@@ -48,6 +49,7 @@ export async function main(argv: string[]): Promise<void> {
   backupCommand(program);
   copyCommand(program);
   companyCommand(program);
+  hooksCommand(program);
   try {
     await program.parseAsync(argv);
   } catch (error) {

@@ -23,10 +23,12 @@ import { contractorReads, contractorRoutes, contractorWrites } from './routes/co
 import { documentReads, documentRoutes } from './routes/documents.ts';
 import { productReads, productRoutes, productWrites } from './routes/products.ts';
 import { type WriteEndpoint, mountWrite } from './write-endpoint.ts';
+import { changesReads, changesRoutes } from '../feed/routes.ts';
+import { ChangeStreams } from '../feed/streams.ts';
 
 export const MAX_BODY_BYTES = BODY_LIMITS.api;
 
-const reads: ReadEndpoint[] = [...productReads, ...categoryReads, ...brandReads, ...contractorReads, ...documentReads, ...auditReads];
+const reads: ReadEndpoint[] = [...productReads, ...categoryReads, ...brandReads, ...contractorReads, ...documentReads, ...auditReads, ...changesReads];
 const writes: WriteEndpoint[] = [...productWrites, ...categoryWrites, ...brandWrites, ...contractorWrites];
 
 export interface AppOptions {
@@ -40,6 +42,8 @@ export interface AppOptions {
   trustedProxies?: TrustedProxies;
   /** Where each failed workbench sign-in is told, with the client's address (none: not told). */
   onSignInFailure?: (failure: { client: string; reason: string }) => void;
+  /** The server's change streams (its shutdown ends them); a new set with the default bounds when not given. */
+  streams?: ChangeStreams;
   /** Where an error the server did not expect is told, one bounded line each (default: the server's log). */
   onUnexpectedError?: (failure: UnexpectedError) => void;
 }
@@ -84,6 +88,7 @@ export function createApp(tb: Company, options: AppOptions = {}): Hono<AppEnv> {
   app.route('/', auditRoutes(tb));
   app.route('/', contractorRoutes(tb));
   app.route('/', documentRoutes(tb));
+  app.route('/', changesRoutes(tb, options.streams ?? new ChangeStreams()));
   for (const endpoint of writes) {
     app.use(endpoint.path, requireWriteScope);
     mountWrite(app, tb, endpoint);

@@ -19,6 +19,8 @@ export interface ReadEndpoint {
   errors?: string[];
   /** Its 200 answer (one of `responses.ts`). */
   response: z.ZodType;
+  /** Asked with `Accept: text/event-stream`, it answers a stream of server-sent events, described so; with the errors only a stream has. */
+  eventStream?: { description: string; headers: { name: string; description: string }[]; codes: string[] };
   /** Files it answers instead when asked (`format`): their media types and what each holds. */
   files?: Record<string, string>;
 }
@@ -149,20 +151,28 @@ function operationId(prefix: string, path: string, suffix = ''): string {
 export function openApiDocument(reads: ReadEndpoint[], writes: WriteEndpoint[]) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of reads) {
-    const codes = errorCodes([...fieldNames(r.query), ...fieldNames(r.body)], r.codes ?? {}, ['ERROR_NOT_FOUND', ...(r.errors ?? [])]);
+    const codes = errorCodes([...fieldNames(r.query), ...fieldNames(r.body)], r.codes ?? {}, ['ERROR_NOT_FOUND', ...(r.errors ?? []), ...(r.eventStream?.codes ?? [])]);
     const files = Object.fromEntries(Object.entries(r.files ?? {}).map(([type, description]) => [type, { schema: { type: 'string', description } }]));
+    const stream = r.eventStream;
     paths[r.path] = {
       ...paths[r.path],
       [r.method]: {
         operationId: operationId(r.method, r.path),
         summary: r.summary,
         ...(r.audit && { description: 'Only for keys with the audit scope.' }),
-        parameters: queryParameters(r.query),
+        parameters: [
+          ...queryParameters(r.query),
+          ...(stream?.headers.map(({ name, description }) => ({ name, in: 'header', required: false, description, schema: { type: 'string' } })) ?? []),
+        ],
         'x-error-codes': codes,
         ...(r.body && { requestBody: { content: jsonContent(jsonSchema(r.body)) } }),
         responses: {
-          '200': { description: 'Success', content: { ...jsonContent(componentRef(r.response)), ...files } },
+          '200': {
+            description: 'Success',
+            content: { ...jsonContent(componentRef(r.response)), ...files, ...(stream && { 'text/event-stream': { schema: { type: 'string', description: stream.description } } }) },
+          },
           '404': { description: 'The addressed record does not exist', content: jsonContent(errorBody(codes)) },
+          ...(stream && { '429': { description: 'Too many streams open, for this key or in all (ERROR_TOO_MANY_STREAMS); Retry-After says when to try again', content: jsonContent(errorBody(codes)) } }),
           ...standardResponses(codes),
           '503': busyResponse(codes),
         },

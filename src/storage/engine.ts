@@ -2,6 +2,7 @@ import type { AuditReads } from '../audit/reads.ts';
 import type { ChainCheck } from '../audit/verify-chain.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { RebuildProgress } from '../projections/rebuild.ts';
+import type { LogChangeSource } from '../feed/waker.ts';
 import type { KeyChangeSource } from '../tokens/key-cache.ts';
 import type { CopySource, CopyTarget } from './copy.ts';
 import type { StorageBusyError, StorageFault } from './errors.ts';
@@ -64,6 +65,11 @@ export interface Engine {
    * (PGlite): every key is then read each time.
    */
   keyChanges(everyMs: number): KeyChangeSource | undefined;
+  /**
+   * Commits of other processes, heard within `everyMs` (SQLite) or as they happen (PostgreSQL's NOTIFY);
+   * undefined where the engine cannot tell of them (PGlite): followers are then woken by polling.
+   */
+  logChanges(everyMs: number): LogChangeSource | undefined;
   /**
    * Names an error of this engine's storage as the engine-neutral error it is: a `StorageFault` (disk full,
    * read-only, failing) or a `StorageBusyError` (a lock held too long, a connection lost: nothing applied, try

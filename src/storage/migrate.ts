@@ -7,6 +7,7 @@ import * as accessTokenHashes from './migrations/2026-11-23-02-access-token-hash
 import * as auditSessions from './migrations/2026-11-26-01-audit-sessions.ts';
 import * as keyVersion from './migrations/2026-11-27-01-key-version.ts';
 import * as auditSessionIndexes from './migrations/2026-11-28-01-audit-session-indexes.ts';
+import * as webhooks from './migrations/2026-11-28-02-webhooks.ts';
 
 interface SchemaMigration {
   up(db: Kysely<any>, dialect: SchemaDialect): Promise<void>;
@@ -23,6 +24,7 @@ const migrations: Record<string, SchemaMigration> = {
   '2026-11-26-01-audit-sessions': auditSessions,
   '2026-11-27-01-key-version': keyVersion,
   '2026-11-28-01-audit-session-indexes': auditSessionIndexes,
+  '2026-11-28-02-webhooks': webhooks,
 };
 
 /**

@@ -25,6 +25,8 @@ export interface Writer {
    * calls this between them.
    */
   giveTurn(): Promise<void>;
+  /** `listener` is told after each group's commit, before it is durable (what it committed is visible to readers). */
+  onCommit(listener: () => void): void;
 }
 
 /** The append-only log as writes use it. */

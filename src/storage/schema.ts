@@ -12,6 +12,7 @@ export interface Database {
   access_tokens: AccessTokensTable;
   audit_sessions: AuditSessionsTable;
   key_version: KeyVersionTable;
+  webhooks: WebhooksTable;
   projection_checkpoints: ProjectionCheckpointsTable;
   point_in_time: PointInTimeTable;
   /** PostgreSQL only: the row every writer locks first. */
@@ -57,6 +58,29 @@ export interface KeyVersionTable {
   /** Always 1. */
   id: number;
   version: number;
+}
+
+/** The webhooks the servers deliver the log's changes to (`src/feed/webhooks/`); times in ms. */
+export interface WebhooksTable {
+  id: number;
+  url: string;
+  /** The event types and record kinds it wants, comma-separated; null: every change. */
+  types: string | null;
+  /** The `whsec_` secret its deliveries are signed with. */
+  secret: string;
+  /** The last seq its receiver acknowledged (or a filter passed over). */
+  position: number;
+  /** Why it is paused (by hand, or after a day of failures); null while active. */
+  paused: string | null;
+  last_error: string | null;
+  failing_since: number | null;
+  attempts: number;
+  next_attempt_at: number;
+  delivered_at: number | null;
+  created_at: number;
+  /** Which server delivers it, until when: one at a time. */
+  lease_owner: string | null;
+  lease_until: number | null;
 }
 
 export interface ProjectionCheckpointsTable {

@@ -6,6 +6,7 @@ import ts from 'typescript';
 import { describe, expect, test, vi } from 'vitest';
 import type { z } from 'zod';
 import { readResponses, writeResults } from '../../src/http/responses.ts';
+import { changePage } from '../../src/feed/schemas.ts';
 import { ApiClient } from '../helpers.ts';
 import { TEST_ENGINE, engineService as testService } from '../engine-service.ts';
 import { importRecords, line, money, romashka, sale } from '../documents-fixtures.ts';
@@ -66,6 +67,8 @@ describe('the response schemas are the bytes served', () => {
       [api, '/api/sales', readResponses.documents],
       [api, '/api/paymentins', readResponses.documents],
       [auditor, '/api/events', readResponses.events],
+      [api, '/api/changes', changePage],
+      [auditor, '/api/changes?types=document', changePage],
       [auditor, '/api/history?stream=product-1', readResponses.history],
       [auditor, '/api/audit/document?type=sale&id=187', readResponses.document],
       [auditor, '/api/audit/statement?contractor=7&dateFrom=2026-01-01&dateTo=2026-12-31', readResponses.statement],

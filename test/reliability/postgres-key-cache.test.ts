@@ -1,11 +1,10 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { createApp } from '../../src/http/app.ts';
-import { type PostgresDatabase, openPostgres } from '../../src/storage/postgres/connection.ts';
 import { Company } from '../../src/company.ts';
 import { ApiClient } from '../helpers.ts';
 import { runCli } from '../server-process.ts';
 import { within } from '../within.ts';
-import { REAL_SERVER_URL, createDatabase } from '../storage/postgres/engines.ts';
+import { REAL_SERVER_URL, databaseEachTest } from '../storage/postgres/engines.ts';
 
 /**
  * The key cache of servers on one PostgreSQL database: changes announced with NOTIFY in the transaction that makes
@@ -15,25 +14,12 @@ import { REAL_SERVER_URL, createDatabase } from '../storage/postgres/engines.ts'
 const status = async (client: ApiClient) => (await client.get('/api/products?limit=1')).status;
 
 describe.runIf(REAL_SERVER_URL)('the key cache of servers on one PostgreSQL database', () => {
-  let admin: PostgresDatabase;
-  let database: { url: string; drop(): Promise<void> };
-  const opened: Company[] = [];
-  beforeAll(() => {
-    admin = openPostgres(REAL_SERVER_URL!, { poolSize: 1 });
-  });
-  afterAll(() => admin.close());
-  beforeEach(async () => {
-    database = await createDatabase(admin);
-  });
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((tb) => tb.close()));
-    await database.drop();
-  });
+  const database = databaseEachTest();
 
   /** One more server on the database, with a key cache of 1 s; what it says of its cache goes to `said`. */
   const server = async (said: string[] = []) => {
-    const tb = await Company.open({ engine: 'postgres', url: database.url }, { keyCache: { boundMs: 1000, onTrust: (line) => said.push(line) } });
-    opened.push(tb);
+    const tb = await Company.open({ engine: 'postgres', url: database.url() }, { keyCache: { boundMs: 1000, onTrust: (line) => said.push(line) } });
+    database.afterward(() => tb.close());
     return { tb, app: createApp(tb), said };
   };
 
@@ -60,7 +46,7 @@ describe.runIf(REAL_SERVER_URL)('the key cache of servers on one PostgreSQL data
   test('a key revoked by `tradebook keys revoke` is refused by both servers within 1 s', async () => {
     const servers = [await server(), await server()];
     const { id, clients } = await cachedKey(servers);
-    const revoked = await runCli(database.url, ['keys', 'revoke', String(id)]);
+    const revoked = await runCli(database.url(), ['keys', 'revoke', String(id)]);
     expect(revoked.status, revoked.stderr).toBe(0);
     const took = await within(1000, async () => (await Promise.all(clients.map(status))).every((answer) => answer === 401));
     expect(took).toBeLessThan(1000);
@@ -69,17 +55,14 @@ describe.runIf(REAL_SERVER_URL)('the key cache of servers on one PostgreSQL data
   test('the listening connection ended: requests are answered, keys are read from the database until it is back, a revocation meanwhile counts at once', async () => {
     const one = await server();
     // Another server without a cache, which makes the revocation below.
-    const elsewhere = await Company.open({ engine: 'postgres', url: database.url });
-    opened.push(elsewhere);
+    const elsewhere = await Company.open({ engine: 'postgres', url: database.url() });
+    database.afterward(() => elsewhere.close());
     const { clients } = await cachedKey([one]);
     const other = await one.tb.keys.create({ name: 'revoked meanwhile' });
     const otherClient = new ApiClient(one.app, other.key);
     expect(await status(otherClient)).toBe(200);
 
-    const ended = await admin.session.sql<{ ended: boolean }>(
-      "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name = 'tradebook key changes' AND datname = $1",
-      [new URL(database.url).pathname.slice(1)],
-    );
+    const ended = await database.terminate('tradebook notifications');
     expect(ended).toEqual([{ ended: true }]);
     await within(1000, () => one.said.length === 1);
     expect(one.said[0]).toMatch(/^key cache off: the connection listening for key changes closed/);

@@ -119,6 +119,7 @@ const NAV = [
   ['/audit/statement', 'statement'],
   ['/audit/log', 'log'],
   ['/audit/anchors', 'anchors'],
+  ['/audit/hooks', 'hooks'],
 ] as const;
 
 /** What a page is made for: the reader's texts, their session (none on the sign-in page) and where they are. */

@@ -7,6 +7,7 @@ import { clientAddress, fromTrustedProxy } from '../client-address.ts';
 import { requestHeader } from '../node-request.ts';
 import type { TrustedProxies } from '../trusted-proxies.ts';
 import type { AppEnv } from '../env.ts';
+import { hooksPage } from './hooks-page.ts';
 import { anchorsPage, checkAnchorsPage } from './anchors-page.ts';
 import { contractorPage, findContractorsPage } from './contractors-pages.ts';
 import { documentPage, findDocumentsPage } from './documents-pages.ts';
@@ -98,6 +99,7 @@ export function workbenchRoutes(tb: Company, options: WorkbenchOptions): Hono<Ap
   app.get('/audit/statement.xlsx', ...page((c, view) => statementXlsxFile(c, tb, view)));
   app.get('/audit/log', ...page((c, view) => logPage(c, tb, view)));
   app.get('/audit/anchors', ...page((c, view) => anchorsPage(c, view)));
+  app.get('/audit/hooks', ...page((c, view) => hooksPage(c, tb, view)));
   app.post('/audit/anchors', requireSession, takeBody(BODY_LIMITS.anchors), sessionForm, (c) => checkAnchorsPage(c, tb, viewOf(c, c.get('session'))));
   // Any other address under /audit is a page of the workbench that does not exist, said as a page.
   app.all('/audit/*', ...page((c, view) => notFoundPage(c, view)));

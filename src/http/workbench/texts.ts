@@ -78,7 +78,7 @@ export const ru = {
   lang: 'ru' as Lang,
   otherLanguage: { lang: 'en' as Lang, name: 'English' },
   brand: 'tradebook · аудит',
-  nav: { documents: 'Документы', contractors: 'Контрагенты', record: 'Запись на дату', statement: 'Акт сверки', log: 'Журнал событий', anchors: 'Якоря' },
+  nav: { documents: 'Документы', contractors: 'Контрагенты', record: 'Запись на дату', statement: 'Акт сверки', log: 'Журнал событий', anchors: 'Якоря', hooks: 'Вебхуки' },
   session: { key: (name: string, id: number) => `${name} (ключ ${id})`, signOut: 'Выйти', navigation: 'Разделы' },
   common: {
     find: 'Найти',
@@ -459,6 +459,17 @@ export const ru = {
       }
     },
   },
+  hooks: {
+    title: 'Вебхуки',
+    none: 'Вебхуков нет. Их добавляет администратор командой tradebook hooks add.',
+    note: 'Сервер отправляет изменения журнала на адрес каждого вебхука пачками по порядку seq, подписывая их секретом вебхука; позиция — последний seq, который получатель подтвердил. Неудачная отправка повторяется всё реже (от 1 с до 1 ч), после суток неудач вебхук приостанавливается. Здесь только чтение: меняет вебхуки команда tradebook hooks.',
+    columns: { id: '№', url: 'Адрес', types: 'Что отправляется', state: 'Состояние', position: 'Позиция (seq)', behind: 'Отстаёт на', delivered: 'Последняя доставка (МСК)', failure: 'Ошибка' },
+    everyChange: 'все изменения',
+    active: 'работает',
+    paused: (why: string) => `приостановлен: ${why}`,
+    failing: (error: string, since: string, attempts: number, next: string) =>
+      `${error}; с ${since}, попыток: ${attempts}${next === '' ? '' : `; следующая в ${next}`}`,
+  },
   errors: {
     notFound: 'Страница не найдена',
     notFoundText: 'Такой страницы в рабочем месте нет. Воспользуйтесь разделами вверху страницы.',
@@ -476,7 +487,7 @@ export const en: Texts = {
   lang: 'en',
   otherLanguage: { lang: 'ru', name: 'Русский' },
   brand: 'tradebook audit',
-  nav: { documents: 'Documents', contractors: 'Contractors', record: 'Record as of', statement: 'Reconciliation', log: 'Event log', anchors: 'Anchors' },
+  nav: { documents: 'Documents', contractors: 'Contractors', record: 'Record as of', statement: 'Reconciliation', log: 'Event log', anchors: 'Anchors', hooks: 'Webhooks' },
   session: { key: (name, id) => `${name} (key ${id})`, signOut: 'Sign out', navigation: 'Sections' },
   common: {
     find: 'Find',
@@ -815,6 +826,16 @@ export const en: Texts = {
     holds: 'holds',
     fails: (problem) => `fails: ${problem}`,
     problem: anchorProblemText,
+  },
+  hooks: {
+    title: 'Webhooks',
+    none: 'No webhooks. The administrator adds them with tradebook hooks add.',
+    note: "The server sends the log's changes to each webhook's address in batches, in seq order, signed with the webhook's secret; the position is the last seq its receiver acknowledged. A failed delivery is tried again less and less often (1 s up to 1 h); after a day of failures the webhook is paused. This page only reads: the tradebook hooks command changes webhooks.",
+    columns: { id: 'No.', url: 'Address', types: 'What is sent', state: 'State', position: 'Position (seq)', behind: 'Behind by', delivered: 'Last delivery (Moscow)', failure: 'Error' },
+    everyChange: 'every change',
+    active: 'active',
+    paused: (why) => `paused: ${why}`,
+    failing: (error, since, attempts, next) => `${error}; since ${since}, ${attempts} attempt${attempts === 1 ? '' : 's'}${next === '' ? '' : `; next at ${next}`}`,
   },
   errors: {
     notFound: 'Page not found',

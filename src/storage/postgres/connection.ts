@@ -1,6 +1,11 @@
 import postgres from 'postgres';
 import { unreachableOf } from './errors.ts';
 import { PostgresKeyChanges } from './key-changes.ts';
+import { PostgresListener } from './listener.ts';
+import { PostgresLogChanges } from './log-changes.ts';
+
+/** How often a lost listening connection is tried again when the key cache has not set it. */
+const LISTEN_RETRY_MS = 1000;
 import { socketUrl } from './socket-url.ts';
 
 /**
@@ -30,6 +35,8 @@ export interface PostgresDatabase {
   readonly pool: Sql;
   /** Key changes as the database announces them, heard on a connection of their own, tried again every `retryMs` when lost. */
   keyChanges?(retryMs: number): PostgresKeyChanges;
+  /** The log's commits by every process on the database, heard on the same connection as key changes. */
+  logChanges?(): PostgresLogChanges;
   close(): Promise<void>;
 }
 
@@ -189,10 +196,14 @@ export function openPostgres(url: string, options: ConnectOptions = {}): Postgre
     run: async (text: string, params: readonly unknown[] = []) =>
       void (guard?.skips(text) ? [] : await client.run((c) => c.unsafe(text, params as never[], { prepare: true }).values())),
   });
+  // One listening connection for every channel; its retry interval is the first asker's.
+  let listener: PostgresListener | undefined;
+  const listenerOf = (retryMs: number) => (listener ??= new PostgresListener(url, retryMs));
   return {
     session: over(session, transaction),
     pool: over(pool),
-    keyChanges: (retryMs) => new PostgresKeyChanges(url, retryMs),
+    keyChanges: (retryMs) => new PostgresKeyChanges(listenerOf(retryMs)),
+    logChanges: () => new PostgresLogChanges(listenerOf(LISTEN_RETRY_MS)),
     close: async () => {
       await Promise.all([session.end(), pool.end()]);
     },

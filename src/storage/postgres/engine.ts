@@ -115,6 +115,11 @@ export class PostgresEngine implements Engine {
     return this.database.keyChanges?.(everyMs);
   }
 
+  /** Heard with LISTEN on the same connection as key changes; none on a database that cannot listen (PGlite). */
+  logChanges() {
+    return this.database.logChanges?.();
+  }
+
   /**
    * Rebuilds every read table beside the served ones and swaps them in (see `rebuildPostgres`), on the writer's
    * connection between its groups.

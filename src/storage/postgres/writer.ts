@@ -4,6 +4,7 @@ import { BUSY_BUDGET_MS, NotDurableError, ReadModelsDifferError } from '../error
 import type { Writer } from '../port.ts';
 import type { Sql } from './connection.ts';
 import { connectionLost, storageErrorOf } from './errors.ts';
+import { LOG_CHANGES_CHANNEL } from './log-changes.ts';
 import { PipelinedSql } from './pipeline.ts';
 
 interface Job {
@@ -49,6 +50,7 @@ export class PostgresWriter implements Writer {
   private readonly units = new AsyncLocalStorage<true>();
   /** How many group transactions have been committed (observability, and tests of the grouping). */
   commits = 0;
+  private readonly committed: (() => void)[] = [];
   /**
    * The log's head while a group holds its lock: read with the lock, moved by each append. No one else appends
    * meanwhile, so an append needs no query for it; a unit rolled back puts it back.
@@ -118,6 +120,10 @@ export class PostgresWriter implements Writer {
     });
   }
 
+  onCommit(listener: () => void): void {
+    this.committed.push(listener);
+  }
+
   /** A commit returns at synchronous_commit=on only once it is on disk, and units settle after it: nothing to wait for. */
   durable(): Promise<void> {
     return Promise.resolve();
@@ -175,6 +181,8 @@ export class PostgresWriter implements Writer {
       } else for (const job of jobs) outcomes.push(await this.unit(job.unit));
       // Inside the lock as a unit is: what it writes commits with the group.
       await this.units.run(true, this.beforeCommit);
+      // Heard by every server's followers once the group commits, and never when it does not.
+      if (this.head.seq > head[0].seq) await session.run('SELECT pg_notify($1, $2)', [LOG_CHANGES_CHANNEL, String(this.head.seq)]);
       // Answered before COMMIT is sent: a connection lost now has applied nothing, and only COMMIT's own loss
       // leaves the outcome unknown.
       await session.settled();
@@ -187,6 +195,7 @@ export class PostgresWriter implements Writer {
       this.head = undefined;
     }
     this.commits++;
+    for (const listener of this.committed) listener();
     return outcomes;
   }
 

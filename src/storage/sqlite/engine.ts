@@ -5,6 +5,7 @@ import { type Sqlite, openSqlite } from './open.ts';
 import { everyRowOf, pointInTimeOf } from './maintenance.ts';
 import { SqliteKeyStore, SqliteSessionStore, SqliteTokenStore } from './keys-and-tokens.ts';
 import { SqliteKeyChanges } from './key-changes.ts';
+import { SqliteLogChanges } from './log-changes.ts';
 import { Checkpointer } from './checkpointer.ts';
 import { storageFaultOf } from './storage-fault.ts';
 import { verifySqlite } from './verify.ts';
@@ -75,6 +76,11 @@ export class SqliteEngine implements Engine {
   /** Another process's change is seen through the reader, which never writes. */
   keyChanges(everyMs: number): SqliteKeyChanges {
     return new SqliteKeyChanges(this.reader, everyMs);
+  }
+
+  /** Seen through the reader, as key changes are. */
+  logChanges(everyMs: number): SqliteLogChanges {
+    return new SqliteLogChanges(this.reader, everyMs);
   }
 
   rebuild(options: { onProgress?: (progress: RebuildProgress) => void } = {}): Promise<{ events: number }> {

@@ -38,6 +38,7 @@ export class GroupCommit implements Writer {
   private draining = false;
   /** How many transactions have been committed (observability, and tests of the grouping). */
   commits = 0;
+  private readonly committed: (() => void)[] = [];
   /** Undefined when the database is not in WAL mode. */
   private readonly wal: WalSync | undefined;
   /** Transaction control, prepared once: a group is one transaction, each piece a savepoint in it. */
@@ -119,6 +120,10 @@ export class GroupCommit implements Writer {
     return new Promise((resolve) => setTimeout(resolve, MAX_BUSY_PAUSE_MS + 5));
   }
 
+  onCommit(listener: () => void): void {
+    this.committed.push(listener);
+  }
+
   /** Resolves once every write committed so far is on disk (a replayed answer waits for this). */
   durable(): Promise<void> {
     return this.wal ? this.wal.sync() : Promise.resolve();
@@ -142,6 +147,7 @@ export class GroupCommit implements Writer {
       throw error;
     }
     this.commits++;
+    for (const listener of this.committed) listener();
     return outcomes;
   }
 

@@ -1,4 +1,5 @@
 import type { KeyCache, KeyChangeSource } from '../../tokens/key-cache.ts';
+import { watchDataVersion } from './data-version.ts';
 import type { Sqlite } from './open.ts';
 
 /**
@@ -16,23 +17,16 @@ export class SqliteKeyChanges implements KeyChangeSource {
   ) {}
 
   start(cache: KeyCache): void {
-    const dataVersion = this.reader.prepare('PRAGMA data_version').pluck();
     // No row until the first revocation.
     const keyVersion = this.reader.prepare('SELECT version FROM key_version WHERE id = 1').pluck();
-    let seenData = dataVersion.get();
-    let seenKeys = keyVersion.get();
-    cache.listening();
-    this.timer = setInterval(() => {
-      if (!this.reader.open) return;
-      const data = dataVersion.get();
-      if (data === seenData) return;
-      seenData = data;
+    // The data version is taken first: a revocation committed before the key version is read moves it again.
+    this.timer = watchDataVersion(this.reader, this.everyMs, () => {
       const keys = keyVersion.get();
       if (keys !== seenKeys) cache.forgetAll();
       seenKeys = keys;
-    }, this.everyMs);
-    // The poll never keeps the process alive: closing the database is what ends it.
-    this.timer.unref();
+    });
+    let seenKeys = keyVersion.get();
+    cache.listening();
   }
 
   async stop(): Promise<void> {

@@ -62,6 +62,38 @@ export async function createDatabase(admin: PostgresDatabase, template?: string)
   };
 }
 
+/**
+ * For a suite on the real server: a new database for each test, dropped after it once the test's own clean-ups
+ * (`afterward`, last first) have run; `admin` is a connection to the server, `url` the test's database.
+ */
+export function databaseEachTest() {
+  let admin: PostgresDatabase;
+  let database: { url: string; drop(): Promise<void> };
+  const cleanups: (() => Promise<unknown>)[] = [];
+  beforeAll(() => {
+    admin = openPostgres(REAL_SERVER_URL!, { poolSize: 1 });
+  });
+  afterAll(() => admin.close());
+  beforeEach(async () => {
+    database = await createDatabase(admin);
+  });
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    await database.drop();
+  });
+  return {
+    admin: () => admin,
+    url: () => database.url,
+    /** Ends the server connections of the test's database whose application_name is `application`: how many were ended. */
+    terminate: async (application: string) =>
+      admin.session.sql<{ ended: boolean }>('SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name = $1 AND datname = $2', [
+        application,
+        new URL(database.url).pathname.slice(1),
+      ]),
+    afterward: (cleanup: () => Promise<unknown>) => void cleanups.push(cleanup),
+  };
+}
+
 const PGLITE_VERSION: string = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../../node_modules/@electric-sql/pglite/package.json'), 'utf8')).version;
 /** A PGlite cluster as `initdb` leaves it, kept once for every run (it depends on PGlite's version alone). */
 const PGLITE_CLUSTER = path.resolve(import.meta.dirname, `../../../node_modules/.cache/tradebook-tests/pglite-${PGLITE_VERSION}.tar`);

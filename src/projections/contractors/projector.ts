@@ -102,16 +102,21 @@ export const contractorsProjector: Projector = {
       await writePhones([c]);
       toRefresh.add(c.id);
     };
-    const add = async (c: ContractorRecord) => {
-      if (await known.isNew([], c.id)) {
+    const place = (c: ContractorRecord, isNew: boolean) => {
+      if (isNew) {
         adding.set(c.id, c);
-        await known.add([], c.id);
+        known.add([], c.id);
         counts.add([], c.id);
-        return;
+        return undefined;
       }
       // Applying the same event twice changes nothing.
       if (adding.has(c.id)) adding.set(c.id, c);
-      else await save(c);
+      else return save(c);
+    };
+    // No promise for a contractor whose id is known new (every one of a batch `prepare` looked up).
+    const add = (c: ContractorRecord) => {
+      const isNew = known.isNew([], c.id);
+      return typeof isNew === 'boolean' ? place(c, isNew) : isNew.then((answer) => place(c, answer));
     };
     const edit = async (event: ContractorEvent) => {
       const id = event.data.id;

@@ -119,7 +119,7 @@ export const productsProjector: Projector = {
       // inserted all over the table split its pages, where narrow ones rewritten in id order at the flush stay on
       // neighbouring pages (both measured in docs/performance.md).
       const renderedNow = mode === 'live' || (await known.above([], p.id));
-      await known.add([], p.id);
+      known.add([], p.id);
       counts.add([], p.id);
       if (renderedNow) {
         // Written a statement's worth at a time: rows this wide kept back for a whole transaction outlived the young generation.

@@ -6,6 +6,7 @@ import { canonicalJson } from '../lib/canonical-json.ts';
 import { isCalendarDate, parseMoscow } from '../lib/clock.ts';
 import { type DomainError, fail, ok, type Result } from '../lib/result.ts';
 import { changedFields, type Decision } from './decision.ts';
+import type { Decider } from './lookups.ts';
 import { money, quantity, recordId, requiredText, text, wholeNumber } from '../lib/validation.ts';
 
 export interface DocumentsState {
@@ -201,7 +202,8 @@ export function decideImportDocument(type: DocumentType, input: DocumentInput, s
   return ok({ events, result });
 }
 
-export const documentDecider =
-  (type: DocumentType) =>
-  (input: DocumentInput, state: DocumentsState): Result<Decision<DocumentResult>> =>
-    decideImportDocument(type, input, state);
+/** A document line of `type`: it reads the document itself, its contractor, and the documents it is based on with theirs. */
+export const documentDecider = (type: DocumentType): Decider<DocumentInput, DocumentResult> => ({
+  decide: (input, state) => decideImportDocument(type, input, state),
+  lookups: (input) => ({ documents: [{ type, id: input.id }, ...(input.basedOn ?? [])], contractors: [input.contractor.id] }),
+});

@@ -55,7 +55,5 @@ export function contractorQueries(session: SqlSession) {
       (await session.rows<[number]>('SELECT contractor_id FROM contractor_phones WHERE digits = ? ORDER BY contractor_id LIMIT ?', [phoneDigits(phone), limit])).map(([id]) => id),
     /** The ids of the contractors with this inn. */
     idsByInn: async (inn: string, limit: number) => (await session.rows<[number]>('SELECT id FROM contractors WHERE inn = ? ORDER BY id LIMIT ?', [inn, limit])).map(([id]) => id),
-    maxId: async () => (await session.value<number>('SELECT coalesce(max(id), 0) FROM contractors'))!,
-    statusExists: async (name: string) => (await session.value('SELECT 1 FROM contractor_statuses WHERE name = ?', [name])) !== undefined,
   };
 }

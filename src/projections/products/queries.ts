@@ -19,7 +19,5 @@ export function productQueries(session: SqlSession) {
       const json = await session.value<string>('SELECT record FROM products WHERE id = ?', [id]);
       return json === undefined ? undefined : JSON.parse(json);
     },
-    idBySku: (sku: string) => session.value<number>('SELECT id FROM products WHERE sku = ?', [sku]),
-    maxId: async () => (await session.value<number>('SELECT coalesce(max(id), 0) FROM products'))!,
   };
 }

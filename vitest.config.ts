@@ -19,6 +19,7 @@ const onPostgres = [
   'test/http/workbench.test.ts',
   'test/http/workbench-security.test.ts',
   'test/http/access-trail.test.ts',
+  'test/http/arbitrary-input.test.ts',
   'test/reliability/hostile-input.test.ts',
 ];
 

@@ -60,7 +60,7 @@ const app = createApp(tb, {
   accessLog: settings.settings.accessLog ? (entry) => logFields(accessFields(entry), 'request') : undefined,
   shuttingDown: () => shuttingDown,
   sessionIdleMs: settings.settings.sessionIdleMinutes * 60_000,
-  trustProxy: settings.settings.trustProxy,
+  trustedProxies: settings.settings.trustedProxies,
   onSignInFailure: (failure) => logger.warn(failure, 'workbench sign-in failed'),
 });
 const server = listen(

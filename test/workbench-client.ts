@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
 import type { AppEnv } from '../src/http/env.ts';
+import type { Requester } from './app-on-socket.ts';
 
 type Send = (path: string, init?: RequestInit) => Promise<Response>;
 
@@ -42,7 +43,7 @@ export class Browser {
   formCookie = '';
   formToken = '';
   constructor(
-    readonly app: Hono<AppEnv>,
+    readonly app: Requester,
     /** Sent with every request (a proxy's X-Forwarded-For, say). */
     readonly headers: Record<string, string> = {},
   ) {}

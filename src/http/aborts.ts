@@ -1,4 +1,5 @@
 import { log } from '../lib/log.ts';
+import { bounded } from './unexpected-error.ts';
 
 /**
  * Requests whose connection closed before their body ended. Each is counted, but at most one line is logged
@@ -18,7 +19,7 @@ export class AbortedRequests {
     const now = Date.now();
     if (now - this.lastLogged >= this.windowMs) {
       this.lastLogged = now;
-      log(`request aborted mid-body: ${method} ${path}, the connection closed before the body ended (${this.total} since start)`);
+      log(`request aborted mid-body: ${method} ${bounded(path)}, the connection closed before the body ended (${this.total} since start)`);
       return;
     }
     this.unlogged += 1;

@@ -4,6 +4,7 @@ import type { Context, ExecutionContext } from 'hono';
 import type { KeyScope } from '../tokens/api-keys.ts';
 import { addressOf } from './client-address.ts';
 import { targetOf } from './node-request.ts';
+import type { TrustedProxies } from './trusted-proxies.ts';
 
 /** What one request leaves in the access log: the key by its id only, never a key, a token or a session's cookie. */
 export interface AccessEntry {
@@ -36,6 +37,8 @@ export function accessFields(entry: AccessEntry): string {
 
 /** What a request's line says that only the app learns: who made it. Filled by `logAs`, read when the answer is ready. */
 interface Caller {
+  /** The request's id, for any other line about the request (`requestIdOf`). */
+  reqId?: string;
   key?: { id: number; scope: KeyScope };
   session?: string;
 }
@@ -55,6 +58,11 @@ export function logAs(c: Context, key: { id: number; scope: KeyScope }, session?
   caller.session = session;
 }
 
+/** The id the access log gave the request of `c`; none when no access log is kept. */
+export function requestIdOf(c: Context): string | undefined {
+  return (c.env as ServedEnv | undefined)?.caller?.reqId;
+}
+
 type Fetch = (request: Request, env?: unknown, executionCtx?: ExecutionContext) => Response | Promise<Response>;
 
 /** A client's own request id is kept (so its logs and the server's join up) when it is a plain token of sane length. */
@@ -63,30 +71,42 @@ const CLIENT_REQUEST_ID = /^[\w.:-]{1,128}$/;
 /** Whether an answer goes out on Node's own response (@hono/node-server), where headers are set without a fetch `Headers`. */
 const outgoingOf = (env: unknown) => (env as ServedEnv | undefined)?.outgoing;
 
+/** A request target (origin or absolute form) under /api/: the answers that carry a company's books. */
+const API_TARGET = /^(?:[a-z][a-z0-9+.-]*:\/\/[^/]*)?\/api\//i;
+
 /**
- * Every answer says `X-Content-Type-Options: nosniff` (no answer is to be read as another type than it says: a JSON
- * error sniffed as HTML, say). Set on Node's response before the app runs, it costs no `Headers` of hono's.
+ * The headers every answer carries, set on Node's response before the app runs, where they cost no `Headers` of
+ * hono's: `X-Content-Type-Options: nosniff` on all (no answer is to be read as another type than it says: a JSON
+ * error sniffed as HTML, say), and `Cache-Control: no-store` on every API answer, so no shared cache keeps a
+ * company's books (the workbench's pages and files say it themselves).
  */
-export function noSniffing(fetch: Fetch): Fetch {
+export function commonHeaders(fetch: Fetch): Fetch {
   return (request, env, executionCtx) => {
     const outgoing = outgoingOf(env);
     if (outgoing !== undefined) {
       outgoing.setHeader('X-Content-Type-Options', 'nosniff');
+      if (API_TARGET.test((env as ServedEnv).incoming?.url ?? '')) outgoing.setHeader('Cache-Control', 'no-store');
       return fetch(request, env, executionCtx);
     }
+    const api = API_TARGET.test(request.url);
     const answered = fetch(request, env, executionCtx);
-    const sayNoSniff = (response: Response) => (response.headers.set('X-Content-Type-Options', 'nosniff'), response);
-    return answered instanceof Promise ? answered.then(sayNoSniff) : sayNoSniff(answered);
+    const sayHeaders = (response: Response) => {
+      response.headers.set('X-Content-Type-Options', 'nosniff');
+      if (api) response.headers.set('Cache-Control', 'no-store');
+      return response;
+    };
+    return answered instanceof Promise ? answered.then(sayHeaders) : sayHeaders(answered);
   };
 }
 
 /**
  * The access log around the app's `fetch`, not inside it as a middleware (hono's middleware layer alone cost
  * about as much as the line): gives every request an id (the client's `X-Request-Id`, or a new one), answers with
- * it in `X-Request-Id`, and hands one entry a request to `write` once its answer is ready. Who made the request
- * reaches the entry through `logAs`. `path` is the app's own (`getPath`); `trustProxy`: as `clientAddress`.
+ * it in `X-Request-Id`, and hands one entry a request to `write` once its answer is ready (served by Node, once it
+ * has gone out, with the status Node wrote). Who made the request reaches the entry through `logAs`. `path` is the
+ * app's own (`getPath`); `proxies`: as `clientAddress`.
  */
-export function accessLogged(fetch: Fetch, write: (entry: AccessEntry) => void, getPath: (request: Request) => string, trustProxy: boolean): Fetch {
+export function accessLogged(fetch: Fetch, write: (entry: AccessEntry) => void, getPath: (request: Request) => string, proxies: TrustedProxies): Fetch {
   return (request, env, executionCtx) => {
     const started = performance.now();
     const served = env as ServedEnv | undefined;
@@ -95,36 +115,56 @@ export function accessLogged(fetch: Fetch, write: (entry: AccessEntry) => void, 
     const given = header('x-request-id');
     const reqId = given !== undefined && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
     served?.outgoing?.setHeader('X-Request-Id', reqId);
-    const caller: Caller = {};
-    const written = (status: number) => {
+    const caller: Caller = { reqId };
+    const written = (status: number, ms: number) => {
       const { key, session } = caller;
       write({
         reqId,
         method: request.method,
         path: getPath(request),
         status,
-        ms: Math.round((performance.now() - started) * 10) / 10,
+        ms,
         keyId: key?.id,
-        client: addressOf(incoming?.socket, trustProxy ? header('x-forwarded-for') : undefined),
+        client: addressOf(incoming?.socket, proxies, header),
         session,
         read: session !== undefined || key?.scope === 'audit' ? targetOf(incoming, request.url) : undefined,
       });
     };
+    // Served by Node, the line waits for the answer to have gone out (or the connection to have closed): the status
+    // logged is the one the client got. Writing the answer out can still fail (Node refusing a header, say), and
+    // then Node's 500 went out instead. Listened for before the app runs: an answer it writes itself may be out
+    // before its promise settles.
+    const outgoing = served?.outgoing;
+    let ready: { status: number; ms: number } | undefined;
+    let gone = outgoing === undefined;
+    const writeOnce = () => {
+      if (ready === undefined || !gone) return;
+      written(outgoing?.headersSent ? outgoing.statusCode : ready.status, ready.ms);
+      ready = undefined;
+    };
+    outgoing?.once('close', () => {
+      gone = true;
+      writeOnce();
+    });
+    const settled = (status: number) => {
+      ready = { status, ms: Math.round((performance.now() - started) * 10) / 10 };
+      writeOnce();
+    };
     const answer = (response: Response) => {
-      written(response.status);
-      if (served?.outgoing === undefined) response.headers.set('X-Request-Id', reqId);
+      settled(response.status);
+      if (outgoing === undefined) response.headers.set('X-Request-Id', reqId);
       return response;
     };
     let answered: Response | Promise<Response>;
     try {
       answered = fetch(request, { ...served, caller }, executionCtx);
     } catch (error) {
-      written(500);
+      settled(500);
       throw error;
     }
     if (!(answered instanceof Promise)) return answer(answered);
     return answered.then(answer, (error: unknown) => {
-      written(500);
+      settled(500);
       throw error;
     });
   };

@@ -1,9 +1,10 @@
 import { Hono } from 'hono';
 import { NotDurableError, ReadModelsDifferError, StorageBusyError } from '../storage/errors.ts';
 import type { Company } from '../company.ts';
+import { logger } from '../lib/log.ts';
 import { DEFAULT_IDLE_MS } from '../tokens/audit-sessions.ts';
 import { AbortedRequests } from './aborts.ts';
-import { type AccessEntry, accessLogged, noSniffing } from './access-log.ts';
+import { type AccessEntry, accessLogged, commonHeaders } from './access-log.ts';
 import { HEALTH_PATHS, healthRoutes } from './routes/health.ts';
 import { DOCS_PATHS, docsRoutes } from './routes/docs.ts';
 import { workbenchRoutes } from './workbench/routes.ts';
@@ -13,6 +14,8 @@ import { ClientClosedError } from './node-request.ts';
 import type { AppEnv } from './env.ts';
 import { type ReadEndpoint, STORAGE_ERRORS, openApiDocument } from './openapi.ts';
 import { sendError, sendJson } from './respond.ts';
+import { TrustedProxies } from './trusted-proxies.ts';
+import { type UnexpectedError, unexpectedError } from './unexpected-error.ts';
 import { auditReads, auditRoutes } from './routes/audit.ts';
 import { brandReads, brandRoutes, brandWrites } from './routes/brands.ts';
 import { categoryReads, categoryRoutes, categoryWrites } from './routes/categories.ts';
@@ -33,10 +36,12 @@ export interface AppOptions {
   shuttingDown?: () => boolean;
   /** A workbench session unused this long has ended (default 30 minutes). */
   sessionIdleMs?: number;
-  /** Whether a reverse proxy in front is trusted for the client's address (X-Forwarded-For) and host. */
-  trustProxy?: boolean;
+  /** The reverse proxies believed for the client's address, host and scheme (X-Forwarded-*); none by default. */
+  trustedProxies?: TrustedProxies;
   /** Where each failed workbench sign-in is told, with the client's address (none: not told). */
   onSignInFailure?: (failure: { client: string; reason: string }) => void;
+  /** Where an error the server did not expect is told, one bounded line each (default: the server's log). */
+  onUnexpectedError?: (failure: UnexpectedError) => void;
 }
 
 /** Seconds a client is told to wait before trying again after a 503 for a busy or faulty database. */
@@ -56,6 +61,7 @@ function allowedMethods(): Map<string, string> {
 /** The whole HTTP interface over one open tradebook. Paths work with and without a trailing slash. */
 export function createApp(tb: Company, options: AppOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
+  const proxies = options.trustedProxies ?? TrustedProxies.NONE;
   const openapi = JSON.stringify(openApiDocument(reads, writes));
 
   app.use('*', closeAfterUnreadBody);
@@ -64,7 +70,7 @@ export function createApp(tb: Company, options: AppOptions = {}): Hono<AppEnv> {
   // The auditor's pages have sessions of their own, not the API's bearer keys.
   app.route(
     '/',
-    workbenchRoutes(tb, { idleMs: options.sessionIdleMs ?? DEFAULT_IDLE_MS, trustProxy: options.trustProxy ?? false, onSignInFailure: options.onSignInFailure ?? (() => {}) }),
+    workbenchRoutes(tb, { idleMs: options.sessionIdleMs ?? DEFAULT_IDLE_MS, proxies, onSignInFailure: options.onSignInFailure ?? (() => {}) }),
   );
   app.get('/api/openapi.json', (c) => sendJson(c, openapi));
 
@@ -89,7 +95,10 @@ export function createApp(tb: Company, options: AppOptions = {}): Hono<AppEnv> {
   }
   app.notFound((c) => sendError(c, 404, 'ERROR_NOT_FOUND', `no such path: ${c.req.path}`));
   const aborted = new AbortedRequests();
+  const onUnexpected = options.onUnexpectedError ?? ((failure) => logger.error(failure, 'unexpected error'));
   app.onError((error, c) => {
+    // An answer that failed carries no cookie set on the way to it (a session started just before, say).
+    c.header('Set-Cookie', undefined);
     if (error instanceof ClientClosedError) {
       // Nobody is left to answer; a stack trace per abort would let any client flood the log.
       aborted.record(c.req.method, c.req.path);
@@ -101,12 +110,13 @@ export function createApp(tb: Company, options: AppOptions = {}): Hono<AppEnv> {
     if (storage) return sendError(c, 503, STORAGE_ERRORS[storage.kind], `${storage.message}; nothing was applied`, { 'Retry-After': RETRY_STORAGE_FAULT_S });
     // A server of another release beside this database's (a rolling deploy): not a bug, and nothing was applied.
     if (error instanceof ReadModelsDifferError) return sendError(c, 503, 'ERROR_READ_MODELS_DIFFER', `${error.message}; nothing was applied`, { 'Retry-After': RETRY_STORAGE_FAULT_S });
-    console.error(error);
+    // One bounded line, never a stack trace: what an outsider can provoke must not flood the log.
+    onUnexpected(unexpectedError(c, error));
     if (error instanceof NotDurableError) return sendError(c, 500, 'ERROR_INTERNAL', `${error.message}; read it back before sending it again`);
     return sendError(c, 500, 'ERROR_INTERNAL', 'internal error; nothing was applied');
   });
   // Around the app's fetch rather than as middleware: what every request pays (docs/performance.md).
-  const served = noSniffing(app.fetch);
-  app.fetch = options.accessLog ? accessLogged(served, options.accessLog, (request) => app.getPath(request), options.trustProxy ?? false) : served;
+  const served = commonHeaders(app.fetch);
+  app.fetch = options.accessLog ? accessLogged(served, options.accessLog, (request) => app.getPath(request), proxies) : served;
   return app;
 }

@@ -3,5 +3,5 @@ import type { AuditSession } from '../tokens/audit-sessions.ts';
 
 /** What the auth middleware leaves for the handlers. */
 export interface AppEnv {
-  Variables: { key: { id: number; scope: KeyScope }; body: Uint8Array; session: AuditSession };
+  Variables: { key: { id: number; scope: KeyScope }; body: Uint8Array; session: AuditSession; overHttps: boolean };
 }

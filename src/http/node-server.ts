@@ -3,6 +3,7 @@ import { type Socket, isIP } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { DomainError } from '../lib/result.ts';
 import { JSON_TYPE, errorsJson } from './respond.ts';
+import { TrustedProxies } from './trusted-proxies.ts';
 
 /** The server's settings from the environment, checked before anything starts. */
 export interface ServerSettings {
@@ -23,8 +24,8 @@ export interface ServerSettings {
   keyCacheMs: number;
   /** A workbench session unused this many minutes has ended. */
   sessionIdleMinutes: number;
-  /** Whether the reverse proxy in front is trusted to say the client's address (X-Forwarded-For) and host. */
-  trustProxy: boolean;
+  /** The reverse proxies trusted to say the client's address, host and scheme (X-Forwarded-*). */
+  trustedProxies: TrustedProxies;
 }
 
 type Limit = 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxConnections' | 'maxConnectionsPerClient' | 'databaseStallMs' | 'sessionIdleMinutes';
@@ -34,7 +35,8 @@ const LIMITS: Record<Limit, [variable: string, fallback: number]> = {
   headersTimeoutMs: ['TRADEBOOK_HEADERS_TIMEOUT_MS', 10_000],
   requestTimeoutMs: ['TRADEBOOK_REQUEST_TIMEOUT_MS', 30_000],
   maxConnections: ['TRADEBOOK_MAX_CONNECTIONS', 2048],
-  maxConnectionsPerClient: ['TRADEBOOK_MAX_CONNECTIONS_PER_CLIENT', 512],
+  // A sixteenth of the total: one address, or a few, cannot take every place.
+  maxConnectionsPerClient: ['TRADEBOOK_MAX_CONNECTIONS_PER_CLIENT', 128],
   databaseStallMs: ['TRADEBOOK_DB_STALL_MS', 30_000],
   sessionIdleMinutes: ['TRADEBOOK_SESSION_IDLE_MINUTES', 30],
 };
@@ -52,9 +54,9 @@ export function readServerSettings(env: NodeJS.ProcessEnv): { ok: true; settings
   if (accessLog !== 'on' && accessLog !== 'off') return { ok: false, problem: `TRADEBOOK_ACCESS_LOG must be on or off, got ${JSON.stringify(accessLog)}` };
   const keyCacheText = env.TRADEBOOK_KEY_CACHE_MS || '1000';
   if (!/^\d{1,9}$/.test(keyCacheText)) return { ok: false, problem: `TRADEBOOK_KEY_CACHE_MS must be a whole number from 0 (0: no key cache), got ${JSON.stringify(keyCacheText)}` };
-    const trustProxy = env.TRADEBOOK_TRUST_PROXY || 'off';
-  if (trustProxy !== 'on' && trustProxy !== 'off') return { ok: false, problem: `TRADEBOOK_TRUST_PROXY must be on or off, got ${JSON.stringify(trustProxy)}` };
-  const settings = { port: Number(portText), host, accessLog: accessLog === 'on', trustProxy: trustProxy === 'on', keyCacheMs: Number(keyCacheText) } as ServerSettings;
+  const trusted = TrustedProxies.parse(env.TRADEBOOK_TRUST_PROXY || 'off');
+  if (!trusted.ok) return trusted;
+  const settings = { port: Number(portText), host, accessLog: accessLog === 'on', trustedProxies: trusted.proxies, keyCacheMs: Number(keyCacheText) } as ServerSettings;
   for (const [name, [variable, fallback]] of Object.entries(LIMITS) as [Limit, [string, number]][]) {
     const text = env[variable] || String(fallback);
     if (!/^[1-9]\d{0,9}$/.test(text)) return { ok: false, problem: `${variable} must be a whole number from 1, got ${JSON.stringify(text)}` };
@@ -62,6 +64,9 @@ export function readServerSettings(env: NodeJS.ProcessEnv): { ok: true; settings
   }
   if (settings.headersTimeoutMs > settings.requestTimeoutMs) {
     return { ok: false, problem: `TRADEBOOK_HEADERS_TIMEOUT_MS (${settings.headersTimeoutMs}) must not exceed TRADEBOOK_REQUEST_TIMEOUT_MS (${settings.requestTimeoutMs})` };
+  }
+  if (settings.maxConnectionsPerClient > settings.maxConnections) {
+    return { ok: false, problem: `TRADEBOOK_MAX_CONNECTIONS_PER_CLIENT (${settings.maxConnectionsPerClient}) must not exceed TRADEBOOK_MAX_CONNECTIONS (${settings.maxConnections})` };
   }
   return { ok: true, settings };
 }
@@ -90,8 +95,11 @@ function clientErrorAnswer(error: NodeJS.ErrnoException, settings: ServerSetting
 }
 
 /**
- * Counts connections in all and per client address. One over either cap is answered 503 and closed; it never
- * reaches the HTTP parser. Node's own connection handling is the server's `connection` listener, so it is
+ * Counts connections in all and per client address. One over the per-client cap is answered 503 and closed; it
+ * never reaches the HTTP parser. At the total cap, the connection that has waited longest without sending a whole
+ * request head (a client sending its headers a byte at a time, or nothing) is dropped to make room, so clients
+ * holding connections open that way cannot keep everyone else out; only when every connection has sent a request
+ * is the new one answered 503. Node's own connection handling is the server's `connection` listener, so it is
  * called only for the connections admitted.
  */
 function capConnections(server: http.Server, settings: ServerSettings): void {
@@ -99,26 +107,41 @@ function capConnections(server: http.Server, settings: ServerSettings): void {
   server.removeListener('connection', serveConnection);
   let open = 0;
   const byClient = new Map<string, number>();
+  /** The connections that have not sent a whole request head yet, oldest first, each with what counts it out. */
+  const headless = new Map<Socket, () => void>();
+  server.on('request', (req: IncomingMessage) => headless.delete(req.socket));
   server.on('connection', (socket: Socket) => {
     const client = socket.remoteAddress;
     if (client === undefined) return socket.destroy(); // already gone
-    const fromClient = byClient.get(client) ?? 0;
-    if (open >= settings.maxConnections || fromClient >= settings.maxConnectionsPerClient) {
-      const limit = open >= settings.maxConnections ? `${settings.maxConnections} in all` : `${settings.maxConnectionsPerClient} from one address`;
-      return refuse(socket, rawErrorAnswer(503, { code: 'ERROR_TOO_MANY_CONNECTIONS', message: `too many connections open (at most ${limit}); try again later` }));
+    if ((byClient.get(client) ?? 0) >= settings.maxConnectionsPerClient) return refuse(socket, tooMany(`${settings.maxConnectionsPerClient} from one address`));
+    if (open >= settings.maxConnections) {
+      const oldest = headless.entries().next().value;
+      if (oldest === undefined) return refuse(socket, tooMany(`${settings.maxConnections} in all`));
+      const [dropped, countOut] = oldest;
+      // Counted out at once: its place is the new connection's.
+      countOut();
+      dropped.destroy();
     }
     open += 1;
-    byClient.set(client, fromClient + 1);
-    socket.once('close', () => {
+    byClient.set(client, (byClient.get(client) ?? 0) + 1);
+    let counted = true;
+    const countOut = () => {
+      if (!counted) return;
+      counted = false;
+      headless.delete(socket);
       open -= 1;
       const left = byClient.get(client)! - 1;
       if (left === 0) byClient.delete(client);
       else byClient.set(client, left);
-    });
+    };
+    headless.set(socket, countOut);
+    socket.once('close', countOut);
     lingerBeforeClosing(socket);
     serveConnection.call(server, socket);
   });
 }
+
+const tooMany = (limit: string) => rawErrorAnswer(503, { code: 'ERROR_TOO_MANY_CONNECTIONS', message: `too many connections open (at most ${limit}); try again later` });
 
 /** How long a connection answered with `Connection: close` is still read before it is cut off. */
 const LINGER_MS = 500;

@@ -116,12 +116,21 @@ export class SqlTokenStore implements TokenStore {
   }
 }
 
+/** The sessions past their end (before the first parameter) or idle (since before the second): each an index range. */
+export const SESSION_SWEEP = 'DELETE FROM audit_sessions WHERE ends_at <= ? OR last_seen_at < ?';
+
+/** A key's sessions from its n-th newest back (the key, the key again, n - 1): by the index of a key's sessions. */
+export const SESSIONS_PAST_CAP =
+  'DELETE FROM audit_sessions WHERE key_id = ? AND (created_at, id_hash) <= (SELECT created_at, id_hash FROM audit_sessions WHERE key_id = ? ORDER BY created_at DESC, id_hash DESC LIMIT 1 OFFSET ?)';
+
 /** The workbench's sessions, as `SqlTokenStore`. */
 export class SqlSessionStore implements SessionStore {
   constructor(private readonly on: KeyTablesOn) {}
 
-  async insert(idHash: string, session: StoredSession, now: number, idleSince: number): Promise<void> {
-    await this.on.writes.run('DELETE FROM audit_sessions WHERE ends_at <= ? OR last_seen_at < ?', [now, idleSince]);
+  async insert(idHash: string, session: StoredSession, now: number, idleSince: number, perKey: number): Promise<void> {
+    await this.on.writes.run(SESSION_SWEEP, [now, idleSince]);
+    // The key's sessions from its (perKey - 1)-th newest back end: with this one, perKey are left.
+    await this.on.writes.run(SESSIONS_PAST_CAP, [session.keyId, session.keyId, perKey - 1]);
     await this.on.writes.run('INSERT INTO audit_sessions (id_hash, key_id, created_at, last_seen_at, ends_at) VALUES (?, ?, ?, ?, ?)', [
       idHash,
       session.keyId,

@@ -6,6 +6,7 @@ import * as pointInTime from './migrations/2026-11-23-01-point-in-time.ts';
 import * as accessTokenHashes from './migrations/2026-11-23-02-access-token-hashes.ts';
 import * as auditSessions from './migrations/2026-11-26-01-audit-sessions.ts';
 import * as keyVersion from './migrations/2026-11-27-01-key-version.ts';
+import * as auditSessionIndexes from './migrations/2026-11-28-01-audit-session-indexes.ts';
 
 interface SchemaMigration {
   up(db: Kysely<any>, dialect: SchemaDialect): Promise<void>;
@@ -21,6 +22,7 @@ const migrations: Record<string, SchemaMigration> = {
   '2026-11-23-02-access-token-hashes': accessTokenHashes,
   '2026-11-26-01-audit-sessions': auditSessions,
   '2026-11-27-01-key-version': keyVersion,
+  '2026-11-28-01-audit-session-indexes': auditSessionIndexes,
 };
 
 /**

@@ -86,8 +86,11 @@ export interface StoredSession {
 
 /** The workbench's sessions table; writes run inside a unit of the writer, reads as `KeyStore`'s. */
 export interface SessionStore {
-  /** Deletes the sessions past their end or idle since before `idleSince`, then stores this one. */
-  insert(idHash: string, session: StoredSession, now: number, idleSince: number): Promise<void>;
+  /**
+   * Deletes the sessions past their end or idle since before `idleSince`, and the oldest of this session's key
+   * beyond the newest `perKey - 1`, then stores this one.
+   */
+  insert(idHash: string, session: StoredSession, now: number, idleSince: number, perKey: number): Promise<void>;
   /** The session with its key as it stands now (undefined when the key is gone), read together. */
   byHash(idHash: string): Promise<(StoredSession & { key: StoredKey | undefined }) | undefined>;
   /** Records that the session was used at `at`. */

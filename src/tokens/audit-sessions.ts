@@ -15,8 +15,16 @@ import { type ApiKeys, hashSecret } from './api-keys.ts';
 const SESSION_MS = 8 * 60 * 60 * 1000;
 /** A session unused this long has ended, unless the server is told otherwise. */
 export const DEFAULT_IDLE_MS = 30 * 60 * 1000;
-/** Reading pages does not become a write a page: the time a session was last used is written at most this often. */
-const SEEN_EVERY_MS = 60 * 1000;
+/** Sessions of one key live at once at most; signing in once more ends the oldest. */
+export const MAX_SESSIONS_PER_KEY = 20;
+
+/**
+ * Reading pages does not become a write a page: the time a session was last used is written when it is older
+ * than this, a tenth of the idle time and at most a minute. The page last used is therefore at most this much
+ * after the time written, and idle time is counted from the latest it can be: a session ends between the idle
+ * time and the idle time plus this after its last page, never sooner.
+ */
+const seenEveryMs = (idleMs: number) => Math.min(60 * 1000, Math.ceil(idleMs / 10));
 
 export interface AuditSession {
   keyId: number;
@@ -47,21 +55,22 @@ export class AuditSessions {
   ) {}
 
   /**
-   * Starts a session for an audit key; answers its id (for the cookie only), how long it lasts at most, and what
-   * ends it then: its 8 hours, or its key expiring sooner.
+   * Starts a session for an audit key, ending the key's oldest beyond `MAX_SESSIONS_PER_KEY`; answers its id (for
+   * the cookie only), how long it lasts at most, and what ends it then: its 8 hours, or its key expiring sooner.
    */
   async start(key: { id: number; expires: string | null }, idleMs: number): Promise<{ id: string; lastsMs: number; endedBy: 'lifetime' | 'key' }> {
     const id = randomBytes(32).toString('base64url');
     const now = this.clock();
     const keyEnds = key.expires === null ? Infinity : Date.parse(key.expires);
     const ends = Math.min(now + SESSION_MS, keyEnds);
-    await this.writer.run(() => this.store.insert(hashSecret(id), { keyId: key.id, created: now, lastSeen: now, ends }, now, now - idleMs));
+    const idleSince = now - idleMs - seenEveryMs(idleMs);
+    await this.writer.run(() => this.store.insert(hashSecret(id), { keyId: key.id, created: now, lastSeen: now, ends }, now, idleSince, MAX_SESSIONS_PER_KEY));
     return { id, lastsMs: ends - now, endedBy: keyEnds < now + SESSION_MS ? 'key' : 'lifetime' };
   }
 
   /**
    * The session of this id if it is still on: not past its end, used within `idleMs`, its key an audit key
-   * neither revoked nor expired. Its last use is recorded, at most once a minute. A session found ended is
+   * neither revoked nor expired (idle time counted as `seenEveryMs` says). Its last use is recorded. A session found ended is
    * deleted ('ended', and why); an id the database does not hold is 'none'.
    */
   async check(id: string, idleMs: number): Promise<SessionCheck> {
@@ -71,12 +80,13 @@ export class AuditSessions {
     if (stored === undefined) return { ok: false, reason: 'none' };
     const now = this.clock();
     const key = this.keys.activeOf(stored.key);
-    if (key === undefined || key.scope !== 'audit' || now >= stored.ends || now - stored.lastSeen >= idleMs) {
+    const seenEvery = seenEveryMs(idleMs);
+    if (key === undefined || key.scope !== 'audit' || now >= stored.ends || now - stored.lastSeen >= idleMs + seenEvery) {
       await this.writer.run(() => this.store.delete(idHash));
       const why = key === undefined || key.scope !== 'audit' ? 'key' : now >= stored.ends ? 'lifetime' : 'idle';
       return { ok: false, reason: 'ended', why };
     }
-    if (now - stored.lastSeen >= SEEN_EVERY_MS) await this.writer.run(() => this.store.touch(idHash, now));
+    if (now - stored.lastSeen >= seenEvery) await this.writer.run(() => this.store.touch(idHash, now));
     return { ok: true, session: { keyId: key.id, keyName: key.name, idHash, formToken: formTokenOf(id) } };
   }
 

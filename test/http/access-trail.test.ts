@@ -1,8 +1,9 @@
-import { describe, expect, test } from 'vitest';
+import { describe, expect, onTestFinished, test } from 'vitest';
 import type { AccessEntry } from '../../src/http/access-log.ts';
 import { createApp } from '../../src/http/app.ts';
 import { hashSecret } from '../../src/tokens/api-keys.ts';
 import { ApiClient } from '../helpers.ts';
+import { appOnSocket, trusting } from '../app-on-socket.ts';
 import { engineService } from '../engine-service.ts';
 import { Browser } from '../workbench-client.ts';
 
@@ -12,8 +13,11 @@ describe('the trail of what auditors read', () => {
     expect((await api.write('/api/add-product', 'products', [{ name: 'Стол', sku: 'T1', categoryId: 0 }])).status).toBe(200);
     const { id: auditId, key: auditKey } = await tb.keys.create({ name: 'auditor', scope: 'audit' });
     const entries: AccessEntry[] = [];
-    const app = createApp(tb, { accessLog: (entry) => entries.push(entry), trustProxy: true });
-    const browser = new Browser(app, { 'X-Forwarded-For': '203.0.113.9' });
+    const app = createApp(tb, { accessLog: (entry) => entries.push(entry), trustedProxies: trusting('127.0.0.1') });
+    // The auditor's browser behind a proxy at 127.0.0.1, which says who the client is.
+    const onSocket = await appOnSocket(app);
+    onTestFinished(() => onSocket.close());
+    const browser = new Browser(onSocket.from('127.0.0.1'), { 'X-Forwarded-For': '203.0.113.9', 'X-Forwarded-Host': 'localhost' });
     await browser.signIn(auditKey);
     const sessionId = browser.cookie.slice('tb_audit='.length);
     expect((await browser.get('/audit/record?stream=product-1')).status).toBe(200);

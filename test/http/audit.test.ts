@@ -195,3 +195,29 @@ describe('statement CSV', () => {
     expect(cells).toContain('600,00');
   });
 });
+
+describe('caching', () => {
+  test('every API answer that carries data says Cache-Control: no-store, JSON, CSV and XLSX alike', async () => {
+    const { tb, auditor, api } = await auditService();
+    expect((await importRecords(tb, [line('contractor', romashka), sale(100, 1, 100)])).failures).toEqual([]);
+    const query = 'contractor=7&dateFrom=2026-01-01&dateTo=2026-12-31';
+    const answers = [
+      await api.get('/api/products'),
+      await api.get('/api/product?id=1'),
+      await auditor.get('/api/events?limit=2'),
+      await auditor.get(`/api/audit/statement?${query}`),
+      await auditor.get(`/api/audit/statement?${query}&format=csv`),
+      await auditor.get(`/api/audit/statement?${query}&format=xlsx`),
+      await api.get('/api/product?id=999'),
+    ];
+    expect(answers.map((answer) => [answer.status, answer.headers.get('cache-control')])).toEqual([
+      [200, 'no-store'],
+      [200, 'no-store'],
+      [200, 'no-store'],
+      [200, 'no-store'],
+      [200, 'no-store'],
+      [200, 'no-store'],
+      [404, 'no-store'],
+    ]);
+  });
+});

@@ -102,6 +102,7 @@ describe('a page served by Node, written as the envelope and the database\'s byt
       expect(answer.body.equals(expected)).toBe(true);
       expect(answer.headers).toEqual([
         'X-Content-Type-Options: nosniff',
+        'Cache-Control: no-store',
         'Vary: Accept-Encoding',
         'Content-Type: application/json; charset=utf-8',
         `Content-Length: ${expected.length}`,

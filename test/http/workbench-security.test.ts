@@ -1,13 +1,21 @@
 import { createHmac } from 'node:crypto';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, onTestFinished, test } from 'vitest';
 import { createApp } from '../../src/http/app.ts';
 import { hashSecret } from '../../src/tokens/api-keys.ts';
 import { manualClock } from '../helpers.ts';
 import { engineService } from '../engine-service.ts';
 import { importRecords, line, money, romashka, sale } from '../documents-fixtures.ts';
 import { Browser } from '../workbench-client.ts';
+import { appOnSocket, trusting } from '../app-on-socket.ts';
 
 const MINUTE = 60 * 1000;
+
+/** The app on a real socket, closed when the test ends. */
+async function served(app: Parameters<typeof appOnSocket>[0]) {
+  const onSocket = await appOnSocket(app);
+  onTestFinished(() => onSocket.close());
+  return onSocket;
+}
 
 /** A company with an audit key, and the workbench's app made with `options` (failed sign-ins collected). */
 async function workbench(options: Parameters<typeof createApp>[1] = {}) {
@@ -39,7 +47,7 @@ describe('sessions kept by the server', () => {
     expect((await browser.get('/audit/log')).status).toBe(200);
   });
 
-  test('a session unused for the idle time ends; its last use is written at most once a minute', async () => {
+  test('a session unused for the idle time ends, counted from its last page though its last use is written at most once a minute', async () => {
     const { app, tb, auditKey, clock } = await workbench({ sessionIdleMs: 30 * MINUTE });
     const browser = new Browser(app);
     await browser.signIn(auditKey);
@@ -47,14 +55,51 @@ describe('sessions kept by the server', () => {
     expect((await browser.get('/audit/log')).status).toBe(200);
     clock.advance(29 * MINUTE);
     expect((await browser.get('/audit/log')).status).toBe(200);
-    // Used 30 s after its last recorded use: not written, so the idle time still counts from that use.
+    // Used 30 s after its last recorded use: not written, yet the idle time counts from this page.
     clock.advance(30 * 1000);
     expect((await browser.get('/audit/log')).status).toBe(200);
-    clock.advance(29 * MINUTE + 31 * 1000);
+    clock.advance(29 * MINUTE + 59 * 1000);
+    expect((await browser.get('/audit/log')).status).toBe(200);
+    // Unused for the idle time and the minute its last use may lag by.
+    clock.advance(31 * MINUTE);
     const ended = await browser.get('/audit/log');
     expect(ended.status).toBe(401);
     expect(ended.text).toContain('Your session has ended: it was not used for 30 minutes.');
     expect(await tb.sessions.count()).toBe(0);
+  });
+
+  test('with an idle time of a minute, pages at 15, 30, 45, 58 and 63 s keep the session, and so does one 59 s after the last', async () => {
+    const { app, auditKey, clock } = await workbench({ sessionIdleMs: MINUTE });
+    const browser = new Browser(app);
+    await browser.signIn(auditKey);
+    let at = 0;
+    for (const second of [15, 30, 45, 58, 63, 63 + 59]) {
+      clock.advance((second - at) * 1000);
+      at = second;
+      expect([second, (await browser.get('/audit/log')).status]).toEqual([second, 200]);
+    }
+    // Unused past the minute and the tenth of it its last use may lag by.
+    clock.advance(66 * 1000);
+    const ended = await browser.get('/audit/log');
+    expect([ended.status, ended.text.includes('it was not used for 1 minute. ')]).toEqual([401, true]);
+  });
+
+  test('a key has at most 20 live sessions: signing in once more ends its oldest, not another key’s', async () => {
+    const { app, tb, auditKey, clock } = await workbench();
+    const other = new Browser(app);
+    await other.signIn((await tb.keys.create({ name: 'other', scope: 'audit' })).key);
+    const browsers: Browser[] = [];
+    for (let i = 0; i < 25; i++) {
+      clock.advance(1000);
+      const browser = new Browser(app);
+      expect((await browser.signIn(auditKey)).status).toBe(303);
+      browsers.push(browser);
+    }
+    expect(await tb.sessions.count()).toBe(21);
+    const statuses = [];
+    for (const browser of browsers) statuses.push((await browser.get('/audit/log')).status);
+    expect(statuses).toEqual([...Array(5).fill(303), ...Array(20).fill(200)]);
+    expect((await other.get('/audit/log')).status).toBe(200);
   });
 
   test('a session in steady use ends 8 hours after sign-in, and its cookie says so', async () => {
@@ -142,8 +187,11 @@ describe('no cross-site requests', () => {
 
 describe('sign-in guessing', () => {
   test('past ten failures a minute from one address the answer is 429 with Retry-After, even for the right key; each failure is told with the address', async () => {
-    const { app, auditKey, failures, clock } = await workbench({ trustProxy: true });
-    const guesser = new Browser(app, { 'X-Forwarded-For': '10.0.0.1, 203.0.113.7' });
+    const { app, auditKey, failures, clock } = await workbench({ trustedProxies: trusting('127.0.0.1') });
+    // Through the proxy at 127.0.0.1, which says who each client is and the host the browser addressed.
+    const proxy = (await served(app)).from('127.0.0.1');
+    const viaProxy = (client: string) => new Browser(proxy, { 'X-Forwarded-For': client, 'X-Forwarded-Host': 'localhost' });
+    const guesser = viaProxy('10.0.0.1, 203.0.113.7');
     for (let i = 0; i < 10; i++) expect((await guesser.signIn(`tb_guess_${i}`)).status).toBe(401);
     expect(failures).toEqual(Array.from({ length: 10 }, () => ({ client: '203.0.113.7', reason: 'unknown, revoked or expired key' })));
     clock.advance(15 * 1000);
@@ -153,7 +201,7 @@ describe('sign-in guessing', () => {
     expect(limited.text).toContain('Too many failed sign-ins');
     expect(limited.setCookie).toBeNull();
     // Another address is not held up; the guesser's own address again once its failures are a minute old.
-    expect((await new Browser(app, { 'X-Forwarded-For': '203.0.113.8' }).signIn(auditKey)).status).toBe(303);
+    expect((await viaProxy('203.0.113.8').signIn(auditKey)).status).toBe(303);
     clock.advance(45 * 1000);
     expect((await guesser.signIn(auditKey)).status).toBe(303);
   });
@@ -163,6 +211,42 @@ describe('sign-in guessing', () => {
     for (let i = 0; i < 10; i++) expect((await new Browser(app, { 'X-Forwarded-For': `198.51.100.${i}` }).signIn(`tb_guess_${i}`)).status).toBe(401);
     expect(new Set(failures.map((f) => f.client)).size).toBe(1);
     expect((await new Browser(app, { 'X-Forwarded-For': '198.51.100.99' }).signIn('tb_guess')).status).toBe(429);
+  });
+});
+
+describe('X-Forwarded-* from anyone but the trusted proxies', () => {
+  test('wrong keys from an untrusted peer count against that peer whatever X-Forwarded-For says, and cannot lock another address out', async () => {
+    const { app, auditKey, failures } = await workbench({ trustedProxies: trusting('127.0.0.1') });
+    const onSocket = await served(app);
+    // A client connecting straight to the server, naming a new address each time.
+    const direct = onSocket.from('127.0.0.2');
+    const answers = [];
+    for (let i = 0; i < 30; i++) answers.push((await new Browser(direct, { Host: 'localhost', 'X-Forwarded-For': `198.51.100.${i}` }).signIn(`tb_guess_${i}`)).status);
+    expect(answers).toEqual([...Array(10).fill(401), ...Array(20).fill(429)]);
+    expect(new Set(failures.map((f) => f.client))).toEqual(new Set(['127.0.0.2']));
+    // Ten failures sent as 198.51.100.7 from another untrusted peer do not lock out 198.51.100.7 behind the proxy.
+    const framer = onSocket.from('127.0.0.3');
+    for (let i = 0; i < 10; i++) expect((await new Browser(framer, { Host: 'localhost', 'X-Forwarded-For': '198.51.100.7' }).signIn(`tb_guess_${i}`)).status).toBe(401);
+    const real = new Browser(onSocket.from('127.0.0.1'), { 'X-Forwarded-For': '198.51.100.7', 'X-Forwarded-Host': 'localhost' });
+    expect((await real.signIn(auditKey)).status).toBe(303);
+  });
+
+  test('the cookies are Secure when the trusted proxy says HTTPS, not when anyone else does; X-Forwarded-Host from anyone else is no origin', async () => {
+    const { app, auditKey } = await workbench({ trustedProxies: trusting('127.0.0.1') });
+    const onSocket = await served(app);
+    const secure = (set: string | null) => set !== null && /; Secure/.test(set);
+    const viaProxy = new Browser(onSocket.from('127.0.0.1'), { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'localhost' });
+    expect(secure((await viaProxy.signIn(auditKey)).setCookie)).toBe(true);
+    const direct = new Browser(onSocket.from('127.0.0.2'), { 'X-Forwarded-Proto': 'https', Host: 'localhost' });
+    const signed = await direct.signIn(auditKey);
+    expect([signed.status, secure(signed.setCookie)]).toEqual([303, false]);
+    // A page of another site posting through a client that claims the proxy's host header.
+    const forged = await onSocket.from('127.0.0.2').request('/audit/sign-in', {
+      method: 'POST',
+      headers: { Origin: 'https://attacker.example', 'X-Forwarded-Host': 'attacker.example', 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ key: auditKey, form: 'x' }).toString(),
+    });
+    expect([forged.status, (await forged.text()).includes('ERROR_CROSS_SITE')]).toEqual([403, true]);
   });
 });
 
@@ -208,8 +292,9 @@ describe('checks that must keep passing', () => {
   });
 
   test('the session cookie is Secure behind HTTPS; every redirect stays on this server’s /audit', async () => {
-    const { app, auditKey } = await workbench();
-    const secure = new Browser(app, { 'X-Forwarded-Proto': 'https' });
+    const { app, auditKey } = await workbench({ trustedProxies: trusting('127.0.0.1') });
+    // Behind the trusted proxy at 127.0.0.1, which terminates HTTPS.
+    const secure = new Browser((await served(app)).from('127.0.0.1'), { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'localhost' });
     const signed = await secure.signIn(auditKey);
     expect(signed.setCookie).toMatch(/; HttpOnly; SameSite=Strict; Secure$/);
     const browser = new Browser(app);

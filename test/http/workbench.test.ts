@@ -3,6 +3,7 @@ import { describe, expect, test, vi } from 'vitest';
 import { StorageBusyError } from '../../src/storage/errors.ts';
 import { anchorKeyFrom, newAnchorKey, signAnchor } from '../../src/audit/anchors.ts';
 import type { AppEnv } from '../../src/http/env.ts';
+import { logger } from '../../src/lib/log.ts';
 import { manualClock } from '../helpers.ts';
 import { engineService as testService } from '../engine-service.ts';
 import { importRecords, line, money, romashka, sale } from '../documents-fixtures.ts';
@@ -57,7 +58,10 @@ describe('signing in', () => {
       expect(refused.status, wrong).toBe(401);
       expect(refused.setCookie, wrong).toBeNull();
     }
-    expect((await stranger.signIn(apiKey)).text).toContain('not an audit key');
+    // An API key is refused exactly as an unknown one is: the same status and words.
+    const alert = (text: string) => /<p class="bad" role="alert">[^<]*<\/p>/.exec(text)?.[0];
+    expect(alert((await stranger.signIn(apiKey)).text)).toBe(alert((await stranger.signIn('tb_nosuchkey')).text));
+    expect(alert((await stranger.signIn(apiKey)).text)).toContain('unknown, revoked or expired');
 
     const browser = new Browser(app);
     await browser.signIn(key);
@@ -339,7 +343,7 @@ describe('in the reader’s language', () => {
     expect(refused).toContain('<h1>Запрос отклонён</h1>');
     expect(refused).toContain('Запрос пришёл с другого сайта (https://attacker.example)');
     expect((await russian.request('POST', '/audit/sign-in', { key: other, form: 'wrong' })).text).toContain('Форма выдана не этим рабочим местом');
-    for (let i = 0; i < 10; i++) expect((await russian.signIn('tb_nosuchkey')).text).toContain('Такой ключ не найден, отозван или истёк.');
+    for (let i = 0; i < 10; i++) expect((await russian.signIn('tb_nosuchkey')).text).toContain('Такой ключ не найден, отозван или истёк, или это не ключ аудитора (с областью audit).');
     expect((await russian.signIn(other)).text).toMatch(/Слишком много неудачных попыток входа с вашего адреса: попробуйте снова через \d+ с\./);
   });
 
@@ -489,9 +493,10 @@ describe('a page that fails', () => {
     expect([waited.status, waited.headers.get('content-type'), waited.headers.get('retry-after')]).toEqual([503, 'text/html; charset=utf-8', '1']);
     expect(waited.text).toContain('<h1>The server is busy</h1>');
     busy.mockRejectedValueOnce(new Error('a bug'));
-    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const logged = vi.spyOn(logger, 'error').mockImplementation(() => {});
     const failed = await auditor.get('/audit/log');
     expect(logged).toHaveBeenCalledTimes(1);
+    expect(logged.mock.calls[0]).toEqual([expect.objectContaining({ method: 'GET', path: '/audit/log', error: 'Error: a bug' }), 'unexpected error']);
     logged.mockRestore();
     expect([failed.status, failed.headers.get('content-type')]).toEqual([500, 'text/html; charset=utf-8']);
     expect(failed.text).toContain('nothing was changed');

@@ -207,10 +207,16 @@ test('a bad setting stops the start with one line and exit 2, before the databas
     ['TRADEBOOK_ACCESS_LOG', 'maybe'],
     ['TRADEBOOK_MAX_CONNECTIONS', 'many'],
     ['TRADEBOOK_MAX_CONNECTIONS_PER_CLIENT', '0'],
+    // More than the total (2,048 by default).
+    ['TRADEBOOK_MAX_CONNECTIONS_PER_CLIENT', '4096'],
     ['TRADEBOOK_HEADERS_TIMEOUT_MS', '-5'],
     ['TRADEBOOK_REQUEST_TIMEOUT_MS', '1.5'],
     ['TRADEBOOK_KEY_CACHE_MS', '-1'],
     ['TRADEBOOK_KEY_CACHE_MS', 'soon'],
+    // The proxies are named by address now; `on` (believe anyone) is refused with the new form.
+    ['TRADEBOOK_TRUST_PROXY', 'on'],
+    ['TRADEBOOK_TRUST_PROXY', '10.0.0.0/33'],
+    ['TRADEBOOK_TRUST_PROXY', '127.0.0.1,proxy.local'],
   ]) {
     const db = path.join(dir, `${name}-${value}.db`);
     const run = spawnSync(process.execPath, [path.resolve(import.meta.dirname, '../../bin/server.mjs')], {

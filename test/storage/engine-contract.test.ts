@@ -165,14 +165,20 @@ function contract(open: () => Promise<Opened>): void {
       expect(await engine.tokens.count()).toBe(1);
 
       const session = { keyId: id, created: 1000, lastSeen: 1000, ends: 9000 };
-      await engine.writer.run(() => engine.sessions.insert('s1', session, 1000, 0));
+      await engine.writer.run(() => engine.sessions.insert('s1', session, 1000, 0, 20));
       await engine.writer.run(() => engine.sessions.touch('s1', 1500));
       // With its key as it stands now: revoked above.
       expect(await engine.sessions.byHash('s1')).toEqual({ ...session, lastSeen: 1500, key: { ...key, id, revoked: '2026-11-27T01:00:00.000Z' } });
-      await engine.writer.run(() => engine.sessions.insert('s2', { ...session, keyId: 999 }, 1000, 0));
+      await engine.writer.run(() => engine.sessions.insert('s2', { ...session, keyId: 999 }, 1000, 0, 20));
       expect(await engine.sessions.byHash('s2')).toEqual({ ...session, keyId: 999, key: undefined });
-      await engine.writer.run(() => engine.sessions.delete('s2'));
-      await engine.writer.run(() => engine.sessions.delete('s1'));
+      // Past the cap per key the key's oldest sessions end (two of the same moment by their hash); others' stay.
+      for (const [hash, created] of [['s3', 1100], ['s4', 1200], ['s5', 1200]] as const) {
+        await engine.writer.run(() => engine.sessions.insert(hash, { ...session, created }, created, 0, 3));
+      }
+      expect(await Promise.all(['s1', 's2', 's3', 's4', 's5'].map(async (hash) => (await engine.sessions.byHash(hash)) !== undefined))).toEqual([false, true, true, true, true]);
+      await engine.writer.run(() => engine.sessions.insert('s6', { ...session, created: 1300 }, 1300, 0, 2));
+      expect(await Promise.all(['s3', 's4', 's5', 's6'].map(async (hash) => (await engine.sessions.byHash(hash)) !== undefined))).toEqual([false, false, true, true]);
+      for (const hash of ['s2', 's5', 's6']) await engine.writer.run(() => engine.sessions.delete(hash));
       expect(await engine.sessions.count()).toBe(0);
     } finally {
       await closeAll();

@@ -3,7 +3,9 @@ import { createMiddleware } from 'hono/factory';
 import type { Company } from '../../company.ts';
 import { logAs } from '../access-log.ts';
 import { BODY_LIMITS, takeBody } from '../body-limit.ts';
-import { clientAddress } from '../client-address.ts';
+import { clientAddress, fromTrustedProxy } from '../client-address.ts';
+import { requestHeader } from '../node-request.ts';
+import type { TrustedProxies } from '../trusted-proxies.ts';
 import type { AppEnv } from '../env.ts';
 import { anchorsPage, checkAnchorsPage } from './anchors-page.ts';
 import { contractorPage, findContractorsPage } from './contractors-pages.ts';
@@ -26,8 +28,8 @@ type PageHandler = (c: Context<WorkbenchEnv>, view: View) => Promise<Response> |
 export interface WorkbenchOptions {
   /** A session unused this long has ended. */
   idleMs: number;
-  /** Whether client addresses come from a trusted proxy's X-Forwarded-For (and the host from X-Forwarded-Host). */
-  trustProxy: boolean;
+  /** The proxies whose X-Forwarded-For, -Host and -Proto are believed. */
+  proxies: TrustedProxies;
   onSignInFailure: SignInOptions['onFailure'];
 }
 
@@ -40,6 +42,8 @@ export function workbenchRoutes(tb: Company, options: WorkbenchOptions): Hono<Ap
   const app = new Hono<WorkbenchEnv>({ strict: false });
   // A page that failed (the server's error handler has answered it) is told as a page, its status kept.
   app.use('/audit/*', async (c, next) => {
+    // Whether the browser reached the server over HTTPS (the cookies' `Secure`): a trusted proxy says so, or the connection.
+    c.set('overHttps', fromTrustedProxy(c, options.proxies) ? requestHeader(c, 'x-forwarded-proto') === 'https' : new URL(c.req.url).protocol === 'https:');
     await next();
     if (c.error !== undefined && c.res.status >= 500) c.res = await failedPage(c, c.res);
   });
@@ -52,8 +56,8 @@ export function workbenchRoutes(tb: Company, options: WorkbenchOptions): Hono<Ap
     const message = ended === 'signed-out' || ended === 'unknown' ? endedMessage(ended, options.idleMs) : undefined;
     return signInPage(c, { message, next: c.req.query('next') });
   });
-  app.post('/audit/sign-in', takeBody(BODY_LIMITS.form), fromOwnPage(options.trustProxy, formTokenOf), (c) =>
-    signIn(c, tb, clientAddress(c, options.trustProxy), signInOptions),
+  app.post('/audit/sign-in', takeBody(BODY_LIMITS.form), fromOwnPage(options.proxies, formTokenOf), (c) =>
+    signIn(c, tb, clientAddress(c, options.proxies), signInOptions),
   );
 
   // Every other page needs a session. Without one the browser is sent to sign in, and brought back to the page
@@ -80,7 +84,7 @@ export function workbenchRoutes(tb: Company, options: WorkbenchOptions): Hono<Ap
     await next();
   });
   const page = (handler: PageHandler) => [requireSession, (c: Context<WorkbenchEnv>) => handler(c, viewOf(c, c.get('session')))] as const;
-  const sessionForm = fromOwnPage(options.trustProxy, (c) => c.get('session').formToken);
+  const sessionForm = fromOwnPage(options.proxies, (c) => c.get('session').formToken);
 
   app.post('/audit/sign-out', requireSession, takeBody(BODY_LIMITS.form), sessionForm, (c) => signOut(c, tb, sessionIdOf(c)!));
   app.get('/audit', ...page((c) => c.redirect('/audit/documents', 303)));

@@ -3,7 +3,9 @@ import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { html } from 'hono/html';
 import { formFields } from '../body-limit.ts';
+import { fromTrustedProxy } from '../client-address.ts';
 import { requestHeader } from '../node-request.ts';
+import type { TrustedProxies } from '../trusted-proxies.ts';
 import { page, sendPage, viewOf } from './layout.ts';
 import type { Texts } from './texts.ts';
 import type { WorkbenchEnv } from './workbench-env.ts';
@@ -21,8 +23,8 @@ interface Refusal {
 }
 
 /** The host the browser addressed: the proxy's `X-Forwarded-Host` when it is trusted, else `Host`. */
-function ownHost(c: Context, trustProxy: boolean): string | undefined {
-  return (trustProxy ? requestHeader(c, 'x-forwarded-host') : undefined) ?? requestHeader(c, 'host') ?? new URL(c.req.url).host;
+function ownHost(c: Context, proxies: TrustedProxies): string | undefined {
+  return (fromTrustedProxy(c, proxies) ? requestHeader(c, 'x-forwarded-host') : undefined) ?? requestHeader(c, 'host') ?? new URL(c.req.url).host;
 }
 
 function hostOf(origin: string): string | undefined {
@@ -33,15 +35,19 @@ function hostOf(origin: string): string | undefined {
   }
 }
 
-const sameToken = (expected: string, given: string) => expected.length === given.length && timingSafeEqual(Buffer.from(expected), Buffer.from(given));
+/** Compared as bytes: a token of as many characters as the expected one can be of more bytes (`é` against `a`). */
+function sameToken(expected: string, given: string): boolean {
+  const [want, got] = [Buffer.from(expected), Buffer.from(given)];
+  return want.length === got.length && timingSafeEqual(want, got);
+}
 
 /** Why this post is refused as not from one of our pages, or undefined when it is. */
-function refusalOf(c: Context, trustProxy: boolean, expected: string | undefined, given: FormDataEntryValue | null): Refusal | undefined {
+function refusalOf(c: Context, proxies: TrustedProxies, expected: string | undefined, given: FormDataEntryValue | null): Refusal | undefined {
   const origin = requestHeader(c, 'origin');
   const site = requestHeader(c, 'sec-fetch-site');
   // The pages' no-referrer policy makes a browser send `Origin: null` with their forms; it then says where
   // the post came from in Sec-Fetch-Site. A request with neither is no browser's, and has only its token to show.
-  const byOrigin = origin !== undefined && origin !== 'null' ? hostOf(origin) === ownHost(c, trustProxy) : undefined;
+  const byOrigin = origin !== undefined && origin !== 'null' ? hostOf(origin) === ownHost(c, proxies) : undefined;
   const bySite = site === undefined ? undefined : site === 'same-origin';
   if (!(byOrigin ?? bySite ?? origin === undefined)) {
     return { code: 'ERROR_CROSS_SITE', why: (t) => t.refused.crossSite(origin ?? `Sec-Fetch-Site: ${site}`) };
@@ -56,10 +62,10 @@ function refusalOf(c: Context, trustProxy: boolean, expected: string | undefined
  * Reads the post's form (after `takeBody`) and lets it through only from one of our pages, with `expected` as
  * its token; otherwise 403 with a page saying why, its error named. The fields are left for the handler.
  */
-export function fromOwnPage(trustProxy: boolean, expected: (c: Context<WorkbenchEnv>) => string | undefined) {
+export function fromOwnPage(proxies: TrustedProxies, expected: (c: Context<WorkbenchEnv>) => string | undefined) {
   return createMiddleware<WorkbenchEnv>(async (c, next) => {
     const fields = await formFields(c);
-    const refusal = refusalOf(c, trustProxy, expected(c), fields.get('form'));
+    const refusal = refusalOf(c, proxies, expected(c), fields.get('form'));
     if (refusal !== undefined) {
       // A refused sign-out or anchors post comes with a session (its navigation shown); a sign-in has none.
       const view = viewOf(c, c.get('session'));

@@ -1,6 +1,5 @@
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { requestHeader } from '../node-request.ts';
 
 export type { AuditSession } from '../../tokens/audit-sessions.ts';
 
@@ -19,10 +18,8 @@ const ENDED_BY_KEPT_S = 24 * 60 * 60;
 /** How long a sign-in form stays usable once shown. */
 const FORM_MAX_AGE_S = 60 * 60;
 
-/** Whether the browser reached this server over HTTPS (directly, or through a proxy that says so). */
-function overHttps(c: Context): boolean {
-  return requestHeader(c, 'x-forwarded-proto') === 'https' || new URL(c.req.url).protocol === 'https:';
-}
+/** Whether the browser reached this server over HTTPS (directly, or through a trusted proxy that says so): set by the workbench's routes. */
+const overHttps = (c: Context): boolean => c.get('overHttps') === true;
 
 const cookie = (c: Context, name: string, value: string | undefined, path: string, maxAgeS: number) =>
   `${name}=${value ?? ''}; Path=${path}; Max-Age=${value === undefined ? 0 : maxAgeS}; HttpOnly; SameSite=Strict${overHttps(c) ? '; Secure' : ''}`;

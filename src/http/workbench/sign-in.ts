@@ -87,7 +87,8 @@ export async function signIn(c: Context<WorkbenchEnv>, tb: Company, client: stri
   if (!found || found.scope !== 'audit') {
     options.failures.record(client);
     options.onFailure({ client, reason: found ? `key ${found.id} is not an audit key` : 'unknown, revoked or expired key' });
-    return again(problem((t) => (found ? t.signIn.notAudit : t.signIn.unknownKey)), 401);
+    // Said alike: the answer must not tell a guesser that a key exists, of another scope.
+    return again(problem((t) => t.signIn.unknownKey), 401);
   }
   const session = await tb.sessions.start(found, options.idleMs);
   const lastsS = Math.floor(session.lastsMs / 1000);

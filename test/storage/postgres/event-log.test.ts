@@ -31,7 +31,7 @@ describeEngines('the PostgreSQL event log', (database) => {
     const created = await tables(session);
     await migrate(session);
     expect(await tables(session)).toEqual(created);
-    expect(await session.sql('SELECT name FROM kysely_migration')).toHaveLength(5);
+    expect(await session.sql('SELECT name FROM kysely_migration')).toHaveLength(6);
     expect(new Set(created.map((c) => c.table_name))).toEqual(
       new Set(['access_tokens', 'api_keys', 'audit_sessions', 'chain_head', 'events', 'key_version', 'point_in_time', 'projection_checkpoints', 'kysely_migration', 'kysely_migration_lock']),
     );

@@ -33,7 +33,7 @@ const ADOPTED = [
 async function expectAdopted(session: Sql): Promise<void> {
   const records = await session.sql<{ name: string }>('SELECT name, timestamp FROM kysely_migration ORDER BY name');
   expect(records.slice(0, ADOPTED.length)).toEqual(ADOPTED);
-  expect(records.slice(ADOPTED.length).map((row) => row.name)).toEqual(['2026-11-27-01-key-version']);
+  expect(records.slice(ADOPTED.length).map((row) => row.name)).toEqual(['2026-11-27-01-key-version', '2026-11-28-01-audit-session-indexes']);
 }
 
 describeEngines('migrations', (database, real) => {
@@ -76,6 +76,7 @@ describeEngines('migrations', (database, real) => {
       '2026-11-23-02-access-token-hashes',
       '2026-11-26-01-audit-sessions',
       '2026-11-27-01-key-version',
+      '2026-11-28-01-audit-session-indexes',
     ]);
     expect(await session.sql('SELECT * FROM audit_sessions')).toEqual([]);
     expect(await session.sql('SELECT * FROM key_version')).toEqual([]);
@@ -88,7 +89,7 @@ describeEngines('migrations', (database, real) => {
     } finally {
       await Promise.all(connections.map((db) => db.close()));
     }
-    expect(await database().session.sql('SELECT count(*)::int AS n FROM kysely_migration')).toEqual([{ n: 5 }]);
+    expect(await database().session.sql('SELECT count(*)::int AS n FROM kysely_migration')).toEqual([{ n: 6 }]);
     expect(await database().session.sql('SELECT id, seq FROM chain_head')).toEqual([{ id: 1, seq: 0 }]);
   });
 

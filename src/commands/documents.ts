@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ContractorRecord } from '../events/contractors.ts';
+import type { ContractorRecord } from '../records/contractor/events.ts';
 import { DOCUMENT_TYPES, type DocumentFields, type DocumentRecord, type DocumentLine, type DocumentRef, type DocumentType, isLineDocument } from '../events/documents.ts';
 import type { NewEvent } from '../events/store.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { DOCUMENT_TYPES, isLineDocument } from '../events/documents.ts';
 import { ImportBrandInput, brandCodes, importBrand } from './brands.ts';
 import { ImportCategoryInput, categoryCodes, importCategory } from './categories.ts';
-import { ImportContractorInput, contractorCodes, importContractor } from './contractors.ts';
+import { ImportContractorInput, contractorCodes, importContractor } from '../records/contractor/deciders.ts';
 import { ImportLineDocumentInput, ImportMoneyDocumentInput, documentDecider } from './documents.ts';
 import type { Decider } from './lookups.ts';
 import type { CodeOverrides } from '../lib/validation.ts';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { catalogueEvents } from './catalogue.ts';
-import { contractorEvents } from './contractors.ts';
+import { contractorEvents } from '../records/contractor/events.ts';
 import type { EventDefinition } from './define.ts';
 import { documentEvents } from './documents.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { contractorFields } from '../events/contractors.ts';
+import { contractorFields } from '../records/contractor/events.ts';
 import { productFields } from '../events/catalogue.ts';
 import { DOCUMENT_TYPES } from '../events/documents.ts';
 

@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest';
-import { AddContractorInput, contractorCodes, addContractor as addContractorDecider, editContractor as editContractorDecider, EditContractorInput } from '../../src/commands/contractors.ts';
+import { AddContractorInput, contractorCodes, addContractor as addContractorDecider, editContractor as editContractorDecider, EditContractorInput } from '../../src/records/contractor/deciders.ts';
 import { importLineKinds } from '../../src/commands/import-lines.ts';
 import { command, contractorRecord, given } from './decider-spec.ts';
 

@@ -5,7 +5,7 @@ import type { Decision } from '../../src/commands/decision.ts';
 import type { Decider } from '../../src/commands/lookups.ts';
 import { type CodeOverrides, parseRecord } from '../../src/lib/validation.ts';
 import type { BrandRecord, CategoryRecord, ProductRecord } from '../../src/events/catalogue.ts';
-import type { ContractorRecord } from '../../src/events/contractors.ts';
+import type { ContractorRecord } from '../../src/records/contractor/events.ts';
 import type { DocumentRef } from '../../src/events/documents.ts';
 import { type RecordState, evolveRecord } from '../../src/events/folds.ts';
 import { definitionByType } from '../../src/events/registry.ts';

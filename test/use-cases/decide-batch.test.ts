@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { z } from 'zod';
 import { AddCategoryInput, ImportCategoryInput, addCategory, importCategory } from '../../src/commands/categories.ts';
-import { AddContractorInput, EditContractorInput, ImportContractorInput, addContractor, editContractor, importContractor } from '../../src/commands/contractors.ts';
+import { AddContractorInput, EditContractorInput, ImportContractorInput, addContractor, editContractor, importContractor } from '../../src/records/contractor/deciders.ts';
 import { ImportMoneyDocumentInput, documentDecider } from '../../src/commands/documents.ts';
 import type { Decider } from '../../src/commands/lookups.ts';
 import { AddProductInput, ImportProductInput, UpdatePricesInput, addProduct, importProduct, updatePrices } from '../../src/commands/products.ts';

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { AddContractorInput, EditContractorInput, contractorCodes, addContractor, editContractor } from '../../commands/contractors.ts';
+import { AddContractorInput, EditContractorInput, contractorCodes, addContractor, editContractor } from '../../records/contractor/deciders.ts';
 import type { Company } from '../../company.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';

@@ -1,6 +1,6 @@
 import { phoneDigits } from '../../lib/phone.ts';
 import type { SqlSession } from '../../storage/sql.ts';
-import type { ContractorRecord } from '../../events/contractors.ts';
+import type { ContractorRecord } from '../../records/contractor/events.ts';
 import { idCount, idPage, pageLimit } from '../id-counts.ts';
 import { nameKey } from './views.ts';
 

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { ContractorFields, ContractorRecord } from '../events/contractors.ts';
-import type { NewEvent } from '../events/store.ts';
-import { type DomainError, fail, ok, type Result } from '../lib/result.ts';
-import { changedFields, type Decision } from './decision.ts';
-import type { Decider } from './lookups.ts';
-import { type CodeOverrides, recordId, requiredText, text } from '../lib/validation.ts';
+import type { ContractorFields, ContractorRecord } from './events.ts';
+import type { NewEvent } from '../../events/store.ts';
+import { type DomainError, fail, ok, type Result } from '../../lib/result.ts';
+import { changedFields, type Decision } from '../../commands/decision.ts';
+import type { Decider } from '../../commands/lookups.ts';
+import { type CodeOverrides, recordId, requiredText, text } from '../../lib/validation.ts';
 
 /** What the contractor commands need to know to decide. */
 export interface ContractorState {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { decideBatch } from '../src/use-cases/decide-batch.ts';
-import { updatePrices } from '../src/commands/products.ts';
+import { updatePrices } from '../src/records/product/deciders.ts';
 import { lastSeq } from '../src/storage/sqlite/event-log.ts';
 import { Company } from '../src/company.ts';
 import { SqliteEngine } from '../src/storage/sqlite/engine.ts';

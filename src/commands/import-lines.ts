@@ -6,7 +6,7 @@ import { ImportContractorInput, contractorCodes, importContractor } from '../rec
 import { ImportLineDocumentInput, ImportMoneyDocumentInput, documentDecider } from './documents.ts';
 import type { Decider } from './lookups.ts';
 import type { CodeOverrides } from '../lib/validation.ts';
-import { ImportProductInput, importProduct } from './products.ts';
+import { ImportProductInput, importProduct } from '../records/product/deciders.ts';
 
 /** How one kind of import line is validated and decided. */
 export interface ImportLineKind {

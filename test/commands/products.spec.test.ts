@@ -7,7 +7,7 @@ import {
   updatePrices as updatePricesDecider,
   EditProductInput,
   UpdatePricesInput,
-} from '../../src/commands/products.ts';
+} from '../../src/records/product/deciders.ts';
 import type { ProductRecord } from '../../src/events/catalogue.ts';
 import { command, given, inMemoryState } from './decider-spec.ts';
 

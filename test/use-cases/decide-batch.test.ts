@@ -5,7 +5,7 @@ import { AddCategoryInput, ImportCategoryInput, addCategory, importCategory } fr
 import { AddContractorInput, EditContractorInput, ImportContractorInput, addContractor, editContractor, importContractor } from '../../src/records/contractor/deciders.ts';
 import { ImportMoneyDocumentInput, documentDecider } from '../../src/commands/documents.ts';
 import type { Decider } from '../../src/commands/lookups.ts';
-import { AddProductInput, ImportProductInput, UpdatePricesInput, addProduct, importProduct, updatePrices } from '../../src/commands/products.ts';
+import { AddProductInput, ImportProductInput, UpdatePricesInput, addProduct, importProduct, updatePrices } from '../../src/records/product/deciders.ts';
 import { ImportBrandInput, importBrand } from '../../src/commands/brands.ts';
 import type { EventMetas, NewEvent } from '../../src/events/store.ts';
 import type { EventLog } from '../../src/storage/port.ts';

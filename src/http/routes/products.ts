@@ -7,7 +7,7 @@ import {
   addProduct,
   editProduct,
   updatePrices,
-} from '../../commands/products.ts';
+} from '../../records/product/deciders.ts';
 import type { Company } from '../../company.ts';
 import type { AppEnv } from '../env.ts';
 import { listQuery, pagedList } from '../paged-list.ts';

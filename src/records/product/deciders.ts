@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import type { ProductFields, ProductRecord } from '../events/catalogue.ts';
-import { evolveProduct } from '../events/folds.ts';
-import { fromKopecks } from '../lib/money.ts';
-import { type DomainError, fail, ok, type Result } from '../lib/result.ts';
-import type { CatalogueState } from './catalogue-state.ts';
-import { changedFields, type Decision } from './decision.ts';
-import { type Decider, type Lookups, ids } from './lookups.ts';
-import { money, quantity, recordId, requiredText, text, wholeNumber } from '../lib/validation.ts';
+import type { ProductFields, ProductRecord } from '../../events/catalogue.ts';
+import { evolveProduct } from '../../events/folds.ts';
+import { fromKopecks } from '../../lib/money.ts';
+import { type DomainError, fail, ok, type Result } from '../../lib/result.ts';
+import type { CatalogueState } from '../../commands/catalogue-state.ts';
+import { changedFields, type Decision } from '../../commands/decision.ts';
+import { type Decider, type Lookups, ids } from '../../commands/lookups.ts';
+import { money, quantity, recordId, requiredText, text, wholeNumber } from '../../lib/validation.ts';
 
 export const VAT_RATES = [0, 5, 7, 10, 20, 22] as const;
 

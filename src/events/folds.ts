@@ -1,4 +1,5 @@
-import type { BrandRecord, CategoryRecord, ProductRecord } from './catalogue.ts';
+import type { BrandRecord, CategoryRecord } from './catalogue.ts';
+import type { ProductRecord } from '../records/product/events.ts';
 import type { ContractorRecord } from '../records/contractor/events.ts';
 import type { DocumentRecord } from './documents.ts';
 import type { DomainEvent } from './registry.ts';

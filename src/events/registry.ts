@@ -1,11 +1,12 @@
 import type { z } from 'zod';
+import { productEvents } from '../records/product/events.ts';
 import { catalogueEvents } from './catalogue.ts';
 import { contractorEvents } from '../records/contractor/events.ts';
 import type { EventDefinition } from './define.ts';
 import { documentEvents } from './documents.ts';
 
 /** Every event type the log may hold, by name. */
-export const eventDefinitions = [...catalogueEvents, ...contractorEvents, ...documentEvents] as const;
+export const eventDefinitions = [...productEvents, ...catalogueEvents, ...contractorEvents, ...documentEvents] as const;
 
 type Definitions = (typeof eventDefinitions)[number];
 

@@ -1,5 +1,6 @@
 import type { IdTable } from '../commands/lookups.ts';
-import type { BrandRecord, CategoryRecord, ProductRecord } from '../events/catalogue.ts';
+import type { ProductRecord } from '../records/product/events.ts';
+import type { BrandRecord, CategoryRecord } from '../events/catalogue.ts';
 import type { ContractorRecord } from '../records/contractor/events.ts';
 import type { DocumentRecord, DocumentRef, DocumentType } from '../events/documents.ts';
 import { type SqlSession, byCount, inChunks, keyedRead, valueList } from '../storage/sql.ts';

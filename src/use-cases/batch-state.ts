@@ -1,6 +1,7 @@
 import type { CommandState } from '../commands/command-state.ts';
 import type { IdTable, LookupKind, Lookups } from '../commands/lookups.ts';
-import type { BrandRecord, CategoryRecord, ProductRecord } from '../events/catalogue.ts';
+import type { ProductRecord } from '../records/product/events.ts';
+import type { BrandRecord, CategoryRecord } from '../events/catalogue.ts';
 import type { ContractorRecord } from '../records/contractor/events.ts';
 import type { DocumentRecord, DocumentRef, DocumentType } from '../events/documents.ts';
 import { type RecordState, evolveRecord } from '../events/folds.ts';

@@ -8,7 +8,7 @@ import {
   EditProductInput,
   UpdatePricesInput,
 } from '../../src/records/product/deciders.ts';
-import type { ProductRecord } from '../../src/events/catalogue.ts';
+import type { ProductRecord } from '../../src/records/product/events.ts';
 import { command, given, inMemoryState } from './decider-spec.ts';
 
 const addProduct = command(AddProductInput, addProductDecider);

@@ -1,5 +1,5 @@
 import type { SqlSession } from '../../storage/sql.ts';
-import type { ProductRecord } from '../../events/catalogue.ts';
+import type { ProductRecord } from '../../records/product/events.ts';
 import { idCount, idPage, pageLimit } from '../id-counts.ts';
 
 // A page's first id from the counts, then the rows on from it in id order; the count is one seek.

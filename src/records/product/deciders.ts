@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ProductFields, ProductRecord } from '../../events/catalogue.ts';
+import type { ProductFields, ProductRecord } from './events.ts';
 import { evolveProduct } from '../../events/folds.ts';
 import { fromKopecks } from '../../lib/money.ts';
 import { type DomainError, fail, ok, type Result } from '../../lib/result.ts';

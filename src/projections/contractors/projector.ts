@@ -2,7 +2,7 @@ import { phoneDigits } from '../../lib/phone.ts';
 import { type SqlSession, byCount, inChunks, placeholders, valueList } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../records/contractor/events.ts';
 import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES } from '../../events/documents.ts';
-import { type ContractorEvent, evolveContractor, evolveContractorStatus } from '../../events/folds.ts';
+import { type ContractorEvent, evolveContractor, evolveContractorStatus } from '../../records/contractor/evolve.ts';
 import type { StoredEvent } from '../../events/rows.ts';
 import { idCounts, idCountsTable } from '../id-counts.ts';
 import { newIds } from '../new-ids.ts';

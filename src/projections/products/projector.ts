@@ -1,6 +1,6 @@
 import { ROWS_PER_STATEMENT, type SqlSession, byCount, placeholders, valueList } from '../../storage/sql.ts';
 import type { ProductRecord } from '../../records/product/events.ts';
-import { type ProductEvent, evolveProduct } from '../../events/folds.ts';
+import { type ProductEvent, evolveProduct } from '../../records/product/evolve.ts';
 import type { StoredEvent } from '../../events/rows.ts';
 import { idCounts, idCountsTable } from '../id-counts.ts';
 import { newIds } from '../new-ids.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ProductFields, ProductRecord } from './events.ts';
-import { evolveProduct } from '../../events/folds.ts';
+import { evolveProduct } from './evolve.ts';
 import { fromKopecks } from '../../lib/money.ts';
 import { type DomainError, fail, ok, type Result } from '../../lib/result.ts';
 import type { CatalogueState } from '../../commands/catalogue-state.ts';

@@ -57,7 +57,7 @@ const siblingKey = (parent: number, name: string) => `${parent}\u0000${name}`;
 const documentKey = (type: DocumentType, id: number) => `${type}-${id}`;
 
 /** The kinds of record a batch's events change, each with the read table of its ids and its unique key, if any. */
-type Kind = 'product' | 'category' | 'brand' | 'contractor' | 'status' | 'document';
+type Kind = 'product' | 'category' | 'brand' | 'contractor' | 'status' | 'document' | 'import';
 
 const KIND_OF: Record<DomainEvent['type'], Kind> = {
   ProductAdded: 'product',
@@ -75,6 +75,7 @@ const KIND_OF: Record<DomainEvent['type'], Kind> = {
   DocumentPosted: 'document',
   DocumentUnposted: 'document',
   DocumentLinked: 'document',
+  ImportRunRecorded: 'import',
 };
 
 const TABLE_OF: Partial<Record<Kind, IdTable>> = { product: 'products', category: 'categories', brand: 'brands', contractor: 'contractors' };
@@ -239,6 +240,8 @@ export class BatchState implements CommandState {
         return this.contractorStatusExists(data.name) ? { name: data.name } : undefined;
       case 'document':
         return this.document(data.docType, data.id);
+      case 'import':
+        return undefined; // recorded once, whole: no command reads an import run
     }
   }
 

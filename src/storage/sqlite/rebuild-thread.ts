@@ -19,6 +19,9 @@ const YOUNG_MB = 16;
 const DEFAULT_OLD_MB = 128;
 
 export function rebuildOnThread(file: string, onProgress: (progress: RebuildProgress) => void, onRetry: (reason: string) => void): Promise<{ events: number }> {
+  // Run from its TypeScript sources (no bundle built, see bin/bundle.mjs), this module cannot be a worker: Node 20
+  // gives a worker none of tsx's loader hooks. The rebuild then runs on this thread, without the heap limit.
+  if (import.meta.url.endsWith('.ts')) return rebuildHere(file, onProgress);
   const oldMb = Number(process.env.TRADEBOOK_REBUILD_HEAP_MB) || DEFAULT_OLD_MB;
   return runThread(file, onProgress, { maxYoungGenerationSizeMb: YOUNG_MB, maxOldGenerationSizeMb: oldMb }).catch((error: { code?: string }) => {
     if (error.code !== 'ERR_WORKER_OUT_OF_MEMORY') throw error;
@@ -45,17 +48,24 @@ function runThread(file: string, onProgress: (progress: RebuildProgress) => void
   });
 }
 
-async function rebuildHere(file: string): Promise<void> {
+async function rebuildHere(file: string, onProgress: (progress: RebuildProgress) => void): Promise<{ events: number }> {
   const db = openSqlite(file);
   try {
-    const done = await rebuild(db, { onProgress: (progress) => parentPort!.postMessage({ progress }) });
-    parentPort!.postMessage({ done });
-  } catch (error) {
-    const code = (error as { code?: string } | null)?.code;
-    parentPort!.postMessage({ failed: error instanceof Error ? `${error.message} (${code ?? error.name})` : String(error), code });
+    return await rebuild(db, { onProgress });
   } finally {
     db.close();
   }
 }
 
-if (!isMainThread && workerData?.rebuild !== undefined) void rebuildHere(workerData.rebuild as string);
+/** The worker's side: the rebuild, its progress and its outcome posted to the thread that started it. */
+async function rebuildAsWorker(file: string): Promise<void> {
+  try {
+    const done = await rebuildHere(file, (progress) => parentPort!.postMessage({ progress }));
+    parentPort!.postMessage({ done });
+  } catch (error) {
+    const code = (error as { code?: string } | null)?.code;
+    parentPort!.postMessage({ failed: error instanceof Error ? `${error.message} (${code ?? error.name})` : String(error), code });
+  }
+}
+
+if (!isMainThread && workerData?.rebuild !== undefined) void rebuildAsWorker(workerData.rebuild as string);

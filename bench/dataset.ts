@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { decideBatch } from '../src/use-cases/decide-batch.ts';
-import { decideUpdatePrices } from '../src/commands/products.ts';
+import { updatePrices } from '../src/records/product/deciders.ts';
 import { lastSeq } from '../src/storage/sqlite/event-log.ts';
 import { Company } from '../src/company.ts';
 import { SqliteEngine } from '../src/storage/sqlite/engine.ts';
@@ -87,7 +87,7 @@ export async function ensureLogs(sizes: Sizes, dataset: string): Promise<[string
           const round = Math.floor(n / skus.length);
           return { sku: skus[n % skus.length], salePrice: 100_000 + round * 100 + (n % 100), purchasePrice: 50_000 + round };
         });
-        const applied = await tb.write(() => decideBatch(batch, decideUpdatePrices, tb.state, tb.log, { source: 'bench' }));
+        const applied = await tb.write(() => decideBatch(batch, updatePrices, tb.state, tb.log, { source: 'bench' }));
         if (!applied.ok) throw new Error(`price updates failed: ${JSON.stringify(applied.errors.slice(0, 3))}`);
       }
       engine.db.prepare('VACUUM INTO ?').run(files[index]);

@@ -16,7 +16,6 @@ import { ApiKeys } from './tokens/api-keys.ts';
 import { KeyCache, type KeyCacheSettings } from './tokens/key-cache.ts';
 import { AuditSessions } from './tokens/audit-sessions.ts';
 import type { StateSource } from './use-cases/batch-state.ts';
-import { readModelState } from './use-cases/read-model-state.ts';
 import type { WriteContext } from './use-cases/write-context.ts';
 
 class Rollback extends Error {
@@ -105,15 +104,7 @@ export class Company<E extends Engine = Engine> implements WriteContext {
     this.brands = brandQueries(reads);
     this.contractors = contractorQueries(reads);
     this.documents = documentQueries(reads);
-    const decideOn = engine.decideOn;
-    const deciding = {
-      products: productQueries(decideOn),
-      categories: categoryQueries(decideOn),
-      brands: brandQueries(decideOn),
-      contractors: contractorQueries(decideOn),
-      documents: documentQueries(decideOn),
-    };
-    this.state = { ...readModelState(deciding), ...bulkReads(decideOn) };
+    this.state = bulkReads(engine.decideOn);
     // This server's own commits wake its followers at once.
     this.writer.onCommit(() => this.logWaker?.moved());
   }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { fail, ok, type Result } from '../lib/result.ts';
 import type { CatalogueState } from './catalogue-state.ts';
 import type { Decision } from './decision.ts';
+import { type Decider, ids } from './lookups.ts';
 import { type CodeOverrides, recordId, requiredText, text } from '../lib/validation.ts';
 
 export const brandCodes: CodeOverrides = { name: 'ERROR_BRAND_NAME', id: 'ERROR_BRAND_ID' };
@@ -54,3 +55,12 @@ export function decideImportBrand(input: ImportBrand, state: CatalogueState): Re
   if (existing !== undefined && state.brand(existing)) return decideEditBrand({ ...input, id: existing }, state);
   return decideAddBrand(input, state, input.id ?? state.nextBrandId());
 }
+
+export const addBrand: Decider<AddBrand, BrandResult> = { decide: decideAddBrand, lookups: (input) => ({ brandNames: [input.name], highestIds: ['brands'] }) };
+
+export const editBrand: Decider<EditBrand, BrandResult> = { decide: decideEditBrand, lookups: (input) => ({ brands: [input.id], brandNames: [input.name] }) };
+
+export const importBrand: Decider<ImportBrand, BrandResult> = {
+  decide: decideImportBrand,
+  lookups: (input) => ({ brands: ids(input.id), brandNames: [input.name], highestIds: input.id === undefined ? ['brands'] : [] }),
+};

@@ -1,4 +1,5 @@
-import type { BrandRecord, CategoryRecord, ProductRecord } from '../events/catalogue.ts';
+import type { ProductRecord } from '../records/product/events.ts';
+import type { BrandRecord, CategoryRecord } from '../events/catalogue.ts';
 
 /** What the catalogue commands need to know to decide: current records and the uniqueness indexes. */
 export interface CatalogueState {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { type DomainError, fail, ok, type Result } from '../lib/result.ts';
 import type { CatalogueState } from './catalogue-state.ts';
 import type { Decision } from './decision.ts';
+import { type Decider, ids } from './lookups.ts';
 import { type CodeOverrides, recordId, requiredText, wholeNumber } from '../lib/validation.ts';
 
 export const categoryCodes: CodeOverrides = { name: 'ERROR_CATEGORY_NAME', id: 'ERROR_CATEGORY_ID', parent: 'ERROR_CATEGORY_ID' };
@@ -66,3 +67,20 @@ export function decideImportCategory(input: ImportCategory, state: CatalogueStat
   if (existing !== undefined && state.category(existing)) return decideEditCategory({ ...input, id: existing }, state);
   return decideAddCategory(input, state, input.id ?? state.nextCategoryId());
 }
+
+// A group read by id comes with the groups above it (the parent chain is walked for cycles); sibling names are
+// read by name under every parent, so an edit that keeps its parent finds its siblings before its parent is known.
+export const addCategory: Decider<AddCategory, CategoryResult> = {
+  decide: decideAddCategory,
+  lookups: (input) => ({ categories: ids(input.parent), categoryNames: [input.name], highestIds: ['categories'] }),
+};
+
+export const editCategory: Decider<EditCategory, CategoryResult> = {
+  decide: decideEditCategory,
+  lookups: (input) => ({ categories: ids(input.id, input.parent), categoryNames: [input.name] }),
+};
+
+export const importCategory: Decider<ImportCategory, CategoryResult> = {
+  decide: decideImportCategory,
+  lookups: (input) => ({ categories: ids(input.id, input.parent), categoryNames: [input.name], highestIds: input.id === undefined ? ['categories'] : [] }),
+};

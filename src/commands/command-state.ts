@@ -1,5 +1,5 @@
 import type { CatalogueState } from './catalogue-state.ts';
-import type { ContractorState } from './contractors.ts';
+import type { ContractorState } from '../records/contractor/deciders.ts';
 import type { DocumentsState } from './documents.ts';
 
 /** Everything the deciders may read. */

@@ -1,12 +1,13 @@
 import { z } from 'zod';
-import type { ProductRecord } from '../events/catalogue.ts';
-import type { ContractorRecord } from '../events/contractors.ts';
+import type { ProductRecord } from '../records/product/events.ts';
+import type { ContractorRecord } from '../records/contractor/events.ts';
 import { DOCUMENT_TYPES, type DocumentFields, type DocumentRecord, type DocumentLine, type DocumentRef, type DocumentType, isLineDocument } from '../events/documents.ts';
 import type { NewEvent } from '../events/store.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';
 import { isCalendarDate, parseMoscow } from '../lib/clock.ts';
 import { type DomainError, fail, ok, type Result } from '../lib/result.ts';
 import { changedFields, type Decision } from './decision.ts';
+import type { Decider } from './lookups.ts';
 import { money, quantity, recordId, requiredText, text, wholeNumber } from '../lib/validation.ts';
 
 export interface DocumentsState {
@@ -147,8 +148,7 @@ const sameRefs = (a: DocumentRef[], b: DocumentRef[]) => canonicalJson(a) === ca
 function referenceErrors(type: DocumentType, input: DocumentInput, fields: DocumentFields, state: DocumentsState): DomainError[] {
   const errors: DomainError[] = [];
   if (!state.contractor(fields.contractorId)) errors.push({ code: 'ERROR_CONTRACTOR', field: 'contractor', message: `contractor ${fields.contractorId} does not exist` });
-  // A line may name no product (a service written out by hand), but one it names must be in the catalogue. Every
-  // line is asked before any is judged, so a batch reads all of a document's products in one round.
+  // A line may name no product (a service written out by hand), but one it names must be in the catalogue.
   const known = fields.products.map((l) => l.pr_id === null || state.product(l.pr_id) !== undefined);
   const unknown = known.indexOf(false);
   if (unknown >= 0) {
@@ -211,7 +211,15 @@ export function decideImportDocument(type: DocumentType, input: DocumentInput, s
   return ok({ events, result });
 }
 
-export const documentDecider =
-  (type: DocumentType) =>
-  (input: DocumentInput, state: DocumentsState): Result<Decision<DocumentResult>> =>
-    decideImportDocument(type, input, state);
+/**
+ * A document line of `type`: it reads the document itself, its contractor, the products its lines name, and the
+ * documents it is based on with theirs.
+ */
+export const documentDecider = (type: DocumentType): Decider<DocumentInput, DocumentResult> => ({
+  decide: (input, state) => decideImportDocument(type, input, state),
+  lookups: (input) => ({
+    documents: [{ type, id: input.id }, ...(input.basedOn ?? [])],
+    contractors: [input.contractor.id],
+    products: 'products' in input ? input.products.flatMap((line) => (line.pr_id == null ? [] : [line.pr_id])) : [],
+  }),
+});

@@ -1,25 +1,24 @@
 import type { z } from 'zod';
 import { DOCUMENT_TYPES, isLineDocument } from '../events/documents.ts';
-import { ImportBrandInput, brandCodes, decideImportBrand } from './brands.ts';
-import { ImportCategoryInput, categoryCodes, decideImportCategory } from './categories.ts';
-import type { CommandState } from './command-state.ts';
-import { ImportContractorInput, contractorCodes, decideImportContractor } from './contractors.ts';
-import type { Decide } from './decision.ts';
+import { ImportBrandInput, brandCodes, importBrand } from './brands.ts';
+import { ImportCategoryInput, categoryCodes, importCategory } from './categories.ts';
+import { ImportContractorInput, contractorCodes, importContractor } from '../records/contractor/deciders.ts';
 import { ImportLineDocumentInput, ImportMoneyDocumentInput, documentDecider } from './documents.ts';
+import type { Decider } from './lookups.ts';
 import type { CodeOverrides } from '../lib/validation.ts';
-import { ImportProductInput, decideImportProduct } from './products.ts';
+import { ImportProductInput, importProduct } from '../records/product/deciders.ts';
 
 /** How one kind of import line is validated and decided. */
 export interface ImportLineKind {
   schema: z.ZodType;
   codes: CodeOverrides;
-  decide: Decide<never, CommandState, unknown>;
+  decider: Decider<never, unknown>;
 }
 
-const kind = <S extends z.ZodType>(schema: S, codes: CodeOverrides, decide: Decide<z.output<S>, CommandState, unknown>): ImportLineKind => ({
+const kind = <S extends z.ZodType>(schema: S, codes: CodeOverrides, decider: Decider<z.output<S>, unknown>): ImportLineKind => ({
   schema,
   codes,
-  decide: decide as Decide<never, CommandState, unknown>,
+  decider: decider as Decider<never, unknown>,
 });
 
 /**
@@ -27,10 +26,10 @@ const kind = <S extends z.ZodType>(schema: S, codes: CodeOverrides, decide: Deci
  * an object would also answer `constructor`, `__proto__` or `toString` with what it inherits.
  */
 export const importLineKinds: ReadonlyMap<string, ImportLineKind> = new Map<string, ImportLineKind>([
-  ['product', kind(ImportProductInput, {}, decideImportProduct)],
-  ['product_category', kind(ImportCategoryInput, categoryCodes, decideImportCategory)],
-  ['product_brand', kind(ImportBrandInput, brandCodes, decideImportBrand)],
-  ['contractor', kind(ImportContractorInput, contractorCodes, decideImportContractor)],
+  ['product', kind(ImportProductInput, {}, importProduct)],
+  ['product_category', kind(ImportCategoryInput, categoryCodes, importCategory)],
+  ['product_brand', kind(ImportBrandInput, brandCodes, importBrand)],
+  ['contractor', kind(ImportContractorInput, contractorCodes, importContractor)],
   ...DOCUMENT_TYPES.map((type): [string, ImportLineKind] => [
     type,
     kind(isLineDocument(type) ? ImportLineDocumentInput : ImportMoneyDocumentInput, {}, documentDecider(type)),

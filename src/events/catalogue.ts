@@ -1,44 +1,7 @@
 import { z } from 'zod';
 import { defineEvent } from './define.ts';
 
-/** Facts about the catalogue. Money is integer kopecks; an omitted key in an `…Edited` event means "unchanged". */
-
-const kopecks = z.number().int();
-
-export const productFields = z.object({
-  name: z.string(),
-  sku: z.string(),
-  categoryId: z.number().int(),
-  brandId: z.number().int().nullable(),
-  minPrice: kopecks.nullable(),
-  purchasePrice: kopecks.nullable(),
-  salePrice: kopecks.nullable(),
-  unit: z.string().nullable(),
-  vat: z.number().int().nullable(),
-  order: z.number().nullable(),
-  code: z.number().nullable(),
-  weight: z.number().nullable(),
-  dimensionX: z.number().nullable(),
-  dimensionY: z.number().nullable(),
-  dimensionZ: z.number().nullable(),
-  parent: z.number().int().nullable(),
-  barcodes: z.array(z.string()),
-  additionalPrices: z.array(z.object({ name: z.string(), price: kopecks })),
-  packs: z.array(z.object({ unit: z.string(), count: z.number(), barcode: z.string().nullable() })),
-  additionalFields: z.array(z.object({ name: z.string(), value: z.string() })),
-  files: z.array(z.string()),
-});
-export type ProductFields = z.infer<typeof productFields>;
-export type ProductRecord = ProductFields & { id: number };
-
-export const ProductAdded = defineEvent('ProductAdded', 1, productFields.extend({ id: z.number().int() }));
-export const ProductEdited = defineEvent('ProductEdited', 1, z.object({ id: z.number().int(), changes: productFields.partial() }));
-/** Version 1 had the prices beside `id`; its rows are upcast (upcasters.ts). */
-export const ProductPricesUpdated = defineEvent(
-  'ProductPricesUpdated',
-  2,
-  z.object({ id: z.number().int(), changes: productFields.pick({ minPrice: true, purchasePrice: true, salePrice: true }).partial() }),
-);
+/** Facts about product groups and brands; an omitted key in an `…Edited` event means "unchanged". */
 
 const categoryRecord = z.object({ id: z.number().int(), name: z.string(), parent: z.number().int() });
 export type CategoryRecord = z.infer<typeof categoryRecord>;
@@ -52,4 +15,4 @@ export type BrandRecord = z.infer<typeof brandRecord>;
 export const BrandAdded = defineEvent('BrandAdded', 1, brandRecord);
 export const BrandEdited = defineEvent('BrandEdited', 1, z.object({ id: z.number().int(), name: z.string().optional(), logo: z.string().nullable().optional() }));
 
-export const catalogueEvents = [ProductAdded, ProductEdited, ProductPricesUpdated, CategoryAdded, CategoryEdited, BrandAdded, BrandEdited] as const;
+export const catalogueEvents = [CategoryAdded, CategoryEdited, BrandAdded, BrandEdited] as const;

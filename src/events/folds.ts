@@ -1,54 +1,29 @@
-import type { BrandRecord, CategoryRecord, ProductRecord } from './catalogue.ts';
+import type { BrandRecord, CategoryRecord } from './catalogue.ts';
+import type { ProductRecord } from '../records/product/events.ts';
+import { evolveProduct } from '../records/product/evolve.ts';
+import { type ContractorStatusRecord, evolveContractor, evolveContractorStatus } from '../records/contractor/evolve.ts';
+import type { ContractorRecord } from '../records/contractor/events.ts';
 import type { CompanyDetails } from './company.ts';
-import type { ContractorRecord } from './contractors.ts';
 import type { DocumentRecord } from './documents.ts';
 import type { ImportRun } from './imports.ts';
 import type { DomainEvent } from './registry.ts';
+import { type Current, type EventOf, unfolded } from './fold.ts';
 
 /**
  * How each event changes the record of its stream, written once for every reader of records: the state the
  * deciders read (the batch's own decisions laid over the read tables), the projectors, the audit's record as of a
- * moment. Each kind's `switch` is exhaustive, so an event type added to the catalogue fails the type check until
- * it is folded here.
+ * moment. Products' and contractors' folds are in their modules (src/records/<kind>/evolve.ts), the other kinds'
+ * here; every `switch` is exhaustive, so an event type added fails the type check until it is folded.
  *
  * A fold is given its record's state lazily: events that create a record never ask for it, so a batch adding a
  * product does not read whether its new id exists. An event that changes a record not known leaves it unknown.
  */
-export type Current<S> = () => S | undefined;
 
-type EventOf<T extends DomainEvent['type']> = Extract<DomainEvent, { type: T }>;
-
-export type ProductEvent = EventOf<'ProductAdded' | 'ProductEdited' | 'ProductPricesUpdated'>;
 export type CategoryEvent = EventOf<'CategoryAdded' | 'CategoryEdited'>;
 export type BrandEvent = EventOf<'BrandAdded' | 'BrandEdited'>;
-export type ContractorEvent = EventOf<'ContractorAdded' | 'ContractorEdited'>;
-export type ContractorStatusEvent = EventOf<'ContractorStatusCreated'>;
 export type DocumentEvent = EventOf<'DocumentRecorded' | 'DocumentRevised' | 'DocumentPosted' | 'DocumentUnposted' | 'DocumentLinked'>;
 export type CompanyEvent = EventOf<'CompanyDetailsSet'>;
 
-/** A contractor status is a name that exists once a contractor named it. */
-export interface ContractorStatusRecord {
-  name: string;
-}
-
-/** Fails the type check when a `switch` misses an event type (given the event, or its type when it is the only one). */
-export function unfolded(missed: never): never {
-  throw new Error(`no fold for ${JSON.stringify(missed)}`);
-}
-
-export function evolveProduct(current: Current<ProductRecord>, event: ProductEvent): ProductRecord | undefined {
-  switch (event.type) {
-    case 'ProductAdded':
-      return event.data;
-    case 'ProductEdited':
-    case 'ProductPricesUpdated': {
-      const before = current();
-      return before && { ...before, ...event.data.changes };
-    }
-    default:
-      return unfolded(event);
-  }
-}
 
 export function evolveCategory(current: Current<CategoryRecord>, event: CategoryEvent): CategoryRecord | undefined {
   switch (event.type) {
@@ -74,28 +49,6 @@ export function evolveBrand(current: Current<BrandRecord>, event: BrandEvent): B
     }
     default:
       return unfolded(event);
-  }
-}
-
-export function evolveContractor(current: Current<ContractorRecord>, event: ContractorEvent): ContractorRecord | undefined {
-  switch (event.type) {
-    case 'ContractorAdded':
-      return event.data;
-    case 'ContractorEdited': {
-      const before = current();
-      return before && { ...before, ...event.data.changes };
-    }
-    default:
-      return unfolded(event);
-  }
-}
-
-export function evolveContractorStatus(event: ContractorStatusEvent): ContractorStatusRecord {
-  switch (event.type) {
-    case 'ContractorStatusCreated':
-      return { name: event.data.name };
-    default:
-      return unfolded(event.type);
   }
 }
 

@@ -1,13 +1,14 @@
 import type { z } from 'zod';
+import { productEvents } from '../records/product/events.ts';
 import { catalogueEvents } from './catalogue.ts';
 import { companyEvents } from './company.ts';
-import { contractorEvents } from './contractors.ts';
+import { contractorEvents } from '../records/contractor/events.ts';
 import type { EventDefinition } from './define.ts';
 import { documentEvents } from './documents.ts';
 import { importEvents } from './imports.ts';
 
 /** Every event type the log may hold, by name. */
-export const eventDefinitions = [...catalogueEvents, ...contractorEvents, ...documentEvents, ...importEvents, ...companyEvents] as const;
+export const eventDefinitions = [...productEvents, ...catalogueEvents, ...contractorEvents, ...documentEvents, ...importEvents, ...companyEvents] as const;
 
 type Definitions = (typeof eventDefinitions)[number];
 

@@ -1,3 +1,5 @@
+import { productUpcasters } from '../records/product/events.ts';
+
 /**
  * Event schema evolution: rows in the log are never rewritten, so an event written by an older schema version
  * is brought to the current shape when it is read back (`toStoredEvent`), one version step at a time.
@@ -10,14 +12,8 @@ export interface Upcaster {
   upcast(data: Record<string, unknown>): Record<string, unknown>;
 }
 
-export const upcasters: Upcaster[] = [
-  {
-    // v2 carries the new prices under `changes`, like ProductEdited, so "what changed" reads the same for both.
-    type: 'ProductPricesUpdated',
-    fromVersion: 1,
-    upcast: ({ id, ...prices }) => ({ id, changes: prices }),
-  },
-];
+/** Every kind's steps (each kind declares its own beside its events). */
+export const upcasters: Upcaster[] = [...productUpcasters];
 
 const stepFrom = new Map(upcasters.map((u) => [`${u.type}@${u.fromVersion}`, u]));
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { contractorFields } from '../events/contractors.ts';
-import { productFields } from '../events/catalogue.ts';
+import { contractorFields } from '../records/contractor/events.ts';
+import { productFields } from '../records/product/events.ts';
 import { DOCUMENT_TYPES } from '../events/documents.ts';
 
 /**

@@ -2,8 +2,7 @@ import { hash } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
 import { TOKEN_REFUSED, type WriteOutcome, type WriteRequest, answeredBefore, applyBatch, issueToken } from '../use-cases/two-step-write.ts';
-import type { CommandState } from '../commands/command-state.ts';
-import type { Decide } from '../commands/decision.ts';
+import type { Decider } from '../commands/lookups.ts';
 import { type CodeOverrides, parseRecord } from '../lib/validation.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';
 import { formatMoscow } from '../lib/clock.ts';
@@ -26,7 +25,7 @@ export interface WriteEndpoint<S extends z.ZodType = z.ZodType, R = unknown> {
   codes: CodeOverrides;
   /** Its 200 answer: a result for each record (one of `responses.ts`). */
   result: z.ZodType;
-  decide: Decide<z.output<S>, CommandState, R>;
+  decider: Decider<z.output<S>, R>;
 }
 
 export function writeEndpoint<S extends z.ZodType, R>(endpoint: WriteEndpoint<S, R>): WriteEndpoint {
@@ -74,7 +73,7 @@ function parsedAndApplied(tb: Company, endpoint: WriteEndpoint, request: WriteRe
   if (!json.ok) return { status: 'invalid', errors: [{ code: errorCodeFor(endpoint.wrapper), message: json.problem }] };
   const batch = parseBatch(endpoint, json.value);
   if (!batch.ok) return { status: 'invalid', errors: batch.errors };
-  return applyBatch(tb, request, endpoint.decide, batch.value.records, batch.value.errors);
+  return applyBatch(tb, request, endpoint.decider, batch.value.records, batch.value.errors);
 }
 
 export function mountWrite(app: Hono<AppEnv>, tb: Company, endpoint: WriteEndpoint): void {

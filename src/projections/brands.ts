@@ -48,8 +48,6 @@ export function brandQueries(session: SqlSession) {
     /** The names of the brands with these ids, by id (unknown ids are left out). */
     namesByIds: (ids: number[]) => namesByIds(session, ids),
     byId: async (id: number) => (await session.objects<BrandRow>('SELECT id, name, logo FROM product_brands WHERE id = ?', [id]))[0],
-    idByName: (name: string) => session.value<number>('SELECT id FROM product_brands WHERE name = ? ORDER BY id LIMIT 1', [name]),
-    maxId: async () => (await session.value<number>('SELECT coalesce(max(id), 0) FROM product_brands'))!,
     /** Every brand's JSON in id order. */
     allJson: async () => (await session.rows<[string]>('SELECT json FROM product_brands ORDER BY id')).map(([json]) => json),
   };

@@ -53,9 +53,6 @@ export function categoryQueries(session: SqlSession) {
     /** The names of the groups with these ids, by id (unknown ids are left out). */
     namesByIds: (ids: number[]) => namesByIds(session, ids),
     byId: async (id: number) => (await session.objects<CategoryRow>('SELECT id, name, parent FROM product_categories WHERE id = ?', [id]))[0],
-    idBySiblingName: (parent: number, name: string) =>
-      session.value<number>('SELECT id FROM product_categories WHERE parent = ? AND name = ? LIMIT 1', [parent, name]),
-    maxId: async () => (await session.value<number>('SELECT coalesce(max(id), 0) FROM product_categories'))!,
     /** The top-level groups, each with its subgroups nested to any depth, all in id order. */
     async tree(): Promise<CategoryNode[]> {
       const rows = await session.objects<CategoryRow>('SELECT id, name, parent FROM product_categories ORDER BY id');

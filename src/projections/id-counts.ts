@@ -80,15 +80,17 @@ export function idCounts(session: SqlSession, table: string, partition: readonly
          FROM ${table} WHERE ${Array(ranges).fill(`(${[...parts, 'level'].map((column) => `${column} = ?`).join(' AND ')} AND node BETWEEN ? AND ?)`).join(' OR ')})
        UPDATE ${table} SET before = fresh.before FROM fresh WHERE ${sameKey('fresh')} AND ${table}.before <> fresh.before`,
   );
-  /** Changes not written yet, by partition, level and node (as JSON). */
+  /** Changes not written yet, by partition (as JSON), level and node. */
   const changes = new Map<string, Change>();
 
+  // Nine counts a row: the key's text is built from numbers, and a change's values only when it is first made.
   const change = (values: Partition, id: number, by: number) => {
+    const partitionName = values.length === 0 ? '' : JSON.stringify(values);
     for (let level = 1; level <= TOP_LEVEL; level++) {
-      const at = [...values, level, nodeOf(id, level)];
-      const name = JSON.stringify(at);
+      const node = nodeOf(id, level);
+      const name = `${partitionName}/${level}/${node}`;
       const found = changes.get(name);
-      if (found === undefined) changes.set(name, { values: at, by });
+      if (found === undefined) changes.set(name, { values: [...values, level, node], by });
       else found.by += by;
     }
   };

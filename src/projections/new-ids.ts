@@ -19,58 +19,76 @@ export function newIds(session: SqlSession, table: string, partition: readonly s
   const highestOf = `SELECT max(id) FROM ${table}${partition.length > 0 ? ` WHERE ${where(partition)}` : ''}`;
   const exists = `SELECT 1 FROM ${table} WHERE ${where([...partition, 'id'])}`;
   const existing = byCount((count) => `SELECT id FROM ${table} WHERE ${partition.map((column) => `${column} = ? AND `).join('')}id IN (${valueList(count)})`);
-  /** Each partition's highest id (by its values as JSON), the ids added since the last `forget`, and those looked up (by [...key, id] as JSON). */
-  const highest = new Map<string, number>();
-  const added = new Set<string>();
-  const found = new Map<string, boolean>();
+  /** Each partition's highest id, the ids added since the last `forget`, and those looked up, by its values as JSON. */
+  const partitions = new Map<string, PartitionIds>();
+  const idsOf = (key: Partition) => {
+    const name = key.length === 0 ? '' : JSON.stringify(key);
+    let ids = partitions.get(name);
+    if (ids === undefined) partitions.set(name, (ids = { highest: undefined, added: new Set(), found: new Map() }));
+    return ids;
+  };
+  const highestIn = async (key: Partition, ids: PartitionIds) => (ids.highest ??= (await session.value<number | null>(highestOf, key)) ?? 0);
 
-  const highestIn = async (name: string, key: Partition) => {
-    let top = highest.get(name);
-    if (top === undefined) highest.set(name, (top = (await session.value<number | null>(highestOf, key)) ?? 0));
-    return top;
+  /** Whether `id` is new, told by what is known (its place, the ids added, those looked up), or `undefined` when only the table can tell. */
+  const newBy = (ids: PartitionIds, id: number, highest: number): boolean | undefined => {
+    if (id > highest) return true;
+    if (ids.added.has(id)) return false;
+    const there = ids.found.get(id);
+    return there === undefined ? undefined : !there;
   };
 
-  const above = async (key: Partition, id: number) => id > (await highestIn(JSON.stringify(key), key));
-
+  // The answers are values whenever what they need is known (after `lookUp`, about every id of the batch), and
+  // promises only when they must read: a batch of adds in any order makes no promise a record.
   return {
     /** Whether `id` is above every id of its partition so far: new, and its row goes at the table's end. */
-    above,
-    async isNew(key: Partition, id: number): Promise<boolean> {
-      if (await above(key, id)) return true;
-      const name = JSON.stringify([...key, id]);
-      if (added.has(name)) return false;
-      const there = found.get(name);
-      if (there !== undefined) return !there;
-      return (await session.value(exists, [...key, id])) === undefined;
+    above(key: Partition, id: number): boolean | Promise<boolean> {
+      const ids = idsOf(key);
+      return ids.highest !== undefined ? id > ids.highest : highestIn(key, ids).then((highest) => id > highest);
+    },
+    isNew(key: Partition, id: number): boolean | Promise<boolean> {
+      const ids = idsOf(key);
+      const known = ids.highest === undefined ? undefined : newBy(ids, id, ids.highest);
+      if (known !== undefined) return known;
+      return (async () => newBy(ids, id, await highestIn(key, ids)) ?? (await session.value(exists, [...key, id])) === undefined)();
     },
     /** Looks up at once which of a batch's ids (each with its partition's values) below their partition's highest are in the table. */
-    async lookUp(ids: Iterable<readonly [Partition, number]>) {
-      const byPartition = new Map<string, { key: Partition; ids: number[] }>();
-      for (const [key, id] of ids) {
-        const name = JSON.stringify(key);
-        let entry = byPartition.get(name);
-        if (entry === undefined) byPartition.set(name, (entry = { key, ids: [] }));
+    async lookUp(batch: Iterable<readonly [Partition, number]>) {
+      const byPartition = new Map<PartitionIds, { key: Partition; ids: number[] }>();
+      for (const [key, id] of batch) {
+        const ids = idsOf(key);
+        let entry = byPartition.get(ids);
+        if (entry === undefined) byPartition.set(ids, (entry = { key, ids: [] }));
         entry.ids.push(id);
       }
-      for (const [name, { key, ids: all }] of byPartition) {
-        const top = await highestIn(name, key);
-        const below = [...new Set(all.filter((id) => id <= top && !found.has(JSON.stringify([...key, id]))))];
+      for (const [ids, { key, ids: all }] of byPartition) {
+        const highest = await highestIn(key, ids);
+        const below = [...new Set(all.filter((id) => id <= highest && !ids.found.has(id)))];
         await inChunks(below, async (chunk) => {
           const there = new Set((await session.rows<[number]>(existing(chunk.length), [...key, ...chunk])).map(([id]) => id));
-          for (const id of chunk) found.set(JSON.stringify([...key, id]), there.has(id));
+          for (const id of chunk) ids.found.set(id, there.has(id));
         });
       }
     },
-    /** The row of `id` joins the table (now, or when the rows kept back are written). */
-    async add(key: Partition, id: number) {
-      const name = JSON.stringify(key);
-      if (id > (await highestIn(name, key))) highest.set(name, id);
-      added.add(JSON.stringify([...key, id]));
+    /** The row of `id` joins the table (now, or when the rows kept back are written); told after `isNew` said so. */
+    add(key: Partition, id: number): void {
+      const ids = idsOf(key);
+      if (ids.highest === undefined) throw new Error(`newIds.add(${JSON.stringify(key)}, ${id}) before isNew read the partition's highest id`);
+      if (id > ids.highest) ids.highest = id;
+      ids.added.add(id);
     },
     forget() {
-      if (mode === 'live') highest.clear();
-      added.clear();
-      found.clear();
+      for (const ids of partitions.values()) {
+        if (mode === 'live') ids.highest = undefined;
+        ids.added.clear();
+        ids.found.clear();
+      }
     },
   };
+}
+
+/** What is known of one partition's ids within a transaction (its highest across a build's). */
+interface PartitionIds {
+  highest: number | undefined;
+  added: Set<number>;
+  found: Map<number, boolean>;
 }

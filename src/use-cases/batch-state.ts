@@ -1,296 +1,307 @@
 import type { CommandState } from '../commands/command-state.ts';
-import type { BrandRecord, CategoryRecord, ProductRecord } from '../events/catalogue.ts';
-import type { ContractorRecord } from '../events/contractors.ts';
-import type { DocumentRecord, DocumentType } from '../events/documents.ts';
-import { evolveBrand, evolveCategory, evolveContractor, evolveContractorStatus, evolveDocument, evolveProduct, unfolded } from '../events/folds.ts';
+import type { IdTable, LookupKind, Lookups } from '../commands/lookups.ts';
+import type { ProductRecord } from '../records/product/events.ts';
+import type { BrandRecord, CategoryRecord } from '../events/catalogue.ts';
+import type { ContractorRecord } from '../records/contractor/events.ts';
+import type { DocumentRecord, DocumentRef, DocumentType } from '../events/documents.ts';
+import { type RecordState, evolveRecord } from '../events/folds.ts';
 import type { DomainEvent } from '../events/registry.ts';
 import type { NewEvent } from '../events/store.ts';
+import type { BulkReads } from '../projections/bulk-reads.ts';
 import type { AsyncReads } from '../storage/async-reads.ts';
 
-/** Reads of many keys in one query each: what a batch's records ask for is fetched before they are decided. */
-export interface BulkReads {
-  products(ids: number[]): Map<number, ProductRecord>;
-  /** The products with these skus, by sku: a sku's product is read with its id, saving a round. */
-  productsBySku(skus: string[]): Map<string, ProductRecord>;
-  contractors(ids: number[]): Map<number, ContractorRecord>;
-  existingContractorStatuses(names: string[]): Set<string>;
-}
+/** The bulk reads a batch's lookups are answered from, as the storage seam answers them. */
+export type StateSource = AsyncReads<BulkReads>;
 
-/** The read-model state a batch is decided against, and its bulk reads, as the storage seam answers them. */
-export type StateSource = AsyncReads<CommandState & BulkReads>;
+/** One kind of lookup's answers, by key; asking a key the batch's lookups did not name is a bug in a decider's `lookups`. */
+class Answers<K, V> {
+  private readonly answers = new Map<K, V>();
 
-/** A kind of key's answers, fetched in bulk and kept for the batch; `absent` answers a key the fetch did not find. */
-class Memo<K, V> {
-  private readonly known = new Map<K, V>();
-  /** Keys asked that are not known yet: the next round fetches them. */
-  readonly wanted = new Set<K>();
+  constructor(private readonly kind: LookupKind) {}
 
-  constructor(
-    private readonly fetch: (keys: K[]) => Promise<Map<K, V>>,
-    private readonly absent: V,
-  ) {}
-
-  /** The key's answer when known; otherwise undefined, and the key is fetched next round. */
-  get(key: K): V | undefined {
-    if (this.known.has(key)) return this.known.get(key);
-    this.wanted.add(key);
-    return undefined;
+  set(key: K, value: V): void {
+    this.answers.set(key, value);
   }
 
-  /** Keeps an answer read with another kind's (a product read by its sku), so it is not fetched again. */
-  prime(key: K, value: V): void {
-    this.known.set(key, value);
-    this.wanted.delete(key);
+  /** Sets the answer unless one is known (a record found by another kind of lookup than the one that missed it). */
+  setAbsent(key: K, absent: V): void {
+    if (!this.answers.has(key)) this.answers.set(key, absent);
   }
 
-  async load(): Promise<void> {
-    if (this.wanted.size === 0) return;
-    const keys = [...this.wanted];
-    this.wanted.clear();
-    const found = await this.fetch(keys);
-    for (const key of keys) this.known.set(key, found.has(key) ? found.get(key)! : this.absent);
+  get(key: K): V {
+    if (!this.answers.has(key)) throw new Error(`a decider read ${this.kind} ${JSON.stringify(key)}, which no lookup of its batch named`);
+    return this.answers.get(key)!;
   }
 }
 
-/** A fetch of many keys made of one read per key: for the kinds a batch seldom asks many of. */
-function oneByOne<K, V>(read: (key: K) => Promise<V>): (keys: K[]) => Promise<Map<K, V>> {
-  return async (keys) => new Map(await Promise.all(keys.map(async (key) => [key, await read(key)] as const)));
-}
-
-/** Rounds of gathering a batch may take: each follows one step of a chain (a sku's id, then that product). */
-const MAX_ROUNDS = 8;
-
-/** One kind's records a batch decided, with its highest id and its lookup by a unique key (a sku, a name) when it has one. */
-class Decided<R extends { id: number }, K = never> {
-  readonly records = new Map<number, R>();
-  /** Keys the batch moved: to the record now holding them, or to none (undefined) once left. */
-  readonly byKey = new Map<K, number | undefined>();
-  maxId = 0;
-
-  constructor(private readonly keyOf?: (record: R) => K) {}
-
-  set(before: R | undefined, after: R): void {
-    if (this.keyOf !== undefined) {
-      if (before !== undefined) this.byKey.set(this.keyOf(before), undefined);
-      this.byKey.set(this.keyOf(after), after.id);
-    }
-    this.records.set(after.id, after);
-    this.maxId = Math.max(this.maxId, after.id);
-  }
-}
-
-/** What the batch's own decisions changed, laid over the source: each record is decided after the earlier ones. */
-class Overlay {
-  products = new Decided((product: ProductRecord) => product.sku);
-  categories = new Decided((category: CategoryRecord) => siblingKey(category.parent, category.name));
-  brands = new Decided((brand: BrandRecord) => brand.name);
-  contractors = new Decided<ContractorRecord>();
-  statuses = new Set<string>();
-  documents = new Map<string, DocumentRecord>();
+/** Every key of every record's lookups, each kind's keys once. */
+function union(all: Lookups[]) {
+  const keys = <K>(pick: (lookups: Lookups) => K[] | undefined) => [...new Set(all.flatMap((lookups) => pick(lookups) ?? []))];
+  const documents = new Map<string, DocumentRef>();
+  for (const lookups of all) for (const ref of lookups.documents ?? []) documents.set(documentKey(ref.type, ref.id), { type: ref.type, id: ref.id });
+  return {
+    products: keys((l) => l.products),
+    productSkus: keys((l) => l.productSkus),
+    categories: keys((l) => l.categories),
+    categoryNames: keys((l) => l.categoryNames),
+    brands: keys((l) => l.brands),
+    brandNames: keys((l) => l.brandNames),
+    contractors: keys((l) => l.contractors),
+    contractorStatuses: keys((l) => l.contractorStatuses),
+    documents: [...documents.values()],
+    highestIds: keys((l) => l.highestIds),
+  };
 }
 
 const siblingKey = (parent: number, name: string) => `${parent}\u0000${name}`;
 const documentKey = (type: DocumentType, id: number) => `${type}-${id}`;
 
+/** The kinds of record a batch's events change, each with the read table of its ids and its unique key, if any. */
+type Kind = 'product' | 'category' | 'brand' | 'contractor' | 'status' | 'document' | 'import' | 'company';
+
+const KIND_OF: Record<DomainEvent['type'], Kind> = {
+  ProductAdded: 'product',
+  ProductEdited: 'product',
+  ProductPricesUpdated: 'product',
+  CategoryAdded: 'category',
+  CategoryEdited: 'category',
+  BrandAdded: 'brand',
+  BrandEdited: 'brand',
+  ContractorAdded: 'contractor',
+  ContractorEdited: 'contractor',
+  ContractorStatusCreated: 'status',
+  DocumentRecorded: 'document',
+  DocumentRevised: 'document',
+  DocumentPosted: 'document',
+  DocumentUnposted: 'document',
+  DocumentLinked: 'document',
+  ImportRunRecorded: 'import',
+  CompanyDetailsSet: 'company',
+};
+
+const TABLE_OF: Partial<Record<Kind, IdTable>> = { product: 'products', category: 'categories', brand: 'brands', contractor: 'contractors' };
+
+/** The key a record holds alone among its kind, as the overlay keeps its owner. */
+const UNIQUE_KEY_OF: Partial<Record<Kind, (record: RecordState) => string>> = {
+  product: (record) => `sku\u0000${(record as ProductRecord).sku}`,
+  category: (record) => `group\u0000${siblingKey((record as CategoryRecord).parent, (record as CategoryRecord).name)}`,
+  brand: (record) => `brand\u0000${(record as BrandRecord).name}`,
+};
+
+/** What the batch's own events made of its records, laid over what was read: by stream, with the unique keys and highest ids they moved. */
+class Overlay {
+  readonly records = new Map<string, RecordState>();
+  /** Unique keys the batch moved: to the id now holding them, or to none (undefined) once left. */
+  readonly owners = new Map<string, number | undefined>();
+  readonly highest = new Map<IdTable, number>();
+
+  lay(kind: Kind, stream: string, before: RecordState | undefined, after: RecordState): void {
+    this.records.set(stream, after);
+    const keyOf = UNIQUE_KEY_OF[kind];
+    const id = (after as { id?: number }).id;
+    if (keyOf !== undefined && id !== undefined) {
+      if (before !== undefined) this.owners.set(keyOf(before), undefined);
+      this.owners.set(keyOf(after), id);
+    }
+    const table = TABLE_OF[kind];
+    if (table !== undefined && id !== undefined) this.highest.set(table, Math.max(this.highest.get(table) ?? 0, id));
+  }
+
+  /** The record of the stream when the batch changed it (`has` first: a record is never undefined here). */
+  record<T extends RecordState>(stream: string): T | undefined {
+    return this.records.get(stream) as T | undefined;
+  }
+
+  owner(key: string): { id: number | undefined } | undefined {
+    return this.owners.has(key) ? { id: this.owners.get(key) } : undefined;
+  }
+}
+
 /**
- * The state a batch is decided on, batch-level: the records its commands ask for are read up front, a few
- * queries for the whole batch (`decideAll`), and the batch's own decisions are laid over them as they are made
- * (`evolve`), so a batch may add a group and then its subgroup, or two products with the next ids. The answers
- * are always the read tables' plus the batch's own.
+ * The state a batch is decided on: its records' lookups, unioned and read once in bulk per kind (`read`), then each
+ * record decided once, in order, over those answers and an overlay of the batch's own events (`decideEach`), so a
+ * batch may add a group and then its subgroup, or two products with the next ids.
  */
 export class BatchState implements CommandState {
-  private overlay = new Overlay();
-  private readonly products: Memo<number, ProductRecord | undefined>;
-  private readonly skus: Memo<string, number | undefined>;
-  private readonly categories: Memo<number, CategoryRecord | undefined>;
-  private readonly siblingNames: Memo<string, number | undefined>;
-  private readonly brands: Memo<number, BrandRecord | undefined>;
-  private readonly brandNames: Memo<string, number | undefined>;
-  private readonly contractors: Memo<number, ContractorRecord | undefined>;
-  private readonly statuses: Memo<string, boolean>;
-  private readonly documents: Memo<string, DocumentRecord | undefined>;
-  /** Each read table's highest id, by table. */
-  private readonly maxIds: Memo<'products' | 'categories' | 'brands' | 'contractors', number>;
-  private readonly memos: { readonly wanted: ReadonlySet<unknown>; load(): Promise<void> }[];
+  private readonly overlay = new Overlay();
+  private readonly products = new Answers<number, ProductRecord | undefined>('products');
+  private readonly skuOwners = new Answers<string, number | undefined>('productSkus');
+  private readonly categories = new Answers<number, CategoryRecord | undefined>('categories');
+  private readonly categoryNames = new Answers<string, true>('categoryNames');
+  /** The lowest id of each name under each parent, among the groups read by name. */
+  private readonly siblings = new Map<string, number>();
+  private readonly brands = new Answers<number, BrandRecord | undefined>('brands');
+  private readonly brandOwners = new Answers<string, number | undefined>('brandNames');
+  private readonly contractors = new Answers<number, ContractorRecord | undefined>('contractors');
+  private readonly statuses = new Answers<string, boolean>('contractorStatuses');
+  private readonly documents = new Answers<string, DocumentRecord | undefined>('documents');
+  private readonly highest = new Answers<IdTable, number>('highestIds');
 
-  constructor(source: StateSource) {
-    this.products = new Memo((ids) => source.products(ids), undefined);
-    this.skus = new Memo(async (skus) => {
-      const found = await source.productsBySku(skus);
-      for (const product of found.values()) this.products.prime(product.id, product);
-      return new Map([...found].map(([sku, product]) => [sku, product.id]));
-    }, undefined);
-    this.categories = new Memo(oneByOne((id) => source.category(id)), undefined);
-    this.siblingNames = new Memo(
-      oneByOne((key) => {
-        const [parent, name] = key.split('\u0000');
-        return source.categoryIdBySiblingName(Number(parent), name);
-      }),
-      undefined,
-    );
-    this.brands = new Memo(oneByOne((id) => source.brand(id)), undefined);
-    this.brandNames = new Memo(oneByOne((name) => source.brandIdByName(name)), undefined);
-    this.contractors = new Memo((ids) => source.contractors(ids), undefined);
-    this.statuses = new Memo(async (names) => new Map([...(await source.existingContractorStatuses(names))].map((name) => [name, true])), false);
-    this.documents = new Memo(
-      oneByOne((key) => {
-        const at = key.lastIndexOf('-');
-        return source.document(key.slice(0, at) as DocumentType, Number(key.slice(at + 1)));
-      }),
-      undefined,
-    );
-    const nextIds = { products: source.nextProductId, categories: source.nextCategoryId, brands: source.nextBrandId, contractors: source.nextContractorId };
-    this.maxIds = new Memo(oneByOne(async (table) => (await nextIds[table]()) - 1), 0);
-    this.memos = [this.products, this.skus, this.categories, this.siblingNames, this.brands, this.brandNames, this.contractors, this.statuses, this.documents, this.maxIds];
+  constructor(private readonly source: StateSource) {}
+
+  /** Reads what every record's lookups name, each kind of lookup in one bulk read (none for a kind no record names). */
+  async read(all: Lookups[]): Promise<void> {
+    const keys = union(all);
+    const reads: Promise<void>[] = [];
+    const read = <K>(wanted: K[], fetch: (keys: K[]) => Promise<void>) => {
+      if (wanted.length > 0) reads.push(fetch(wanted));
+    };
+    read(keys.products, async (ids) => {
+      const found = await this.source.products(ids);
+      for (const id of ids) this.products.set(id, found.get(id));
+    });
+    read(keys.productSkus, async (skus) => {
+      const found = await this.source.productsBySku(skus);
+      for (const sku of skus) {
+        const product = found.get(sku);
+        this.skuOwners.set(sku, product?.id);
+        if (product !== undefined) this.products.set(product.id, product);
+      }
+    });
+    read(keys.categories, async (ids) => {
+      const rows = await this.source.categoriesWithAncestors(ids);
+      for (const row of rows) this.categories.set(row.id, row);
+      for (const id of ids) this.categories.setAbsent(id, undefined);
+      for (const row of rows) if (row.parent !== 0) this.categories.setAbsent(row.parent, undefined);
+    });
+    read(keys.categoryNames, async (names) => {
+      for (const row of await this.source.categoriesByName(names)) {
+        this.categories.set(row.id, row);
+        const key = siblingKey(row.parent, row.name);
+        this.siblings.set(key, Math.min(this.siblings.get(key) ?? row.id, row.id));
+      }
+      for (const name of names) this.categoryNames.set(name, true);
+    });
+    read(keys.brands, async (ids) => {
+      const rows = await this.source.brands(ids);
+      for (const row of rows) this.brands.set(row.id, row);
+      for (const id of ids) this.brands.setAbsent(id, undefined);
+    });
+    read(keys.brandNames, async (names) => {
+      const owners = new Map<string, BrandRecord>();
+      for (const row of await this.source.brandsByName(names)) if (!owners.has(row.name) || owners.get(row.name)!.id > row.id) owners.set(row.name, row);
+      for (const name of names) {
+        const owner = owners.get(name);
+        this.brandOwners.set(name, owner?.id);
+        if (owner !== undefined) this.brands.set(owner.id, owner);
+      }
+    });
+    read(keys.contractors, async (ids) => {
+      const found = await this.source.contractors(ids);
+      for (const id of ids) this.contractors.set(id, found.get(id));
+    });
+    read(keys.contractorStatuses, async (names) => {
+      const existing = await this.source.existingContractorStatuses(names);
+      for (const name of names) this.statuses.set(name, existing.has(name));
+    });
+    read(keys.documents, async (refs) => {
+      const rows = await this.source.documentsWithBases(refs);
+      for (const row of rows) this.documents.set(documentKey(row.type, row.id), row.record);
+      for (const ref of [...refs, ...rows.flatMap((row) => row.record.basedOn)]) this.documents.setAbsent(documentKey(ref.type, ref.id), undefined);
+    });
+    read(keys.highestIds, async (tables) => {
+      for (const [table, highest] of await this.source.highestIds(tables)) this.highest.set(table, highest);
+    });
+    await Promise.all(reads);
   }
 
-  /**
-   * Decides the batch, each record after the earlier ones, once per round against what is known so far, to
-   * learn which records its commands ask for, and reads those in bulk; again until a round asks for nothing new.
-   * That last round had every answer, so its decisions are the batch's. Decisions are pure, so the rounds before
-   * it change nothing. A decider may throw on a state that is only partly known (an id found, its record not
-   * yet): it is decided again next round; one that throws on a state fully known throws here.
-   */
-  async decideAll<I, D>(inputs: (I | undefined)[], decide: (input: I) => D, eventsOf: (decision: D) => NewEvent[] | undefined): Promise<(D | undefined)[]> {
-    for (let round = 0; round < MAX_ROUNDS; round++) {
-      let thrown: { error: unknown } | undefined;
-      this.overlay = new Overlay();
-      const decisions = inputs.map((input) => {
-        if (input === undefined) return undefined;
-        try {
-          const decision = decide(input);
-          const events = eventsOf(decision);
-          if (events !== undefined) this.evolve(events);
-          return decision;
-        } catch (error) {
-          thrown ??= { error }; // partly known state: see above
-          return undefined;
-        }
-      });
-      if (this.memos.every((memo) => memo.wanted.size === 0)) {
-        if (thrown) throw thrown.error;
-        return decisions;
-      }
-      await Promise.all(this.memos.map((memo) => memo.load()));
+  /** Decides each record once, in order, each after the events of the ones before it. */
+  decideEach<I, D>(inputs: (I | undefined)[], decide: (input: I) => D, eventsOf: (decision: D) => NewEvent[] | undefined): (D | undefined)[] {
+    return inputs.map((input) => {
+      if (input === undefined) return undefined;
+      const decision = decide(input);
+      for (const event of eventsOf(decision) ?? []) this.evolve(event);
+      return decision;
+    });
+  }
+
+  /** One event folded into its record (events/folds.ts), laid over the state for the records after it. */
+  private evolve(newEvent: NewEvent): void {
+    const event = newEvent as DomainEvent;
+    const kind = KIND_OF[event.type];
+    let before: RecordState | undefined;
+    const after = evolveRecord(() => (before = this.recordOf(kind, event)), event);
+    if (after === undefined) throw new Error(`${event.type} changes ${newEvent.stream}, which its decider did not read`);
+    this.overlay.lay(kind, newEvent.stream, before, after);
+  }
+
+  /** The record an event changes, as the state answers it. */
+  private recordOf(kind: Kind, event: DomainEvent): RecordState | undefined {
+    const data = event.data as { id: number; docType: DocumentType; name: string };
+    switch (kind) {
+      case 'product':
+        return this.product(data.id);
+      case 'category':
+        return this.category(data.id);
+      case 'brand':
+        return this.brand(data.id);
+      case 'contractor':
+        return this.contractor(data.id);
+      case 'status':
+        return this.contractorStatusExists(data.name) ? { name: data.name } : undefined;
+      case 'document':
+        return this.document(data.docType, data.id);
+      case 'import':
+        return undefined; // recorded once, whole: no command reads an import run
     }
-    throw new Error(`the state a batch is decided on was still incomplete after ${MAX_ROUNDS} rounds of reading`);
   }
 
-  /** Lays a decision's events over the state, so the next record of the batch is decided after it. */
-  evolve(events: NewEvent[]): void {
-    for (const event of events) this.layOver(event);
-  }
-
-  /**
-   * One event folded into its record (a lookup of the record before is made only by events that change one, see
-   * events/folds.ts), and the lookups by name and the highest ids it moves. A record not known leaves the
-   * overlay as it was: that happens only while probing, where a lookup may not be known yet.
-   */
-  private layOver(event: DomainEvent): void {
-    const o = this.overlay;
-    switch (event.type) {
-      case 'ProductAdded':
-      case 'ProductEdited':
-      case 'ProductPricesUpdated': {
-        let before: ProductRecord | undefined;
-        const after = evolveProduct(() => (before = this.product(event.data.id)), event);
-        if (after !== undefined) o.products.set(before, after);
-        break;
-      }
-      case 'CategoryAdded':
-      case 'CategoryEdited': {
-        let before: CategoryRecord | undefined;
-        const after = evolveCategory(() => (before = this.category(event.data.id)), event);
-        if (after !== undefined) o.categories.set(before, after);
-        break;
-      }
-      case 'BrandAdded':
-      case 'BrandEdited': {
-        let before: BrandRecord | undefined;
-        const after = evolveBrand(() => (before = this.brand(event.data.id)), event);
-        if (after !== undefined) o.brands.set(before, after);
-        break;
-      }
-      case 'ContractorAdded':
-      case 'ContractorEdited': {
-        const after = evolveContractor(() => this.contractor(event.data.id), event);
-        if (after !== undefined) o.contractors.set(undefined, after);
-        break;
-      }
-      case 'ContractorStatusCreated':
-        o.statuses.add(evolveContractorStatus(event).name);
-        break;
-      case 'DocumentRecorded':
-      case 'DocumentRevised':
-      case 'DocumentPosted':
-      case 'DocumentUnposted':
-      case 'DocumentLinked': {
-        const { docType, id } = event.data;
-        const after = evolveDocument(() => this.document(docType, id), event);
-        if (after !== undefined) o.documents.set(documentKey(docType, id), after);
-        break;
-      }
-      case 'CompanyDetailsSet':
-        // No command decides on the company's details.
-        break;
-      case 'ImportRunRecorded':
-        break; // no command reads an import run
-      default:
-        unfolded(event);
-    }
+  private next(table: IdTable): number {
+    return Math.max(this.highest.get(table), this.overlay.highest.get(table) ?? 0) + 1;
   }
 
   product(id: number): ProductRecord | undefined {
-    return this.overlay.products.records.get(id) ?? this.products.get(id);
+    return this.overlay.record<ProductRecord>(`product-${id}`) ?? this.products.get(id);
   }
 
   productIdBySku(sku: string): number | undefined {
-    return this.overlay.products.byKey.has(sku) ? this.overlay.products.byKey.get(sku) : this.skus.get(sku);
+    return (this.overlay.owner(`sku\u0000${sku}`) ?? { id: this.skuOwners.get(sku) }).id;
   }
 
   nextProductId(): number {
-    return Math.max(this.maxIds.get('products') ?? 0, this.overlay.products.maxId) + 1;
+    return this.next('products');
   }
 
   category(id: number): CategoryRecord | undefined {
-    return this.overlay.categories.records.get(id) ?? this.categories.get(id);
+    return this.overlay.record<CategoryRecord>(`category-${id}`) ?? this.categories.get(id);
   }
 
   categoryIdBySiblingName(parent: number, name: string): number | undefined {
-    const key = siblingKey(parent, name);
-    return this.overlay.categories.byKey.has(key) ? this.overlay.categories.byKey.get(key) : this.siblingNames.get(key);
+    const moved = this.overlay.owner(`group\u0000${siblingKey(parent, name)}`);
+    if (moved !== undefined) return moved.id;
+    this.categoryNames.get(name);
+    return this.siblings.get(siblingKey(parent, name));
   }
 
   nextCategoryId(): number {
-    return Math.max(this.maxIds.get('categories') ?? 0, this.overlay.categories.maxId) + 1;
+    return this.next('categories');
   }
 
   brand(id: number): BrandRecord | undefined {
-    return this.overlay.brands.records.get(id) ?? this.brands.get(id);
+    return this.overlay.record<BrandRecord>(`brand-${id}`) ?? this.brands.get(id);
   }
 
   brandIdByName(name: string): number | undefined {
-    return this.overlay.brands.byKey.has(name) ? this.overlay.brands.byKey.get(name) : this.brandNames.get(name);
+    return (this.overlay.owner(`brand\u0000${name}`) ?? { id: this.brandOwners.get(name) }).id;
   }
 
   nextBrandId(): number {
-    return Math.max(this.maxIds.get('brands') ?? 0, this.overlay.brands.maxId) + 1;
+    return this.next('brands');
   }
 
   contractor(id: number): ContractorRecord | undefined {
-    return this.overlay.contractors.records.get(id) ?? this.contractors.get(id);
+    return this.overlay.record<ContractorRecord>(`contractor-${id}`) ?? this.contractors.get(id);
   }
 
   nextContractorId(): number {
-    return Math.max(this.maxIds.get('contractors') ?? 0, this.overlay.contractors.maxId) + 1;
+    return this.next('contractors');
   }
 
   contractorStatusExists(name: string): boolean {
-    return this.overlay.statuses.has(name) || (this.statuses.get(name) ?? false);
+    return this.overlay.records.has(`contractor-status-${name}`) || this.statuses.get(name);
   }
 
   document(type: DocumentType, id: number): DocumentRecord | undefined {
-    const key = documentKey(type, id);
-    return this.overlay.documents.get(key) ?? this.documents.get(key);
+    return this.overlay.record<DocumentRecord>(documentKey(type, id)) ?? this.documents.get(documentKey(type, id));
   }
 }

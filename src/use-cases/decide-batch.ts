@@ -1,5 +1,5 @@
-import type { CommandState } from '../commands/command-state.ts';
-import type { Decide, Decision } from '../commands/decision.ts';
+import type { Decision } from '../commands/decision.ts';
+import type { Decider } from '../commands/lookups.ts';
 import type { EventMeta, NewEvent } from '../events/store.ts';
 import { type DomainError, fail, ok, type Result } from '../lib/result.ts';
 import type { EventLog } from '../storage/port.ts';
@@ -13,20 +13,20 @@ export interface AppliedBatch<R> {
 
 /**
  * Decides every record in order, each against the state the earlier ones left (so a batch may add a group
- * and then a subgroup of it), then appends the whole batch's events at once. The records the batch asks for
- * are read up front in a few queries (`BatchState`). Every problem is collected with its record's index; `known`
+ * and then a subgroup of it), then appends the whole batch's events at once. What the records' lookups name is
+ * read up front, a bulk read per kind (`BatchState`). Every problem is collected with its record's index; `known`
  * are problems found before (records that did not parse are `undefined` in `inputs` and skipped).
  * Must run in a unit of work of the writer, which undoes it when the result is a failure.
  */
 export async function decideBatch<I, R>(
   inputs: (I | undefined)[],
-  decide: Decide<I, CommandState, R>,
+  decider: Decider<I, R>,
   source: StateSource,
   log: EventLog,
   meta: EventMeta,
   known: DomainError[] = [],
 ): Promise<Result<AppliedBatch<R>>> {
-  const decisions = await decideRecords(inputs, decide, source);
+  const decisions = await decideRecords(inputs, decider, source);
   const events: NewEvent[] = [];
   const results: R[] = [];
   const errors: DomainError[] = [...known];
@@ -46,13 +46,15 @@ export async function decideBatch<I, R>(
 
 /**
  * Each record's decision, each against the state the earlier ones' events left (a refused record leaves none),
- * on a state read up front for them all. Nothing is appended: the caller chooses what a refusal means.
+ * on a state read up front for them all, each record decided once. Nothing is appended: the caller chooses what
+ * a refusal means.
  */
-export function decideRecords<I, R>(inputs: (I | undefined)[], decide: Decide<I, CommandState, R>, source: StateSource): Promise<(Result<Decision<R>> | undefined)[]> {
+export async function decideRecords<I, R>(inputs: (I | undefined)[], decider: Decider<I, R>, source: StateSource): Promise<(Result<Decision<R>> | undefined)[]> {
   const state = new BatchState(source);
-  return state.decideAll(
+  await state.read(inputs.flatMap((input) => (input === undefined ? [] : [decider.lookups(input)])));
+  return state.decideEach(
     inputs,
-    (input) => decide(input, state),
+    (input) => decider.decide(input, state),
     (decision: Result<Decision<R>>) => (decision.ok ? decision.value.events : undefined),
   );
 }

@@ -1,5 +1,5 @@
 import type { WriteContext } from './write-context.ts';
-import type { CommandState } from '../commands/command-state.ts';
+import type { Decider } from '../commands/lookups.ts';
 import { type ImportLineKind, importLineKinds } from '../commands/import-lines.ts';
 import type { EventMeta, NewEvent } from '../events/store.ts';
 import { parseRecord } from '../lib/validation.ts';
@@ -63,7 +63,11 @@ function parseLine(value: unknown): Result<LineInput> {
   return record.ok ? ok({ kind, record: record.value as never }) : record;
 }
 
-const decideLine = (input: LineInput, state: CommandState) => input.kind.decide(input.record, state);
+/** An import line's decider: its kind's. */
+const lineDecider: Decider<LineInput, unknown> = {
+  decide: (input, state) => input.kind.decider.decide(input.record, state),
+  lookups: (input) => input.kind.decider.lookups(input.record),
+};
 /** Who appended a line's events: the import, the line, and the run when the import is a recorded run. */
 const lineMeta = (line: number, run: string | undefined): EventMeta => (run === undefined ? { source: 'import', importLine: line } : { source: 'import', importLine: line, importRun: run });
 
@@ -83,7 +87,7 @@ async function applyGroup(tb: WriteContext, lines: number[], inputs: (LineInput 
   if (inputs.every((input) => input === undefined)) return inputs.map(() => undefined);
   // A refused line is an outcome, not a failure of the unit: nothing here asks the writer to undo the group.
   return tb.writer.run(async () => {
-    const decisions = await decideRecords(inputs, decideLine, tb.state);
+    const decisions = await decideRecords(inputs, lineDecider, tb.state);
     const events: NewEvent[] = [];
     const metas: EventMeta[] = [];
     decisions.forEach((decision, i) => {
@@ -102,7 +106,7 @@ async function applyGroup(tb: WriteContext, lines: number[], inputs: (LineInput 
 /** One line alone as a unit of the writer: what a group falls back to when applying it together threw. */
 async function applyLine(tb: WriteContext, input: LineInput, line: number, run: string | undefined): Promise<Result<number>> {
   try {
-    const applied = await tb.write(() => decideBatch([input], decideLine, tb.state, tb.log, lineMeta(line, run)));
+    const applied = await tb.write(() => decideBatch([input], lineDecider, tb.state, tb.log, lineMeta(line, run)));
     return applied.ok ? ok(applied.value.events) : applied;
   } catch (error) {
     // The group as a whole failed (the storage): that stops the import.

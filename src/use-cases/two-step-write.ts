@@ -1,5 +1,4 @@
-import type { CommandState } from '../commands/command-state.ts';
-import type { Decide } from '../commands/decision.ts';
+import type { Decider } from '../commands/lookups.ts';
 import { type DomainError, fail, ok } from '../lib/result.ts';
 import { hashSecret } from '../tokens/api-keys.ts';
 import type { WriteContext } from './write-context.ts';
@@ -46,12 +45,12 @@ export const TOKEN_REFUSED: DomainError = {
  * batch-level, and the token is spent with the answer. Records that did not parse are `undefined` beside their
  * `known` problems: the others are still decided, so one answer lists every problem.
  */
-export async function applyBatch<I, R>(tb: WriteContext, request: WriteRequest, decide: Decide<I, CommandState, R>, records: (I | undefined)[], known: DomainError[]): Promise<WriteOutcome> {
+export async function applyBatch<I, R>(tb: WriteContext, request: WriteRequest, decider: Decider<I, R>, records: (I | undefined)[], known: DomainError[]): Promise<WriteOutcome> {
   const outcome = await tb.write(async () => {
     const now = await tb.tokens.check(request.token, request.keyId, request.path, request.bodyHash);
     if (now.status === 'refused') return fail(TOKEN_REFUSED);
     if (now.status === 'replay') return ok(now.response);
-    const applied = await decideBatch(records, decide, tb.state, tb.log, { keyId: request.keyId, tokenHash: hashSecret(request.token) }, known);
+    const applied = await decideBatch(records, decider, tb.state, tb.log, { keyId: request.keyId, tokenHash: hashSecret(request.token) }, known);
     if (!applied.ok) return applied;
     const response = JSON.stringify({ data: applied.value.results });
     await tb.tokens.spend(request.token, request.bodyHash, response);

@@ -1,10 +1,10 @@
 import { describe, it } from 'vitest';
-import { AddBrandInput, brandCodes, decideAddBrand, decideEditBrand, EditBrandInput } from '../../src/commands/brands.ts';
+import { AddBrandInput, brandCodes, addBrand as addBrandDecider, editBrand as editBrandDecider, EditBrandInput } from '../../src/commands/brands.ts';
 import { importLineKinds } from '../../src/commands/import-lines.ts';
 import { command, given } from './decider-spec.ts';
 
-const addBrand = command(AddBrandInput, decideAddBrand, brandCodes);
-const editBrand = command(EditBrandInput, decideEditBrand, brandCodes);
+const addBrand = command(AddBrandInput, addBrandDecider, brandCodes);
+const editBrand = command(EditBrandInput, editBrandDecider, brandCodes);
 const importBrand = importLineKinds.get('product_brand')!;
 
 const brands = {

@@ -1,10 +1,10 @@
 import { describe, it } from 'vitest';
-import { AddCategoryInput, categoryCodes, decideAddCategory, decideEditCategory, EditCategoryInput } from '../../src/commands/categories.ts';
+import { AddCategoryInput, categoryCodes, addCategory as addCategoryDecider, editCategory as editCategoryDecider, EditCategoryInput } from '../../src/commands/categories.ts';
 import { importLineKinds } from '../../src/commands/import-lines.ts';
 import { command, given } from './decider-spec.ts';
 
-const addCategory = command(AddCategoryInput, decideAddCategory, categoryCodes);
-const editCategory = command(EditCategoryInput, decideEditCategory, categoryCodes);
+const addCategory = command(AddCategoryInput, addCategoryDecider, categoryCodes);
+const editCategory = command(EditCategoryInput, editCategoryDecider, categoryCodes);
 const importCategory = importLineKinds.get('product_category')!;
 
 // Напитки(1) ─ Чай(2) ─ Зелёный(3);  Посуда(4) ─ Чай(5): two groups named Чай under different parents.

@@ -1,10 +1,10 @@
 import { describe, it } from 'vitest';
-import { AddContractorInput, contractorCodes, decideAddContractor, decideEditContractor, EditContractorInput } from '../../src/commands/contractors.ts';
+import { AddContractorInput, contractorCodes, addContractor as addContractorDecider, editContractor as editContractorDecider, EditContractorInput } from '../../src/records/contractor/deciders.ts';
 import { importLineKinds } from '../../src/commands/import-lines.ts';
 import { command, contractorRecord, given } from './decider-spec.ts';
 
-const addContractor = command(AddContractorInput, decideAddContractor, contractorCodes);
-const editContractor = command(EditContractorInput, decideEditContractor, contractorCodes);
+const addContractor = command(AddContractorInput, addContractorDecider, contractorCodes);
+const editContractor = command(EditContractorInput, editContractorDecider, contractorCodes);
 const importContractor = importLineKinds.get('contractor')!;
 
 /** The fewest fields an API record may have; contractorRecord's defaults are what they store. */

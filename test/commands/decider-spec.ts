@@ -1,15 +1,18 @@
 import { expect } from 'vitest';
 import type { z } from 'zod';
 import type { CommandState } from '../../src/commands/command-state.ts';
-import type { Decide, Decision } from '../../src/commands/decision.ts';
+import type { Decision } from '../../src/commands/decision.ts';
+import type { Decider } from '../../src/commands/lookups.ts';
 import { type CodeOverrides, parseRecord } from '../../src/lib/validation.ts';
-import type { BrandRecord, CategoryRecord, ProductRecord } from '../../src/events/catalogue.ts';
-import type { ContractorRecord } from '../../src/events/contractors.ts';
+import type { ProductRecord } from '../../src/records/product/events.ts';
+import type { BrandRecord, CategoryRecord } from '../../src/events/catalogue.ts';
+import type { ContractorRecord } from '../../src/records/contractor/events.ts';
 import type { DocumentRef } from '../../src/events/documents.ts';
 import { type RecordState, evolveRecord } from '../../src/events/folds.ts';
 import { definitionByType } from '../../src/events/registry.ts';
 import type { NewEvent } from '../../src/events/store.ts';
 import type { DomainError, Result } from '../../src/lib/result.ts';
+import type { StateSource } from '../../src/use-cases/batch-state.ts';
 
 /**
  * Deciders specified on their own: given(records, events) → when(command, wire input) → then events / errors /
@@ -86,14 +89,14 @@ export function inMemoryState(given: Given = {}): CommandState {
 export interface Command<R> {
   schema: z.ZodType;
   codes: CodeOverrides;
-  decide: Decide<never, CommandState, R>;
+  decider: Decider<never, R>;
 }
 
 /** Ties a schema to the decider of its output, so a spec cannot pair a record with the wrong decider. */
-export const command = <S extends z.ZodType, R>(schema: S, decide: Decide<z.output<S>, CommandState, R>, codes: CodeOverrides = {}): Command<R> => ({
+export const command = <S extends z.ZodType, R>(schema: S, decider: Decider<z.output<S>, R>, codes: CodeOverrides = {}): Command<R> => ({
   schema,
   codes,
-  decide,
+  decider: decider as Decider<never, R>,
 });
 
 export interface ExpectedError {
@@ -129,7 +132,7 @@ export function given(records: Given = {}) {
     when<R>(cmd: Command<R>, wire: unknown): Outcome<R> {
       const state = inMemoryState(records);
       const parsed = parseRecord(cmd.schema, wire, cmd.codes, 'ERROR_DATA');
-      const result: Result<Decision<R>> = parsed.ok ? cmd.decide(parsed.value as never, state) : parsed;
+      const result: Result<Decision<R>> = parsed.ok ? cmd.decider.decide(parsed.value as never, state) : parsed;
       const accepted = (): Decision<R> => {
         if (!result.ok) expect.fail(`expected a decision, got errors: ${describeErrors(result.errors)}`);
         return result.value;
@@ -177,6 +180,45 @@ export function contractorRecord(fields: Partial<ContractorRecord> & Pick<Contra
     giftCards: [],
     banks: [],
     ...fields,
+  };
+}
+
+/**
+ * The bulk reads a batch's lookups are answered from (projections/bulk-reads.ts), over the same in-memory records
+ * as `inMemoryState`: what the read tables would answer, for the batch runner's own tests.
+ */
+export function inMemorySource(given: Given = {}): StateSource {
+  const state = inMemoryState(given);
+  const all = <T extends { id: number }>(read: (id: number) => T | undefined, highest: () => number) =>
+    Array.from({ length: highest() - 1 }, (_, i) => read(i + 1)).filter((row): row is T => row !== undefined);
+  const found = <K, V>(keys: K[], read: (key: K) => V | undefined) => new Map(keys.flatMap((key) => (read(key) === undefined ? [] : [[key, read(key)!] as const])));
+  const up = <K, V>(start: K[], read: (key: K) => V | undefined, next: (value: V) => K[], name: (key: K) => string) => {
+    const seen = new Map<string, V>();
+    const pending = [...start];
+    while (pending.length > 0) {
+      const key = pending.pop()!;
+      const value = read(key);
+      if (value === undefined || seen.has(name(key))) continue;
+      seen.set(name(key), value);
+      pending.push(...next(value));
+    }
+    return [...seen.values()];
+  };
+  return {
+    products: async (ids) => found(ids, state.product),
+    productsBySku: async (skus) => found(skus, (sku) => { const id = state.productIdBySku(sku); return id === undefined ? undefined : state.product(id); }),
+    categoriesWithAncestors: async (ids) => up(ids, state.category, (c) => (c.parent === 0 ? [] : [c.parent]), String),
+    categoriesByName: async (names) => all(state.category, state.nextCategoryId).filter((c) => names.includes(c.name)),
+    brands: async (ids) => [...found(ids, state.brand).values()],
+    brandsByName: async (names) => all(state.brand, state.nextBrandId).filter((b) => names.includes(b.name)),
+    contractors: async (ids) => found(ids, state.contractor),
+    existingContractorStatuses: async (names) => new Set(names.filter(state.contractorStatusExists)),
+    documentsWithBases: async (refs) =>
+      up(refs, (ref) => { const record = state.document(ref.type, ref.id); return record && { ...ref, record }; }, (row) => row.record.basedOn, (ref) => `${ref.type}-${ref.id}`),
+    highestIds: async (tables) => {
+      const next = { products: state.nextProductId, categories: state.nextCategoryId, brands: state.nextBrandId, contractors: state.nextContractorId };
+      return new Map(tables.map((table) => [table, next[table]() - 1]));
+    },
   };
 }
 

@@ -2,18 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { importLineKinds } from '../../src/commands/import-lines.ts';
 import {
   AddProductInput,
-  decideAddProduct,
-  decideEditProduct,
-  decideUpdatePrices,
+  addProduct as addProductDecider,
+  editProduct as editProductDecider,
+  updatePrices as updatePricesDecider,
   EditProductInput,
   UpdatePricesInput,
-} from '../../src/commands/products.ts';
-import type { ProductRecord } from '../../src/events/catalogue.ts';
+} from '../../src/records/product/deciders.ts';
+import type { ProductRecord } from '../../src/records/product/events.ts';
 import { command, given, inMemoryState, productRecord } from './decider-spec.ts';
 
-const addProduct = command(AddProductInput, decideAddProduct);
-const editProduct = command(EditProductInput, decideEditProduct);
-const updatePrices = command(UpdatePricesInput, decideUpdatePrices);
+const addProduct = command(AddProductInput, addProductDecider);
+const editProduct = command(EditProductInput, editProductDecider);
+const updatePrices = command(UpdatePricesInput, updatePricesDecider);
 const importProduct = importLineKinds.get('product')!;
 
 const tea = productRecord({ id: 1, sku: 'TEA-1', name: 'Чай чёрный', categoryId: 3, brandId: 2, salePrice: 25050, purchasePrice: 18000, minPrice: null, vat: 20, barcodes: ['4600000000011'] });
@@ -181,12 +181,6 @@ describe('update-product-prices', () => {
 
   it('a negative price is its field’s error', () => {
     given(catalogue).when(updatePrices, { sku: 'TEA-1', salePrice: -1 }).thenErrors({ code: 'ERROR_SALE_PRICE', field: 'salePrice' });
-  });
-
-  it('a state that knows the sku but not yet its product (a batch’s first round of reads) answers ERROR_SKU, not a throw', () => {
-    const partlyKnown = { ...inMemoryState(), productIdBySku: () => 1 };
-    const decision = decideUpdatePrices(UpdatePricesInput.parse({ sku: 'TEA-1', salePrice: 1 }), partlyKnown);
-    expect(decision.ok ? decision.value : decision.errors).toMatchObject([{ code: 'ERROR_SKU', field: 'sku' }]);
   });
 });
 

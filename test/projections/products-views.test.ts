@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
-import type { ProductRecord } from '../../src/events/catalogue.ts';
+import type { ProductRecord } from '../../src/records/product/events.ts';
 import { productFullJson, productListView, productOnlyFields } from '../../src/projections/products/views.ts';
 
 const text = fc.string({ unit: fc.constantFrom('a', 'я', '"', '\\', '\n', '}', ',', '😀') });

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { AddBrandInput, EditBrandInput, brandCodes, decideAddBrand, decideEditBrand } from '../../commands/brands.ts';
+import { AddBrandInput, EditBrandInput, brandCodes, addBrand, editBrand } from '../../commands/brands.ts';
 import type { Company } from '../../company.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';
@@ -10,8 +10,8 @@ import { type WriteEndpoint, writeEndpoint } from '../write-endpoint.ts';
 export const brandReads: ReadEndpoint[] = [{ method: 'get', path: '/api/product-brands', summary: 'Every brand, no paging', response: readResponses.brands }];
 
 export const brandWrites: WriteEndpoint[] = [
-  writeEndpoint({ path: '/api/add-product-brand', summary: 'Add brands', wrapper: 'brand', maxRecords: 100, record: AddBrandInput, codes: brandCodes, result: writeResults.named, decide: decideAddBrand }),
-  writeEndpoint({ path: '/api/edit-product-brand', summary: 'Edit brands', wrapper: 'brand', maxRecords: 100, record: EditBrandInput, codes: brandCodes, result: writeResults.named, decide: decideEditBrand }),
+  writeEndpoint({ path: '/api/add-product-brand', summary: 'Add brands', wrapper: 'brand', maxRecords: 100, record: AddBrandInput, codes: brandCodes, result: writeResults.named, decider: addBrand }),
+  writeEndpoint({ path: '/api/edit-product-brand', summary: 'Edit brands', wrapper: 'brand', maxRecords: 100, record: EditBrandInput, codes: brandCodes, result: writeResults.named, decider: editBrand }),
 ];
 
 export function brandRoutes(tb: Company): Hono<AppEnv> {

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { AddCategoryInput, EditCategoryInput, categoryCodes, decideAddCategory, decideEditCategory } from '../../commands/categories.ts';
+import { AddCategoryInput, EditCategoryInput, categoryCodes, addCategory, editCategory } from '../../commands/categories.ts';
 import type { Company } from '../../company.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';
@@ -10,8 +10,8 @@ import { type WriteEndpoint, writeEndpoint } from '../write-endpoint.ts';
 export const categoryReads: ReadEndpoint[] = [{ method: 'get', path: '/api/product-categories', summary: 'The whole product group tree', response: readResponses.categories }];
 
 export const categoryWrites: WriteEndpoint[] = [
-  writeEndpoint({ path: '/api/add-product-category', summary: 'Add product groups', wrapper: 'category', maxRecords: 100, record: AddCategoryInput, codes: categoryCodes, result: writeResults.named, decide: decideAddCategory }),
-  writeEndpoint({ path: '/api/edit-product-category', summary: 'Edit product groups', wrapper: 'category', maxRecords: 100, record: EditCategoryInput, codes: categoryCodes, result: writeResults.named, decide: decideEditCategory }),
+  writeEndpoint({ path: '/api/add-product-category', summary: 'Add product groups', wrapper: 'category', maxRecords: 100, record: AddCategoryInput, codes: categoryCodes, result: writeResults.named, decider: addCategory }),
+  writeEndpoint({ path: '/api/edit-product-category', summary: 'Edit product groups', wrapper: 'category', maxRecords: 100, record: EditCategoryInput, codes: categoryCodes, result: writeResults.named, decider: editCategory }),
 ];
 
 export function categoryRoutes(tb: Company): Hono<AppEnv> {

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { AddContractorInput, EditContractorInput, contractorCodes, decideAddContractor, decideEditContractor } from '../../commands/contractors.ts';
+import { AddContractorInput, EditContractorInput, contractorCodes, addContractor, editContractor } from '../../records/contractor/deciders.ts';
 import type { Company } from '../../company.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';
@@ -24,8 +24,8 @@ export const contractorReads: ReadEndpoint[] = [
 ];
 
 export const contractorWrites: WriteEndpoint[] = [
-  writeEndpoint({ path: '/api/add-contractor', summary: 'Add contractors', wrapper: 'contractors', maxRecords: 100, record: AddContractorInput, codes: contractorCodes, result: writeResults.named, decide: decideAddContractor }),
-  writeEndpoint({ path: '/api/edit-contractor', summary: 'Edit contractors', wrapper: 'contractors', maxRecords: 100, record: EditContractorInput, codes: contractorCodes, result: writeResults.named, decide: decideEditContractor }),
+  writeEndpoint({ path: '/api/add-contractor', summary: 'Add contractors', wrapper: 'contractors', maxRecords: 100, record: AddContractorInput, codes: contractorCodes, result: writeResults.named, decider: addContractor }),
+  writeEndpoint({ path: '/api/edit-contractor', summary: 'Edit contractors', wrapper: 'contractors', maxRecords: 100, record: EditContractorInput, codes: contractorCodes, result: writeResults.named, decider: editContractor }),
 ];
 
 /** A key counts as given when it is not absent, null or an empty string. */

@@ -4,10 +4,10 @@ import {
   AddProductInput,
   EditProductInput,
   UpdatePricesInput,
-  decideAddProduct,
-  decideEditProduct,
-  decideUpdatePrices,
-} from '../../commands/products.ts';
+  addProduct,
+  editProduct,
+  updatePrices,
+} from '../../records/product/deciders.ts';
 import type { Company } from '../../company.ts';
 import type { AppEnv } from '../env.ts';
 import { listQuery, pagedList } from '../paged-list.ts';
@@ -25,8 +25,8 @@ export const productReads: ReadEndpoint[] = [
 ];
 
 export const productWrites: WriteEndpoint[] = [
-  writeEndpoint({ path: '/api/add-product', summary: 'Add products', wrapper: 'products', maxRecords: 10, record: AddProductInput, codes: {}, result: writeResults.product, decide: decideAddProduct }),
-  writeEndpoint({ path: '/api/edit-product', summary: 'Edit products', wrapper: 'products', maxRecords: 10, record: EditProductInput, codes: {}, result: writeResults.product, decide: decideEditProduct }),
+  writeEndpoint({ path: '/api/add-product', summary: 'Add products', wrapper: 'products', maxRecords: 10, record: AddProductInput, codes: {}, result: writeResults.product, decider: addProduct }),
+  writeEndpoint({ path: '/api/edit-product', summary: 'Edit products', wrapper: 'products', maxRecords: 10, record: EditProductInput, codes: {}, result: writeResults.product, decider: editProduct }),
   writeEndpoint({
     path: '/api/update-product-prices',
     summary: 'Update product prices by sku',
@@ -35,7 +35,7 @@ export const productWrites: WriteEndpoint[] = [
     record: UpdatePricesInput,
     codes: {},
     result: writeResults.prices,
-    decide: decideUpdatePrices,
+    decider: updatePrices,
   }),
 ];
 

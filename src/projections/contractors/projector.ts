@@ -1,8 +1,8 @@
 import { phoneDigits } from '../../lib/phone.ts';
 import { type SqlSession, byCount, inChunks, placeholders, valueList } from '../../storage/sql.ts';
-import type { ContractorRecord } from '../../events/contractors.ts';
+import type { ContractorRecord } from '../../records/contractor/events.ts';
 import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES } from '../../events/documents.ts';
-import { type ContractorEvent, evolveContractor, evolveContractorStatus } from '../../events/folds.ts';
+import { type ContractorEvent, evolveContractor, evolveContractorStatus } from '../../records/contractor/evolve.ts';
 import type { StoredEvent } from '../../events/rows.ts';
 import { idCounts, idCountsTable } from '../id-counts.ts';
 import { newIds } from '../new-ids.ts';
@@ -102,16 +102,21 @@ export const contractorsProjector: Projector = {
       await writePhones([c]);
       toRefresh.add(c.id);
     };
-    const add = async (c: ContractorRecord) => {
-      if (await known.isNew([], c.id)) {
+    const place = (c: ContractorRecord, isNew: boolean) => {
+      if (isNew) {
         adding.set(c.id, c);
-        await known.add([], c.id);
+        known.add([], c.id);
         counts.add([], c.id);
-        return;
+        return undefined;
       }
       // Applying the same event twice changes nothing.
       if (adding.has(c.id)) adding.set(c.id, c);
-      else await save(c);
+      else return save(c);
+    };
+    // No promise for a contractor whose id is known new (every one of a batch `prepare` looked up).
+    const add = (c: ContractorRecord) => {
+      const isNew = known.isNew([], c.id);
+      return typeof isNew === 'boolean' ? place(c, isNew) : isNew.then((answer) => place(c, answer));
     };
     const edit = async (event: ContractorEvent) => {
       const id = event.data.id;

@@ -1,6 +1,6 @@
 import { phoneDigits } from '../../lib/phone.ts';
 import { type SqlSession, keyedRead } from '../../storage/sql.ts';
-import type { ContractorRecord } from '../../events/contractors.ts';
+import type { ContractorRecord } from '../../records/contractor/events.ts';
 import { idCount, idPage, pageLimit } from '../id-counts.ts';
 import { nameKey } from './views.ts';
 
@@ -62,7 +62,5 @@ export function contractorQueries(session: SqlSession) {
     namesByIds: (ids: number[]) => namesByIds(session, ids),
     /** The ids of the contractors with this inn. */
     idsByInn: async (inn: string, limit: number) => (await session.rows<[number]>('SELECT id FROM contractors WHERE inn = ? ORDER BY id LIMIT ?', [inn, limit])).map(([id]) => id),
-    maxId: async () => (await session.value<number>('SELECT coalesce(max(id), 0) FROM contractors'))!,
-    statusExists: async (name: string) => (await session.value('SELECT 1 FROM contractor_statuses WHERE name = ?', [name])) !== undefined,
   };
 }

@@ -1,4 +1,4 @@
-import type { ContractorRecord } from '../../events/contractors.ts';
+import type { ContractorRecord } from '../../records/contractor/events.ts';
 import { fromKopecks } from '../../lib/money.ts';
 
 /** The contractor as the API shows it, keys in the spec's order at every depth (stored records have sorted keys). */

@@ -69,7 +69,7 @@ export const documentMonthsProjector: Projector = {
       const month = date.slice(0, 7);
       if (await known.isNew([type], id)) {
         added.add([type, id, type, id, month]);
-        await known.add([type], id);
+        known.add([type], id);
         counts.add([type, month], id);
         return;
       }

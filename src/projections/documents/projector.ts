@@ -1,5 +1,5 @@
 import { ROWS_PER_STATEMENT, type SqlSession } from '../../storage/sql.ts';
-import type { ContractorRecord } from '../../events/contractors.ts';
+import type { ContractorRecord } from '../../records/contractor/events.ts';
 import type { DocumentRecord } from '../../events/documents.ts';
 import { type DocumentEvent, evolveDocument } from '../../events/folds.ts';
 import type { StoredEvent } from '../../events/rows.ts';

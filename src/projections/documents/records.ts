@@ -1,5 +1,5 @@
 import { ROWS_PER_STATEMENT, type SqlSession, byCount, inChunks, placeholders, valueList } from '../../storage/sql.ts';
-import type { ContractorRecord } from '../../events/contractors.ts';
+import type { ContractorRecord } from '../../records/contractor/events.ts';
 import type { DocumentRecord, DocumentRef, DocumentType } from '../../events/documents.ts';
 import type { StoredEvent } from '../../events/rows.ts';
 import { type PartitionColumn, idCounts } from '../id-counts.ts';
@@ -150,7 +150,7 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
     nextKey++;
     added.add([key, type, id, doc.status, contractorId, number, numberKey(number), numberDigits(number), sum, bonusPercent, accrual(sum, bonusPercent), JSON.stringify(doc)]);
     for (const p of doc.basedOn) addedLinks.add([type, id, p.type, p.id]);
-    await known.add([type], id);
+    known.add([type], id);
     counts.add([type], id);
     // A build writes them a statement's worth at a time: a transaction's documents kept back outlived the young
     // generation (a scavenge copies what is alive). Applied live, a batch's go after its other writes, in few statements.

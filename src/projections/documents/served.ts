@@ -1,5 +1,5 @@
 import { ROWS_PER_STATEMENT, type SqlSession, byCount, inChunks, placeholders, valueList } from '../../storage/sql.ts';
-import type { ContractorRecord } from '../../events/contractors.ts';
+import type { ContractorRecord } from '../../records/contractor/events.ts';
 import type { TableNames } from '../projector.ts';
 import { type DocumentRecord, isLineDocument } from '../../events/documents.ts';
 import type { DocumentRow } from './records.ts';

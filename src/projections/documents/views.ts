@@ -1,4 +1,4 @@
-import type { ContractorRecord } from '../../events/contractors.ts';
+import type { ContractorRecord } from '../../records/contractor/events.ts';
 import type { DocumentFields, DocumentType } from '../../events/documents.ts';
 import { formatMoscow } from '../../lib/clock.ts';
 import { fromKopecks } from '../../lib/money.ts';

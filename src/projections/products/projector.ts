@@ -1,6 +1,6 @@
 import { ROWS_PER_STATEMENT, type SqlSession, byCount, placeholders, valueList } from '../../storage/sql.ts';
-import type { ProductRecord } from '../../events/catalogue.ts';
-import { type ProductEvent, evolveProduct } from '../../events/folds.ts';
+import type { ProductRecord } from '../../records/product/events.ts';
+import { type ProductEvent, evolveProduct } from '../../records/product/evolve.ts';
 import type { StoredEvent } from '../../events/rows.ts';
 import { idCounts, idCountsTable } from '../id-counts.ts';
 import { newIds } from '../new-ids.ts';
@@ -119,7 +119,7 @@ export const productsProjector: Projector = {
       // inserted all over the table split its pages, where narrow ones rewritten in id order at the flush stay on
       // neighbouring pages (both measured in docs/performance.md).
       const renderedNow = mode === 'live' || (await known.above([], p.id));
-      await known.add([], p.id);
+      known.add([], p.id);
       counts.add([], p.id);
       if (renderedNow) {
         // Written a statement's worth at a time: rows this wide kept back for a whole transaction outlived the young generation.

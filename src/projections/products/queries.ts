@@ -1,5 +1,5 @@
 import { type SqlSession, keyedRead } from '../../storage/sql.ts';
-import type { ProductRecord } from '../../events/catalogue.ts';
+import type { ProductRecord } from '../../records/product/events.ts';
 import { idCount, idPage, pageLimit } from '../id-counts.ts';
 
 // A page's first id from the counts, then the rows on from it in id order; the count is one seek.
@@ -24,6 +24,5 @@ export function productQueries(session: SqlSession) {
     /** The names of the products with these ids, by id (unknown ids are left out). */
     namesByIds: (ids: number[]) => namesByIds(session, ids),
     idBySku: (sku: string) => session.value<number>('SELECT id FROM products WHERE sku = ?', [sku]),
-    maxId: async () => (await session.value<number>('SELECT coalesce(max(id), 0) FROM products'))!,
   };
 }

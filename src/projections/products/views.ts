@@ -1,4 +1,4 @@
-import type { ProductRecord } from '../../events/catalogue.ts';
+import type { ProductRecord } from '../../records/product/events.ts';
 import { fromKopecks } from '../../lib/money.ts';
 
 /** Category id 0 marks a service rather than a stocked product. */

@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import type { ProductFields, ProductRecord } from '../events/catalogue.ts';
-import { evolveProduct } from '../events/folds.ts';
-import { fromKopecks } from '../lib/money.ts';
-import { type DomainError, fail, ok, type Result } from '../lib/result.ts';
-import type { CatalogueState } from './catalogue-state.ts';
-import { changedFields, type Decision } from './decision.ts';
-import { money, quantity, recordId, requiredText, text, wholeNumber } from '../lib/validation.ts';
+import type { ProductFields, ProductRecord } from './events.ts';
+import { evolveProduct } from './evolve.ts';
+import { fromKopecks } from '../../lib/money.ts';
+import { type DomainError, fail, ok, type Result } from '../../lib/result.ts';
+import type { CatalogueState } from '../../commands/catalogue-state.ts';
+import { changedFields, type Decision } from '../../commands/decision.ts';
+import { type Decider, type Lookups, ids } from '../../commands/lookups.ts';
+import { money, quantity, recordId, requiredText, text, wholeNumber } from '../../lib/validation.ts';
 
 export const VAT_RATES = [0, 5, 7, 10, 20, 22] as const;
 
@@ -149,9 +150,6 @@ export function decideImportProduct(input: ImportProduct, state: CatalogueState)
 
 export function decideUpdatePrices(input: UpdatePrices, state: CatalogueState): Result<Decision<PricesResult>> {
   const known = state.productIdBySku(input.sku);
-  // A state that knows the sku but not yet its product (a batch's first round of reads) answers as if absent:
-  // returning costs little where reading a field of undefined would throw a TypeError and capture a stack, and that
-  // round's decision only tells what to read.
   const current = known === undefined ? undefined : state.product(known);
   if (current === undefined) return fail({ code: 'ERROR_SKU', field: 'sku', message: `no product has sku ${input.sku}` });
   const { id } = current;
@@ -163,3 +161,31 @@ export function decideUpdatePrices(input: UpdatePrices, state: CatalogueState): 
   const result = { id, sku: input.sku, minPrice: fromKopecks(after.minPrice), purchasePrice: fromKopecks(after.purchasePrice), salePrice: fromKopecks(after.salePrice) };
   return ok({ events, result });
 }
+
+/** What a product's references and its sku's uniqueness read. */
+const referenceLookups = (input: ProductInput): Lookups => ({
+  productSkus: [input.sku],
+  categories: ids(input.categoryId),
+  brands: ids(input.brandId),
+  products: ids(input.parent),
+});
+
+export const addProduct: Decider<z.output<typeof AddProductInput>, ProductResult> = {
+  decide: decideAddProduct,
+  lookups: (input) => ({ ...referenceLookups(input), highestIds: ['products'] }),
+};
+
+export const editProduct: Decider<z.output<typeof EditProductInput>, ProductResult> = {
+  decide: decideEditProduct,
+  lookups: (input) => ({ ...referenceLookups(input), products: ids(input.id, input.parent) }),
+};
+
+export const importProduct: Decider<ImportProduct, ProductResult> = {
+  decide: decideImportProduct,
+  lookups: (input) => ({ ...referenceLookups(input), products: ids(input.id, input.parent), highestIds: input.id === undefined ? ['products'] : [] }),
+};
+
+export const updatePrices: Decider<UpdatePrices, PricesResult> = {
+  decide: decideUpdatePrices,
+  lookups: (input) => ({ productSkus: [input.sku] }),
+};

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent } from './define.ts';
+import { defineEvent } from '../../events/define.ts';
 
 /** Facts about contractors. `balance` and `bonus.balance` are derived from documents, so no event carries them. */
 

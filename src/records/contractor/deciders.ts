@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import type { ContractorFields, ContractorRecord } from '../events/contractors.ts';
-import type { NewEvent } from '../events/store.ts';
-import { type DomainError, fail, ok, type Result } from '../lib/result.ts';
-import { changedFields, type Decision } from './decision.ts';
-import { type CodeOverrides, recordId, requiredText, text } from '../lib/validation.ts';
+import type { ContractorFields, ContractorRecord } from './events.ts';
+import type { NewEvent } from '../../events/store.ts';
+import { type DomainError, fail, ok, type Result } from '../../lib/result.ts';
+import { changedFields, type Decision } from '../../commands/decision.ts';
+import type { Decider } from '../../commands/lookups.ts';
+import { type CodeOverrides, recordId, requiredText, text } from '../../lib/validation.ts';
 
 /** What the contractor commands need to know to decide. */
 export interface ContractorState {
@@ -163,3 +164,20 @@ export function decideImportContractor(input: ImportContractor, state: Contracto
   if (input.id !== undefined && state.contractor(input.id)) return decideEditContractor({ ...input, id: input.id }, state);
   return decideAddContractor(input, state, input.id ?? state.nextContractorId());
 }
+
+const statusNamed = (status: string | null | undefined) => (status == null ? [] : [status]);
+
+export const addContractor: Decider<z.output<typeof AddContractorInput>, ContractorResult> = {
+  decide: decideAddContractor,
+  lookups: (input) => ({ contractorStatuses: statusNamed(input.status), highestIds: ['contractors'] }),
+};
+
+export const editContractor: Decider<z.output<typeof EditContractorInput>, ContractorResult> = {
+  decide: decideEditContractor,
+  lookups: (input) => ({ contractors: [input.id], contractorStatuses: statusNamed(input.status) }),
+};
+
+export const importContractor: Decider<ImportContractor, ContractorResult> = {
+  decide: decideImportContractor,
+  lookups: (input) => ({ contractors: input.id === undefined ? [] : [input.id], contractorStatuses: statusNamed(input.status), highestIds: input.id === undefined ? ['contractors'] : [] }),
+};

@@ -1,0 +1,33 @@
+import { type Current, type EventOf, unfolded } from '../../events/fold.ts';
+import type { ContractorRecord } from './events.ts';
+
+export type ContractorEvent = EventOf<'ContractorAdded' | 'ContractorEdited'>;
+export type ContractorStatusEvent = EventOf<'ContractorStatusCreated'>;
+
+/** A contractor status is a name that exists once a contractor named it. */
+export interface ContractorStatusRecord {
+  name: string;
+}
+
+/** How each contractor event changes the contractor, and a status's one event (see events/folds.ts for who folds with them). */
+export function evolveContractor(current: Current<ContractorRecord>, event: ContractorEvent): ContractorRecord | undefined {
+  switch (event.type) {
+    case 'ContractorAdded':
+      return event.data;
+    case 'ContractorEdited': {
+      const before = current();
+      return before && { ...before, ...event.data.changes };
+    }
+    default:
+      return unfolded(event);
+  }
+}
+
+export function evolveContractorStatus(event: ContractorStatusEvent): ContractorStatusRecord {
+  switch (event.type) {
+    case 'ContractorStatusCreated':
+      return { name: event.data.name };
+    default:
+      return unfolded(event.type);
+  }
+}

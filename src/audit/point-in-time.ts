@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { EventRow } from '../events/rows.ts';
 import { parseMoment } from '../lib/clock.ts';
-import type { RebuildProgress } from '../projections/rebuild.ts';
+import type { RebuildProgress } from '../storage/read-tables.ts';
 import type { CopySource } from '../storage/copy.ts';
 import { writePointInTimeFile } from '../storage/open-engine.ts';
 

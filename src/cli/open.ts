@@ -3,7 +3,8 @@ import type { HistoryEntry } from '../audit/history.ts';
 import { Company } from '../company.ts';
 import { databaseSetting } from '../storage/database.ts';
 import { openKeys, openLog } from '../storage/open-engine.ts';
-import type { ApiKeys } from '../tokens/api-keys.ts';
+import { systemClock } from '../lib/clock.ts';
+import { ApiKeys } from '../tokens/api-keys.ts';
 
 /** Told on standard error: the read tables an open built, and why. */
 const onBuilt = (line: string) => process.stderr.write(`${line}\n`);
@@ -13,8 +14,9 @@ const onBuilt = (line: string) => process.stderr.write(`${line}\n`);
  * database (`mustExist`: listing or revoking keys) refuse a path where there is none, instead of creating an empty
  * one; `keys create` creates it with its folder, as the server does.
  */
-export function openKeysForCli(options: { mustExist?: boolean } = {}): Promise<{ keys: ApiKeys; close(): Promise<void> }> {
-  return openKeys(databaseSetting(), { ...options, onBuilt });
+export async function openKeysForCli(options: { mustExist?: boolean } = {}): Promise<{ keys: ApiKeys; close(): Promise<void> }> {
+  const { keys, writer, close } = await openKeys(databaseSetting(), { ...options, onBuilt });
+  return { keys: new ApiKeys(keys, systemClock, writer), close };
 }
 
 /** The event log of the database TRADEBOOK_DB names, read a page at a time, and its length, on either engine. */

@@ -1,14 +1,9 @@
 import type { StoredEvent } from '../events/rows.ts';
+import type { RebuildProgress } from '../storage/read-tables.ts';
 import type { SqlSession } from '../storage/sql.ts';
 import type { TableNames } from './projector.ts';
 import { catchUp } from './bring-up.ts';
 import { projectors, setCheckpoints } from './registry.ts';
-
-/** Told as a build or a rebuild goes: events replayed of all. */
-export interface RebuildProgress {
-  done: number;
-  total: number;
-}
 
 /** A rebuild writes its tables and indexes beside the served ones, under this prefix, until the swap renames them. */
 const BUILD_PREFIX = 'rebuilding_';

@@ -1,9 +1,8 @@
 import type { AuditReads } from '../audit/reads.ts';
-import type { ChainCheck } from '../audit/verify-chain.ts';
 import type { Clock } from '../lib/clock.ts';
-import type { RebuildProgress } from '../projections/rebuild.ts';
-import type { KeyChangeSource } from '../tokens/key-cache.ts';
+import type { RebuildProgress } from './read-tables.ts';
 import type { CopySource, CopyTarget } from './copy.ts';
+import type { KeyChangeSource } from './key-changes.ts';
 import type { StorageBusyError, StorageFault } from './errors.ts';
 import type { EventLog, KeyStore, SessionStore, TokenStore, Writer } from './port.ts';
 import type { SqlSession } from './sql.ts';
@@ -35,6 +34,11 @@ export interface ProjectionCheck {
   /** One line for each thing that differs from a fresh rebuild. */
   differences: string[];
 }
+
+/** The hash chain walked: the first event whose hash or seq is not what the chain before it makes it, if any. */
+export type ChainCheck =
+  | { ok: true; events: number }
+  | { ok: false; events: number; seq: number; stream: string; problem: string };
 
 /** What `verify` finds: the hash chain walked, and the read tables against a fresh build of the log. */
 export interface Verification {

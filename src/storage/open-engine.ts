@@ -1,10 +1,9 @@
 import { type AuditReads, auditReads } from '../audit/reads.ts';
-import type { RebuildProgress } from '../projections/rebuild.ts';
-import { systemClock } from '../lib/clock.ts';
-import { ApiKeys } from '../tokens/api-keys.ts';
+import type { RebuildProgress } from './read-tables.ts';
 import type { DatabaseSetting } from './database.ts';
 import type { CopyDestination, Engine, EngineOptions, StoredDatabase } from './engine.ts';
 import type { StorageBusyError, StorageFault } from './errors.ts';
+import type { KeyStore, Writer } from './port.ts';
 import { PostgresEngine } from './postgres/engine.ts';
 import { storageErrorOf as postgresStorageErrorOf } from './postgres/errors.ts';
 import { openLogAndKeys } from './postgres/log-and-keys.ts';
@@ -13,7 +12,7 @@ import { rebuildDatabase } from './postgres/rebuild.ts';
 import { openStoredPostgres, postgresCopyDestination } from './postgres/stored.ts';
 import { SqliteEngine } from './sqlite/engine.ts';
 import { rebuildOnThread } from './sqlite/rebuild-thread.ts';
-import { storageFaultOf } from './sqlite/storage-fault.ts';
+import { storageFaultOf } from './storage-fault.ts';
 import { openStoredSqlite, refuseMissing, sqliteCopyDestination } from './sqlite/stored.ts';
 
 /**
@@ -41,11 +40,11 @@ export function openCopyDestination(setting: DatabaseSetting): CopyDestination {
  * up (keys need none).
  * `mustExist`: a SQLite path where there is no file is refused instead of an empty database made there.
  */
-export async function openKeys(setting: DatabaseSetting, options: EngineOptions & { mustExist?: boolean } = {}): Promise<{ keys: ApiKeys; close(): Promise<void> }> {
+export async function openKeys(setting: DatabaseSetting, options: EngineOptions & { mustExist?: boolean } = {}): Promise<{ keys: KeyStore; writer: Writer; close(): Promise<void> }> {
   if (setting.engine === 'postgres') return openLogAndKeys(setting.url, options.clock);
   if (options.mustExist) refuseMissing(setting.file);
   const engine = await SqliteEngine.open(setting.file, options);
-  return { keys: new ApiKeys(engine.keys, options.clock ?? systemClock, engine.writer), close: () => engine.close() };
+  return { keys: engine.keys, writer: engine.writer, close: () => engine.close() };
 }
 
 /** The log and records' histories as auditors read them: a SQLite file as it is, a PostgreSQL database migrated. */

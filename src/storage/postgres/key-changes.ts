@@ -1,5 +1,5 @@
 import postgres from 'postgres';
-import type { KeyCache, KeyChangeSource } from '../../tokens/key-cache.ts';
+import type { KeyChangeListener, KeyChangeSource } from '../key-changes.ts';
 import { socketUrl } from './socket-url.ts';
 
 /** The channel a key's change is announced on, its id as the payload, in the transaction that makes it. */
@@ -21,7 +21,7 @@ export class PostgresKeyChanges implements KeyChangeSource {
     private readonly retryMs: number,
   ) {}
 
-  start(cache: KeyCache): void {
+  start(cache: KeyChangeListener): void {
     const options = {
       max: 1,
       // Never closed on purpose: each close is a second of untrusted keys.
@@ -40,7 +40,7 @@ export class PostgresKeyChanges implements KeyChangeSource {
     void this.listen(cache);
   }
 
-  private async listen(cache: KeyCache): Promise<void> {
+  private async listen(cache: KeyChangeListener): Promise<void> {
     this.retry = undefined;
     try {
       await this.client!.unsafe(`LISTEN ${KEY_CHANGES_CHANNEL}`);
@@ -51,7 +51,7 @@ export class PostgresKeyChanges implements KeyChangeSource {
   }
 
   /** Both the close and the statement that failed with it call here: one attempt at a time is scheduled. */
-  private closed(cache: KeyCache, why: string): void {
+  private closed(cache: KeyChangeListener, why: string): void {
     if (this.stopped) return;
     cache.lost(why);
     this.retry ??= setTimeout(() => void this.listen(cache), this.retryMs);

@@ -1,5 +1,4 @@
 import { type Clock, systemClock } from '../../lib/clock.ts';
-import { ApiKeys } from '../../tokens/api-keys.ts';
 import { type PostgresDatabase, type Sql, openPostgres } from './connection.ts';
 import { unreachableOf } from './errors.ts';
 import { PostgresKeyStore } from './keys-and-tokens.ts';
@@ -10,7 +9,9 @@ import { PostgresWriter } from './writer.ts';
 
 /** What the command line needs of PostgreSQL without the read tables: the API keys, and the pool the log is read on. */
 export interface LogAndKeys {
-  readonly keys: ApiKeys;
+  readonly keys: PostgresKeyStore;
+  /** Keys are changed through a writer of their own. */
+  readonly writer: PostgresWriter;
   /** Committed work only: the log and the keys as auditors read them (`audit/reads.ts`). */
   readonly pool: Sql;
   close(): Promise<void>;
@@ -37,7 +38,8 @@ export async function openLogAndKeys(url: string, clock: Clock = systemClock): P
   const { session, pool, close } = db;
   const writer = new PostgresWriter(session, { fateOn: pool });
   return {
-    keys: new ApiKeys(new PostgresKeyStore(writer, pool), clock, writer),
+    keys: new PostgresKeyStore(writer, pool),
+    writer,
     pool,
     close,
   };

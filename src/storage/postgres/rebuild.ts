@@ -9,7 +9,8 @@ import { renameBuilt, tablesNamedWith } from './read-tables.ts';
 import { postgresSession } from './session.ts';
 import { createReadIndexes, projectors, readModelVersions } from '../../projections/registry.ts';
 import { buildViaScratch } from './scratch-build.ts';
-import { type BuildBeside, type RebuildProgress, rebuild } from '../../projections/rebuild.ts';
+import { type BuildBeside, rebuild } from '../../projections/rebuild.ts';
+import type { RebuildProgress } from '../read-tables.ts';
 
 /** The events after `seq` on `sql` up to `until`, in their current shape; `onProgress` told every thousand. */
 export async function* storedEventsAfter(sql: Sql, seq: number, until = Infinity, onProgress?: (progress: RebuildProgress) => void): AsyncGenerator<StoredEvent> {

@@ -1,7 +1,7 @@
 import { type FreshBuild, verify } from '../../audit/compare.ts';
 import type { TableNames } from '../../projections/projector.ts';
 import type { Verification } from '../engine.ts';
-import { storageFaultOf } from '../sqlite/storage-fault.ts';
+import { storageFaultOf } from '../storage-fault.ts';
 import type { Sql } from './connection.ts';
 import { storageErrorOf } from './errors.ts';
 import { storedEventsAfter } from './rebuild.ts';

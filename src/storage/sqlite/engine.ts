@@ -6,14 +6,14 @@ import { everyRowOf, pointInTimeOf } from './maintenance.ts';
 import { SqliteKeyStore, SqliteSessionStore, SqliteTokenStore } from './keys-and-tokens.ts';
 import { SqliteKeyChanges } from './key-changes.ts';
 import { Checkpointer } from './checkpointer.ts';
-import { storageFaultOf } from './storage-fault.ts';
+import { storageFaultOf } from '../storage-fault.ts';
 import { verifySqlite } from './verify.ts';
 import { FaultLog } from '../errors.ts';
 import type { Engine, EngineOptions } from '../engine.ts';
 import { EventStore } from './event-log.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
 import { auditReads } from '../../audit/reads.ts';
-import type { RebuildProgress } from '../../projections/rebuild.ts';
+import type { RebuildProgress } from '../read-tables.ts';
 import { ensureProjections, rebuild } from './rebuild.ts';
 import { Projections, projectors, staleProjections } from '../../projections/registry.ts';
 

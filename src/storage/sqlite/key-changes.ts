@@ -1,4 +1,4 @@
-import type { KeyCache, KeyChangeSource } from '../../tokens/key-cache.ts';
+import type { KeyChangeListener, KeyChangeSource } from '../key-changes.ts';
 import type { Sqlite } from './open.ts';
 
 /**
@@ -15,7 +15,7 @@ export class SqliteKeyChanges implements KeyChangeSource {
     private readonly everyMs: number,
   ) {}
 
-  start(cache: KeyCache): void {
+  start(cache: KeyChangeListener): void {
     const dataVersion = this.reader.prepare('PRAGMA data_version').pluck();
     // No row until the first revocation.
     const keyVersion = this.reader.prepare('SELECT version FROM key_version WHERE id = 1').pluck();

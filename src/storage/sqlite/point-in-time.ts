@@ -1,5 +1,5 @@
 import type { EventRow } from '../../events/rows.ts';
-import type { RebuildProgress } from '../../projections/rebuild.ts';
+import type { RebuildProgress } from '../read-tables.ts';
 import type { StoredKey } from '../port.ts';
 import { sqliteCopyTarget } from './copy-target.ts';
 import { refuseNewEvents } from './maintenance.ts';

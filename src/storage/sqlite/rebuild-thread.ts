@@ -1,7 +1,7 @@
 import { type ResourceLimits, Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { openSqlite } from './open.ts';
 import { rebuild } from './rebuild.ts';
-import type { RebuildProgress } from '../../projections/rebuild.ts';
+import type { RebuildProgress } from '../read-tables.ts';
 
 /**
  * `tradebook rebuild` runs the rebuild on a worker thread for one reason: a worker's heap can be given limits, and

@@ -7,7 +7,8 @@ import { type TableNames, servedNames } from '../../projections/projector.ts';
 import { createReadIndexes, projectors } from '../../projections/registry.ts';
 import { bringReadTablesUp } from '../../projections/bring-up.ts';
 import { buildInto } from '../../projections/build.ts';
-import { type BuildBeside, type RebuildProgress, rebuild as rebuildBeside } from '../../projections/rebuild.ts';
+import { type BuildBeside, rebuild as rebuildBeside } from '../../projections/rebuild.ts';
+import type { RebuildProgress } from '../read-tables.ts';
 
 export interface BuildOptions {
   /** Build from events up to and including this seq (default: the whole log). */

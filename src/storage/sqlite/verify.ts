@@ -4,7 +4,7 @@ import path from 'node:path';
 import { type Sqlite, openSqlite } from './open.ts';
 import { sqliteSession } from './session.ts';
 import { tableExists, withAttached } from './maintenance.ts';
-import { storageFaultOf } from './storage-fault.ts';
+import { storageFaultOf } from '../storage-fault.ts';
 import { buildProjections } from './rebuild.ts';
 import type { ProjectionCheck, Verification } from '../engine.ts';
 import { type FreshBuild, verify } from '../../audit/compare.ts';

@@ -5,7 +5,7 @@ import { expect, test, vi } from 'vitest';
 import { main } from '../../../src/cli/main.ts';
 import { openSqlite } from '../../../src/storage/sqlite/open.ts';
 import { FaultLog, StorageFault } from '../../../src/storage/errors.ts';
-import { storageFaultOf } from '../../../src/storage/sqlite/storage-fault.ts';
+import { storageFaultOf } from '../../../src/storage/storage-fault.ts';
 import { compareWithRebuild } from '../../../src/storage/sqlite/verify.ts';
 import { rebuild } from '../../../src/storage/sqlite/rebuild.ts';
 import { Projections } from '../../../src/projections/registry.ts';

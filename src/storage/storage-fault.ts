@@ -1,4 +1,4 @@
-import { StorageFault, type StorageFaultKind } from '../errors.ts';
+import { StorageFault, type StorageFaultKind } from './errors.ts';
 
 /**
  * Faults of the storage under a SQLite database, as opposed to bugs: the disk is full, the file or its file

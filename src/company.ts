@@ -10,6 +10,7 @@ import { productQueries } from './projections/products/queries.ts';
 import type { Engine, EngineOptions } from './storage/engine.ts';
 import type { DatabaseSetting } from './storage/database.ts';
 import { openEngine } from './storage/open-engine.ts';
+import { readModels } from './read-models/read-models.ts';
 import { AccessTokens } from './tokens/access-tokens.ts';
 import { ApiKeys } from './tokens/api-keys.ts';
 import { KeyCache, type KeyCacheSettings } from './tokens/key-cache.ts';
@@ -103,7 +104,7 @@ export class Company<E extends Engine = Engine> implements WriteContext {
 
   /** The company in the database `setting` names (`TRADEBOOK_DB`), on its engine, with its read tables current. */
   static async open(setting: DatabaseSetting, options: OpenCompanyOptions = {}): Promise<Company> {
-    return new Company(await openEngine(setting, options), options.clock, options.keyCache);
+    return new Company(await openEngine(setting, readModels, options), options.clock, options.keyCache);
   }
 
   /**

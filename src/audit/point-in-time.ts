@@ -3,6 +3,7 @@ import type { EventRow } from '../events/rows.ts';
 import { parseMoment } from '../lib/clock.ts';
 import type { RebuildProgress } from '../storage/read-tables.ts';
 import type { CopySource } from '../storage/copy.ts';
+import { readModels } from '../read-models/read-models.ts';
 import { writePointInTimeFile } from '../storage/open-engine.ts';
 
 /** What `--until` is resolved against: the log's length, and the first event recorded at or after a moment. */
@@ -50,7 +51,7 @@ export async function writePointInTime(
   const removePartial = () => ['', '-wal', '-shm'].forEach((suffix) => fs.rmSync(partial + suffix, { force: true }));
   removePartial();
   try {
-    const built = await writePointInTimeFile(partial, upTo(source.events, until), source.keys, until, sourceName, options.onProgress);
+    const built = await writePointInTimeFile(partial, upTo(source.events, until), source.keys, until, sourceName, readModels, options.onProgress);
     fs.renameSync(partial, file);
     return { events: built };
   } finally {

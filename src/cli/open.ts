@@ -3,6 +3,7 @@ import type { HistoryEntry } from '../audit/history.ts';
 import { Company } from '../company.ts';
 import { databaseSetting } from '../storage/database.ts';
 import { openKeys, openLog } from '../storage/open-engine.ts';
+import { readModels } from '../read-models/read-models.ts';
 import { systemClock } from '../lib/clock.ts';
 import { ApiKeys } from '../tokens/api-keys.ts';
 
@@ -15,19 +16,19 @@ const onBuilt = (line: string) => process.stderr.write(`${line}\n`);
  * one; `keys create` creates it with its folder, as the server does.
  */
 export async function openKeysForCli(options: { mustExist?: boolean } = {}): Promise<{ keys: ApiKeys; close(): Promise<void> }> {
-  const { keys, writer, close } = await openKeys(databaseSetting(), { ...options, onBuilt });
+  const { keys, writer, close } = await openKeys(databaseSetting(), readModels, { ...options, onBuilt });
   return { keys: new ApiKeys(keys, systemClock, writer), close };
 }
 
 /** The event log of the database TRADEBOOK_DB names, read a page at a time, and its length, on either engine. */
 export async function openLogForCli(): Promise<Pick<AuditReads, 'eventsAfter' | 'lastSeq'> & { close(): Promise<void> }> {
-  const { audit, close } = await openLog(databaseSetting());
+  const { audit, close } = await openLog(databaseSetting(), readModels);
   return { eventsAfter: audit.eventsAfter, lastSeq: audit.lastSeq, close };
 }
 
 /** One record's history (each event, who, each field before → after) from the database TRADEBOOK_DB names, on either engine. */
 export async function openHistoryForCli(): Promise<{ history(stream: string): Promise<HistoryEntry[]>; close(): Promise<void> }> {
-  const { audit, close } = await openLog(databaseSetting());
+  const { audit, close } = await openLog(databaseSetting(), readModels);
   return { history: audit.history, close };
 }
 

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { resolveUntil, writePointInTime } from '../audit/point-in-time.ts';
 import { UsageError } from './open.ts';
 import { type DatabaseSetting, databaseSetting, shownDatabase } from '../storage/database.ts';
-import { rebuildReadTables } from '../storage/open-engine.ts';
+import { rebuildReadTables } from '../read-models/rebuild-read-tables.ts';
 import { openSource } from './copy.ts';
 import { progressReporter } from './progress.ts';
 import { TIME_FORMS } from './times.ts';

@@ -12,6 +12,7 @@ import { PostgresEngine } from '../../src/storage/postgres/engine.ts';
 import { SqliteEngine } from '../../src/storage/sqlite/engine.ts';
 import { tempDir } from '../helpers.ts';
 import { describeEngines } from './postgres/engines.ts';
+import { readModels } from '../../src/read-models/read-models.ts';
 
 /**
  * The engine port's contract (`src/storage/engine.ts`): the same behaviours asked of every adapter, on SQLite, on
@@ -248,7 +249,7 @@ function contract(open: () => Promise<Opened>): void {
     try {
       await engine.writer.run(() => engine.keys.insert({ name: 'k', scope: 'api', keyHash: 'h', created: '2026-11-27T00:00:00.000Z', expires: null }));
       await append(engine, [brand(1, 'A'), brand(2, 'B')]);
-      const stored = openStored(setting!);
+      const stored = openStored(setting!, readModels);
       try {
         const source = await stored.copySource();
         const rows = [];
@@ -271,7 +272,7 @@ describe('the engine contract (SQLite)', () => {
   contract(async () => {
     const file = path.join(tempDir(), 'contract.db');
     fs.rmSync(file, { force: true });
-    return { engine: await SqliteEngine.open(file), setting: { engine: 'sqlite', file }, reopen: (options) => SqliteEngine.open(file, options) };
+    return { engine: await SqliteEngine.open(file, readModels), setting: { engine: 'sqlite', file }, reopen: (options) => SqliteEngine.open(file, readModels, options) };
   });
 });
 
@@ -280,9 +281,9 @@ describeEngines('the engine contract', (database) => {
     const db = database();
     const { url } = db;
     return {
-      engine: await PostgresEngine.on(db),
+      engine: await PostgresEngine.on(db, readModels),
       setting: url === undefined ? undefined : { engine: 'postgres', url },
-      reopen: url === undefined ? undefined : (options) => PostgresEngine.open(url, options),
+      reopen: url === undefined ? undefined : (options) => PostgresEngine.open(url, readModels, options),
     };
   });
 });

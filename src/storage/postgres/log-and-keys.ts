@@ -4,6 +4,7 @@ import { unreachableOf } from './errors.ts';
 import { PostgresKeyStore } from './keys-and-tokens.ts';
 import { migrate } from './migrate.ts';
 import { PostgresEngine } from './engine.ts';
+import type { ReadModels } from '../read-tables.ts';
 import { lastSeq } from './event-log.ts';
 import { PostgresWriter } from './writer.ts';
 
@@ -22,7 +23,7 @@ export interface LogAndKeys {
  * keys are changed through a writer of its own, under the chain head's lock as every server's writes. A database
  * that cannot be reached is `DatabaseUnreachable`, the URL named without its password.
  */
-export async function openLogAndKeys(url: string, clock: Clock = systemClock): Promise<LogAndKeys> {
+export async function openLogAndKeys(url: string, readModels: ReadModels, clock: Clock = systemClock): Promise<LogAndKeys> {
   let db: PostgresDatabase | undefined;
   try {
     db = openPostgres(url);
@@ -30,7 +31,7 @@ export async function openLogAndKeys(url: string, clock: Clock = systemClock): P
     await migrate(db.session);
     // A new database gets its read tables too, empty, as a new SQLite file does (it verifies like any other);
     // one with a log is left for a server or `rebuild` to bring up.
-    if ((await lastSeq(db.session)) === 0) await PostgresEngine.onMigrated(db, { clock });
+    if ((await lastSeq(db.session)) === 0) await PostgresEngine.onMigrated(db, readModels, { clock });
   } catch (error) {
     await db?.close();
     throw unreachableOf(error, url) ?? error;

@@ -1,7 +1,7 @@
 import { type ResourceLimits, Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { openSqlite } from './open.ts';
-import { rebuild } from './rebuild.ts';
-import type { RebuildProgress } from '../read-tables.ts';
+import { rebuildSqliteFile } from '../storage/rebuild-sqlite-file.ts';
+import type { RebuildProgress } from '../storage/read-tables.ts';
+import { readModels } from './read-models.ts';
 
 /**
  * `tradebook rebuild` runs the rebuild on a worker thread for one reason: a worker's heap can be given limits, and
@@ -46,15 +46,12 @@ function runThread(file: string, onProgress: (progress: RebuildProgress) => void
 }
 
 async function rebuildHere(file: string): Promise<void> {
-  const db = openSqlite(file);
   try {
-    const done = await rebuild(db, { onProgress: (progress) => parentPort!.postMessage({ progress }) });
+    const done = await rebuildSqliteFile(file, readModels, (progress) => parentPort!.postMessage({ progress }));
     parentPort!.postMessage({ done });
   } catch (error) {
     const code = (error as { code?: string } | null)?.code;
     parentPort!.postMessage({ failed: error instanceof Error ? `${error.message} (${code ?? error.name})` : String(error), code });
-  } finally {
-    db.close();
   }
 }
 

@@ -1,6 +1,6 @@
 import { type Clock, systemClock } from './lib/clock.ts';
 import type { Result } from './lib/result.ts';
-import type { AuditReads } from './audit/reads.ts';
+import { type AuditReads, auditReads } from './audit/reads.ts';
 import { brandQueries } from './projections/brands.ts';
 import { bulkReads } from './projections/bulk-reads.ts';
 import { categoryQueries } from './projections/categories.ts';
@@ -63,7 +63,7 @@ export class Company<E extends Engine = Engine> implements WriteContext {
   readonly contractors;
   readonly documents;
   /** The log and records' histories, as the audit endpoints read them. */
-  readonly audit: E['audit'];
+  readonly audit: AuditReads;
   /** Set in a point-in-time copy (the seq its log ends at): such a database refuses writes. */
   readonly pointInTime: number | undefined;
   /** Names an error of the engine's storage as the engine-neutral error it is (see `Engine.storageErrorOf`). */
@@ -76,7 +76,7 @@ export class Company<E extends Engine = Engine> implements WriteContext {
   ) {
     this.writer = engine.writer;
     this.log = engine.log;
-    this.audit = engine.audit;
+    this.audit = auditReads(engine.readOn);
     this.pointInTime = engine.pointInTime;
     this.storageErrorOf = (error) => engine.storageErrorOf(error);
     // Changes made elsewhere are looked for four times within the bound.

@@ -1,4 +1,4 @@
-import type { AuditReads } from '../audit/reads.ts';
+import { type AuditReads, auditReads } from '../audit/reads.ts';
 import type { HistoryEntry } from '../audit/history.ts';
 import { Company } from '../company.ts';
 import { databaseSetting } from '../storage/database.ts';
@@ -22,14 +22,15 @@ export async function openKeysForCli(options: { mustExist?: boolean } = {}): Pro
 
 /** The event log of the database TRADEBOOK_DB names, read a page at a time, and its length, on either engine. */
 export async function openLogForCli(): Promise<Pick<AuditReads, 'eventsAfter' | 'lastSeq'> & { close(): Promise<void> }> {
-  const { audit, close } = await openLog(databaseSetting(), readModels);
+  const { readOn, close } = await openLog(databaseSetting(), readModels);
+  const audit = auditReads(readOn);
   return { eventsAfter: audit.eventsAfter, lastSeq: audit.lastSeq, close };
 }
 
 /** One record's history (each event, who, each field before → after) from the database TRADEBOOK_DB names, on either engine. */
 export async function openHistoryForCli(): Promise<{ history(stream: string): Promise<HistoryEntry[]>; close(): Promise<void> }> {
-  const { audit, close } = await openLog(databaseSetting(), readModels);
-  return { history: audit.history, close };
+  const { readOn, close } = await openLog(databaseSetting(), readModels);
+  return { history: auditReads(readOn).history, close };
 }
 
 /** The company in the database TRADEBOOK_DB names, on either engine, its read tables current (the commands that write). */

@@ -4,6 +4,7 @@ import { type Anchor, type AnchorCheck, checkAnchors, keyFingerprint, parseAncho
 import { databaseSetting } from '../storage/database.ts';
 import { StorageFault } from '../storage/errors.ts';
 import { openStored, storageErrorOf } from '../storage/open-engine.ts';
+import { auditReads } from '../audit/reads.ts';
 import { readModels } from '../read-models/read-models.ts';
 import { EXIT } from './exit.ts';
 import { UsageError } from './open.ts';
@@ -41,7 +42,7 @@ async function check(anchors: Anchor[] | undefined) {
   const stored = openStored(databaseSetting(), readModels);
   try {
     const { chain, projections } = await stored.verify();
-    return { chain, projections, anchors: anchors && (await checkAnchors(anchors, stored.audit.hashAt)) };
+    return { chain, projections, anchors: anchors && (await checkAnchors(anchors, auditReads(stored.readOn).hashAt)) };
   } finally {
     await stored.close();
   }

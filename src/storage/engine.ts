@@ -1,4 +1,3 @@
-import type { AuditReads } from '../audit/reads.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { RebuildProgress } from './read-tables.ts';
 import type { CopySource, CopyTarget } from './copy.ts';
@@ -59,8 +58,6 @@ export interface Engine {
   readonly keys: KeyStore;
   readonly tokens: TokenStore;
   readonly sessions: SessionStore;
-  /** The log and records' histories, as the audit endpoints read them. */
-  readonly audit: AuditReads;
   /** Set in a point-in-time copy (the seq its log ends at): such a database refuses writes. */
   readonly pointInTime: number | undefined;
   /**
@@ -94,7 +91,8 @@ export interface Engine {
  * (`events`, `history`, `verify`, a copy's source, `backup`).
  */
 export interface StoredDatabase {
-  readonly audit: Pick<AuditReads, 'eventsAfter' | 'lastSeq' | 'history' | 'hashAt'>;
+  /** The log and the keys as they are stored (`audit/reads.ts` reads them). */
+  readonly readOn: SqlSession;
   /** The chain and the read tables against a fresh build, in one snapshot; nothing is left behind. */
   verify(): Promise<Verification>;
   /** The log and keys in one snapshot, held until `close`. */

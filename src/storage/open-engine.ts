@@ -1,4 +1,3 @@
-import { type AuditReads, auditReads } from '../audit/reads.ts';
 import type { DatabaseSetting } from './database.ts';
 import type { CopyDestination, Engine, EngineOptions, StoredDatabase } from './engine.ts';
 import type { StorageBusyError, StorageFault } from './errors.ts';
@@ -8,6 +7,7 @@ import { storageErrorOf as postgresStorageErrorOf } from './postgres/errors.ts';
 import { openLogAndKeys } from './postgres/log-and-keys.ts';
 import { postgresSession } from './postgres/session.ts';
 import type { ReadModels } from './read-tables.ts';
+import type { SqlSession } from './sql.ts';
 import { openStoredPostgres, postgresCopyDestination } from './postgres/stored.ts';
 import { SqliteEngine } from './sqlite/engine.ts';
 import { storageFaultOf } from './storage-fault.ts';
@@ -45,11 +45,11 @@ export async function openKeys(setting: DatabaseSetting, readModels: ReadModels,
   return { keys: engine.keys, writer: engine.writer, close: () => engine.close() };
 }
 
-/** The log and records' histories as auditors read them: a SQLite file as it is, a PostgreSQL database migrated. */
-export async function openLog(setting: DatabaseSetting, readModels: ReadModels): Promise<{ audit: Pick<AuditReads, 'eventsAfter' | 'lastSeq' | 'history'>; close(): Promise<void> }> {
+/** A session on the log and keys as auditors read them: a SQLite file as it is, a PostgreSQL database migrated. */
+export async function openLog(setting: DatabaseSetting, readModels: ReadModels): Promise<{ readOn: SqlSession; close(): Promise<void> }> {
   if (setting.engine === 'sqlite') return openStored(setting, readModels);
   const { pool, close } = await openLogAndKeys(setting.url, readModels);
-  return { audit: auditReads(postgresSession(() => pool)), close };
+  return { readOn: postgresSession(() => pool), close };
 }
 
 /** `tradebook rebuild` on PostgreSQL (see `rebuildDatabase`). */

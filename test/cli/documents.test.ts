@@ -4,6 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { expectRebuildEqualsLive, line, money, romashka, sale } from '../documents-fixtures.ts';
 import { openSqliteCompany, tempDir } from '../helpers.ts';
 import { runCli, startServer } from '../server-process.ts';
+import { dumpReadTables } from '../read-tables.ts';
 
 function writeLines(dir: string, records: unknown[]): string {
   const file = path.join(dir, 'import.ndjson');
@@ -73,7 +74,7 @@ describe('tradebook seed', () => {
     const lists = async (file: string) => {
       const tb = await openSqliteCompany(file);
       try {
-        const tables = await tb.audit.readTables();
+        const tables = dumpReadTables(tb.db);
         return { tables, rows: tables.documents as { list_json: string }[], contractors: (tables.contractors as { json: string }[]).map((c) => c.json) };
       } finally {
         tb.close();

@@ -1,4 +1,3 @@
-import { type AuditReads, auditReads } from '../../audit/reads.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
 import type { Engine, EngineOptions } from '../engine.ts';
 import { ReadModelsDifferError } from '../errors.ts';
@@ -27,7 +26,6 @@ export class PostgresEngine implements Engine {
   readonly keys;
   readonly tokens;
   readonly sessions;
-  readonly audit: AuditReads;
   // A point-in-time copy is always a SQLite file.
   readonly pointInTime = undefined;
   readonly storageErrorOf = storageErrorOf;
@@ -48,7 +46,6 @@ export class PostgresEngine implements Engine {
     this.keys = new PostgresKeyStore(writer, pool);
     this.tokens = new PostgresTokenStore(writer, pool);
     this.sessions = new PostgresSessionStore(writer, pool);
-    this.audit = auditReads(this.readOn);
   }
 
   /**

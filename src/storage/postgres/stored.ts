@@ -1,4 +1,3 @@
-import { auditReads } from '../../audit/reads.ts';
 import type { ReadModels } from '../read-tables.ts';
 import type { CopyDestination, StoredDatabase } from '../engine.ts';
 import { openPostgres } from './connection.ts';
@@ -22,7 +21,7 @@ export function openStoredPostgres(url: string, readModels: ReadModels): StoredD
     if (!found) throw new NotADatabase(shownUrl(url), 'it holds no event log');
   };
   return {
-    audit: auditReads(postgresSession(() => db.pool)),
+    readOn: postgresSession(() => db.pool),
     verify: () =>
       refuseWithoutLog()
         .then(() => verifyPostgres(db.session, readModels))

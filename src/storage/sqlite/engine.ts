@@ -2,7 +2,7 @@ import { GroupCommit } from './group-commit.ts';
 import { kyselyOf, migrate } from './migrate.ts';
 import { sqliteSession } from './session.ts';
 import { type Sqlite, openSqlite } from './open.ts';
-import { everyRowOf, pointInTimeOf } from './maintenance.ts';
+import { pointInTimeOf } from './maintenance.ts';
 import { SqliteKeyStore, SqliteSessionStore, SqliteTokenStore } from './keys-and-tokens.ts';
 import { SqliteKeyChanges } from './key-changes.ts';
 import { Checkpointer } from './checkpointer.ts';
@@ -12,7 +12,6 @@ import { FaultLog } from '../errors.ts';
 import type { Engine, EngineOptions } from '../engine.ts';
 import { EventStore } from './event-log.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
-import { auditReads } from '../../audit/reads.ts';
 import type { LiveReadModels, ReadModels, RebuildProgress } from '../read-tables.ts';
 import { ensureProjections, rebuild } from './rebuild.ts';
 
@@ -28,7 +27,6 @@ export class SqliteEngine implements Engine {
   readonly keys;
   readonly tokens;
   readonly sessions;
-  readonly audit;
   readonly pointInTime: number | undefined;
   readonly storageErrorOf = storageFaultOf;
 
@@ -52,7 +50,6 @@ export class SqliteEngine implements Engine {
     this.keys = new SqliteKeyStore(db);
     this.tokens = new SqliteTokenStore(db);
     this.sessions = new SqliteSessionStore(db);
-    this.audit = { ...auditReads(this.readOn), readTables: async () => everyRowOf(reader, readModels.tables) };
     this.pointInTime = pointInTimeOf(db);
   }
 

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import { auditReads } from '../../audit/reads.ts';
 import type { CopyDestination, StoredDatabase } from '../engine.ts';
 import { DatabaseUnreachable } from '../errors.ts';
 import type { ReadModels } from '../read-tables.ts';
@@ -23,7 +22,7 @@ export function openStoredSqlite(file: string, readModels: ReadModels): StoredDa
   refuseMissing(file);
   const db = openSqlite(file, { readonly: true });
   return {
-    audit: auditReads(sqliteSession(db)),
+    readOn: sqliteSession(db),
     verify: () => verifySqlite(db, readModels),
     copySource: () => sqliteCopySource(db),
     backup: (into) => backupTo(db, into),

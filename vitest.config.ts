@@ -23,9 +23,12 @@ const onPostgres = [
   'test/reliability/hostile-input.test.ts',
 ];
 
+/** The bundles the tests' server and command-line processes run, built before any test (see test/bundles.ts). */
+const bundles = 'test/bundles.ts';
+
 const postgresPass = process.env.TRADEBOOK_TEST_POSTGRES_URL
-  ? { name: 'postgres', env: { TRADEBOOK_TEST_ENGINE: 'postgres' }, globalSetup: ['test/postgres-template.ts'] }
-  : { name: 'pglite', env: { TRADEBOOK_TEST_ENGINE: 'pglite' }, globalSetup: [] };
+  ? { name: 'postgres', env: { TRADEBOOK_TEST_ENGINE: 'postgres' }, globalSetup: [bundles, 'test/postgres-template.ts'] }
+  : { name: 'pglite', env: { TRADEBOOK_TEST_ENGINE: 'pglite' }, globalSetup: [bundles] };
 
 export default defineConfig({
   test: {
@@ -36,7 +39,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     projects: [
-      { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'], globalSetup: [bundles] } },
       { extends: true, test: { ...postgresPass, include: onPostgres } },
     ],
   },

@@ -66,7 +66,7 @@ export async function main(argv: string[]): Promise<void> {
   const options = optionsOf(argv);
   const { sizes, settings } = options;
 
-  // A stale bundle is rebuilt by the first process that runs it: that process's time and memory would count the build.
+  // With a stale bundle the processes would run from the sources (tsx): their time and memory would count that.
   for (const [name, entry] of Object.entries(ENTRIES as Record<string, string>)) await ensureBundle(entry, name);
   const dataset = await ensureDataset(sizes);
   const logs = await ensureLogs(sizes, dataset);

@@ -1,6 +1,9 @@
-// Runs a TypeScript entry point from a bundle built by esbuild: one file loads in a fraction of the time tsx
-// takes to transform and resolve every module at each start. The bundle is rebuilt whenever a source it was
-// built from (or package-lock.json) changed since, so a fresh clone needs no build step and never runs stale code.
+// The bundles `bin/server.mjs` and `bin/tradebook.mjs` run: each TypeScript entry point bundled by esbuild into
+// one file in `dist/`, which loads in a fraction of the time tsx takes to transform and resolve every module.
+// They are built by `npm run build` (`npm ci` and `npm install` run it too, see bin/build.mjs), never at start: a
+// deployment's code folder may be read-only (systemd's ProtectSystem=strict). A bundle whose sources (or
+// package-lock.json) changed since it was built is stale and never run: the entry then runs from its sources
+// through tsx, slower to start but the same code.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -38,7 +41,14 @@ function writeAtomically(file, content) {
   fs.renameSync(partial, file);
 }
 
-async function build(root, entry, bundle, manifestFile) {
+/** The entry points the `bin/` scripts run, by bundle name. */
+export const ENTRIES = { server: 'src/server.ts', tradebook: 'src/cli/main.ts' };
+
+const filesOf = (root, name) => ({ bundle: path.join(root, 'dist', `${name}.mjs`), manifest: path.join(root, 'dist', `${name}.json`) });
+
+/** Builds the bundle of `entry` (a path under `root`, e.g. `src/server.ts`) into `root`/dist/`name`.mjs, and returns its path. */
+export async function buildBundle(entry, name, root = REPOSITORY) {
+  const { bundle, manifest } = filesOf(root, name);
   const esbuild = await import('esbuild');
   const result = await esbuild.build({
     absWorkingDir: root,
@@ -60,26 +70,31 @@ async function build(root, entry, bundle, manifestFile) {
   fs.mkdirSync(path.dirname(bundle), { recursive: true });
   writeAtomically(bundle, result.outputFiles[0].contents);
   // The manifest goes last: a bundle is only trusted once its manifest says what it was built from.
-  writeAtomically(manifestFile, JSON.stringify({ entry, inputs, hash: fingerprint(root, inputs) }));
-}
-
-/** The entry points the `bin/` scripts run, by bundle name. */
-export const ENTRIES = { server: 'src/server.ts', tradebook: 'src/cli/main.ts' };
-
-/**
- * The path of the bundle of `entry` (a path under `root`, e.g. `src/server.ts`), `root`/dist/`name`.mjs, built
- * first when it is missing or stale.
- */
-export async function ensureBundle(entry, name, root = REPOSITORY) {
-  const bundle = path.join(root, 'dist', `${name}.mjs`);
-  const manifestFile = path.join(root, 'dist', `${name}.json`);
-  const manifest = readManifest(manifestFile);
-  const fresh = manifest?.entry === entry && fs.existsSync(bundle) && fingerprint(root, manifest.inputs) === manifest.hash;
-  if (!fresh) await build(root, entry, bundle, manifestFile);
+  writeAtomically(manifest, JSON.stringify({ entry, inputs, hash: fingerprint(root, inputs) }));
   return bundle;
 }
 
-/** Imports the bundle of `entry` (see `ensureBundle`). */
-export async function importBundle(entry, name, root = REPOSITORY) {
-  return import(pathToFileURL(await ensureBundle(entry, name, root)).href);
+/** The path of the bundle of `entry` when it was built from the sources as they are now; otherwise undefined. Writes nothing. */
+export function freshBundle(entry, name, root = REPOSITORY) {
+  const { bundle, manifest: manifestFile } = filesOf(root, name);
+  const manifest = readManifest(manifestFile);
+  return manifest?.entry === entry && fs.existsSync(bundle) && fingerprint(root, manifest.inputs) === manifest.hash ? bundle : undefined;
+}
+
+/** The bundle of `entry`, built first when it is missing or stale (the benchmark, the tests: never a start). */
+export async function ensureBundle(entry, name, root = REPOSITORY) {
+  return freshBundle(entry, name, root) ?? buildBundle(entry, name, root);
+}
+
+/**
+ * Imports `entry`: its bundle when it is fresh, otherwise its sources through tsx, saying so in one line on
+ * standard error. Writes nothing into `root`.
+ */
+export async function importEntry(entry, name, root = REPOSITORY) {
+  const bundle = freshBundle(entry, name, root);
+  if (bundle !== undefined) return import(pathToFileURL(bundle).href);
+  process.stderr.write(`tradebook: running ${entry} from its sources: dist/${name}.mjs is ${fs.existsSync(filesOf(root, name).bundle) ? 'older than they are' : 'not built'} (npm run build builds it)\n`);
+  const { register } = await import('tsx/esm/api');
+  register();
+  return import(pathToFileURL(path.join(root, entry)).href);
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Starts the HTTP server from its bundle (built or refreshed first when the sources changed).
-import { ENTRIES, importBundle } from './bundle.mjs';
+// Starts the HTTP server from its bundle, or from its sources when the bundle is not built or stale (bundle.mjs).
+import { ENTRIES, importEntry } from './bundle.mjs';
 
-await importBundle(ENTRIES.server, 'server');
+await importEntry(ENTRIES.server, 'server');

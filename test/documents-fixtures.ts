@@ -28,6 +28,9 @@ export const romashka = {
   bonus: { status: 1, percent: 5 },
 };
 
+/** The product the lines of `sale` name: a document's lines may only name products that exist. */
+export const table = { id: 1, name: 'Стол', sku: 'T1', categoryId: 0 };
+
 export const sale = (id: number, status: number, price: number, extra: Record<string, unknown> = {}) =>
   line('sale', { id, date: '2026-11-02', status, contractor: { id: 7 }, created: '2026-11-02 10:00:00', products: [{ pr_id: 1, pr_name: 'Стол', pr_count: 1, pr_price: price }], ...extra });
 

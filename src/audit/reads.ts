@@ -1,7 +1,7 @@
 import { type EventFilter, type EventRow, type StoredEvent, toStoredEvent } from '../events/store.ts';
 import { eventsAfter, hashAt, lastSeq, readStream } from '../storage/log-reads.ts';
 import type { SqlSession } from '../storage/sql.ts';
-import { type HistoryEntry, historyOf, whoOf } from './history.ts';
+import { type HistoryEntry, historyOf, importRunsOf, whoOf } from './history.ts';
 import { type LogPageQuery, logPageSql } from './log-page-query.ts';
 
 /** What auditors read of a company: the log as stored, a page at a time, its length, and one record's history. */
@@ -32,7 +32,9 @@ export function auditReads(session: SqlSession): AuditReads {
     async history(stream) {
       // Keys are few: their names are read whole, then told by id.
       const names = new Map(await session.rows<[number, string]>('SELECT id, name FROM api_keys'));
-      return historyOf(await streamEvents(stream), whoOf((id) => names.get(id)));
+      const events = await streamEvents(stream);
+      const runs = await importRunsOf(streamEvents, events.map((event) => event.meta));
+      return historyOf(events, whoOf({ keyName: (id) => names.get(id), importRun: (id) => runs.get(id) }));
     },
     lastSeq: () => lastSeq(session),
     hashAt: (seq) => hashAt(session, seq),

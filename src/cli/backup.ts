@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { UsageError } from './open.ts';
-import { databaseSetting, shownDatabase } from '../storage/database.ts';
+import { UsageError, cliDatabase } from './open.ts';
+import { shownDatabase } from '../storage/database.ts';
 import { openStored } from '../storage/open-engine.ts';
 import { readModels } from '../read-models/read-models.ts';
 
@@ -12,7 +12,7 @@ export function backupCommand(program: Command): void {
     .argument('<file>', 'the copy to write; it must not exist')
     .option('--json', 'print the report as one JSON object')
     .action(async (file: string, options: { json?: boolean }) => {
-      const setting = databaseSetting();
+      const setting = cliDatabase();
       const stored = openStored(setting, readModels);
       const started = Date.now();
       let pages: number;
@@ -35,7 +35,7 @@ export function backupCommand(program: Command): void {
       process.stdout.write(
         options.json
           ? `${JSON.stringify({ from, into: file, pages, bytes, seconds })}\n`
-          : `backed up ${from} to ${file}: ${pages} pages, ${(bytes / 1e6).toFixed(1)} MB, in ${seconds} s; check it with TRADEBOOK_DB=${file} tradebook verify\n`,
+          : `backed up ${from} to ${file}: ${pages} pages, ${(bytes / 1e6).toFixed(1)} MB, in ${seconds} s; check it with tradebook verify --db ${file}\n`,
       );
     });
 }

@@ -6,7 +6,7 @@ import { readModels } from '../read-models/read-models.ts';
 import { Company } from '../company.ts';
 import { copyCompany } from '../use-cases/copy-company.ts';
 import { EXIT } from './exit.ts';
-import { UsageError } from './open.ts';
+import { UsageError, cliDatabase } from './open.ts';
 import { progressReporter } from './progress.ts';
 
 export function copyCommand(program: Command): void {
@@ -19,7 +19,7 @@ export function copyCommand(program: Command): void {
     .requiredOption('--to <database>', 'a SQLite file (new, or holding no event and no key) or a PostgreSQL database (postgres://user@host:5432/db) holding no event and no key')
     .option('--json', 'print the report as one JSON object')
     .action(async (options: { to: string; json?: boolean }) => {
-      const from = copyEnd(databaseSetting(), 'TRADEBOOK_DB');
+      const from = copyEnd(cliDatabase(), 'TRADEBOOK_DB');
       const to = copyEnd(databaseSetting(options.to), '--to');
       if (sameDatabase(from, to)) throw new UsageError(`TRADEBOOK_DB and --to are the same database, ${shown(from)}: a copy goes into another one`);
       const started = Date.now();

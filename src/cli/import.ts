@@ -1,7 +1,8 @@
 import fs from 'node:fs';
-import readline from 'node:readline';
+import os from 'node:os';
+import path from 'node:path';
 import type { Command } from 'commander';
-import { importLines } from '../use-cases/import.ts';
+import { importRun } from '../use-cases/import-run.ts';
 import { EXIT } from './exit.ts';
 import { UsageError, openCompanyForCli } from './open.ts';
 
@@ -21,25 +22,38 @@ function openToRead(file: string): number {
   }
 }
 
+/** The operating-system user running the command line (USER when the system has no name for it). */
+function osUser(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return process.env.USER ?? `uid ${process.getuid?.() ?? '?'}`;
+  }
+}
+
 export function importCommand(program: Command): void {
   program
     .command('import')
-    .description('apply an NDJSON file of {"type", "data"} lines; each line stands alone, bad lines are reported')
+    .description('apply an NDJSON file of {"type", "data"} lines (the format: docs/import.md); each line stands alone, bad lines are reported; the run is recorded (tradebook imports)')
     .argument('<file>', 'the file, or - for standard input')
-    .option('--json', 'print the report as one JSON object: lines, applied, failed, events')
-    .action(async (file: string, options: { json?: boolean }) => {
+    .option('--note <text>', 'why the file is imported, kept with the run')
+    .option('--json', 'print the report as one JSON object: lines, applied, failed, events, run (null when nothing was appended)')
+    .addHelpText('after', '\nThe line types, their fields and an example line of each: docs/import.md; a JSON Schema of each type: docs/import-schema.json.')
+    .action(async (file: string, options: { note?: string; json?: boolean }) => {
       const input = file === '-' ? process.stdin : fs.createReadStream('', { fd: openToRead(file) });
       const tb = await openCompanyForCli();
       if (tb.pointInTime !== undefined) {
         await tb.close();
         throw new UsageError(`this database is a point-in-time copy of the log up to seq ${tb.pointInTime}; it accepts no imports`);
       }
-      const report = await importLines(tb, readline.createInterface({ input, crlfDelay: Infinity }), ({ line, errors }) => {
+      const provenance = { file: file === '-' ? '-' : path.basename(file), user: osUser(), note: options.note ?? null };
+      const report = await importRun(tb, input, provenance, ({ line, errors }) => {
         for (const e of errors) process.stderr.write(`line ${line}: ${e.code}${e.field ? ` (${e.field})` : ''}: ${e.message}\n`);
-      });
-      await tb.close();
+      }).finally(() => tb.close());
       process.stdout.write(
-        options.json ? `${JSON.stringify(report)}\n` : `${report.lines} lines: ${report.applied} applied, ${report.failed} failed, ${report.events} events appended\n`,
+        options.json
+          ? `${JSON.stringify(report)}\n`
+          : `${report.lines} lines: ${report.applied} applied, ${report.failed} failed, ${report.events} events appended${report.run === null ? '' : ` (import run ${report.run})`}\n`,
       );
       if (report.failed > 0) process.exitCode = EXIT.problemsFound;
     });

@@ -2,11 +2,20 @@ import type { Command } from 'commander';
 import { parseMoment } from '../lib/clock.ts';
 import type { ApiKeyInfo, KeyScope } from '../tokens/api-keys.ts';
 import { UsageError, openKeysForCli, parseWholeNumber } from './open.ts';
+import { columns } from './columns.ts';
 import { TIME_FORMS, showStoredTime, showTime } from './times.ts';
 
-/** A key as the command line shows it: its times in Moscow time with the offset. */
-function shownKey(k: ApiKeyInfo): ApiKeyInfo {
-  return { ...k, created: showStoredTime(k.created)!, expires: showStoredTime(k.expires), revoked: showStoredTime(k.revoked) };
+/** Whether a key is still accepted: `revoked`, `expired` (its expiry is past), or `active`. */
+type KeyState = 'active' | 'expired' | 'revoked';
+
+function stateOf(k: ApiKeyInfo, now: number): KeyState {
+  if (k.revoked !== null) return 'revoked';
+  return k.expires !== null && Date.parse(k.expires) <= now ? 'expired' : 'active';
+}
+
+/** A key as the command line shows it: its state, its times in Moscow time with the offset. */
+function shownKey(k: ApiKeyInfo, now: number): ApiKeyInfo & { state: KeyState } {
+  return { ...k, state: stateOf(k, now), created: showStoredTime(k.created)!, expires: showStoredTime(k.expires), revoked: showStoredTime(k.revoked) };
 }
 
 export function keysCommand(program: Command): void {
@@ -37,18 +46,18 @@ export function keysCommand(program: Command): void {
 
   keys
     .command('list')
-    .description('list keys (never the keys themselves)')
+    .description('list keys with their state (active, expired, revoked), never the keys themselves')
     .option('--json', 'print one JSON array')
     .action(async (options: { json?: boolean }) => {
       const { keys, close } = await openKeysForCli({ mustExist: true });
-      const list = (await keys.list().finally(close)).map(shownKey);
+      const now = Date.now();
+      const list = (await keys.list().finally(close)).map((k) => shownKey(k, now));
       if (options.json) {
         process.stdout.write(`${JSON.stringify(list)}\n`);
         return;
       }
-      for (const k of list) {
-        process.stdout.write(`${k.id}\t${k.name}\t${k.scope}\tcreated ${k.created}\texpires ${k.expires ?? '-'}\trevoked ${k.revoked ?? '-'}\n`);
-      }
+      const header = ['ID', 'NAME', 'SCOPE', 'STATE', 'CREATED', 'EXPIRES', 'REVOKED'];
+      process.stdout.write(columns([header, ...list.map((k) => [String(k.id), k.name, k.scope, k.state, k.created, k.expires ?? '-', k.revoked ?? '-'])]));
     });
 
   keys

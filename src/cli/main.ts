@@ -8,12 +8,17 @@ import { copyCommand } from './copy.ts';
 import { eventsCommand } from './events.ts';
 import { historyCommand } from './history.ts';
 import { importCommand } from './import.ts';
+import { importsCommand } from './imports.ts';
 import { keysCommand } from './keys.ts';
 import { EXIT } from './exit.ts';
-import { UsageError } from './open.ts';
+import { UsageError, chooseDatabase } from './open.ts';
 import { rebuildCommand } from './rebuild.ts';
 import { verifyCommand } from './verify.ts';
 import { seedCommand } from './seed.ts';
+
+const DATABASE_HELP = `
+Every command works on one database: --db, else the environment variable TRADEBOOK_DB (a SQLite file, or a
+postgres:// URL), else data/tradebook.db. The import format: docs/import.md.`;
 
 export async function main(argv: string[]): Promise<void> {
   // A reader that stops early (`tradebook events | head -1`) closes the pipe: the command's work is done.
@@ -24,9 +29,15 @@ export async function main(argv: string[]): Promise<void> {
   const program = new Command('tradebook')
     .description('tradebook: the event-sourced trade-accounting service')
     .version(packageJson.version, '-V, --version', 'print the version')
+    .option('--db <database>', 'the database: a SQLite file or a postgres:// URL (default: TRADEBOOK_DB, else data/tradebook.db)')
+    .addHelpText('after', DATABASE_HELP)
+    // Every command's help lists --db too: it is given before or after the command's name.
+    .configureHelp({ showGlobalOptions: true })
+    .hook('preAction', (command) => chooseDatabase(command.opts<{ db?: string }>().db))
     .exitOverride();
   keysCommand(program);
   importCommand(program);
+  importsCommand(program);
   eventsCommand(program);
   historyCommand(program);
   rebuildCommand(program);

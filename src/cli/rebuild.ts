@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { resolveUntil, writePointInTime } from '../audit/point-in-time.ts';
-import { UsageError } from './open.ts';
-import { type DatabaseSetting, databaseSetting, shownDatabase } from '../storage/database.ts';
+import { UsageError, cliDatabase } from './open.ts';
+import { type DatabaseSetting, shownDatabase } from '../storage/database.ts';
 import { rebuildReadTables } from '../read-models/rebuild-read-tables.ts';
 import { openSource } from './copy.ts';
 import { progressReporter } from './progress.ts';
@@ -18,7 +18,7 @@ export function rebuildCommand(program: Command): void {
     .action(async (options: { until?: string; into?: string; json?: boolean }) => {
       if (options.until !== undefined && options.into === undefined) throw new UsageError('--until needs --into FILE (the live read tables always follow the whole log)');
       if (options.into !== undefined && fs.existsSync(options.into)) throw new UsageError(`${options.into} exists; a point-in-time copy is only written to a new file`);
-      const setting = databaseSetting();
+      const setting = cliDatabase();
       if (options.into !== undefined) return writeCopy(setting, options.until, options.into, options.json);
       return report(await rebuildLive(setting), options.json);
     });

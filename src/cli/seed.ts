@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import { type ImportRecord, importRecords } from '../use-cases/import.ts';
 import { type DemoSizes, demoCompany, demoLineCount } from '../seed/demo-company.ts';
 import { EXIT } from './exit.ts';
-import { UsageError, openCompanyForCli, parseWholeNumber } from './open.ts';
-import { databaseSetting, shownDatabase } from '../storage/database.ts';
+import { UsageError, cliDatabase, openCompanyForCli, parseWholeNumber } from './open.ts';
+import { shownDatabase } from '../storage/database.ts';
 import { progressReporter } from './progress.ts';
 
 const DEFAULT_SIZES: DemoSizes = { products: 200, contractors: 50, documents: 500 };
@@ -31,7 +31,7 @@ export function seedCommand(program: Command): void {
       const tb = await openCompanyForCli();
       try {
         const events = await tb.audit.lastSeq();
-        if (events > 0) throw new UsageError(`the database ${shownDatabase(databaseSetting())} is not empty (${events} events); seed fills only an empty one`);
+        if (events > 0) throw new UsageError(`the database ${shownDatabase(cliDatabase())} is not empty (${events} events); seed fills only an empty one`);
         const total = demoLineCount(sizes);
         const progress = progressReporter('seed', 'records');
         const started = Date.now();
@@ -48,7 +48,7 @@ export function seedCommand(program: Command): void {
           ({ line, errors }) => {
             for (const e of errors) process.stderr.write(`record ${line}: ${e.code}${e.field ? ` (${e.field})` : ''}: ${e.message}\n`);
           },
-          SEED_RECORDS_PER_GROUP,
+          { linesPerGroup: SEED_RECORDS_PER_GROUP },
         );
         progress.stop();
         const seconds = Number(((Date.now() - started) / 1000).toFixed(1));

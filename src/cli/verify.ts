@@ -1,13 +1,12 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { type Anchor, type AnchorCheck, checkAnchors, keyFingerprint, parseAnchors } from '../audit/anchors.ts';
-import { databaseSetting } from '../storage/database.ts';
 import { StorageFault } from '../storage/errors.ts';
 import { openStored, storageErrorOf } from '../storage/open-engine.ts';
 import { auditReads } from '../audit/reads.ts';
 import { readModels } from '../read-models/read-models.ts';
 import { EXIT } from './exit.ts';
-import { UsageError } from './open.ts';
+import { UsageError, cliDatabase } from './open.ts';
 
 /** The anchors of a file, or the one line saying why there are none. */
 function readAnchors(file: string): Anchor[] {
@@ -39,7 +38,7 @@ function anchorLine(check: AnchorCheck): string {
  * the chain and the read tables in one snapshot, nothing left behind, then the anchors against the log.
  */
 async function check(anchors: Anchor[] | undefined) {
-  const stored = openStored(databaseSetting(), readModels);
+  const stored = openStored(cliDatabase(), readModels);
   try {
     const { chain, projections } = await stored.verify();
     return { chain, projections, anchors: anchors && (await checkAnchors(anchors, auditReads(stored.readOn).hashAt)) };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ProductRecord } from '../events/catalogue.ts';
 import type { ContractorRecord } from '../events/contractors.ts';
 import { DOCUMENT_TYPES, type DocumentFields, type DocumentRecord, type DocumentLine, type DocumentRef, type DocumentType, isLineDocument } from '../events/documents.ts';
 import type { NewEvent } from '../events/store.ts';
@@ -11,6 +12,7 @@ import { money, quantity, recordId, requiredText, text, wholeNumber } from '../l
 export interface DocumentsState {
   document(type: DocumentType, id: number): DocumentRecord | undefined;
   contractor(id: number): ContractorRecord | undefined;
+  product(id: number): ProductRecord | undefined;
 }
 
 /** Σ count × price × (1 − discount/100), each line rounded to kopecks (prices in kopecks). */
@@ -145,6 +147,14 @@ const sameRefs = (a: DocumentRef[], b: DocumentRef[]) => canonicalJson(a) === ca
 function referenceErrors(type: DocumentType, input: DocumentInput, fields: DocumentFields, state: DocumentsState): DomainError[] {
   const errors: DomainError[] = [];
   if (!state.contractor(fields.contractorId)) errors.push({ code: 'ERROR_CONTRACTOR', field: 'contractor', message: `contractor ${fields.contractorId} does not exist` });
+  // A line may name no product (a service written out by hand), but one it names must be in the catalogue. Every
+  // line is asked before any is judged, so a batch reads all of a document's products in one round.
+  const known = fields.products.map((l) => l.pr_id === null || state.product(l.pr_id) !== undefined);
+  const unknown = known.indexOf(false);
+  if (unknown >= 0) {
+    const id = fields.products[unknown].pr_id;
+    errors.push({ code: 'ERROR_PRODUCTS', field: 'products', message: `products[${unknown}].pr_id: product ${id} does not exist` });
+  }
   if (isLineDocument(type) && input.sum != null && Math.abs(input.sum - fields.sum) > 1) {
     errors.push({ code: 'ERROR_SUM', field: 'sum', message: `sum ${input.sum / 100} differs from the lines' total ${fields.sum / 100}` });
   }

@@ -1,6 +1,7 @@
 import type { BrandRecord, CategoryRecord, ProductRecord } from './catalogue.ts';
 import type { ContractorRecord } from './contractors.ts';
 import type { DocumentRecord } from './documents.ts';
+import type { ImportRun } from './imports.ts';
 import type { DomainEvent } from './registry.ts';
 
 /**
@@ -118,7 +119,7 @@ export function evolveDocument(current: Current<DocumentRecord>, event: Document
 }
 
 /** Any record's state, by the kind its events name. */
-export type RecordState = ProductRecord | CategoryRecord | BrandRecord | ContractorRecord | ContractorStatusRecord | DocumentRecord;
+export type RecordState = ProductRecord | CategoryRecord | BrandRecord | ContractorRecord | ContractorStatusRecord | DocumentRecord | ImportRun;
 
 /** The fold of the event's own kind, for a reader of any stream (the audit): every event type is folded by one. */
 export function evolveRecord(current: Current<RecordState>, event: DomainEvent): RecordState | undefined {
@@ -144,6 +145,9 @@ export function evolveRecord(current: Current<RecordState>, event: DomainEvent):
     case 'DocumentUnposted':
     case 'DocumentLinked':
       return evolveDocument(current as Current<DocumentRecord>, event);
+    case 'ImportRunRecorded':
+      // An import run is recorded once, whole.
+      return event.data;
     default:
       return unfolded(event);
   }

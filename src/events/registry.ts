@@ -3,9 +3,10 @@ import { catalogueEvents } from './catalogue.ts';
 import { contractorEvents } from './contractors.ts';
 import type { EventDefinition } from './define.ts';
 import { documentEvents } from './documents.ts';
+import { importEvents } from './imports.ts';
 
 /** Every event type the log may hold, by name. */
-export const eventDefinitions = [...catalogueEvents, ...contractorEvents, ...documentEvents] as const;
+export const eventDefinitions = [...catalogueEvents, ...contractorEvents, ...documentEvents, ...importEvents] as const;
 
 type Definitions = (typeof eventDefinitions)[number];
 

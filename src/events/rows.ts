@@ -17,6 +17,8 @@ export interface EventMeta {
   token?: string;
   source?: string;
   importLine?: number;
+  /** The import run that appended the event (`ImportRunRecorded` in stream `import-<run>`). */
+  importRun?: string;
 }
 
 /** `no_stream`: the stream must not exist yet; a number: the stream's current version must be exactly that. */

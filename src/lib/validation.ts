@@ -87,7 +87,8 @@ function readable(issue: z.core.$ZodIssue): string {
     case 'unrecognized_keys':
       return `has unknown fields: ${issue.keys.join(', ')}`;
     case 'invalid_format':
-      return `must be a valid ${issue.format}`;
+      // A pattern's own message says what the text must be; "a valid regex" would name only how it is checked.
+      return issue.format === 'regex' ? issue.message : `must be a valid ${issue.format}`;
     default:
       return issue.message;
   }

@@ -19,6 +19,9 @@ const YOUNG_MB = 16;
 const DEFAULT_OLD_MB = 128;
 
 export function rebuildOnThread(file: string, onProgress: (progress: RebuildProgress) => void, onRetry: (reason: string) => void): Promise<{ events: number }> {
+  // Run from its TypeScript sources (no bundle built, see bin/bundle.mjs), this module cannot be a worker: Node 20
+  // gives a worker none of tsx's loader hooks. The rebuild then runs on this thread, without the heap limit.
+  if (import.meta.url.endsWith('.ts')) return rebuildSqliteFile(file, readModels, onProgress);
   const oldMb = Number(process.env.TRADEBOOK_REBUILD_HEAP_MB) || DEFAULT_OLD_MB;
   return runThread(file, onProgress, { maxYoungGenerationSizeMb: YOUNG_MB, maxOldGenerationSizeMb: oldMb }).catch((error: { code?: string }) => {
     if (error.code !== 'ERR_WORKER_OUT_OF_MEMORY') throw error;
@@ -45,7 +48,8 @@ function runThread(file: string, onProgress: (progress: RebuildProgress) => void
   });
 }
 
-async function rebuildHere(file: string): Promise<void> {
+/** The worker's side: the rebuild, its progress and its outcome posted to the thread that started it. */
+async function rebuildAsWorker(file: string): Promise<void> {
   try {
     const done = await rebuildSqliteFile(file, readModels, (progress) => parentPort!.postMessage({ progress }));
     parentPort!.postMessage({ done });
@@ -55,4 +59,4 @@ async function rebuildHere(file: string): Promise<void> {
   }
 }
 
-if (!isMainThread && workerData?.rebuild !== undefined) void rebuildHere(workerData.rebuild as string);
+if (!isMainThread && workerData?.rebuild !== undefined) void rebuildAsWorker(workerData.rebuild as string);

@@ -230,6 +230,8 @@ export class BatchState implements CommandState {
         if (after !== undefined) o.documents.set(documentKey(docType, id), after);
         break;
       }
+      case 'ImportRunRecorded':
+        break; // no command reads an import run
       default:
         unfolded(event);
     }

@@ -64,7 +64,14 @@ function parseLine(value: unknown): Result<LineInput> {
 }
 
 const decideLine = (input: LineInput, state: CommandState) => input.kind.decide(input.record, state);
-const lineMeta = (line: number): EventMeta => ({ source: 'import', importLine: line });
+/** Who appended a line's events: the import, the line, and the run when the import is a recorded run. */
+const lineMeta = (line: number, run: string | undefined): EventMeta => (run === undefined ? { source: 'import', importLine: line } : { source: 'import', importLine: line, importRun: run });
+
+/** How records are imported: `linesPerGroup` fixes the size of a group (see `importRecords`); `run` names the import run the events are part of. */
+export interface ImportOptions {
+  linesPerGroup?: number;
+  run?: string;
+}
 
 /**
  * A group's lines decided and appended as one unit of the writer, batch-level: the state they ask for read in a
@@ -72,7 +79,7 @@ const lineMeta = (line: number): EventMeta => ({ source: 'import', importLine: l
  * after it as if it were not there, exactly as line by line. Each line's outcome: its events' count, its
  * problems, or undefined where it gave no input.
  */
-async function applyGroup(tb: WriteContext, lines: number[], inputs: (LineInput | undefined)[]): Promise<(Result<number> | undefined)[]> {
+async function applyGroup(tb: WriteContext, lines: number[], inputs: (LineInput | undefined)[], run: string | undefined): Promise<(Result<number> | undefined)[]> {
   if (inputs.every((input) => input === undefined)) return inputs.map(() => undefined);
   // A refused line is an outcome, not a failure of the unit: nothing here asks the writer to undo the group.
   return tb.writer.run(async () => {
@@ -81,7 +88,7 @@ async function applyGroup(tb: WriteContext, lines: number[], inputs: (LineInput 
     const metas: EventMeta[] = [];
     decisions.forEach((decision, i) => {
       if (!decision?.ok) return;
-      const meta = lineMeta(lines[i]);
+      const meta = lineMeta(lines[i], run);
       for (const event of decision.value.events) {
         events.push(event);
         metas.push(meta);
@@ -93,9 +100,9 @@ async function applyGroup(tb: WriteContext, lines: number[], inputs: (LineInput 
 }
 
 /** One line alone as a unit of the writer: what a group falls back to when applying it together threw. */
-async function applyLine(tb: WriteContext, input: LineInput, line: number): Promise<Result<number>> {
+async function applyLine(tb: WriteContext, input: LineInput, line: number, run: string | undefined): Promise<Result<number>> {
   try {
-    const applied = await tb.write(() => decideBatch([input], decideLine, tb.state, tb.log, lineMeta(line)));
+    const applied = await tb.write(() => decideBatch([input], decideLine, tb.state, tb.log, lineMeta(line, run)));
     return applied.ok ? ok(applied.value.events) : applied;
   } catch (error) {
     // The group as a whole failed (the storage): that stops the import.
@@ -110,15 +117,15 @@ async function applyLine(tb: WriteContext, input: LineInput, line: number): Prom
  * group, or, when that throws (a bug in a decider or projector, not the storage), each alone, so the bug fails
  * its own line and the rest go in.
  */
-async function applyRecords(tb: WriteContext, group: ImportRecord[]): Promise<Result<number>[]> {
+async function applyRecords(tb: WriteContext, group: ImportRecord[], run: string | undefined): Promise<Result<number>[]> {
   const parsed = group.map(({ value }) => parseLine(value));
   const inputs = parsed.map((p) => (p.ok ? p.value : undefined));
   let outcomes: (Result<number> | undefined)[];
   try {
-    outcomes = await applyGroup(tb, group.map((r) => r.line), inputs);
+    outcomes = await applyGroup(tb, group.map((r) => r.line), inputs, run);
   } catch (error) {
     if (isStorageError(error)) throw error;
-    outcomes = await Promise.all(inputs.map((input, i) => input && applyLine(tb, input, group[i].line)));
+    outcomes = await Promise.all(inputs.map((input, i) => input && applyLine(tb, input, group[i].line, run)));
   }
   return parsed.map((p, i) => (p.ok ? outcomes[i]! : p));
 }
@@ -127,7 +134,7 @@ async function applyRecords(tb: WriteContext, group: ImportRecord[]): Promise<Re
  * Applies an NDJSON import line by line. A bad line is reported through `onFailure` and the others go on;
  * a line that changes nothing appends nothing, so importing the same file twice adds no event.
  */
-export async function importLines(tb: WriteContext, lines: AsyncIterable<string>, onFailure: (failure: LineFailure) => void): Promise<ImportReport> {
+export async function importLines(tb: WriteContext, lines: AsyncIterable<string>, onFailure: (failure: LineFailure) => void, options: ImportOptions = {}): Promise<ImportReport> {
   let count = 0;
   async function* records(): AsyncGenerator<ImportRecord> {
     for await (const text of lines) {
@@ -142,14 +149,14 @@ export async function importLines(tb: WriteContext, lines: AsyncIterable<string>
       yield { line: count, value };
     }
   }
-  const report = await importRecords(tb, records(), onFailure);
+  const report = await importRecords(tb, records(), onFailure, options);
   return { ...report, lines: count };
 }
 
 /**
  * Applies import records that are already values (the seed generates them: no JSON text round trip), exactly
  * as `importLines` applies lines: the same schemas, deciders and event store, each record standing alone.
- * A group of records shares a transaction of the writer (and its fsync): `linesPerGroup` records when it is
+ * A group of records shares a transaction of the writer (and its fsync): `options.linesPerGroup` records when it is
  * given, otherwise as many as take about GROUP_MILLISECONDS (`nextGroupLines`). Between groups the import
  * leaves the write lock free for a moment, so writers of other processes are not starved.
  */
@@ -157,14 +164,14 @@ export async function importRecords(
   tb: WriteContext,
   records: AsyncIterable<ImportRecord> | Iterable<ImportRecord>,
   onFailure: (failure: LineFailure) => void,
-  linesPerGroup?: number,
+  { linesPerGroup, run }: ImportOptions = {},
 ): Promise<ImportReport> {
   const report: ImportReport = { lines: 0, applied: 0, failed: 0, events: 0 };
   let groupLines = linesPerGroup ?? FIRST_GROUP_LINES;
   let group: ImportRecord[] = [];
   const flush = async () => {
     const started = performance.now();
-    const outcomes = await applyRecords(tb, group);
+    const outcomes = await applyRecords(tb, group, run);
     if (linesPerGroup === undefined) groupLines = nextGroupLines(group.length, performance.now() - started);
     outcomes.forEach((outcome, i) => {
       if (outcome.ok) {

@@ -69,7 +69,7 @@ describe('history', () => {
       event('product-1', 'ProductPricesUpdated', { id: 1, changes: { salePrice: 1250 } }, 20, { keyId: 2 }),
       event('product-1', 'ProductEdited', { id: 1, changes: { unit: 'шт' } }, 30, { keyId: 9 }),
     ];
-    const history = historyOf(events, whoOf((id) => (id === 2 ? 'shop' : undefined)));
+    const history = historyOf(events, whoOf({ keyName: (id) => (id === 2 ? 'shop' : undefined) }));
     expect(history.map((h) => h.who)).toEqual(['import line 4', 'key 2 "shop"', 'key 9']);
     expect(history[0]).toMatchObject({ time: '2026-11-22 12:00:00', changes: product, before: {} });
     expect(history[1]).toMatchObject({ changes: { salePrice: 1250 }, before: { salePrice: 1000 } });

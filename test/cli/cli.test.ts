@@ -15,10 +15,10 @@ describe('tradebook keys', () => {
     expect(key).toMatch(/^tb_\w{40}$/);
     const listed = await cli(db, ['keys', 'list', '--json']);
     const keys = JSON.parse(listed.stdout);
-    expect(keys).toEqual([{ id: 1, name: 'accounting', scope: 'audit', created: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\+03:00$/), expires: '2030-01-01 00:00:00+03:00', revoked: null }]);
+    expect(keys).toEqual([{ id: 1, name: 'accounting', scope: 'audit', created: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\+03:00$/), expires: '2030-01-01 00:00:00+03:00', revoked: null, state: 'active' }]);
     expect(listed.stdout + (await cli(db, ['keys', 'list'])).stdout).not.toContain(key);
     expect((await cli(db, ['keys', 'revoke', '1'])).status).toBe(0);
-    expect(JSON.parse((await cli(db, ['keys', 'list', '--json'])).stdout)[0].revoked).not.toBeNull();
+    expect(JSON.parse((await cli(db, ['keys', 'list', '--json'])).stdout)[0]).toMatchObject({ revoked: expect.any(String), state: 'revoked' });
   });
 
   test('bad arguments exit non-zero with a clear message', async () => {
@@ -53,12 +53,13 @@ describe('tradebook import, events and rebuild', () => {
     expect(first.stderr).toContain('line 8: ERROR_CATEGORY_ID (categoryId)');
     expect(first.stdout).toContain('5 applied, 3 failed');
     const events = (await cli(db, ['events'])).stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(events.map((e) => e.type)).toEqual(['CategoryAdded', 'CategoryAdded', 'BrandAdded', 'ProductAdded', 'ProductAdded']);
-    expect(events[4]).toMatchObject({ seq: 5, stream: 'product-40', meta: { source: 'import', importLine: 5 } });
+    // The five records, then the import run's own record.
+    expect(events.map((e) => e.type)).toEqual(['CategoryAdded', 'CategoryAdded', 'BrandAdded', 'ProductAdded', 'ProductAdded', 'ImportRunRecorded']);
+    expect(events[4]).toMatchObject({ seq: 5, stream: 'product-40', meta: { source: 'import', importLine: 5, importRun: events[5].data.runId } });
 
     const again = await cli(db, ['import', '-'], lines.map((l) => JSON.stringify(l)).join('\n'));
     expect([again.status, again.stdout.trim()]).toEqual([0, '5 lines: 5 applied, 0 failed, 0 events appended']);
-    expect((await cli(db, ['events', '--after', '3'])).stdout.trim().split('\n')).toHaveLength(2);
+    expect((await cli(db, ['events', '--after', '3'])).stdout.trim().split('\n')).toHaveLength(3);
     expect((await cli(db, ['events', '--stream', 'product-40'])).stdout.trim().split('\n')).toHaveLength(1);
   });
 
@@ -68,10 +69,10 @@ describe('tradebook import, events and rebuild', () => {
     const input = [{ type: 'product_brand', data: { name: 'A' } }, ...inherited.map((type) => ({ type, data: {} })), { type: 'product_brand', data: { name: 'B' } }];
     const run = await cli(db, ['import', '-'], input.map((l) => JSON.stringify(l)).join('\n'));
     expect(run.status).toBe(1);
-    expect(run.stdout.trim()).toBe('7 lines: 2 applied, 5 failed, 2 events appended');
+    expect(run.stdout.trim()).toMatch(/^7 lines: 2 applied, 5 failed, 2 events appended \(import run \d{16}\)$/);
     expect(run.stderr.trim().split('\n')).toEqual(inherited.map((type, i) => `line ${i + 2}: ERROR_TYPE (type): unknown line type "${type}"`));
     const events = (await cli(db, ['events'])).stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(events.map((e) => [e.type, e.data.name])).toEqual([['BrandAdded', 'A'], ['BrandAdded', 'B']]);
+    expect(events.map((e) => [e.type, e.data.name])).toEqual([['BrandAdded', 'A'], ['BrandAdded', 'B'], ['ImportRunRecorded', undefined]]);
   });
 
   test('rebuild drops and rebuilds every read table to the same rows', async () => {
@@ -84,7 +85,7 @@ describe('tradebook import, events and rebuild', () => {
     // The rebuild runs on a thread the bundle starts: as a process.
     const rebuilt = await runCli(db, ['rebuild']);
     expect(rebuilt.status).toBe(0);
-    expect(rebuilt.stdout).toMatch(/rebuilt every projection from 5 events/);
+    expect(rebuilt.stdout).toMatch(/rebuilt every projection from 6 events/);
     const after = await openSqliteCompany(db);
     expect(dumpReadTables(after.db)).toEqual(live);
     after.close();

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { expectRebuildEqualsLive, line, money, romashka, sale } from '../documents-fixtures.ts';
+import { expectRebuildEqualsLive, line, money, romashka, sale, table } from '../documents-fixtures.ts';
 import { openSqliteCompany, tempDir } from '../helpers.ts';
+import { runCliHere } from '../cli-in-process.ts';
 import { runCli, startServer } from '../server-process.ts';
 import { dumpReadTables } from '../read-tables.ts';
 
@@ -18,11 +19,27 @@ describe('tradebook import', () => {
   test('reports bad lines with their number on stderr and exits non-zero; the good lines go in', { timeout: 60_000 }, async () => {
     const dir = tempDir();
     const db = path.join(dir, 't.db');
-    const file = writeLines(dir, [line('contractor', romashka), sale(1, 1, 100, { contractor: { id: 5 } }), sale(2, 1, 100)]);
+    const file = writeLines(dir, [line('product', table), line('contractor', romashka), sale(1, 1, 100, { contractor: { id: 5 } }), sale(2, 1, 100)]);
     const result = await tradebook(db, 'import', file);
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain('line 2: ERROR_CONTRACTOR (contractor): contractor 5 does not exist');
-    expect(result.stdout).toContain('3 lines: 2 applied, 1 failed');
+    expect(result.stderr).toContain('line 3: ERROR_CONTRACTOR (contractor): contractor 5 does not exist');
+    expect(result.stdout).toContain('4 lines: 3 applied, 1 failed');
+  });
+
+  test('a document whose lines name a product that does not exist is refused with its line number; no party is filled from elsewhere', async () => {
+    const dir = tempDir();
+    const db = path.join(dir, 't.db');
+    const lines = [line('product', table), line('contractor', romashka), sale(1, 1, 100, { products: [{ pr_id: 1, pr_count: 1, pr_price: 100 }, { pr_id: 999999, pr_count: 2, pr_price: 100.5 }] }), sale(2, 1, 100)];
+    const result = await runCliHere(db, ['import', writeLines(dir, lines)]);
+    expect(result.stderr).toBe('line 3: ERROR_PRODUCTS (products): products[1].pr_id: product 999999 does not exist\n');
+    expect([result.status, result.stdout]).toEqual([1, expect.stringMatching(/^4 lines: 3 applied, 1 failed, 3 events appended \(import run \d+\)\n$/)]);
+    const recorded = (await runCliHere(db, ['events'])).stdout
+      .trim()
+      .split('\n')
+      .map((text) => JSON.parse(text))
+      .filter((event) => event.type === 'DocumentRecorded');
+    // Sale 2 alone: nothing of sale 1 went in, and the sale that named no company has none.
+    expect(recorded.map((event) => [event.stream, event.data.fields.company])).toEqual([['sale-2', null]]);
   });
 
   test('import while a server runs on the same file: the next read shows the documents', { timeout: 90_000 }, async () => {
@@ -36,7 +53,7 @@ describe('tradebook import', () => {
         return { status: res.status, body: await res.json() };
       };
       expect((await get('/api/sales')).body.meta.allCount).toBe(0);
-      const first = writeLines(dir, [line('contractor', romashka), sale(1, 1, 1000), money('cashin', 1, 1, 300, [{ type: 'sale', id: 1 }])]);
+      const first = writeLines(dir, [line('product', table), line('contractor', romashka), sale(1, 1, 1000), money('cashin', 1, 1, 300, [{ type: 'sale', id: 1 }])]);
       expect((await tradebook(db, 'import', first)).status).toBe(0);
       const sales = await get('/api/sales');
       expect(sales.body.meta.allCount).toBe(1);

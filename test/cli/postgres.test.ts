@@ -119,16 +119,24 @@ describe.runIf(REAL_SERVER_URL)('tradebook keys, events, history and anchor on a
     expect(onPostgres).toEqual(await transcript(path.join(tempDir(), 't.db')));
     expect(onPostgres.map((run) => run.status)).toEqual([0, 0, 0, 0, 2, 0, 0]);
     expect(onPostgres[4].stderr).toBe('tradebook: no key 7\n');
-    expect(onPostgres[2].stdout).toBe('1\taccounting\taudit\tcreated NOW\texpires 2030-01-01 00:00:00+03:00\trevoked -\n2\tkey\tapi\tcreated NOW\texpires -\trevoked -\n');
-    expect(onPostgres[5].stdout).toBe('1\taccounting\taudit\tcreated NOW\texpires 2030-01-01 00:00:00+03:00\trevoked NOW\n2\tkey\tapi\tcreated NOW\texpires -\trevoked -\n');
+    const table = (stdout: string) => stdout.trim().split('\n').map((row) => row.split(/ {2,}/));
+    const header = ['ID', 'NAME', 'SCOPE', 'STATE', 'CREATED', 'EXPIRES', 'REVOKED'];
+    expect(table(onPostgres[2].stdout)).toEqual([header, ['1', 'accounting', 'audit', 'active', 'NOW', '2030-01-01 00:00:00+03:00', '-'], ['2', 'key', 'api', 'active', 'NOW', '-', '-']]);
+    expect(table(onPostgres[5].stdout)).toEqual([header, ['1', 'accounting', 'audit', 'revoked', 'NOW', '2030-01-01 00:00:00+03:00', 'NOW'], ['2', 'key', 'api', 'active', 'NOW', '-', '-']]);
   });
 
   test('an import into a new, empty database: the same report and nothing else said as on SQLite (there was no log to build from)', () =>
     onFreshDatabase(async (url) => {
       const file = path.join(tempDir(), 'brands.ndjson');
       fs.writeFileSync(file, `${JSON.stringify({ type: 'product_brand', data: { id: 1, name: 'Acme' } })}\n`);
-      const onPostgres = await runCliHere(url, ['import', file]);
-      expect(onPostgres).toEqual(await runCliHere(path.join(tempDir(), 't.db'), ['import', file]));
+      // Each run has an id of its own.
+      const imported = async (db: string) => {
+        const run = await runCliHere(db, ['import', file]);
+        return { ...run, stdout: run.stdout.replace(/\(import run \d{16}\)/, '(import run RUN)') };
+      };
+      const onPostgres = await imported(url);
+      expect(onPostgres).toEqual(await imported(path.join(tempDir(), 't.db')));
+      expect(onPostgres.stdout).toBe('1 lines: 1 applied, 0 failed, 1 events appended (import run RUN)\n');
       expect([onPostgres.status, onPostgres.stderr]).toEqual([0, '']);
     }));
 

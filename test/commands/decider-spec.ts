@@ -179,3 +179,28 @@ export function contractorRecord(fields: Partial<ContractorRecord> & Pick<Contra
     ...fields,
   };
 }
+
+/** A product as an add of only the required fields stores it. */
+export const productRecord = (fields: Partial<ProductRecord> & Pick<ProductRecord, 'id' | 'sku'>): ProductRecord => ({
+  name: `Товар ${fields.sku}`,
+  categoryId: 0,
+  brandId: null,
+  minPrice: null,
+  purchasePrice: null,
+  salePrice: null,
+  unit: null,
+  vat: null,
+  order: null,
+  code: null,
+  weight: null,
+  dimensionX: null,
+  dimensionY: null,
+  dimensionZ: null,
+  parent: null,
+  barcodes: [],
+  additionalPrices: [],
+  packs: [],
+  additionalFields: [],
+  files: [],
+  ...fields,
+});

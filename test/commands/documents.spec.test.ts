@@ -1,7 +1,7 @@
 import { describe, it } from 'vitest';
 import { importLineKinds } from '../../src/commands/import-lines.ts';
 import type { DocumentFields, DocumentLine, DocumentRef, DocumentType } from '../../src/events/documents.ts';
-import { contractorRecord, type Given, given } from './decider-spec.ts';
+import { contractorRecord, type Given, given, productRecord } from './decider-spec.ts';
 
 /** Documents enter only as import lines (decisions.md §6), so each type is run as the import runs its lines. */
 const importDocument = (type: DocumentType) => importLineKinds.get(type)!;
@@ -40,6 +40,9 @@ const storedLine = (line: Partial<DocumentLine>): DocumentLine => ({
 });
 
 const contractors = [contractorRecord({ id: 1 }), contractorRecord({ id: 2, name: 'ИП Смирнов', type: 'ИП' })];
+const products = [productRecord({ id: 1, sku: 'TEA-1', name: 'Чай' }), productRecord({ id: 2, sku: 'COFFEE-1', name: 'Кофе' })];
+/** The contractors and products the documents' lines name. */
+const parties = { contractors, products };
 
 /** Two lines, 2 × 150.50 and 1 × 99.99 at 10 % off (89.991 → 89.99): 390.99 in all. */
 const linesOnWire = [
@@ -64,10 +67,10 @@ const families: { type: DocumentType; wire: Record<string, unknown>; fields: Doc
 ];
 
 describe.each(families)('import line: $type', ({ type, wire, fields }) => {
-  const recorded = { documents: [{ type, id: 7, fields, status: 1, basedOn: [] }], contractors };
+  const recorded = { documents: [{ type, id: 7, fields, status: 1, basedOn: [] }], ...parties };
 
   it('records a new document in its own stream, with its status and an empty basedOn', () => {
-    given({ contractors })
+    given(parties)
       .when(importDocument(type), wire)
       .thenEvents([{ stream: `${type}-7`, type: 'DocumentRecorded', data: { docType: type, id: 7, fields, status: 1, basedOn: [] }, expectedVersion: 'no_stream' }])
       .andResult({ type, id: 7 });
@@ -84,7 +87,7 @@ describe.each(families)('import line: $type', ({ type, wire, fields }) => {
   });
 
   it('a contractor that does not exist is ERROR_CONTRACTOR', () => {
-    given({ contractors }).when(importDocument(type), { ...wire, contractor: { id: 9 } }).thenErrors({ code: 'ERROR_CONTRACTOR', field: 'contractor' });
+    given(parties).when(importDocument(type), { ...wire, contractor: { id: 9 } }).thenErrors({ code: 'ERROR_CONTRACTOR', field: 'contractor' });
   });
 });
 
@@ -92,7 +95,7 @@ describe('documents with lines: sum (decisions.md §7)', () => {
   const sale = (over: Record<string, unknown>) => ({ id: 1, date: '2025-03-01', status: 1, contractor: { id: 1 }, products: linesOnWire, ...over });
 
   it('without a sum, the lines make it', () => {
-    given({ contractors })
+    given(parties)
       .when(importDocument('customerorder'), sale({}))
       .thenEvents([{ stream: 'customerorder-1', type: 'DocumentRecorded', data: { docType: 'customerorder', id: 1, fields: stored({ sum: 39099, products: linesStored }), status: 1, basedOn: [] }, expectedVersion: 'no_stream' }]);
   });
@@ -100,7 +103,7 @@ describe('documents with lines: sum (decisions.md §7)', () => {
   it('each line is rounded to kopecks before they are added up', () => {
     // 1 × 0.05 at 50 % off is 2.5 kopecks, rounded to 3 on each line: 6, not the 5 of rounding the total.
     const halfKopeck = { pr_count: 1, pr_price: 0.05, pr_discount: 50 };
-    given({ contractors })
+    given(parties)
       .when(importDocument('sale'), sale({ products: [halfKopeck, halfKopeck], sum: 0.06 }))
       .thenEvents([
         {
@@ -114,29 +117,48 @@ describe('documents with lines: sum (decisions.md §7)', () => {
 
   it('a fractional count is rounded on its line too', () => {
     // 1.5 × 99.99 = 149.985 → 149.99
-    given({ contractors })
+    given(parties)
       .when(importDocument('purchase'), sale({ products: [{ pr_count: 1.5, pr_price: 99.99 }], sum: 149.99 }))
       .thenEvents([{ stream: 'purchase-1', type: 'DocumentRecorded', data: { docType: 'purchase', id: 1, fields: stored({ sum: 14999, products: [storedLine({ pr_count: 1.5, pr_price: 9999 })] }), status: 1, basedOn: [] }, expectedVersion: 'no_stream' }]);
   });
 
   it('a sum up to 0.01 off the lines is accepted, and the lines’ total is what is stored', () => {
     for (const sum of [390.98, 391.00]) {
-      given({ contractors })
+      given(parties)
         .when(importDocument('sale'), sale({ sum }))
         .thenEvents([{ stream: 'sale-1', type: 'DocumentRecorded', data: { docType: 'sale', id: 1, fields: stored({ sum: 39099, fiscal: 0, products: linesStored }), status: 1, basedOn: [] }, expectedVersion: 'no_stream' }]);
     }
   });
 
   it('a sum more than 0.01 off the lines is ERROR_SUM', () => {
-    for (const sum of [390.97, 391.01, 0]) given({ contractors }).when(importDocument('sale'), sale({ sum })).thenErrors({ code: 'ERROR_SUM', field: 'sum' });
+    for (const sum of [390.97, 391.01, 0]) given(parties).when(importDocument('sale'), sale({ sum })).thenErrors({ code: 'ERROR_SUM', field: 'sum' });
+  });
+
+  it('a line naming a product that does not exist is ERROR_PRODUCTS, with the line it is on', () => {
+    given(parties)
+      .when(importDocument('sale'), sale({ products: [linesOnWire[0], { pr_id: 999999, pr_count: 1, pr_price: 1 }] }))
+      .thenErrors({ code: 'ERROR_PRODUCTS', field: 'products' });
+  });
+
+  it('a line without a product id (a service written out by hand) names no product to check', () => {
+    given(parties)
+      .when(importDocument('sale'), sale({ products: [{ pr_name: 'Доставка', pr_count: 1, pr_price: 300 }] }))
+      .thenEvents([
+        {
+          stream: 'sale-1',
+          type: 'DocumentRecorded',
+          data: { docType: 'sale', id: 1, fields: stored({ sum: 30000, fiscal: 0, products: [storedLine({ pr_name: 'Доставка', pr_price: 30000 })] }), status: 1, basedOn: [] },
+          expectedVersion: 'no_stream',
+        },
+      ]);
   });
 
   it('lists a wrong sum together with an unknown contractor', () => {
-    given({ contractors }).when(importDocument('sale'), sale({ sum: 1, contractor: { id: 9 } })).thenErrors({ code: 'ERROR_CONTRACTOR', field: 'contractor' }, { code: 'ERROR_SUM', field: 'sum' });
+    given(parties).when(importDocument('sale'), sale({ sum: 1, contractor: { id: 9 } })).thenErrors({ code: 'ERROR_CONTRACTOR', field: 'contractor' }, { code: 'ERROR_SUM', field: 'sum' });
   });
 
   it('stores the warehouse, the VAT-included and fiscal flags, and every line field', () => {
-    given({ contractors })
+    given(parties)
       .when(
         importDocument('sale'),
         sale({
@@ -171,7 +193,7 @@ describe('documents with lines: sum (decisions.md §7)', () => {
 
 describe('money documents', () => {
   it('store their sum, purpose, VAT amount and register flag as given, and no lines', () => {
-    given({ contractors })
+    given(parties)
       .when(importDocument('paymentin'), { id: 3, date: '2025-03-02', status: 0, contractor: { id: 2 }, sum: 1200, purpose: 'Оплата по счёту 5', vat: 200, register: true })
       .thenEvents([
         {
@@ -184,7 +206,7 @@ describe('money documents', () => {
   });
 
   it('must have a sum', () => {
-    given({ contractors }).when(importDocument('cashout'), { id: 3, date: '2025-03-02', status: 1, contractor: { id: 1 } }).thenErrors({ code: 'ERROR_SUM', field: 'sum' });
+    given(parties).when(importDocument('cashout'), { id: 3, date: '2025-03-02', status: 1, contractor: { id: 1 } }).thenErrors({ code: 'ERROR_SUM', field: 'sum' });
   });
 });
 
@@ -192,13 +214,13 @@ describe('the common fields of a document line', () => {
   const order = { id: 1, date: '2025-03-01', status: 0, contractor: { id: 1 }, products: [] };
 
   it('keeps only the contractor’s id, whatever else the line says about it', () => {
-    given({ contractors })
+    given(parties)
       .when(importDocument('customerorder'), { ...order, contractor: { id: 2, name: 'Иное имя', inn: '000' } })
       .thenEvents([{ stream: 'customerorder-1', type: 'DocumentRecorded', data: { docType: 'customerorder', id: 1, fields: stored({ contractorId: 2 }), status: 0, basedOn: [] }, expectedVersion: 'no_stream' }]);
   });
 
   it('turns created and edited from Moscow time into UTC', () => {
-    given({ contractors }).when(importDocument('customerorder'), { ...order, created: '2025-03-01 12:00:00', edited: '2025-03-01 02:30:00' }).thenEvents([
+    given(parties).when(importDocument('customerorder'), { ...order, created: '2025-03-01 12:00:00', edited: '2025-03-01 02:30:00' }).thenEvents([
       {
         stream: 'customerorder-1',
         type: 'DocumentRecorded',
@@ -209,7 +231,7 @@ describe('the common fields of a document line', () => {
   });
 
   it('refuses a date that is not on the calendar, a status other than 0 or 1, and a time that is not one', () => {
-    given({ contractors })
+    given(parties)
       .when(importDocument('customerorder'), { ...order, date: '2025-02-30', status: 2, created: '2025-03-01T12:00:00' })
       .thenErrors({ code: 'ERROR_DATE', field: 'date' }, { code: 'ERROR_STATUS', field: 'status' }, { code: 'ERROR_CREATED', field: 'created' });
   });
@@ -272,7 +294,7 @@ describe('basedOn', () => {
 
 describe('revising a document', () => {
   const comment = 'Доставка до 10:00';
-  const existing: Given = { contractors, documents: [{ type: 'sale', id: 4, status: 1, basedOn: [], fields: stored({ sum: 39099, fiscal: 0, products: linesStored, comment }) }] };
+  const existing: Given = { ...parties, documents: [{ type: 'sale', id: 4, status: 1, basedOn: [], fields: stored({ sum: 39099, fiscal: 0, products: linesStored, comment }) }] };
   const saleLine = { id: 4, date: '2025-03-01', status: 1, contractor: { id: 1 }, products: linesOnWire, comment };
 
   it('carries only the fields that changed', () => {

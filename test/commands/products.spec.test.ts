@@ -9,41 +9,16 @@ import {
   UpdatePricesInput,
 } from '../../src/commands/products.ts';
 import type { ProductRecord } from '../../src/events/catalogue.ts';
-import { command, given, inMemoryState } from './decider-spec.ts';
+import { command, given, inMemoryState, productRecord } from './decider-spec.ts';
 
 const addProduct = command(AddProductInput, decideAddProduct);
 const editProduct = command(EditProductInput, decideEditProduct);
 const updatePrices = command(UpdatePricesInput, decideUpdatePrices);
 const importProduct = importLineKinds.get('product')!;
 
-/** A product as an add of only the required fields stores it. */
-const product = (fields: Partial<ProductRecord> & Pick<ProductRecord, 'id' | 'sku'>): ProductRecord => ({
-  name: `Товар ${fields.sku}`,
-  categoryId: 0,
-  brandId: null,
-  minPrice: null,
-  purchasePrice: null,
-  salePrice: null,
-  unit: null,
-  vat: null,
-  order: null,
-  code: null,
-  weight: null,
-  dimensionX: null,
-  dimensionY: null,
-  dimensionZ: null,
-  parent: null,
-  barcodes: [],
-  additionalPrices: [],
-  packs: [],
-  additionalFields: [],
-  files: [],
-  ...fields,
-});
-
-const tea = product({ id: 1, sku: 'TEA-1', name: 'Чай чёрный', categoryId: 3, brandId: 2, salePrice: 25050, purchasePrice: 18000, minPrice: null, vat: 20, barcodes: ['4600000000011'] });
+const tea = productRecord({ id: 1, sku: 'TEA-1', name: 'Чай чёрный', categoryId: 3, brandId: 2, salePrice: 25050, purchasePrice: 18000, minPrice: null, vat: 20, barcodes: ['4600000000011'] });
 const catalogue = {
-  products: [tea, product({ id: 2, sku: 'CUP-1' })],
+  products: [tea, productRecord({ id: 2, sku: 'CUP-1' })],
   categories: [{ id: 3, name: 'Напитки', parent: 0 }],
   brands: [{ id: 2, name: 'Заря', logo: null }],
 };
@@ -58,7 +33,7 @@ describe('add-product', () => {
         {
           stream: 'product-3',
           type: 'ProductAdded',
-          data: { ...product({ id: 3, sku: 'COF-1' }), name: 'Кофе', categoryId: 3, brandId: 2, salePrice: 49999, vat: 22, weight: 0.25 },
+          data: { ...productRecord({ id: 3, sku: 'COF-1' }), name: 'Кофе', categoryId: 3, brandId: 2, salePrice: 49999, vat: 22, weight: 0.25 },
           expectedVersion: 'no_stream',
         },
       ])
@@ -67,7 +42,7 @@ describe('add-product', () => {
 
   it('takes category 0 as a service, with no group needed', () => {
     given().when(addProduct, { name: 'Доставка', sku: 'SRV-1', categoryId: 0 }).thenEvents([
-      { stream: 'product-1', type: 'ProductAdded', data: product({ id: 1, sku: 'SRV-1', name: 'Доставка' }), expectedVersion: 'no_stream' },
+      { stream: 'product-1', type: 'ProductAdded', data: productRecord({ id: 1, sku: 'SRV-1', name: 'Доставка' }), expectedVersion: 'no_stream' },
     ]);
   });
 
@@ -82,12 +57,12 @@ describe('add-product', () => {
   });
 
   it('accepts an existing product as parent', () => {
-    given(catalogue).when(addProduct, { name: 'Чай в пакетиках', sku: 'TEA-2', categoryId: 3, parent: 1 }).thenEvents([{ stream: 'product-3', type: 'ProductAdded', data: product({ id: 3, sku: 'TEA-2', name: 'Чай в пакетиках', categoryId: 3, parent: 1 }), expectedVersion: 'no_stream' }]);
+    given(catalogue).when(addProduct, { name: 'Чай в пакетиках', sku: 'TEA-2', categoryId: 3, parent: 1 }).thenEvents([{ stream: 'product-3', type: 'ProductAdded', data: productRecord({ id: 3, sku: 'TEA-2', name: 'Чай в пакетиках', categoryId: 3, parent: 1 }), expectedVersion: 'no_stream' }]);
   });
 
   it.each([0, 5, 7, 10, 20, 22])('accepts vat %i', (vat) => {
     given().when(addProduct, { name: 'Хлеб', sku: 'B-1', categoryId: 0, vat }).thenEvents([
-      { stream: 'product-1', type: 'ProductAdded', data: product({ id: 1, sku: 'B-1', name: 'Хлеб', vat }), expectedVersion: 'no_stream' },
+      { stream: 'product-1', type: 'ProductAdded', data: productRecord({ id: 1, sku: 'B-1', name: 'Хлеб', vat }), expectedVersion: 'no_stream' },
     ]);
   });
 
@@ -103,7 +78,7 @@ describe('add-product', () => {
 
   it('accepts zero prices', () => {
     given().when(addProduct, { name: 'Образец', sku: 'S-1', categoryId: 0, minPrice: 0, purchasePrice: 0, salePrice: 0 }).thenEvents([
-      { stream: 'product-1', type: 'ProductAdded', data: product({ id: 1, sku: 'S-1', name: 'Образец', minPrice: 0, purchasePrice: 0, salePrice: 0 }), expectedVersion: 'no_stream' },
+      { stream: 'product-1', type: 'ProductAdded', data: productRecord({ id: 1, sku: 'S-1', name: 'Образец', minPrice: 0, purchasePrice: 0, salePrice: 0 }), expectedVersion: 'no_stream' },
     ]);
   });
 
@@ -225,7 +200,7 @@ describe('import line: product', () => {
   it('with an unknown id creates the product under that id, not the next one', () => {
     given(catalogue)
       .when(importProduct, { id: 40, sku: 'COF-1', name: 'Кофе', categoryId: 0 })
-      .thenEvents([{ stream: 'product-40', type: 'ProductAdded', data: product({ id: 40, sku: 'COF-1', name: 'Кофе' }), expectedVersion: 'no_stream' }])
+      .thenEvents([{ stream: 'product-40', type: 'ProductAdded', data: productRecord({ id: 40, sku: 'COF-1', name: 'Кофе' }), expectedVersion: 'no_stream' }])
       .andResult({ id: 40, sku: 'COF-1' });
   });
 
@@ -240,7 +215,7 @@ describe('import line: product', () => {
   it('without an id and with a new sku adds under the next id', () => {
     given(catalogue)
       .when(importProduct, { sku: 'COF-1', name: 'Кофе', categoryId: 0 })
-      .thenEvents([{ stream: 'product-3', type: 'ProductAdded', data: product({ id: 3, sku: 'COF-1', name: 'Кофе' }), expectedVersion: 'no_stream' }]);
+      .thenEvents([{ stream: 'product-3', type: 'ProductAdded', data: productRecord({ id: 3, sku: 'COF-1', name: 'Кофе' }), expectedVersion: 'no_stream' }]);
   });
 
   it('a new id may not take the sku of another product', () => {
@@ -264,7 +239,7 @@ describe('import line: product', () => {
           stream: 'product-5',
           type: 'ProductAdded',
           data: {
-            ...product({ id: 5, sku: 'MILK-1', name: 'Молоко' }),
+            ...productRecord({ id: 5, sku: 'MILK-1', name: 'Молоко' }),
             additionalPrices: [{ name: 'Опт', price: 7990 }],
             packs: [{ unit: 'ящик', count: 12, barcode: null }],
             additionalFields: [{ name: 'Жирность', value: '3,2%' }],

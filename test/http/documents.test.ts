@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'vitest';
 import { engineService as testService } from '../engine-service.ts';
-import { eventCount, expectRebuildEqualsLive, importRecords, line, money, romashka, sale } from '../documents-fixtures.ts';
+import { eventCount, expectRebuildEqualsLive, importRecords, line, money, romashka, sale, table } from '../documents-fixtures.ts';
 
 async function serviceWith(records: Parameters<typeof importRecords>[1]) {
   const service = await testService();
-  const report = await importRecords(service.tb, [line('contractor', romashka), ...records]);
+  const report = await importRecords(service.tb, [line('product', table), line('contractor', romashka), ...records]);
   expect(report.failures).toEqual([]);
   return service;
 }
@@ -124,18 +124,19 @@ describe('figures derived from history', () => {
 
 describe('import of documents', () => {
   test('re-importing the same file appends no event', async () => {
-    const records = [line('contractor', romashka), sale(1, 1, 100), money('cashin', 1, 1, 100, [{ type: 'sale', id: 1 }])];
+    const records = [line('product', table), line('contractor', romashka), sale(1, 1, 100), money('cashin', 1, 1, 100, [{ type: 'sale', id: 1 }])];
     const { tb } = await testService();
     const first = await importRecords(tb, records);
     expect(first.events).toBeGreaterThan(0);
     const before = await eventCount(tb);
     const again = await importRecords(tb, records);
-    expect(again).toMatchObject({ applied: 3, failed: 0, events: 0 });
+    expect(again).toMatchObject({ applied: 4, failed: 0, events: 0 });
     expect(await eventCount(tb)).toBe(before);
   });
 
   test('bad lines are reported with their line number while the others go in', async () => {
     const { tb, api } = await testService();
+    await importRecords(tb, [line('product', table)]);
     const report = await importRecords(tb, [
       line('contractor', romashka),
       '{not json',

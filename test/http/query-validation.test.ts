@@ -45,3 +45,13 @@ test('served by Node (the validator reading its headers from Node’s request): 
   const refused = await get('/api/products?limit=0&offset=-1');
   expect([refused.status, refused.body.errors!.map((e) => e.code)]).toEqual([400, ['ERROR_LIMIT', 'ERROR_OFFSET']]);
 });
+
+test('a parameter that is not a number is told what it must be, not that a pattern failed', async () => {
+  const { api } = await testService();
+  const messages = async (path: string) => ((await api.get(path)).body.errors as { message: string }[]).map((e) => e.message);
+  expect(await messages('/api/products?limit=abc&offset=x')).toEqual([
+    'limit: must be a whole number from 1 to 100, written in decimal',
+    'offset: must be a whole number from 0, written in decimal',
+  ]);
+  expect(await messages('/api/product?id=abc')).toEqual(['id: must be a whole number from 1, written in decimal']);
+});

@@ -25,7 +25,7 @@ describe('importRecords (values without the JSON text round trip)', () => {
     }
     const lineReport = await importLines(byLines.tb, lines(), () => {});
     const byValues = await service();
-    const valueReport = await importRecords(byValues.tb, records.map((value, i) => ({ line: i + 1, value })), () => {}, 7);
+    const valueReport = await importRecords(byValues.tb, records.map((value, i) => ({ line: i + 1, value })), () => {}, { linesPerGroup: 7 });
     expect(valueReport).toEqual(lineReport);
     expect(lineReport.failed).toBe(0);
     expect(await eventData(byValues)).toEqual(await eventData(byLines));
@@ -49,7 +49,7 @@ describe('importRecords (values without the JSON text round trip)', () => {
     const applied = async (perGroup: number) => {
       const s = await service();
       const failures: LineFailure[] = [];
-      const report = await importRecords(s.tb, records.map((value, i) => ({ line: i + 1, value })), (f) => failures.push(f), perGroup);
+      const report = await importRecords(s.tb, records.map((value, i) => ({ line: i + 1, value })), (f) => failures.push(f), { linesPerGroup: perGroup });
       return { report, failures, events: await eventData(s), tables: dumpReadTables(s.tb.db) };
     };
     const alone = await applied(1);

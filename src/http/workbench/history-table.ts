@@ -1,5 +1,5 @@
 import { html } from 'hono/html';
-import { type HistoryEntry, historyOf, whoOf } from '../../audit/history.ts';
+import { type HistoryEntry, historyOf, importRunsOf, whoOf } from '../../audit/history.ts';
 import type { Company } from '../../company.ts';
 import type { EventMeta } from '../../events/store.ts';
 import type { Texts } from './texts.ts';
@@ -17,8 +17,9 @@ export async function keyNamesOf(tb: Company, metas: EventMeta[]): Promise<Map<n
 /** A record's history as the API tells it, who in the reader's words. */
 export async function historyIn(tb: Company, t: Texts, stream: string): Promise<HistoryEntry[]> {
   const events = await tb.audit.streamEvents(stream);
-  const names = await keyNamesOf(tb, events.map((event) => event.meta));
-  return historyOf(events, whoOf((id) => names.get(id), t.who));
+  const metas = events.map((event) => event.meta);
+  const [names, runs] = [await keyNamesOf(tb, metas), await importRunsOf(tb.audit.streamEvents, metas)];
+  return historyOf(events, whoOf({ keyName: (id) => names.get(id), importRun: (id) => runs.get(id) }, t.who));
 }
 
 /** One changed value, nested ones (a document's lines, its company) field by field, only the leaves that differ. */

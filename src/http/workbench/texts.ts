@@ -1,5 +1,6 @@
 import { ENGLISH_WHO, type WhoWords } from '../../audit/history.ts';
 import type { DocumentType } from '../../events/documents.ts';
+import { moscowText } from './show.ts';
 
 /** The workbench's languages. */
 export type Lang = 'ru' | 'en';
@@ -166,6 +167,7 @@ export const ru = {
   who: {
     key: (id, name) => (name === undefined ? `ключ ${id}` : `ключ ${id} «${name}»`),
     importLine: (line) => `импорт, строка ${line}`,
+    importRunLine: (run, line) => `импорт файла ${run.file} (SHA-256 ${run.sha256}) от ${moscowText(run.ended)}, ${run.user}, строка ${line}`,
     unknown: 'неизвестно',
   } as WhoWords,
   /** Names of records' fields (by the last name of a nested one: `products.1.pr_price` → `pr_price`). */
@@ -247,6 +249,17 @@ export const ru = {
     bank: 'Банк',
     korNumber: 'Корр. счёт',
     rasNumber: 'Расчётный счёт',
+    // An import run's record (stream import-<run>).
+    runId: 'Запуск импорта',
+    note: 'Примечание',
+    file: 'Файл',
+    size: 'Размер, байт',
+    sha256: 'SHA-256',
+    started: 'Начат',
+    lines: 'Строк',
+    applied: 'Применено',
+    failed: 'С ошибками',
+    events: 'Событий',
   } as Record<string, string>,
   history: {
     seq: 'seq',
@@ -565,6 +578,16 @@ export const en: Texts = {
     bank: 'Bank',
     korNumber: 'Correspondent account',
     rasNumber: 'Current account',
+    runId: 'Import run',
+    note: 'Note',
+    file: 'File',
+    size: 'Size, bytes',
+    sha256: 'SHA-256',
+    started: 'Started',
+    lines: 'Lines',
+    applied: 'Applied',
+    failed: 'Failed',
+    events: 'Events',
   },
   history: {
     seq: 'seq',

@@ -51,13 +51,29 @@ export function openSqlite(file: string, options: OpenOptions = {}): Sqlite {
 }
 
 /**
+ * Creates `folder` and its missing parents one at a time. Node's recursive mkdir retries for ever where a folder
+ * cannot be made yet the kernel answers ENOENT (under /proc); a plain mkdir fails at once.
+ */
+function makeFolder(folder: string): void {
+  if (fs.existsSync(folder)) return;
+  const parent = path.dirname(folder);
+  if (parent !== folder) makeFolder(parent);
+  try {
+    fs.mkdirSync(folder);
+  } catch (error) {
+    // Made meanwhile by another process starting on the same path.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+}
+
+/**
  * Refuses a file this process cannot write (a read-only file, folder or file system) or whose folder cannot be
  * created. SQLite would open such a file read-only without a word, and only its first write would fail.
  */
 function ensureWritable(file: string): void {
   const folder = path.dirname(path.resolve(file));
   try {
-    fs.mkdirSync(folder, { recursive: true });
+    makeFolder(folder);
   } catch (error) {
     throw storageFaultOf(error) ?? new StorageFault('io', `cannot create the folder ${folder}: ${(error as Error).message}`, { cause: error });
   }

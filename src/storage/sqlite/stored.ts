@@ -11,7 +11,7 @@ import { verifySqlite } from './verify.ts';
 
 /** Refuses a path where there is no file, instead of creating an empty database there. */
 export function refuseMissing(file: string): void {
-  if (!fs.existsSync(file)) throw new DatabaseUnreachable(`no database at ${file} (set TRADEBOOK_DB)`);
+  if (!fs.existsSync(file)) throw new DatabaseUnreachable(`no database at ${file} (set --db or TRADEBOOK_DB)`);
 }
 
 /**

@@ -40,7 +40,7 @@ beforeAll(async () => {
   const tb = await openSqliteCompany(file);
   try {
     let line = 0;
-    const report = await importRecords(tb, [...demoCompany(7, SIZES)].map((value) => ({ line: ++line, value })), () => {}, 5000);
+    const report = await importRecords(tb, [...demoCompany(7, SIZES)].map((value) => ({ line: ++line, value })), () => {}, { linesPerGroup: 5000 });
     expect(report.failed).toBe(0);
     const { id } = await tb.keys.create({ name: 'bookkeeper' });
     const { id: auditor } = await tb.keys.create({ name: 'auditor', scope: 'audit', expiresAt: Date.parse('2027-01-01T00:00:00Z') });

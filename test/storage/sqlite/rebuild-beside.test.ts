@@ -8,7 +8,7 @@ import { readEvents } from '../../../src/storage/sqlite/event-log.ts';
 import { openSqlite } from '../../../src/storage/sqlite/open.ts';
 import { sqliteSession } from '../../../src/storage/sqlite/session.ts';
 import { inWriteTransaction } from '../../../src/storage/sqlite/maintenance.ts';
-import { expectRebuildEqualsLive, importRecords, line, money, romashka, sale } from '../../documents-fixtures.ts';
+import { expectRebuildEqualsLive, importRecords, line, money, romashka, sale, table } from '../../documents-fixtures.ts';
 import { openSqliteCompany, tempDir, testService } from '../../helpers.ts';
 import path from 'node:path';
 import { dumpReadTables } from '../../read-tables.ts';
@@ -96,7 +96,7 @@ describe('rebuild beside the served tables', () => {
 
   test('documents recorded below the highest id take their place in id order, live and rebuilt alike', async () => {
     const { tb, api } = await testService();
-    const imported = await importRecords(tb, [line('contractor', romashka), sale(5, 1, 500), sale(2, 1, 200), sale(3, 0, 300)]);
+    const imported = await importRecords(tb, [line('product', table), line('contractor', romashka), sale(5, 1, 500), sale(2, 1, 200), sale(3, 0, 300)]);
     expect(imported.failures).toEqual([]);
     const ids = async (path: string) => ((await api.get(path)).body.data as { id: number }[]).map((d) => d.id);
     expect(await ids('/api/sales')).toEqual([2, 3, 5]);

@@ -1,6 +1,6 @@
 import { GENESIS_HASH, chainHash } from '../events/hash.ts';
 import type { EventRow } from '../events/store.ts';
-import type { ChainCheck } from '../storage/engine.ts';
+import type { ChainCheck } from '../storage/read-tables.ts';
 
 
 /**

@@ -1,5 +1,5 @@
 import type { Clock } from '../lib/clock.ts';
-import type { RebuildProgress } from './read-tables.ts';
+import type { RebuildProgress, Verification } from './read-tables.ts';
 import type { CopySource, CopyTarget } from './copy.ts';
 import type { KeyChangeSource } from './key-changes.ts';
 import type { StorageBusyError, StorageFault } from './errors.ts';
@@ -23,26 +23,6 @@ export interface EngineOptions {
   stallMs?: number;
   /** Called with every statement the database executes (SQLite; tests count a request's statements). */
   trace?: (sql: string) => void;
-}
-
-/** The read tables against a fresh build of the log. */
-export interface ProjectionCheck {
-  ok: boolean;
-  /** How many read tables were compared. */
-  tables: number;
-  /** One line for each thing that differs from a fresh rebuild. */
-  differences: string[];
-}
-
-/** The hash chain walked: the first event whose hash or seq is not what the chain before it makes it, if any. */
-export type ChainCheck =
-  | { ok: true; events: number }
-  | { ok: false; events: number; seq: number; stream: string; problem: string };
-
-/** What `verify` finds: the hash chain walked, and the read tables against a fresh build of the log. */
-export interface Verification {
-  chain: ChainCheck;
-  projections: ProjectionCheck;
 }
 
 /** A database open for a company: migrated, its read tables current, its writer ready. */

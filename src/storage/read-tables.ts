@@ -1,6 +1,5 @@
 import type { StoredEvent } from '../events/rows.ts';
 import type { ReadModelDialect } from './dialect.ts';
-import type { Verification } from './engine.ts';
 import type { SqlSession } from './sql.ts';
 
 /**
@@ -17,6 +16,26 @@ import type { SqlSession } from './sql.ts';
 export type TableNames = (name: string) => string;
 
 export const servedNames: TableNames = (name) => name;
+
+/** The read tables against a fresh build of the log. */
+export interface ProjectionCheck {
+  ok: boolean;
+  /** How many read tables were compared. */
+  tables: number;
+  /** One line for each thing that differs from a fresh rebuild. */
+  differences: string[];
+}
+
+/** The hash chain walked: the first event whose hash or seq is not what the chain before it makes it, if any. */
+export type ChainCheck =
+  | { ok: true; events: number }
+  | { ok: false; events: number; seq: number; stream: string; problem: string };
+
+/** What `verify` finds: the hash chain walked, and the read tables against a fresh build of the log. */
+export interface Verification {
+  chain: ChainCheck;
+  projections: ProjectionCheck;
+}
 
 /** Told as a build or a rebuild goes: events replayed of all. */
 export interface RebuildProgress {

@@ -1,5 +1,4 @@
-import type { Verification } from '../engine.ts';
-import type { FreshBuild, ReadModels, TableNames } from '../read-tables.ts';
+import type { FreshBuild, ReadModels, TableNames, Verification } from '../read-tables.ts';
 import { storageFaultOf } from '../storage-fault.ts';
 import type { Sql } from './connection.ts';
 import { storageErrorOf } from './errors.ts';

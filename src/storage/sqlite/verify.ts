@@ -6,8 +6,7 @@ import { sqliteSession } from './session.ts';
 import { tableExists, withAttached } from './maintenance.ts';
 import { storageFaultOf } from '../storage-fault.ts';
 import { buildProjections } from './rebuild.ts';
-import type { ProjectionCheck, Verification } from '../engine.ts';
-import { type FreshBuild, type ReadModels, servedNames } from '../read-tables.ts';
+import { type FreshBuild, type ProjectionCheck, type ReadModels, type Verification, servedNames } from '../read-tables.ts';
 
 /**
  * `verify` on SQLite (`read-models/verify.ts`): the fresh build goes into a scratch database attached as `rebuilt`, and

@@ -21,6 +21,9 @@ const onPostgres = [
   'test/http/access-trail.test.ts',
   'test/http/arbitrary-input.test.ts',
   'test/reliability/hostile-input.test.ts',
+  'test/http/xml-text.test.ts',
+  'test/http/document-search.test.ts',
+  'test/http/history-pages.test.ts',
 ];
 
 /** The bundles the tests' server and command-line processes run, built before any test (see test/bundles.ts). */

@@ -40,13 +40,16 @@ function stateOf(fields: RecordFields, event: StoredEvent): RecordState {
 
 const same = (a: unknown, b: unknown) => a === b || (a !== undefined && b !== undefined && canonicalJson(a) === canonicalJson(b));
 
+/** The record's fields after one event, by the record's fold, without telling what changed. */
+export const evolveFields = (state: RecordFields | undefined, event: StoredEvent): RecordFields => fieldsOf(evolveRecord(() => stateOf(state ?? {}, event), event)!, event);
+
 /**
  * Applies one event to a record's fields, by the record's fold (events/folds.ts): the fields after it, and each
  * field it changed with its value before. An event changing a record with no fields yet changes an empty one.
  */
 export function foldEvent(state: RecordFields | undefined, event: StoredEvent): { state: RecordFields; changes: FieldChange[] } {
   const before = state ?? {};
-  const after = fieldsOf(evolveRecord(() => stateOf(before, event), event)!, event);
+  const after = evolveFields(before, event);
   const changed = new Set([...Object.keys(before), ...Object.keys(after)]);
   const changes = [...changed].filter((field) => !same(before[field], after[field])).map((field) => ({ field, before: before[field], after: after[field] }));
   return { state: after, changes };
@@ -61,14 +64,18 @@ export interface FoldedRecord {
   events: number;
 }
 
-/** Folds a stream's events (in stream order) recorded at or before `atMs` (all of them when omitted). */
-export function foldRecord(events: readonly StoredEvent[], atMs = Infinity): FoldedRecord {
-  let fields: RecordFields | undefined;
-  let lastEvent: StoredEvent | undefined;
-  let count = 0;
+/** A record before any event. */
+export const UNFOLDED: FoldedRecord = { fields: undefined, lastEvent: undefined, events: 0 };
+
+/**
+ * Folds a stream's events (in stream order) recorded at or before `atMs` (all of them when omitted), on from a
+ * fold of the events before them (`from`), so a long stream is folded a part at a time.
+ */
+export function foldRecord(events: readonly StoredEvent[], atMs = Infinity, from = UNFOLDED): FoldedRecord {
+  let { fields, lastEvent, events: count } = from;
   for (const event of events) {
     if (Date.parse(event.recordedAt) > atMs) break;
-    fields = foldEvent(fields, event).state;
+    fields = evolveFields(fields, event);
     lastEvent = event;
     count++;
   }

@@ -3,14 +3,10 @@ import { logEntry } from '../audit/log-view.ts';
 import { eventDefinitions } from '../events/registry.ts';
 import { parseMoment } from '../lib/clock.ts';
 import { UsageError, openLogForCli, parseWholeNumber } from './open.ts';
+import { writeOut } from './stdout.ts';
 import { TIME_FORMS } from './times.ts';
 
 const PAGE = 5000;
-
-/** Writes a line to stdout, waiting when the pipe is full so memory stays flat on any log size. */
-async function writeLine(text: string): Promise<void> {
-  if (!process.stdout.write(`${text}\n`)) await new Promise((resolve) => process.stdout.once('drain', resolve));
-}
 
 /** The event type `--type` names, in any case (`productedited` → ProductEdited); a name of none is a usage error. */
 function eventType(given: string): string {
@@ -39,7 +35,7 @@ export function eventsCommand(program: Command): void {
         // A page at a time, so memory stays flat on any log size.
         for (let from = after; ; ) {
           const page = await eventsAfter(from, PAGE, filter);
-          for (const row of page) await writeLine(JSON.stringify(logEntry(row)));
+          for (const row of page) await writeOut(`${JSON.stringify(logEntry(row))}\n`);
           if (page.length < PAGE) break;
           from = page[page.length - 1].seq;
         }

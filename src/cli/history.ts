@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { HistoryEntry } from '../audit/history.ts';
 import { UsageError, openHistoryForCli } from './open.ts';
+import { writeOut } from './stdout.ts';
 import { showStoredTime } from './times.ts';
 
 /** One line an event: `2026-11-22 12:00:00+03:00  #7 v2 ProductEdited  key 1 "shop"  salePrice: 1000 → 1250`. */
@@ -18,9 +19,19 @@ export function historyCommand(program: Command): void {
     .argument('<stream>', 'the record, e.g. product-42')
     .option('--json', 'print one JSON array')
     .action(async (stream: string, options: { json?: boolean }) => {
-      const { history: historyOf, close } = await openHistoryForCli();
-      const history = await historyOf(stream).finally(close);
-      if (history.length === 0) throw new UsageError(`no events in stream ${stream}`);
-      process.stdout.write(options.json ? `${JSON.stringify(history)}\n` : history.map((e) => `${historyLine(e)}\n`).join(''));
+      const log = await openHistoryForCli();
+      try {
+        // A chunk at a time, written as read: a record of 50,000 events is never held whole.
+        let written = 0;
+        for await (const chunk of log.wholeHistory(stream)) {
+          if (written === 0 && chunk.length === 0) throw new UsageError(`no events in stream ${stream}`);
+          const text = options.json ? chunk.map((e) => JSON.stringify(e)).join(',') : chunk.map((e) => `${historyLine(e)}\n`).join('');
+          await writeOut(options.json && chunk.length > 0 ? `${written === 0 ? '[' : ','}${text}` : text);
+          written += chunk.length;
+        }
+        if (options.json) await writeOut(']\n');
+      } finally {
+        await log.close();
+      }
     });
 }

@@ -1,5 +1,4 @@
 import { type AuditReads, auditReads } from '../audit/reads.ts';
-import type { HistoryEntry } from '../audit/history.ts';
 import { Company } from '../company.ts';
 import { type DatabaseSetting, databaseSetting } from '../storage/database.ts';
 import { openKeys, openLog } from '../storage/open-engine.ts';
@@ -41,9 +40,9 @@ export async function openLogForCli(): Promise<Pick<AuditReads, 'eventsAfter' | 
 }
 
 /** One record's history (each event, who, each field before → after) from the command line's database, on either engine. */
-export async function openHistoryForCli(): Promise<{ history(stream: string): Promise<HistoryEntry[]>; close(): Promise<void> }> {
+export async function openHistoryForCli(): Promise<Pick<AuditReads, 'wholeHistory'> & { close(): Promise<void> }> {
   const { readOn, close } = await openLog(cliDatabase(), readModels);
-  return { history: auditReads(readOn).history, close };
+  return { wholeHistory: auditReads(readOn).wholeHistory, close };
 }
 
 /** The company in the command line's database, on either engine, its read tables current (the commands that write). */

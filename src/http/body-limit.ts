@@ -14,8 +14,8 @@ export const BODY_LIMITS = {
   api: 1024 * 1024,
   /** A workbench form of a few short fields: sign-in (a key and the form's token), sign-out. */
   form: 1024,
-  /** Anchors pasted or uploaded on the workbench: tens of thousands of lines. */
-  anchors: 4 * 1024 * 1024,
+  /** Anchors pasted or uploaded on the workbench: twice the text one check takes (ANCHOR_LIMITS), so text over that is told so on a page. */
+  anchors: 2 * 1024 * 1024,
 } as const;
 
 /**

@@ -93,7 +93,9 @@ export const readResponses = {
   events: z
     .object({ meta: z.object({ after: z.number().int(), limit: z.number().int(), count: z.number().int(), next: z.number().int() }), data: z.array(logEvent) })
     .meta({ id: 'EventPage' }),
-  history: z.object({ meta: z.object({ stream: z.string(), count: z.number().int() }), data: z.array(historyEntry) }).meta({ id: 'History' }),
+  history: z
+    .object({ meta: z.object({ stream: z.string(), after: z.number().int(), limit: z.number().int(), count: z.number().int(), next: z.number().int() }), data: z.array(historyEntry) })
+    .meta({ id: 'History' }),
   statement: one('StatementAnswer', statement),
 };
 

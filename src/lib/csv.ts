@@ -6,6 +6,8 @@
  * formula and stays a number.
  */
 
+import { xmlSafe } from './xml-text.ts';
+
 /** How the file separates fields and writes decimals. */
 export interface CsvDialect {
   separator: ',' | ';';
@@ -21,9 +23,12 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 const PLAIN_NUMBER = { '.': /^[-+]?\d+(?:\.\d+)?$/, ',': /^[-+]?\d+(?:,\d+)?$/ };
 const NEEDS_QUOTES = { ',': /[",\r\n]/, ';': /[";\r\n]/ };
 
-/** One cell: neutralised when a spreadsheet would read it as a formula, quoted when it must be. */
+/**
+ * One cell: neutralised when a spreadsheet would read it as a formula, quoted when it must be; without the
+ * characters XML cannot hold, which a spreadsheet saving the file as XLSX could not keep.
+ */
 export function csvCell(value: string | number, dialect: CsvDialect = RFC_4180): string {
-  const text = typeof value === 'number' ? String(value).replace('.', dialect.decimal) : value;
+  const text = typeof value === 'number' ? String(value).replace('.', dialect.decimal) : xmlSafe(value);
   const formula = FORMULA_START.test(text) && !PLAIN_NUMBER[dialect.decimal].test(text);
   const cell = formula ? `'${text}` : text;
   return formula || NEEDS_QUOTES[dialect.separator].test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;

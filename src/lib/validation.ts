@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { toKopecks } from './money.ts';
 import { type DomainError, errorCodeFor } from './result.ts';
+import { xmlForbiddenIn } from './xml-text.ts';
 
 /** Building blocks of the write records' schemas, and the mapping of their issues to the spec's error names. */
 
 const MAX_ID = Number.MAX_SAFE_INTEGER;
-const LONE_SURROGATE = /\p{Cs}/u;
 
 function characters(s: string): number {
   let n = 0;
@@ -14,14 +14,18 @@ function characters(s: string): number {
 }
 
 /**
- * A string of at most `max` characters (not bytes), with no lone surrogate (it could not be stored as UTF-8) and
- * no U+0000 (PostgreSQL refuses it in text; SQLite would store it, and both engines must give the same answers).
+ * A string of at most `max` characters (not bytes), holding only characters XML 1.0 can: no lone surrogate (it
+ * could not be stored as UTF-8), no U+0000 (PostgreSQL refuses it in text; SQLite would store it, and both engines
+ * must give the same answers), no other C0 control but tab, LF and CR, no U+FFFE or U+FFFF (an XLSX holding one
+ * is a file Excel refuses).
  */
 export const text = (max = 255) =>
   z
     .string()
-    .refine((s) => !LONE_SURROGATE.test(s), 'must be valid Unicode text')
-    .refine((s) => !s.includes('\u0000'), 'must not contain the character U+0000')
+    .superRefine((s, ctx) => {
+      const forbidden = xmlForbiddenIn(s);
+      if (forbidden !== undefined) ctx.addIssue({ code: 'custom', message: `must not contain the character ${forbidden}` });
+    })
     .refine((s) => s.length <= max || characters(s) <= max, `must be at most ${max} characters`);
 
 /** A required string: present, not empty and not only white space. */

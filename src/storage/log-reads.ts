@@ -13,6 +13,9 @@ export const LOG_SQL = {
   /** The seq of the log's last event: its length, the seqs being dense from 1 (0 for an empty log). */
   lastSeq: 'SELECT coalesce(max(seq), 0) FROM events',
   stream: `${SELECT_EVENTS} WHERE stream = ? ORDER BY stream_version`,
+  /** One stream's events from one version to another, both included, through the (stream, stream_version) index. */
+  streamVersions: `${SELECT_EVENTS} WHERE stream = ? AND stream_version BETWEEN ? AND ? ORDER BY stream_version`,
+  streamLength: 'SELECT max(stream_version) FROM events WHERE stream = ?',
   /** The first event recorded at or after a time, found through the time index (null when there is none). */
   firstSince: 'SELECT min(seq) FROM events WHERE recorded_at >= ?',
   hashAt: 'SELECT hash FROM events WHERE seq = ?',
@@ -69,6 +72,16 @@ export async function* readEvents(session: SqlSession, afterSeq = 0, chunk = 500
 /** A stream's events in version order; empty when the stream does not exist. */
 export function readStream(session: SqlSession, stream: string): Promise<EventRow[]> {
   return session.objects<EventRow>(LOG_SQL.stream, [stream]);
+}
+
+/** One stream's events from version `from` to `to`, both included, in order. */
+export function readStreamVersions(session: SqlSession, stream: string, from: number, to: number): Promise<EventRow[]> {
+  return session.objects<EventRow>(LOG_SQL.streamVersions, [stream, from, to]);
+}
+
+/** How many events a stream has (its last version; 0 when it has none). */
+export async function streamLength(session: SqlSession, stream: string): Promise<number> {
+  return (await session.value<number | null>(LOG_SQL.streamLength, [stream])) ?? 0;
 }
 
 /** The stored hash of the event with this seq; undefined when there is none. */

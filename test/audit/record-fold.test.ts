@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { foldEvent, foldRecord } from '../../src/audit/record-fold.ts';
-import { historyOf, whoOf } from '../../src/audit/history.ts';
+import { historyOfVersions, versionsFrom, whoOf } from '../../src/audit/history.ts';
 import type { StoredEvent } from '../../src/events/store.ts';
 
 let seq = 0;
@@ -63,16 +63,37 @@ describe('a record folded from its stream', () => {
 });
 
 describe('history', () => {
-  test('each event with who caused it and each field it changed, before → after; a field new to the record has no before', () => {
+  test('each event with who caused it and each field it changed, before → after; a field new to the record has no before', async () => {
     const events = [
       event('product-1', 'ProductAdded', { id: 1, ...product }, 0, { importLine: 4 }),
       event('product-1', 'ProductPricesUpdated', { id: 1, changes: { salePrice: 1250 } }, 20, { keyId: 2 }),
       event('product-1', 'ProductEdited', { id: 1, changes: { unit: 'шт' } }, 30, { keyId: 9 }),
-    ];
-    const history = historyOf(events, whoOf({ keyName: (id) => (id === 2 ? 'shop' : undefined) }));
+    ].map((e, i) => ({ ...e, streamVersion: i + 1 }));
+    const history = await historyOfVersions(async (from, to) => events.slice(from - 1, to), [1, 2, 3], () => whoOf({ keyName: (id) => (id === 2 ? 'shop' : undefined) }));
     expect(history.map((h) => h.who)).toEqual(['import line 4', 'key 2 "shop"', 'key 9']);
     expect(history[0]).toMatchObject({ time: '2026-11-22 12:00:00', changes: product, before: {} });
     expect(history[1]).toMatchObject({ changes: { salePrice: 1250 }, before: { salePrice: 1000 } });
     expect(history[2]).toMatchObject({ changes: { unit: 'шт' }, before: {} });
+  });
+});
+
+describe('a page of a long history', () => {
+  test('the entries of the versions asked for, each before → after, the events before them read 250 at a time', async () => {
+    const events = [
+      event('product-1', 'ProductAdded', { id: 1, ...product }, 0),
+      ...Array.from({ length: 2_499 }, (_, i) => event('product-1', 'ProductPricesUpdated', { id: 1, changes: { salePrice: 1001 + i } }, 1)),
+    ].map((e, i) => ({ ...e, streamVersion: i + 1 }));
+    const reads: [number, number][] = [];
+    const read = async (from: number, to: number) => {
+      reads.push([from, to]);
+      return events.slice(from - 1, to);
+    };
+    const page = await historyOfVersions(read, versionsFrom(2_001, 2_003), () => whoOf({ keyName: () => undefined }));
+    expect(page.map((h) => [h.streamVersion, h.before, h.changes])).toEqual([
+      [2_001, { salePrice: 2_999 }, { salePrice: 3_000 }],
+      [2_002, { salePrice: 3_000 }, { salePrice: 3_001 }],
+      [2_003, { salePrice: 3_001 }, { salePrice: 3_002 }],
+    ]);
+    expect(reads).toEqual([...Array.from({ length: 8 }, (_, i): [number, number] => [i * 250 + 1, (i + 1) * 250]), [2_001, 2_003]]);
   });
 });

@@ -122,6 +122,21 @@ describe('tradebook history', () => {
     ]);
   });
 
+  test('a record of 600 events: every one, in order, each before → after, as lines and as one JSON array', async () => {
+    const { file, tb } = await serviceWithHistory();
+    const edits = Array.from({ length: 599 }, (_, i) => `{"type":"product_brand","data":{"id":1,"name":"Бренд ${i + 1}"}}`);
+    expect((await importLines(tb, Readable.from(edits), () => {})).applied).toBe(599);
+    const text = await runCli(file, ['history', 'brand-1']);
+    expect(text.status).toBe(0);
+    const shown = text.stdout.trim().split('\n');
+    expect(shown).toHaveLength(600);
+    expect(shown[500]).toContain(`v501 BrandEdited  import line 500  name: "Бренд 499" → "Бренд 500"`);
+    const json = await runCli(file, ['history', 'brand-1', '--json']);
+    const entries = JSON.parse(json.stdout) as { streamVersion: number; before: { name?: string }; changes: { name?: string } }[];
+    expect(entries.map((e) => e.streamVersion)).toEqual(Array.from({ length: 600 }, (_, i) => i + 1));
+    expect(entries[250]).toMatchObject({ before: { name: 'Бренд 249' }, changes: { name: 'Бренд 250' } });
+  });
+
   test('an unknown stream is an error', async () => {
     const { file } = await serviceWithHistory();
     const run = (await runCli(file, ['history', 'product-99']));

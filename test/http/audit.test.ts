@@ -53,7 +53,7 @@ describe('GET /api/history', () => {
     const { auditor } = await auditService();
     const res = await auditor.get('/api/history?stream=product-2');
     expect(res.status).toBe(200);
-    expect(res.body.meta).toEqual({ stream: 'product-2', count: 2 });
+    expect(res.body.meta).toEqual({ stream: 'product-2', after: 0, limit: 1000, count: 2, next: 2 });
     expect(res.body.data[1]).toEqual({
       seq: 6,
       streamVersion: 2,
@@ -102,7 +102,11 @@ describe('the audit scope', () => {
     const doc = (await api.get('/api/openapi.json')).body;
     expect(doc.paths['/api/events'].get.description).toContain('audit scope');
     expect(doc.paths['/api/events'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['after', 'limit']);
-    expect(doc.paths['/api/history'].get.parameters).toEqual([expect.objectContaining({ name: 'stream', required: true })]);
+    expect(doc.paths['/api/history'].get.parameters).toEqual([
+      expect.objectContaining({ name: 'stream', required: true }),
+      expect.objectContaining({ name: 'after', required: false }),
+      expect.objectContaining({ name: 'limit', required: false }),
+    ]);
   });
 
   test('other methods on the audit paths are 405', async () => {

@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import { describe, expect, test, vi } from 'vitest';
 import { StorageBusyError } from '../../src/storage/errors.ts';
-import { anchorKeyFrom, newAnchorKey, signAnchor } from '../../src/audit/anchors.ts';
+import { ANCHOR_LIMITS, anchorKeyFrom, newAnchorKey, signAnchor } from '../../src/audit/anchors.ts';
 import type { AppEnv } from '../../src/http/env.ts';
 import { logger } from '../../src/lib/log.ts';
 import { manualClock } from '../helpers.ts';
@@ -319,6 +319,25 @@ describe('anchors', () => {
     expect(text).toContain('the log was rewritten at or below seq');
     const junk = await auditor.request('POST', '/audit/anchors', { anchors: 'not an anchor' });
     expect(junk.status).toBe(400);
+  });
+
+  test(`at most ${ANCHOR_LIMITS.count} anchors and ${ANCHOR_LIMITS.bytes / 1024} KiB of them a check: beyond either, a page says so and none is checked`, async () => {
+    const { auditor, tb } = await workbench();
+    const key = anchorKeyFrom(newAnchorKey())!;
+    const seq = await tb.audit.lastSeq();
+    const head = { seq, hash: (await tb.audit.hashAt(seq))!, recordedAt: '2026-11-22T09:00:00.000Z' };
+    const anchors = Array.from({ length: ANCHOR_LIMITS.count + 1 }, (_, i) => JSON.stringify(signAnchor(head, key, new Date(Date.UTC(2020, 0, 1) + i * 86_400_000))));
+    await auditor.get('/audit/anchors');
+    const all = await auditor.request('POST', '/audit/anchors', { anchors: anchors.slice(0, ANCHOR_LIMITS.count).join('\n') });
+    expect(all.status).toBe(200);
+    expect(all.text).toContain(`All ${ANCHOR_LIMITS.count} anchors hold.`);
+    const tooMany = await auditor.request('POST', '/audit/anchors', { anchors: anchors.join('\n') });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.text).toContain(`more than ${ANCHOR_LIMITS.count} anchors: check at most ${ANCHOR_LIMITS.count} at a time`);
+    expect(tooMany.text).not.toContain('data-anchors=');
+    const tooLong = await auditor.request('POST', '/audit/anchors', { anchors: `${anchors[0]}\n${' '.repeat(ANCHOR_LIMITS.bytes)}` });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.text).toContain(`more than ${ANCHOR_LIMITS.bytes / 1024} KiB of anchors`);
   });
 });
 

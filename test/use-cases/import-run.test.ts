@@ -22,7 +22,7 @@ describe('an import run', () => {
     const { tb, report, failed } = await imported();
     expect(failed).toEqual([2]);
     expect(report).toEqual({ lines: 3, applied: 2, failed: 1, events: 2, run: expect.stringMatching(/^\d{16}$/) });
-    const [recorded] = await tb.audit.streamEvents(`import-${report.run}`);
+    const [recorded] = await tb.audit.streamVersions(`import-${report.run}`, 1, 1);
     expect(recorded.type).toBe('ImportRunRecorded');
     expect(recorded.data).toEqual({
       runId: report.run,
@@ -50,7 +50,7 @@ describe('an import run', () => {
 
   test('a history, and the workbench’s log, name the file, its digest, when and by whom, and the line', async () => {
     const { tb, app, report } = await imported();
-    const [added] = await tb.audit.history('contractor-7');
+    const [added] = await tb.audit.history('contractor-7', 1, 1);
     expect(added.who).toMatch(new RegExp(`^import of file export-2026-11\\.ndjson \\(SHA-256 ${sha256}\\) on \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} by ivanov, line 1$`));
     const { key } = await tb.keys.create({ name: 'auditor', scope: 'audit' });
     const russian = new Browser(app, { 'Accept-Language': 'ru' });

@@ -20,7 +20,13 @@ export const eventsQuery = z.object({
   after: queryInt(0).optional().default(0),
   limit: queryInt(1, MAX_EVENTS_PAGE).optional().default(MAX_EVENTS_PAGE),
 });
-export const historyQuery = z.object({ stream: z.string().min(1, 'give the stream, e.g. product-42') });
+const MAX_HISTORY_PAGE = 1000;
+
+export const historyQuery = z.object({
+  stream: z.string().min(1, 'give the stream, e.g. product-42'),
+  after: queryInt(0).optional().default(0).describe('the stream version the page follows'),
+  limit: queryInt(1, MAX_HISTORY_PAGE).optional().default(MAX_HISTORY_PAGE),
+});
 export const statementQuery = z.object({
   contractor: queryInt(1).describe('the contractor id'),
   dateFrom: calendarDate().describe('the first day of the period, YYYY-MM-DD'),
@@ -40,7 +46,14 @@ export const documentQuery = z.object({
 
 export const auditReads: ReadEndpoint[] = [
   { method: 'get', path: '/api/events', summary: 'The event log as stored, in seq order, after a seq', query: eventsQuery, audit: true, response: readResponses.events },
-  { method: 'get', path: '/api/history', summary: 'Every event of one record (stream), with time, key name and each field it changed, before and after', query: historyQuery, audit: true, response: readResponses.history },
+  {
+    method: 'get',
+    path: '/api/history',
+    summary: 'The events of one record (stream) after a version, a page at a time, with time, key name and each field it changed, before and after',
+    query: historyQuery,
+    audit: true,
+    response: readResponses.history,
+  },
   { method: 'get', path: '/api/audit/document', summary: 'One document of any type by type and id, as the document lists show it', query: documentQuery, audit: true, response: readResponses.document },
   {
     method: 'get',
@@ -68,10 +81,13 @@ export function auditRoutes(tb: Company): Hono<AppEnv> {
   });
 
   app.get('/api/history', validQuery(historyQuery), async (c) => {
-    const { stream } = c.req.valid('query');
-    const history = await tb.audit.history(stream);
-    if (history.length === 0) return sendError(c, 404, 'ERROR_STREAM', `no events in stream ${stream}`);
-    return sendJson(c, JSON.stringify({ meta: { stream, count: history.length }, data: history }));
+    const { stream, after, limit } = c.req.valid('query');
+    const length = await tb.audit.streamLength(stream);
+    if (length === 0) return sendError(c, 404, 'ERROR_STREAM', `no events in stream ${stream}`);
+    const history = await tb.audit.history(stream, after + 1, Math.min(length, after + limit));
+    // `next` is the `after` of the following page; the page is the last one when `count` < `limit`.
+    const next = history.at(-1)?.streamVersion ?? after;
+    return sendJson(c, JSON.stringify({ meta: { stream, after, limit, count: history.length, next }, data: history }));
   });
 
   app.get('/api/audit/document', validQuery(documentQuery), async (c) => {

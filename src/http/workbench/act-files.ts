@@ -1,4 +1,5 @@
 import { EXCEL_RU, csvText } from '../../lib/csv.ts';
+import { xmlSafe } from '../../lib/xml-text.ts';
 import type { Act, ActCell } from './act.ts';
 import { actRows } from './act.ts';
 import { day, rubles } from './show.ts';
@@ -38,7 +39,8 @@ export async function actXlsx(t: Texts, act: Act): Promise<Uint8Array<ArrayBuffe
     cells.forEach((cell, column) => {
       const target = row.getCell(column + 1);
       if (cell === null) return;
-      if (typeof cell === 'string') target.value = cell;
+      // Text from the log may predate the refusal of characters XML cannot hold; one would spoil the whole file.
+      if (typeof cell === 'string') target.value = xmlSafe(cell);
       else if ('rubles' in cell) {
         target.value = cell.rubles;
         target.numFmt = '#,##0.00';

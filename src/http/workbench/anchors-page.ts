@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
-import { html } from 'hono/html';
-import { checkAnchors, keyFingerprint, parseAnchors } from '../../audit/anchors.ts';
+import { html, raw } from 'hono/html';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { type AnchorCheck, checkAnchors, keyFingerprint, parseAnchors } from '../../audit/anchors.ts';
 import type { Company } from '../../company.ts';
 import { page, scrolling, sendPage, tokenField, type View } from './layout.ts';
 import type { WorkbenchEnv } from './workbench-env.ts';
@@ -13,6 +14,24 @@ ${tokenField(session!.formToken)}
 <button class="primary" type="submit">${t.anchors.submit}</button>
 </form>
 <p class="note">${t.anchors.note}</p>`;
+
+/** Rows rendered between turns of the event loop: 2,000 rows at once held it for about 70 ms. */
+const ROWS_A_TURN = 250;
+
+/** A row a check, rendered a part at a time between turns of the event loop. */
+async function checkRows({ t }: View, checks: AnchorCheck[]) {
+  const parts: string[] = [];
+  for (let from = 0; from < checks.length; from += ROWS_A_TURN) {
+    if (from > 0) await nextTurn();
+    for (const check of checks.slice(from, from + ROWS_A_TURN)) {
+      parts.push(
+        String(html`<tr${check.holds ? '' : html` class="broken"`}><td class="num">${check.anchor.seq}</td><td class="mono">${keyFingerprint(check.anchor.publicKey)}</td>
+<td>${moscowTime(check.anchor.anchoredAt)}</td><td>${check.holds ? html`<span class="ok">${t.anchors.holds}</span>` : html`<span class="bad">${t.anchors.fails(check.problem)}</span>`}</td></tr>`),
+      );
+    }
+  }
+  return raw(parts.join(''));
+}
 
 export const anchorsPage = (c: Context, view: View) => sendPage(c, page(view, view.t.anchors.title, anchorForm(view)));
 
@@ -36,10 +55,7 @@ export async function checkAnchorsPage(c: Context<WorkbenchEnv>, tb: Company, vi
 ${scrolling(
   t.anchors.title,
   html`<table class="anchors"><thead><tr><th class="num">${columns.seq}</th><th>${columns.signer}</th><th>${columns.anchored}</th><th>${columns.result}</th></tr></thead>
-<tbody>${checks.map(
-    (check) => html`<tr${check.holds ? '' : html` class="broken"`}><td class="num">${check.anchor.seq}</td><td class="mono">${keyFingerprint(check.anchor.publicKey)}</td>
-<td>${moscowTime(check.anchor.anchoredAt)}</td><td>${check.holds ? html`<span class="ok">${t.anchors.holds}</span>` : html`<span class="bad">${t.anchors.fails(check.problem)}</span>`}</td></tr>`,
-  )}</tbody></table>`,
+<tbody>${await checkRows(view, checks)}</tbody></table>`,
 )}
 ${anchorForm(view)}`,
     ),

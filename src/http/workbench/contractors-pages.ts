@@ -6,7 +6,7 @@ import type { Company } from '../../company.ts';
 import { queryInt } from '../query.ts';
 import { type ListedDocument, documentsTable } from './documents-pages.ts';
 import { formValues, problems, readForm } from './forms.ts';
-import { historyIn, historyTable } from './history-table.ts';
+import { historyPageIn, historyTable } from './history-table.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
 import { href, statementHref } from './links.ts';
 import { contractorLink, fieldLabel, leaves, rubles } from './show.ts';
@@ -88,7 +88,7 @@ export async function contractorPage(c: Context, tb: Company, view: View): Promi
   if (!id.success || json === undefined) return sendPage(c, page(view, t.contractors.title, html`<p class="empty">${t.contractors.noSuch(id.success ? id.data : 0)}</p>`), 404);
   const k = JSON.parse(json) as ShownContractor;
   const year = formatMoscow(tb.clock()).slice(0, 4);
-  const documents = (await tb.documents.search({ contractorId: k.id }, 0, RECENT)).map((row) => JSON.parse(row) as ListedDocument);
+  const documents = (await tb.documents.search({ contractorId: k.id }, RECENT)).map((row) => JSON.parse(row) as ListedDocument);
   const fields = leaves(Object.fromEntries(Object.entries(k).filter(([field]) => !SKIPPED.has(field))))
     .filter(([, value]) => value !== null && value !== '' && value !== '[]' && value !== '{}')
     .map(([path, value]) => {
@@ -104,7 +104,7 @@ export async function contractorPage(c: Context, tb: Company, view: View): Promi
 <h2>${t.contractors.documents}</h2>
 ${documents.length === 0 ? html`<p class="empty">${t.documents.noMatch}</p>` : documentsTable(view, documents)}
 <h2>${t.contractors.history}</h2>
-${historyTable(view, await historyIn(tb, t, `contractor-${k.id}`))}`,
+${historyTable(view, await historyPageIn(tb, t, `contractor-${k.id}`, c.req.query('history')), c.req.path)}`,
     ),
   );
 }

@@ -9,14 +9,26 @@ import { documentName } from '../../projections/documents/views.ts';
 import type { Company } from '../../company.ts';
 import { queryInt } from '../query.ts';
 import { documentQuery } from '../routes/audit.ts';
-import { dateInput, formProblem, formValues, problems, readForm } from './forms.ts';
-import { historyIn, historyTable } from './history-table.ts';
+import { DOCUMENT_CURSOR, dateInput, formProblem, formValues, problems, readForm } from './forms.ts';
+import { historyPageIn, historyTable } from './history-table.ts';
 import { page, scrolling, sendPage, type View } from './layout.ts';
 import { documentHref, href, recordHref, statementHref } from './links.ts';
 import { contractorLink, dateValue, day, documentLink, leaves, moscowText, rubles, statusName, typeName } from './show.ts';
 import { type TreeNode, treeDocuments, treeSvg } from './tree-svg.ts';
 
 const PAGE_SIZE = 50;
+
+/** A document as a page's cursor names it: `sale-187`. */
+const documentCursor = () =>
+  z
+    .string()
+    .max(40)
+    .transform((text, ctx) => {
+      const [type, id] = [text.slice(0, text.lastIndexOf('-')), Number(text.slice(text.lastIndexOf('-') + 1))];
+      if ((DOCUMENT_TYPES as readonly string[]).includes(type) && Number.isSafeInteger(id) && id >= 1) return { type: type as DocumentType, id };
+      ctx.addIssue({ code: 'custom', message: DOCUMENT_CURSOR });
+      return z.NEVER;
+    });
 
 const findQuery = z.object({
   type: z.enum(DOCUMENT_TYPES, { error: `must be one of ${DOCUMENT_TYPES.join(', ')}` }).optional(),
@@ -26,7 +38,8 @@ const findQuery = z.object({
   dateFrom: calendarDate().optional(),
   dateTo: calendarDate().optional(),
   status: z.enum(['0', '1'], { error: 'must be 0 or 1' }).transform(Number).optional(),
-  offset: queryInt(0).optional().default(0),
+  after: documentCursor().optional(),
+  before: documentCursor().optional(),
 });
 
 /** A document as the API lists it: the fields every page shows. */
@@ -83,17 +96,24 @@ export async function findDocumentsPage(c: Context, tb: Company, view: View): Pr
   const note = html`<p class="note">${t.documents.note}</p>`;
   if (!form.asked) return sendPage(c, page(view, title, html`${findForm(view, values)}${note}`));
   if (!form.ok) return sendPage(c, page(view, title, html`${findForm(view, values)}${problems(t, form.errors)}`), 400);
-  const { type, id, number, contractor, dateFrom, dateTo, status, offset } = form.value;
+  const { type, id, number, contractor, dateFrom, dateTo, status, after, before } = form.value;
   if (id !== undefined) {
     if (type === undefined) return sendPage(c, page(view, title, html`${findForm(view, values)}${formProblem(t, t.problems.typeWithId)}`), 400);
     return c.redirect(documentHref(type, id), 303);
   }
-  const rows = await tb.documents.search({ type, number, contractorId: contractor, dateFrom, dateTo, status }, offset, PAGE_SIZE + 1);
-  const found = rows.slice(0, PAGE_SIZE).map((json) => JSON.parse(json) as ListedDocument);
-  const at = (to: number) => href('/audit/documents', { ...values, offset: to });
-  const pager = html`<nav class="pager" aria-label="${t.fields.page}">${offset > 0 ? html`<a href="${at(Math.max(0, offset - PAGE_SIZE))}">${t.common.previous}</a>` : ''}
-${rows.length > PAGE_SIZE ? html`<a href="${at(offset + PAGE_SIZE)}">${t.common.next}</a>` : ''}</nav>`;
-  const results = found.length === 0 ? html`<p class="empty">${t.documents.noMatch}</p>` : html`<p class="note">${t.common.shown(offset + 1, offset + found.length)}</p>${documentsTable(view, found)}${pager}`;
+  // Newest first; a `before` cursor reads toward the first page (oldest first) and is turned round.
+  const from = after ? { ...after, toward: 'older' as const } : before ? { ...before, toward: 'newer' as const } : undefined;
+  const rows = await tb.documents.search({ type, number, contractorId: contractor, dateFrom, dateTo, status }, PAGE_SIZE + 1, from);
+  const more = rows.length > PAGE_SIZE;
+  const read = rows.slice(0, PAGE_SIZE).map((json) => JSON.parse(json) as ListedDocument);
+  const found = from?.toward === 'newer' ? read.reverse() : read;
+  const cursorless = Object.fromEntries(Object.entries(values).filter(([field]) => field !== 'after' && field !== 'before'));
+  const at = (cursor: Record<string, string>) => href('/audit/documents', { ...cursorless, ...cursor });
+  const named = (d: ListedDocument) => `${d.type}-${d.id}`;
+  const [hasNewer, hasOlder] = from?.toward === 'newer' ? [more, true] : [from !== undefined, more];
+  const pager = html`<nav class="pager" aria-label="${t.fields.page}">${hasNewer ? html`<a href="${at({})}">${t.common.first}</a> <a href="${at({ before: named(found[0]) })}" rel="prev">${t.common.previous}</a>` : ''}
+${hasOlder ? html`<a href="${at({ after: named(found.at(-1)!) })}" rel="next">${t.common.next}</a>` : ''}</nav>`;
+  const results = found.length === 0 ? html`<p class="empty">${t.documents.noMatch}</p>` : html`${documentsTable(view, found)}${pager}`;
   return sendPage(c, page(view, title, html`${findForm(view, values)}${note}${results}`));
 }
 
@@ -181,7 +201,7 @@ export async function documentPage(c: Context, tb: Company, view: View): Promise
   const d = JSON.parse(json) as ListedDocument;
   const stream = `${type}-${id}`;
   // Independent reads, sent together: on a database server they travel at once instead of a round trip each.
-  const [history, numbers, paid] = await Promise.all([historyIn(tb, t, stream), tb.documents.numbersOf(treeDocuments(d.tree)), paidSection(view, d, tb)]);
+  const [history, numbers, paid] = await Promise.all([historyPageIn(tb, t, stream, c.req.query('history')), tb.documents.numbersOf(treeDocuments(d.tree)), paidSection(view, d, tb)]);
   const title = `${typeName(t, type)} ${d.number ?? ''} (${type} ${id})`;
   return sendPage(
     c,
@@ -195,7 +215,7 @@ ${Array.isArray(d.products) ? linesTable(view, d.products as Line[]) : ''}
 ${treeSvg(view, d.tree, numbers)}
 ${paid}
 <h2>${t.document.history}</h2>
-${historyTable(view, history)}
+${historyTable(view, history, c.req.path)}
 <details><summary>${t.document.asApi}</summary><pre class="mono">${JSON.stringify(d, null, 2)}</pre></details>`,
     ),
   );

@@ -33,6 +33,9 @@ export function readForm<S extends z.ZodType>(c: Context, schema: S): { asked: f
 /** The fields as the form sent them, to fill the form in again. */
 export const formValues = (c: Context) => formQuery(c);
 
+/** What the document search's cursor says when it names no document. */
+export const DOCUMENT_CURSOR = 'must name a document, e.g. sale-187';
+
 const NUMBER_FIELDS = new Set(['id', 'contractor', 'after', 'offset', 'page']);
 const CHOICE_FIELDS = new Set(['type', 'status', 'order']);
 
@@ -40,6 +43,8 @@ const CHOICE_FIELDS = new Set(['type', 'status', 'order']);
 function problemText(t: Texts, error: DomainError): string {
   const field = error.field ?? '';
   const label = t.fields[field] ?? field;
+  // A page's cursor in the document search names a document; the log's are numbers.
+  if (error.message.includes(DOCUMENT_CURSOR)) return t.problems.document;
   if (DATE_FIELDS.has(field)) return t.problems.date(label);
   if (MOMENT_FIELDS.has(field)) return t.problems.moment(label);
   if (NUMBER_FIELDS.has(field)) return t.problems.number(label);

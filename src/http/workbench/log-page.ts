@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Context } from 'hono';
 import { html } from 'hono/html';
 import { z } from 'zod';
@@ -58,11 +59,18 @@ async function readPage(tb: Company, asked: LogAsked): Promise<{ rows: EventRow[
   return { rows: backwards ? page.reverse() : page, more };
 }
 
-/** Each event's change as its record's history tells it (before → after), from the histories of the page's records. */
+/**
+ * Each event's change as its record's history tells it (before → after): for each record on the page, the entries
+ * of the versions the page shows, not its whole history.
+ */
 async function changesOf(tb: Company, t: Texts, rows: EventRow[]): Promise<Map<number, HistoryEntry>> {
+  const versions = new Map<string, number[]>();
+  for (const row of rows) versions.set(row.stream, [...(versions.get(row.stream) ?? []), row.stream_version]);
   const entries = new Map<number, HistoryEntry>();
-  for (const stream of new Set(rows.map((row) => row.stream))) {
-    for (const entry of await historyIn(tb, t, stream)) entries.set(entry.seq, entry);
+  for (const [stream, shown] of versions) {
+    // A turn of the event loop a record: a page of 50 records is otherwise one stretch of SQLite's synchronous reads.
+    await nextTurn();
+    for (const entry of await historyIn(tb, t, stream, shown)) entries.set(entry.seq, entry);
   }
   return entries;
 }

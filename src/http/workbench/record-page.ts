@@ -1,7 +1,8 @@
 import type { Context } from 'hono';
 import { html } from 'hono/html';
 import { z } from 'zod';
-import { type FoldedRecord, foldRecord } from '../../audit/record-fold.ts';
+import { foldVersions } from '../../audit/history.ts';
+import type { FoldedRecord } from '../../audit/record-fold.ts';
 import { parseMoment } from '../../lib/clock.ts';
 import type { Company } from '../../company.ts';
 import { formValues, problems, readForm } from './forms.ts';
@@ -79,9 +80,12 @@ export async function recordPage(c: Context, tb: Company, view: View): Promise<R
   if (!form.asked) return sendPage(c, page(view, t.record.title, html`${recordForm(view, values)}${explain}`));
   if (!form.ok) return sendPage(c, page(view, t.record.title, html`${recordForm(view, values)}${problems(t, form.errors)}`), 400);
   const { stream, at = tb.clock() } = form.value;
-  const events = await tb.audit.streamEvents(stream);
-  if (events.length === 0) return sendPage(c, page(view, t.record.title, html`${recordForm(view, values)}<p class="empty">${t.record.noSuch(stream)}</p>`), 404);
-  const [thenRecord, nowRecord] = [foldRecord(events, at), foldRecord(events)];
+  const read = (from: number, to: number) => tb.audit.streamVersions(stream, from, to);
+  const thenRecord = await foldVersions(read, Number.MAX_SAFE_INTEGER, at);
+  // Now goes on from then: the events up to the moment are folded once.
+  const nowRecord = await foldVersions(read, Number.MAX_SAFE_INTEGER, Infinity, thenRecord);
+  const length = nowRecord.events;
+  if (length === 0) return sendPage(c, page(view, t.record.title, html`${recordForm(view, values)}<p class="empty">${t.record.noSuch(stream)}</p>`), 404);
   const [then, now] = [fieldValues(thenRecord.fields), fieldValues(nowRecord.fields)];
   const fields = [...new Set([...then.keys(), ...now.keys()])];
   const text = (values: Map<string, unknown>, field: string) => (values.has(field) ? storedText(leafName(field), values.get(field)) : '');
@@ -97,7 +101,7 @@ export async function recordPage(c: Context, tb: Company, view: View): Promise<R
       view,
       t.record.titleOf(stream, when),
       html`${recordForm(view, values)}${explain}
-<p>${t.record.asOfLine(when, folded(view, thenRecord, events.length))}<br>${t.record.nowLine(folded(view, nowRecord, events.length))}
+<p>${t.record.asOfLine(when, folded(view, thenRecord, length))}<br>${t.record.nowLine(folded(view, nowRecord, length))}
 ${own.startsWith('/audit/record') ? '' : html` <a href="${own}">${t.record.documentPage}</a>.`}</p>
 ${scrolling(
   t.record.title,

@@ -31,7 +31,7 @@ const COMPONENT_FIELDS = ['sum', 'created', 'register'];
  */
 export const documentsProjector: Projector = {
   name: 'documents',
-  version: 5,
+  version: 6,
   // Reads a contractor's record (its bonus programme, what a document shows of it) and rewrites its balances.
   after: ['contractors'],
   tables: ['documents', 'document_records', 'document_links', 'document_id_counts'],
@@ -57,6 +57,7 @@ export const documentsProjector: Projector = {
        date ${t.text} NOT NULL,
        month ${t.text} NOT NULL,
        status ${t.integer} NOT NULL,
+       contractor_id ${t.integer} NOT NULL,
        paid ${t.integer} NOT NULL,
        list_json ${t.text} NOT NULL)`,
     `CREATE TABLE ${n('document_links')} (
@@ -80,6 +81,11 @@ export const documentsProjector: Projector = {
     // A whole calendar month walks its documents in id order: OFFSET skips index entries, no sort.
     // (A column, not an expression on `date`: only then is the index covering.)
     `CREATE INDEX ${n('documents_month')} ON ${n('documents')} (type, month, id, status)`,
+    // The auditors' search reads newest first from a cursor (date, key), all documents, one type's or one
+    // contractor's: a page is a seek and its rows, whatever its depth.
+    `CREATE INDEX ${n('documents_newest')} ON ${n('documents')} (date, key)`,
+    `CREATE INDEX ${n('documents_type_newest')} ON ${n('documents')} (type, date, key)`,
+    `CREATE INDEX ${n('documents_contractor_newest')} ON ${n('documents')} (contractor_id, date, key)`,
   ],
   bind(session: SqlSession, n: TableNames, mode: ApplyMode) {
     const contractorRecord = `SELECT record FROM ${n('contractors')} WHERE id = ?`;

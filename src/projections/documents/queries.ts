@@ -1,4 +1,5 @@
 import { type JoinedPage, type JoinedPageQuery, type SqlSession, byCount, inChunks } from '../../storage/sql.ts';
+import type { ReadModelDialect } from '../../storage/dialect.ts';
 import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES, type DocumentRecord, type DocumentRef, type DocumentType } from '../../events/documents.ts';
 import { daysInMonth } from '../../lib/clock.ts';
 import { idCount, idPage, pageLimit } from '../id-counts.ts';
@@ -34,10 +35,55 @@ export interface DocumentSearch extends DocumentFilter {
   number?: string;
 }
 
+/** Where a page of a search starts: after (older than) or before (newer than) this document. */
+export interface SearchCursor extends DocumentRef {
+  toward: 'older' | 'newer';
+}
+
 export interface DocumentFilter {
   dateFrom?: string;
   dateTo?: string;
   status?: number;
+}
+
+/** A document's place in the search's order: its date, then its key. */
+export interface SearchPosition {
+  date: string;
+  key: number;
+}
+
+/**
+ * The search's statement: newest first by (date, key), read on from a position in an index in that order (all
+ * documents', one contractor's, or one type's) until the page is full, so a page costs the same at any depth; a number is
+ * found by its own index and its few documents sorted.
+ */
+export function searchSql(dialect: Pick<ReadModelDialect, 'indexHint'>, by: DocumentSearch, limit: number, at?: SearchPosition & { toward: SearchCursor['toward'] }) {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  const where = (condition: string, ...values: unknown[]) => {
+    if (values[0] === undefined) return;
+    conditions.push(condition);
+    params.push(...values);
+  };
+  where('d.type = ?', by.type);
+  where('d.contractor_id = ?', by.contractorId);
+  where('d.status = ?', by.status);
+  where('d.date >= ?', by.dateFrom);
+  where('d.date <= ?', by.dateTo);
+  const number = by.number?.trim();
+  if (number !== undefined && /^\d+$/.test(number)) where('r.number_digits = ?', numberDigits(number));
+  else where('r.number_key = ?', number === undefined ? undefined : numberKey(number));
+  const newer = at?.toward === 'newer';
+  if (at !== undefined) where(`(d.date, d.key) ${newer ? '>' : '<'} (?, ?)`, at.date, at.key);
+  const documents =
+    number !== undefined
+      ? 'document_records r JOIN documents d ON d.key = r.key'
+      : dialect.indexHint('documents AS d', by.contractorId !== undefined ? 'documents_contractor_newest' : by.type !== undefined ? 'documents_type_newest' : 'documents_newest');
+  const order = newer ? 'ASC' : 'DESC';
+  return {
+    sql: `SELECT d.list_json FROM ${documents} ${conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`} ORDER BY d.date ${order}, d.key ${order} LIMIT ?`,
+    params: [...params, limit],
+  };
 }
 
 /**
@@ -93,27 +139,14 @@ export function documentQueries(session: SqlSession) {
 
   return {
     /**
-     * The documents matching a search, newest date first, as the lists show them (JSON texts): a number, a
-     * contractor and a type's dates each have an index.
+     * A page of the documents matching a search (`searchSql`), newest first, as the lists show them (JSON texts):
+     * the first page, or the one after (older than) or before (newer than) a document. A cursor naming no document
+     * gives the first page. Rows come in the order read: a page before, oldest first.
      */
-    async search(by: DocumentSearch, offset: number, limit: number): Promise<string[]> {
-      const conditions: string[] = [];
-      const params: unknown[] = [];
-      const where = (condition: string, value: unknown) => {
-        if (value === undefined) return;
-        conditions.push(condition);
-        params.push(value);
-      };
-      where('r.type = ?', by.type);
-      where('r.contractor_id = ?', by.contractorId);
-      where('r.status = ?', by.status);
-      where('d.date >= ?', by.dateFrom);
-      where('d.date <= ?', by.dateTo);
-      if (by.number !== undefined && /^\d+$/.test(by.number.trim())) where('r.number_digits = ?', numberDigits(by.number.trim()));
-      else where('r.number_key = ?', by.number === undefined ? undefined : numberKey(by.number.trim()));
-      const filter = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
-      const sql = `SELECT d.list_json FROM document_records r JOIN documents d ON d.key = r.key ${filter} ORDER BY d.date DESC, r.key DESC LIMIT ? OFFSET ?`;
-      return (await session.rows<[string]>(sql, [...params, limit, offset])).map(([json]) => json);
+    async search(by: DocumentSearch, limit: number, from?: SearchCursor): Promise<string[]> {
+      const at = from && (await session.objects<SearchPosition>('SELECT date, key FROM documents WHERE type = ? AND id = ?', [from.type, from.id]))[0];
+      const { sql, params } = searchSql(session.dialect, by, limit, at && { ...at, toward: from!.toward });
+      return (await session.rows<[string]>(sql, params)).map(([json]) => json);
     },
     /** The documents made from any of `parents` (whose basedOn names one), each once with its record, by type and id. */
     async childrenOf(parents: DocumentRef[]): Promise<ChildDocument[]> {

@@ -18,10 +18,10 @@ export function bindServedDocuments(session: SqlSession, n: TableNames, contract
   const contractorsIn = byCount((count) => `SELECT id, record FROM ${n('contractors')} WHERE id IN (${valueList(count)})`);
   const save = byCount(
     (rows) =>
-      `INSERT INTO ${n('documents')} (key, type, id, date, month, status, paid, list_json)
-       VALUES ${placeholders(rows, 8)}
+      `INSERT INTO ${n('documents')} (key, type, id, date, month, status, contractor_id, paid, list_json)
+       VALUES ${placeholders(rows, 9)}
        ON CONFLICT (key) DO UPDATE SET date = excluded.date, month = excluded.month, status = excluded.status,
-         paid = excluded.paid, list_json = excluded.list_json`,
+         contractor_id = excluded.contractor_id, paid = excluded.paid, list_json = excluded.list_json`,
   );
   // Rendered rows wait here and go in a hundred a statement; `write` saves the rest at the end of every flush step.
   const unwritten = new Map<number, unknown[]>();
@@ -51,7 +51,7 @@ export function bindServedDocuments(session: SqlSession, n: TableNames, contract
     // The tree is kept as JSON text already; it is the view's last key, so it is spliced in as text.
     const json = JSON.stringify(view).slice(0, -'null}'.length) + tree + '}';
     const date = doc.fields.date;
-    unwritten.set(key, [key, type, id, date, date.slice(0, 7), doc.status, paid, json]);
+    unwritten.set(key, [key, type, id, date, date.slice(0, 7), doc.status, doc.fields.contractorId, paid, json]);
     if (unwritten.size >= ROWS_PER_STATEMENT) await write();
   };
 

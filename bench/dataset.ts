@@ -7,6 +7,7 @@ import { lastSeq } from '../src/storage/sqlite/event-log.ts';
 import { Company } from '../src/company.ts';
 import { SqliteEngine } from '../src/storage/sqlite/engine.ts';
 import { ROOT, runMeasured } from './processes.ts';
+import { readModels } from '../src/read-models/read-models.ts';
 
 export const DATA_DIR = path.join(ROOT, 'bench', 'data');
 
@@ -72,7 +73,7 @@ export async function ensureLogs(sizes: Sizes, dataset: string): Promise<[string
   if (files.every((f) => fs.existsSync(f))) return files;
   const growing = path.join(DATA_DIR, `${sizes.name}-log-growing.db`);
   copyDatabase(dataset, growing);
-  const engine = await SqliteEngine.open(growing);
+  const engine = await SqliteEngine.open(growing, readModels);
   const tb = new Company(engine);
   try {
     const skus = engine.db.prepare('SELECT sku FROM products ORDER BY id').pluck().all() as string[];

@@ -6,8 +6,9 @@
 import { createApp } from '../src/http/app.ts';
 import { Company } from '../src/company.ts';
 import { SqliteEngine } from '../src/storage/sqlite/engine.ts';
+import { readModels } from '../src/read-models/read-models.ts';
 
-const engine = await SqliteEngine.open(process.env.TRADEBOOK_DB || 'data/tradebook.db');
+const engine = await SqliteEngine.open(process.env.TRADEBOOK_DB || 'data/tradebook.db', readModels);
 const tb = new Company(engine);
 const { key } = await tb.keys.create({ name: 'bench' });
 const app = createApp(tb);

@@ -1,6 +1,6 @@
 import { type Clock, systemClock } from './lib/clock.ts';
 import type { Result } from './lib/result.ts';
-import type { AuditReads } from './audit/reads.ts';
+import { type AuditReads, auditReads } from './audit/reads.ts';
 import { LogWaker, type WakerOptions } from './feed/waker.ts';
 import { brandQueries } from './projections/brands.ts';
 import { bulkReads } from './projections/bulk-reads.ts';
@@ -11,6 +11,7 @@ import { productQueries } from './projections/products/queries.ts';
 import type { Engine, EngineOptions } from './storage/engine.ts';
 import type { DatabaseSetting } from './storage/database.ts';
 import { openEngine } from './storage/open-engine.ts';
+import { readModels } from './read-models/read-models.ts';
 import { AccessTokens } from './tokens/access-tokens.ts';
 import { ApiKeys } from './tokens/api-keys.ts';
 import { KeyCache, type KeyCacheSettings } from './tokens/key-cache.ts';
@@ -72,7 +73,7 @@ export class Company<E extends Engine = Engine> implements WriteContext {
   readonly contractors;
   readonly documents;
   /** The log and records' histories, as the audit endpoints read them. */
-  readonly audit: E['audit'];
+  readonly audit: AuditReads;
   /** Set in a point-in-time copy (the seq its log ends at): such a database refuses writes. */
   readonly pointInTime: number | undefined;
   /** Names an error of the engine's storage as the engine-neutral error it is (see `Engine.storageErrorOf`). */
@@ -89,7 +90,7 @@ export class Company<E extends Engine = Engine> implements WriteContext {
   ) {
     this.writer = engine.writer;
     this.log = engine.log;
-    this.audit = engine.audit;
+    this.audit = auditReads(engine.readOn);
     this.pointInTime = engine.pointInTime;
     this.storageErrorOf = (error) => engine.storageErrorOf(error);
     // Changes made elsewhere are looked for four times within the bound.
@@ -120,7 +121,7 @@ export class Company<E extends Engine = Engine> implements WriteContext {
 
   /** The company in the database `setting` names (`TRADEBOOK_DB`), on its engine, with its read tables current. */
   static async open(setting: DatabaseSetting, options: OpenCompanyOptions = {}): Promise<Company> {
-    return new Company(await openEngine(setting, options), options.clock, options.keyCache, options.feed);
+    return new Company(await openEngine(setting, readModels, options), options.clock, options.keyCache, options.feed);
   }
 
   /**

@@ -11,9 +11,10 @@ import { Company } from '../src/company.ts';
 import type { EngineOptions } from '../src/storage/engine.ts';
 import { SqliteEngine } from '../src/storage/sqlite/engine.ts';
 import type { Sqlite } from '../src/storage/sqlite/open.ts';
-import type { Projections } from '../src/projections/registry.ts';
 import type { KeyCacheSettings } from '../src/tokens/key-cache.ts';
 import { type Response, readResponse } from './server-process.ts';
+import { readModels } from '../src/read-models/read-models.ts';
+import type { LiveReadModels } from '../src/storage/read-tables.ts';
 
 export type { Response };
 
@@ -124,7 +125,7 @@ export class ApiClient {
 }
 
 /** A company on SQLite as tests see it: with the engine's writer connection and read models to look underneath. */
-export type SqliteCompany = Company<SqliteEngine> & { readonly db: Sqlite; readonly projections: Projections };
+export type SqliteCompany = Company<SqliteEngine> & { readonly db: Sqlite; readonly projections: LiveReadModels };
 
 /**
  * The company in the SQLite file `file`, opened as the server opens it; `onRebuilt` hears the names of the read
@@ -135,7 +136,7 @@ export async function openSqliteCompany(
   options: Omit<EngineOptions, 'onBuilt'> & { keyCache?: KeyCacheSettings; onRebuilt?: (names: string[]) => void } = {},
 ): Promise<SqliteCompany> {
   const { onRebuilt, keyCache, ...engineOptions } = options;
-  const engine = await SqliteEngine.open(file, { ...engineOptions, onBuilt: onRebuilt && ((_, names) => onRebuilt(names)) });
+  const engine = await SqliteEngine.open(file, readModels, { ...engineOptions, onBuilt: onRebuilt && ((_, names) => onRebuilt(names)) });
   return Object.assign(new Company(engine, options.clock, keyCache), { db: engine.db, projections: engine.projections });
 }
 

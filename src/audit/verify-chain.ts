@@ -1,9 +1,7 @@
 import { GENESIS_HASH, chainHash } from '../events/hash.ts';
 import type { EventRow } from '../events/store.ts';
+import type { ChainCheck } from '../storage/read-tables.ts';
 
-export type ChainCheck =
-  | { ok: true; events: number }
-  | { ok: false; events: number; seq: number; stream: string; problem: string };
 
 /**
  * Walks the log in seq order recomputing every hash from the previous one. The first event whose stored hash

@@ -1,8 +1,10 @@
-import type { AuditReads } from '../audit/reads.ts';
+import { type AuditReads, auditReads } from '../audit/reads.ts';
 import { Company } from '../company.ts';
 import { type DatabaseSetting, databaseSetting } from '../storage/database.ts';
 import { openKeys, openLog } from '../storage/open-engine.ts';
-import type { ApiKeys } from '../tokens/api-keys.ts';
+import { readModels } from '../read-models/read-models.ts';
+import { systemClock } from '../lib/clock.ts';
+import { ApiKeys } from '../tokens/api-keys.ts';
 
 /** The `--db` of this run of the command line, when it was given (`chooseDatabase`). */
 let databaseOption: string | undefined;
@@ -25,20 +27,22 @@ const onBuilt = (line: string) => process.stderr.write(`${line}\n`);
  * database (`mustExist`: listing or revoking keys) refuse a path where there is none, instead of creating an empty
  * one; `keys create` creates it with its folder, as the server does.
  */
-export function openKeysForCli(options: { mustExist?: boolean } = {}): Promise<{ keys: ApiKeys; close(): Promise<void> }> {
-  return openKeys(cliDatabase(), { ...options, onBuilt });
+export async function openKeysForCli(options: { mustExist?: boolean } = {}): Promise<{ keys: ApiKeys; close(): Promise<void> }> {
+  const { keys, writer, close } = await openKeys(cliDatabase(), readModels, { ...options, onBuilt });
+  return { keys: new ApiKeys(keys, systemClock, writer), close };
 }
 
 /** The event log of the command line's database, read a page at a time, and its length, on either engine. */
 export async function openLogForCli(): Promise<Pick<AuditReads, 'eventsAfter' | 'lastSeq'> & { close(): Promise<void> }> {
-  const { audit, close } = await openLog(cliDatabase());
+  const { readOn, close } = await openLog(cliDatabase(), readModels);
+  const audit = auditReads(readOn);
   return { eventsAfter: audit.eventsAfter, lastSeq: audit.lastSeq, close };
 }
 
 /** One record's history (each event, who, each field before → after) from the command line's database, on either engine. */
 export async function openHistoryForCli(): Promise<Pick<AuditReads, 'wholeHistory'> & { close(): Promise<void> }> {
-  const { audit, close } = await openLog(cliDatabase());
-  return { wholeHistory: audit.wholeHistory, close };
+  const { readOn, close } = await openLog(cliDatabase(), readModels);
+  return { wholeHistory: auditReads(readOn).wholeHistory, close };
 }
 
 /** The company in the command line's database, on either engine, its read tables current (the commands that write). */

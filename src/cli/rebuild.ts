@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 import { resolveUntil, writePointInTime } from '../audit/point-in-time.ts';
 import { UsageError, cliDatabase } from './open.ts';
 import { type DatabaseSetting, shownDatabase } from '../storage/database.ts';
-import { rebuildReadTables } from '../storage/open-engine.ts';
+import { readModels } from '../read-models/read-models.ts';
+import { rebuildReadTables } from '../read-models/rebuild-read-tables.ts';
 import { openSource } from './copy.ts';
 import { progressReporter } from './progress.ts';
 import { TIME_FORMS } from './times.ts';
@@ -54,7 +55,7 @@ async function writeCopy(setting: DatabaseSetting, untilText: string | undefined
       );
     }
     const progress = progressReporter('rebuild', 'events');
-    await writePointInTime(source.copy, shownDatabase(setting), until, into, { onProgress: progress.update });
+    await writePointInTime(source.copy, shownDatabase(setting), until, into, readModels, { onProgress: progress.update });
     progress.stop();
   } finally {
     await source.close();

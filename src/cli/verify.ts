@@ -3,6 +3,8 @@ import type { Command } from 'commander';
 import { type Anchor, type AnchorCheck, checkAnchors, keyFingerprint, parseAnchors } from '../audit/anchors.ts';
 import { StorageFault } from '../storage/errors.ts';
 import { openStored, storageErrorOf } from '../storage/open-engine.ts';
+import { auditReads } from '../audit/reads.ts';
+import { readModels } from '../read-models/read-models.ts';
 import { EXIT } from './exit.ts';
 import { UsageError, cliDatabase } from './open.ts';
 
@@ -36,10 +38,10 @@ function anchorLine(check: AnchorCheck): string {
  * the chain and the read tables in one snapshot, nothing left behind, then the anchors against the log.
  */
 async function check(anchors: Anchor[] | undefined) {
-  const stored = openStored(cliDatabase());
+  const stored = openStored(cliDatabase(), readModels);
   try {
     const { chain, projections } = await stored.verify();
-    return { chain, projections, anchors: anchors && (await checkAnchors(anchors, stored.audit.hashAt)) };
+    return { chain, projections, anchors: anchors && (await checkAnchors(anchors, auditReads(stored.readOn).hashAt)) };
   } finally {
     await stored.close();
   }

@@ -1,17 +1,11 @@
 import type { StoredEvent } from '../events/rows.ts';
+import type { BuildSteps, EventReader, TableNames } from '../storage/read-tables.ts';
 import type { SqlSession } from '../storage/sql.ts';
-import type { TableNames } from './projector.ts';
-import { type EventReader, Projections, createProjectionTables, createReadIndexes, projectors } from './registry.ts';
+import type { Projector } from './projector.ts';
+import { Projections, createProjectionTables, createReadIndexes } from './registry.ts';
 
 /** Deferred items (products, document components, contractors) flushed a transaction at the end of a build. */
 const FLUSH_STEP = 5000;
-
-export interface BuildSteps {
-  /** Runs `work` as one transaction on the session's connection. */
-  transaction<T>(work: () => Promise<T>): Promise<T>;
-  /** Told after each transaction of the replay; the build goes on once it settles. */
-  onProgress?: (done: number) => Promise<void> | void;
-}
 
 /**
  * Builds every projection's tables under `names` from `events` (in seq order, the whole prefix to build): the
@@ -21,13 +15,14 @@ export interface BuildSteps {
  * caller chooses where the tables go and where the events come from.
  */
 export async function buildInto(
+  list: Projector[],
   session: SqlSession,
   names: TableNames,
   events: EventReader,
-  steps: BuildSteps & { chunk: number; readIndexes: boolean },
+  steps: BuildSteps,
 ): Promise<number> {
-  await steps.transaction(() => createProjectionTables(session, projectors, 0, names, false));
-  const projections = new Projections(session, projectors, names, 'build');
+  await steps.transaction(() => createProjectionTables(session, list, 0, names, false));
+  const projections = new Projections(session, list, names, 'build');
   let done = 0;
   let more = true;
   const counted = (next: IteratorResult<StoredEvent>) => {
@@ -53,6 +48,6 @@ export async function buildInto(
   } while (more);
   while (!(await steps.transaction(() => projections.flush(FLUSH_STEP))));
   await steps.transaction(() => projections.finish());
-  if (steps.readIndexes) await steps.transaction(() => createReadIndexes(session, projectors, names));
+  if (steps.readIndexes) await steps.transaction(() => createReadIndexes(session, list, names));
   return done;
 }

@@ -3,13 +3,9 @@ import { ROWS_PER_STATEMENT, type SqlSession } from '../storage/sql.ts';
 import type { StoredEvent } from '../events/rows.ts';
 import type { IdPaging } from './id-counts.ts';
 
-/**
- * Maps a read table's or index's served name to the name a projector writes it under: the served name itself, or
- * (while a rebuild builds new tables beside the served ones in the same database) a prefixed one.
- */
-export type TableNames = (name: string) => string;
-
-export const servedNames: TableNames = (name) => name;
+// Declared in storage, which names tables for builds beside the served ones too.
+import type { TableNames } from '../storage/read-tables.ts';
+export { type TableNames, servedNames } from '../storage/read-tables.ts';
 
 /**
  * How a handler is applied. `live`: a batch at a time, to tables that are read meanwhile, each write leaving them

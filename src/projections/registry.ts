@@ -1,3 +1,4 @@
+import type { EventReader } from '../storage/read-tables.ts';
 import type { SqlSession } from '../storage/sql.ts';
 import type { StoredEvent } from '../events/rows.ts';
 import { brandsProjector } from './brands.ts';
@@ -23,10 +24,6 @@ export const projectors: Projector[] = inDependencyOrder([
 /** The read models' names and versions as one string: two processes keep the same read models when theirs are equal. */
 export const readModelVersions = (list: Projector[] = projectors) => list.map((p) => `${p.name}@${p.version}`).join(' ');
 
-/** Events one at a time, each answered at once (a SQLite log: an `Iterator`) or later (an `AsyncIterator`). */
-export interface EventReader {
-  next(): IteratorResult<StoredEvent> | Promise<IteratorResult<StoredEvent>>;
-}
 
 /**
  * The projectors writing through one session. `apply` runs inside the appending transaction and moves every
@@ -172,10 +169,10 @@ export async function logEnd(session: SqlSession): Promise<number> {
 }
 
 /** The projections whose tables are not current: missing, built by another version of their projector, or behind the log. */
-export async function staleProjections(session: SqlSession): Promise<string[]> {
+export async function staleProjections(session: SqlSession, list: Projector[]): Promise<string[]> {
   const checkpoints = await readCheckpoints(session);
   const end = await logEnd(session);
-  return projectors
+  return list
     .filter((p) => {
       const checkpoint = checkpoints.get(p.name);
       return checkpoint === undefined || checkpoint.version !== p.version || checkpoint.last_seq < end;

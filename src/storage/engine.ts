@@ -1,10 +1,8 @@
-import type { AuditReads } from '../audit/reads.ts';
-import type { ChainCheck } from '../audit/verify-chain.ts';
 import type { Clock } from '../lib/clock.ts';
-import type { RebuildProgress } from '../projections/rebuild.ts';
-import type { LogChangeSource } from '../feed/waker.ts';
-import type { KeyChangeSource } from '../tokens/key-cache.ts';
+import type { RebuildProgress, Verification } from './read-tables.ts';
+import type { LogChangeSource } from './log-changes.ts';
 import type { CopySource, CopyTarget } from './copy.ts';
+import type { KeyChangeSource } from './key-changes.ts';
 import type { StorageBusyError, StorageFault } from './errors.ts';
 import type { EventLog, KeyStore, SessionStore, TokenStore, Writer } from './port.ts';
 import type { SqlSession } from './sql.ts';
@@ -28,21 +26,6 @@ export interface EngineOptions {
   trace?: (sql: string) => void;
 }
 
-/** The read tables against a fresh build of the log. */
-export interface ProjectionCheck {
-  ok: boolean;
-  /** How many read tables were compared. */
-  tables: number;
-  /** One line for each thing that differs from a fresh rebuild. */
-  differences: string[];
-}
-
-/** What `verify` finds: the hash chain walked, and the read tables against a fresh build of the log. */
-export interface Verification {
-  chain: ChainCheck;
-  projections: ProjectionCheck;
-}
-
 /** A database open for a company: migrated, its read tables current, its writer ready. */
 export interface Engine {
   /** The one writer of the database: every unit of work goes through it. */
@@ -56,8 +39,6 @@ export interface Engine {
   readonly keys: KeyStore;
   readonly tokens: TokenStore;
   readonly sessions: SessionStore;
-  /** The log and records' histories, as the audit endpoints read them. */
-  readonly audit: AuditReads;
   /** Set in a point-in-time copy (the seq its log ends at): such a database refuses writes. */
   readonly pointInTime: number | undefined;
   /**
@@ -96,7 +77,8 @@ export interface Engine {
  * (`events`, `history`, `verify`, a copy's source, `backup`).
  */
 export interface StoredDatabase {
-  readonly audit: Pick<AuditReads, 'eventsAfter' | 'lastSeq' | 'history' | 'wholeHistory' | 'hashAt'>;
+  /** The log and the keys as they are stored (`audit/reads.ts` reads them). */
+  readonly readOn: SqlSession;
   /** The chain and the read tables against a fresh build, in one snapshot; nothing is left behind. */
   verify(): Promise<Verification>;
   /** The log and keys in one snapshot, held until `close`. */

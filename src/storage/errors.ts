@@ -1,7 +1,7 @@
 /**
  * What can become of a write for reasons of the storage, not of the request, as every engine names it: the
  * write lock stayed taken, the commit was not confirmed by the disk, the disk is full, read-only or failing.
- * Each engine turns its own errors into these (SQLite's: `sqlite/storage-fault.ts`); everything above sees
+ * Each engine turns its own errors into these (SQLite's and the file system's: `storage-fault.ts`); everything above sees
  * only these.
  */
 

@@ -1,19 +1,16 @@
-import { type AuditReads, auditReads } from '../audit/reads.ts';
-import type { RebuildProgress } from '../projections/rebuild.ts';
-import { systemClock } from '../lib/clock.ts';
-import { ApiKeys } from '../tokens/api-keys.ts';
 import type { DatabaseSetting } from './database.ts';
 import type { CopyDestination, Engine, EngineOptions, StoredDatabase } from './engine.ts';
 import type { StorageBusyError, StorageFault } from './errors.ts';
+import type { KeyStore, Writer } from './port.ts';
 import { PostgresEngine } from './postgres/engine.ts';
 import { storageErrorOf as postgresStorageErrorOf } from './postgres/errors.ts';
 import { openLogAndKeys } from './postgres/log-and-keys.ts';
 import { postgresSession } from './postgres/session.ts';
-import { rebuildDatabase } from './postgres/rebuild.ts';
+import type { ReadModels } from './read-tables.ts';
+import type { SqlSession } from './sql.ts';
 import { openStoredPostgres, postgresCopyDestination } from './postgres/stored.ts';
 import { SqliteEngine } from './sqlite/engine.ts';
-import { rebuildOnThread } from './sqlite/rebuild-thread.ts';
-import { storageFaultOf } from './sqlite/storage-fault.ts';
+import { storageFaultOf } from './storage-fault.ts';
 import { openStoredSqlite, refuseMissing, sqliteCopyDestination } from './sqlite/stored.ts';
 
 /**
@@ -22,13 +19,13 @@ import { openStoredSqlite, refuseMissing, sqliteCopyDestination } from './sqlite
  */
 
 /** The database `setting` names, on its engine: migrated, its read tables current, ready for a company. */
-export function openEngine(setting: DatabaseSetting, options: EngineOptions = {}): Promise<Engine> {
-  return setting.engine === 'postgres' ? PostgresEngine.open(setting.url, options) : SqliteEngine.open(setting.file, options);
+export function openEngine(setting: DatabaseSetting, readModels: ReadModels, options: EngineOptions = {}): Promise<Engine> {
+  return setting.engine === 'postgres' ? PostgresEngine.open(setting.url, readModels, options) : SqliteEngine.open(setting.file, readModels, options);
 }
 
 /** The database as it is, for the commands that only look or copy (`StoredDatabase`); a SQLite file must exist. */
-export function openStored(setting: DatabaseSetting): StoredDatabase {
-  return setting.engine === 'postgres' ? openStoredPostgres(setting.url) : openStoredSqlite(setting.file);
+export function openStored(setting: DatabaseSetting, readModels: ReadModels): StoredDatabase {
+  return setting.engine === 'postgres' ? openStoredPostgres(setting.url, readModels) : openStoredSqlite(setting.file, readModels);
 }
 
 /** The database `setting` names as a copy's destination, opened by the copy's load only. */
@@ -41,33 +38,22 @@ export function openCopyDestination(setting: DatabaseSetting): CopyDestination {
  * up (keys need none).
  * `mustExist`: a SQLite path where there is no file is refused instead of an empty database made there.
  */
-export async function openKeys(setting: DatabaseSetting, options: EngineOptions & { mustExist?: boolean } = {}): Promise<{ keys: ApiKeys; close(): Promise<void> }> {
-  if (setting.engine === 'postgres') return openLogAndKeys(setting.url, options.clock);
+export async function openKeys(setting: DatabaseSetting, readModels: ReadModels, options: EngineOptions & { mustExist?: boolean } = {}): Promise<{ keys: KeyStore; writer: Writer; close(): Promise<void> }> {
+  if (setting.engine === 'postgres') return openLogAndKeys(setting.url, readModels, options.clock);
   if (options.mustExist) refuseMissing(setting.file);
-  const engine = await SqliteEngine.open(setting.file, options);
-  return { keys: new ApiKeys(engine.keys, options.clock ?? systemClock, engine.writer), close: () => engine.close() };
+  const engine = await SqliteEngine.open(setting.file, readModels, options);
+  return { keys: engine.keys, writer: engine.writer, close: () => engine.close() };
 }
 
-/** The log and records' histories as auditors read them: a SQLite file as it is, a PostgreSQL database migrated. */
-export async function openLog(setting: DatabaseSetting): Promise<{ audit: Pick<AuditReads, 'eventsAfter' | 'lastSeq' | 'history' | 'wholeHistory'>; close(): Promise<void> }> {
-  if (setting.engine === 'sqlite') return openStored(setting);
-  const { pool, close } = await openLogAndKeys(setting.url);
-  return { audit: auditReads(postgresSession(() => pool)), close };
+/** A session on the log and keys as auditors read them: a SQLite file as it is, a PostgreSQL database migrated. */
+export async function openLog(setting: DatabaseSetting, readModels: ReadModels): Promise<{ readOn: SqlSession; close(): Promise<void> }> {
+  if (setting.engine === 'sqlite') return openStored(setting, readModels);
+  const { pool, close } = await openLogAndKeys(setting.url, readModels);
+  return { readOn: postgresSession(() => pool), close };
 }
 
-/**
- * `tradebook rebuild`: every read table built beside the served ones and swapped in while servers keep serving and
- * writing; on SQLite on a thread of its own after an ordinary open (migrated, current), on PostgreSQL on a
- * connection of its own, migrated first. `onRetry` hears why a SQLite rebuild starts again without its heap limit.
- */
-export async function rebuildReadTables(
-  setting: DatabaseSetting,
-  options: { onProgress: (progress: RebuildProgress) => void; onRetry: (reason: string) => void; onBuilt?: EngineOptions['onBuilt'] },
-): Promise<{ events: number }> {
-  if (setting.engine === 'postgres') return rebuildDatabase(setting.url, options.onProgress);
-  await (await SqliteEngine.open(setting.file, { onBuilt: options.onBuilt })).close();
-  return rebuildOnThread(setting.file, options.onProgress, options.onRetry);
-}
+/** `tradebook rebuild` on PostgreSQL (see `rebuildDatabase`). */
+export { rebuildDatabase as rebuildPostgresDatabase } from './postgres/rebuild.ts';
 
 /** A point-in-time copy is always a SQLite file, whichever engine it is copied from. */
 export { writePointInTimeFile } from './sqlite/point-in-time.ts';

@@ -1,3 +1,4 @@
+import type { KeyChangeListener, KeyChangeSource } from '../storage/key-changes.ts';
 import type { KeyScope } from '../storage/port.ts';
 
 /** A key as the cache keeps it: what a request needs, and when it expires (ms; null: never). */
@@ -5,15 +6,6 @@ export interface CachedKey {
   id: number;
   scope: KeyScope;
   expiresAt: number | null;
-}
-
-/**
- * Where a cache hears of key changes made by other processes, as the engine tells them: `forget` or `forgetAll`
- * for changes, `lost` while changes may be missed, `listening` once they are heard (again).
- */
-export interface KeyChangeSource {
-  start(cache: KeyCache): void;
-  stop(): Promise<void>;
 }
 
 /** What the server's settings choose of a cache. */
@@ -42,7 +34,7 @@ const DEFAULT_CAPACITY = 10_000;
  * A lookup that goes to the database takes a ticket first, and its answer is kept only when no change arrived
  * meanwhile: a key revoked while it was being read is not cached as active.
  */
-export class KeyCache {
+export class KeyCache implements KeyChangeListener {
   private readonly entries = new Map<string, CachedKey>();
   private readonly capacity: number;
   private readonly now: () => number;

@@ -5,6 +5,7 @@ import { expectRebuildEqualsLive, line, money, romashka, sale, table } from '../
 import { openSqliteCompany, tempDir } from '../helpers.ts';
 import { runCliHere } from '../cli-in-process.ts';
 import { runCli, startServer } from '../server-process.ts';
+import { dumpReadTables } from '../read-tables.ts';
 
 function writeLines(dir: string, records: unknown[]): string {
   const file = path.join(dir, 'import.ndjson');
@@ -90,7 +91,7 @@ describe('tradebook seed', () => {
     const lists = async (file: string) => {
       const tb = await openSqliteCompany(file);
       try {
-        const tables = await tb.audit.readTables();
+        const tables = dumpReadTables(tb.db);
         return { tables, rows: tables.documents as { list_json: string }[], contractors: (tables.contractors as { json: string }[]).map((c) => c.json) };
       } finally {
         tb.close();

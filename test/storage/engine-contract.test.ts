@@ -12,6 +12,8 @@ import { PostgresEngine } from '../../src/storage/postgres/engine.ts';
 import { SqliteEngine } from '../../src/storage/sqlite/engine.ts';
 import { tempDir } from '../helpers.ts';
 import { describeEngines } from './postgres/engines.ts';
+import { readModels } from '../../src/read-models/read-models.ts';
+import { auditReads } from '../../src/audit/reads.ts';
 
 /**
  * The engine port's contract (`src/storage/engine.ts`): the same behaviours asked of every adapter, on SQLite, on
@@ -52,7 +54,7 @@ function contract(open: () => Promise<Opened>): void {
       await expect(append(engine, [brand(3, 'C'), brand(1, 'again', 'no_stream')])).rejects.toThrow(ConcurrencyError);
       await expect(append(engine, [renamed(1, 'A2', 2)])).rejects.toThrow(ConcurrencyError);
       await append(engine, [renamed(1, 'A2', 1), renamed(2, 'B2', 'stream_exists')]);
-      expect(await engine.audit.lastSeq()).toBe(4);
+      expect(await auditReads(engine.readOn).lastSeq()).toBe(4);
       expect(await brands(engine)).toEqual([
         { id: 1, name: 'A2' },
         { id: 2, name: 'B2' },
@@ -67,7 +69,7 @@ function contract(open: () => Promise<Opened>): void {
     try {
       await append(engine, [brand(1, 'A'), brand(2, 'B')]);
       await append(engine, [renamed(1, 'A2')]);
-      const rows = await engine.audit.eventsAfter(0, 100);
+      const rows = await auditReads(engine.readOn).eventsAfter(0, 100);
       expect(rows.map((row) => [row.seq, row.stream, row.stream_version])).toEqual([
         [1, 'brand-1', 1],
         [2, 'brand-2', 1],
@@ -76,10 +78,10 @@ function contract(open: () => Promise<Opened>): void {
       let previous = GENESIS_HASH;
       for (const row of rows) {
         expect(row.hash).toBe(chainHash(previous, row));
-        expect(await engine.audit.hashAt(row.seq)).toBe(row.hash);
+        expect(await auditReads(engine.readOn).hashAt(row.seq)).toBe(row.hash);
         previous = row.hash;
       }
-      expect(await engine.audit.hashAt(4)).toBeUndefined();
+      expect(await auditReads(engine.readOn).hashAt(4)).toBeUndefined();
     } finally {
       await closeAll();
     }
@@ -89,10 +91,10 @@ function contract(open: () => Promise<Opened>): void {
     const { engine } = await openEngine();
     try {
       await append(engine, [brand(1, 'A'), brand(2, 'B'), renamed(1, 'A2'), renamed(2, 'B2'), renamed(1, 'A3')]);
-      expect((await engine.audit.eventsAfter(2, 2)).map((row) => row.seq)).toEqual([3, 4]);
-      expect((await engine.audit.eventsAfter(0, 10, { stream: 'brand-1' })).map((row) => row.seq)).toEqual([1, 3, 5]);
-      expect((await engine.audit.eventsAfter(1, 10, { type: 'BrandAdded' })).map((row) => row.seq)).toEqual([2]);
-      const stream = await engine.audit.streamVersions('brand-1', 1, Number.MAX_SAFE_INTEGER);
+      expect((await auditReads(engine.readOn).eventsAfter(2, 2)).map((row) => row.seq)).toEqual([3, 4]);
+      expect((await auditReads(engine.readOn).eventsAfter(0, 10, { stream: 'brand-1' })).map((row) => row.seq)).toEqual([1, 3, 5]);
+      expect((await auditReads(engine.readOn).eventsAfter(1, 10, { type: 'BrandAdded' })).map((row) => row.seq)).toEqual([2]);
+      const stream = await auditReads(engine.readOn).streamVersions('brand-1', 1, Number.MAX_SAFE_INTEGER);
       expect(stream.map((event) => [event.streamVersion, event.type, (event.data as { name: string }).name])).toEqual([
         [1, 'BrandAdded', 'A'],
         [2, 'BrandEdited', 'A2'],
@@ -118,7 +120,7 @@ function contract(open: () => Promise<Opened>): void {
       expect(settled.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : (outcome.reason as Error).message))).toEqual([1, 'this unit fails', 2]);
       await engine.writer.durable();
       expect((await brands(engine)).map((row) => row.id)).toEqual([1, 3]);
-      expect((await engine.audit.eventsAfter(0, 10)).map((row) => row.stream)).toEqual(['brand-1', 'brand-3']);
+      expect((await auditReads(engine.readOn).eventsAfter(0, 10)).map((row) => row.stream)).toEqual(['brand-1', 'brand-3']);
       // A unit decides on what its group has written so far.
       const seen = await engine.writer.run(async () => {
         await engine.log.append([brand(4, 'D')], {});
@@ -248,12 +250,12 @@ function contract(open: () => Promise<Opened>): void {
     try {
       await engine.writer.run(() => engine.keys.insert({ name: 'k', scope: 'api', keyHash: 'h', created: '2026-11-27T00:00:00.000Z', expires: null }));
       await append(engine, [brand(1, 'A'), brand(2, 'B')]);
-      const stored = openStored(setting!);
+      const stored = openStored(setting!, readModels);
       try {
         const source = await stored.copySource();
         const rows = [];
         for await (const row of source.events) rows.push(row);
-        expect(rows).toEqual(await engine.audit.eventsAfter(0, 100));
+        expect(rows).toEqual(await auditReads(engine.readOn).eventsAfter(0, 100));
         expect([source.count, source.pointInTime, source.keys.map((key) => key.keyHash)]).toEqual([2, undefined, ['h']]);
         // Written after the snapshot: not in it.
         await append(engine, [brand(3, 'C')]);
@@ -271,7 +273,7 @@ describe('the engine contract (SQLite)', () => {
   contract(async () => {
     const file = path.join(tempDir(), 'contract.db');
     fs.rmSync(file, { force: true });
-    return { engine: await SqliteEngine.open(file), setting: { engine: 'sqlite', file }, reopen: (options) => SqliteEngine.open(file, options) };
+    return { engine: await SqliteEngine.open(file, readModels), setting: { engine: 'sqlite', file }, reopen: (options) => SqliteEngine.open(file, readModels, options) };
   });
 });
 
@@ -280,9 +282,9 @@ describeEngines('the engine contract', (database) => {
     const db = database();
     const { url } = db;
     return {
-      engine: await PostgresEngine.on(db),
+      engine: await PostgresEngine.on(db, readModels),
       setting: url === undefined ? undefined : { engine: 'postgres', url },
-      reopen: url === undefined ? undefined : (options) => PostgresEngine.open(url, options),
+      reopen: url === undefined ? undefined : (options) => PostgresEngine.open(url, readModels, options),
     };
   });
 });

@@ -4,15 +4,18 @@ import { expect, test } from 'vitest';
 
 /**
  * The storage seam: the database drivers, the engines' adapters and everything that only SQLite understands live
- * under src/storage/, so a second engine needs no change elsewhere. Two checks: the import graph of every source
- * file (what outside src/storage/ imports an adapter or a driver), and the lines outside it that write SQL only
- * SQLite accepts.
+ * under src/storage/, so a second engine needs no change elsewhere; and storage is the bottom, knowing no read
+ * model, audit or key above it. Three checks: the import graph of every source file (what outside src/storage/
+ * imports an adapter or a driver; what inside it imports from above it, or one adapter from the other), and the
+ * lines outside it that write SQL only SQLite accepts.
  */
 const SRC = path.resolve(import.meta.dirname, '../../src');
 const STORAGE = path.join(SRC, 'storage');
 
 /** The adapters, by folder: only src/storage/ reaches them (through the port, `storage/engine.ts`, and `storage/open-engine.ts`). */
 const ADAPTERS = ['sqlite', 'postgres'].map((engine) => path.join(STORAGE, engine));
+/** What storage stands on: the only folders of src/ beside its own that a module of src/storage/ imports. */
+const BELOW_STORAGE = ['lib', 'events'].map((folder) => path.join(SRC, folder));
 /** The drivers: only the adapters import them. */
 const DRIVERS = ['better-sqlite3', 'postgres', '@electric-sql/pglite'];
 
@@ -48,6 +51,20 @@ function crossing(file: string, specifier: string): string | undefined {
   return adapter && `imports the ${path.basename(adapter)} adapter (${path.relative(SRC, target)})`;
 }
 
+const within = (target: string, folder: string) => target === folder || target.startsWith(folder + path.sep);
+
+/** Why the module `file` of src/storage/ may not import `specifier`, or undefined when it may. */
+function storageCrossing(file: string, specifier: string): string | undefined {
+  if (!specifier.startsWith('.')) return undefined;
+  const target = path.resolve(path.dirname(file), specifier);
+  if (!within(target, STORAGE)) {
+    return BELOW_STORAGE.some((folder) => within(target, folder)) ? undefined : `imports from above storage (${path.relative(SRC, target)})`;
+  }
+  const own = ADAPTERS.find((folder) => within(file, folder));
+  const other = ADAPTERS.find((folder) => folder !== own && within(target, folder));
+  return own && other && `the ${path.basename(own)} adapter imports the ${path.basename(other)} one (${path.relative(SRC, target)})`;
+}
+
 function sourceFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
@@ -64,6 +81,50 @@ test('nothing outside src/storage/ imports an adapter or a database driver', () 
     }),
   );
   expect(crossings).toEqual([]);
+});
+
+test('nothing in src/storage/ imports from above it, nor one adapter from the other', () => {
+  const crossings = sourceFiles(STORAGE).flatMap((file) =>
+    importsOf(fs.readFileSync(file, 'utf8')).flatMap((specifier) => {
+      const why = storageCrossing(file, specifier);
+      return why ? [`${path.relative(SRC, file)} ${why}`] : [];
+    }),
+  );
+  expect(crossings).toEqual([]);
+});
+
+test('the storage check sees a crossing when there is one', () => {
+  const text = [
+    "import { projectors } from '../../projections/registry.ts';",
+    "import type { AuditReads } from '../../audit/reads.ts';",
+    "import type { KeyCache } from '../../tokens/key-cache.ts';",
+    "import { readModels } from '../../read-models/read-models.ts';",
+    "import { openSqlite } from '../sqlite/open.ts';",
+    "import type { StoredEvent } from '../../events/rows.ts';",
+    "import type { Clock } from '../../lib/clock.ts';",
+    "import { StorageFault } from '../errors.ts';",
+    "import { placeholders } from '../sql.ts';",
+    "import { postgresSession } from './session.ts';",
+    "import postgres from 'postgres';",
+  ].join('\n');
+  const inPostgres = path.join(STORAGE, 'postgres', 'example.ts');
+  expect(importsOf(text).map((specifier) => storageCrossing(inPostgres, specifier))).toEqual([
+    'imports from above storage (projections/registry.ts)',
+    'imports from above storage (audit/reads.ts)',
+    'imports from above storage (tokens/key-cache.ts)',
+    'imports from above storage (read-models/read-models.ts)',
+    'the postgres adapter imports the sqlite one (storage/sqlite/open.ts)',
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+  ]);
+  // The other way round too; a neutral module of storage/ may reach both adapters.
+  expect(storageCrossing(path.join(STORAGE, 'sqlite', 'example.ts'), '../postgres/connection.ts')).toBe('the sqlite adapter imports the postgres one (storage/postgres/connection.ts)');
+  expect(storageCrossing(path.join(STORAGE, 'example.ts'), './postgres/connection.ts')).toBeUndefined();
+  expect(storageCrossing(path.join(STORAGE, 'example.ts'), '../company.ts')).toBe('imports from above storage (company.ts)');
 });
 
 test('nothing outside src/storage/ writes SQL only SQLite accepts', () => {

@@ -4,7 +4,8 @@ import vm from 'node:vm';
 import { randomBytes } from 'node:crypto';
 import { afterEach, expect, test } from 'vitest';
 import { createApp } from '../../src/http/app.ts';
-import { KeyCache, type KeyChangeSource } from '../../src/tokens/key-cache.ts';
+import type { KeyChangeSource } from '../../src/storage/key-changes.ts';
+import { KeyCache } from '../../src/tokens/key-cache.ts';
 import { ApiClient, manualClock, openSqliteCompany, type SqliteCompany, tempDir } from '../helpers.ts';
 import { within } from '../within.ts';
 

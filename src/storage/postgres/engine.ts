@@ -1,17 +1,14 @@
-import { type AuditReads, auditReads } from '../../audit/reads.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
-import { bringReadTablesUp } from '../../projections/bring-up.ts';
-import { Projections, createProjectionTables, createReadIndexes, projectors, readModelVersions, staleProjections } from '../../projections/registry.ts';
-import { servedNames } from '../../projections/projector.ts';
 import type { Engine, EngineOptions } from '../engine.ts';
 import { ReadModelsDifferError } from '../errors.ts';
+import { type LiveReadModels, type ReadModels, servedNames } from '../read-tables.ts';
 import { type PostgresDatabase, openPostgres } from './connection.ts';
 import { storageErrorOf, unreachableOf } from './errors.ts';
 import { PostgresEventLog } from './event-log.ts';
 import { PostgresKeyStore, PostgresSessionStore, PostgresTokenStore } from './keys-and-tokens.ts';
 import { migrate } from './migrate.ts';
 import { rebuildPostgres, storedEventsAfter } from './rebuild.ts';
-import { buildViaScratch } from './scratch-build.ts';
+import { loadTarget } from './load-target.ts';
 import { postgresSession } from './session.ts';
 import { verifyPostgres } from './verify.ts';
 import { PostgresWriter } from './writer.ts';
@@ -23,24 +20,24 @@ import { PostgresWriter } from './writer.ts';
 export class PostgresEngine implements Engine {
   readonly writer: PostgresWriter;
   readonly log: PostgresEventLog;
-  readonly projections: Projections;
+  readonly projections: LiveReadModels;
   readonly decideOn;
   readonly readOn;
   readonly keys;
   readonly tokens;
   readonly sessions;
-  readonly audit: AuditReads;
   // A point-in-time copy is always a SQLite file.
   readonly pointInTime = undefined;
   readonly storageErrorOf = storageErrorOf;
 
   private constructor(
     private readonly database: PostgresDatabase,
+    private readonly readModels: ReadModels,
     clock: Clock,
   ) {
     const { session, pool } = database;
-    const projections = (this.projections = new Projections(postgresSession(() => writer.writesFor('a read model'))));
-    const writer: PostgresWriter = new PostgresWriter(session, { readModels: readModelVersions(), beforeCommit: () => projections.saveCheckpoint(), fateOn: pool });
+    const projections = (this.projections = readModels.live(postgresSession(() => writer.writesFor('a read model'))));
+    const writer: PostgresWriter = new PostgresWriter(session, { readModels: readModels.versions, beforeCommit: () => projections.saveCheckpoint(), fateOn: pool });
     this.writer = writer;
     this.log = new PostgresEventLog(writer, clock);
     this.log.onAppend((events) => projections.apply(events));
@@ -49,7 +46,6 @@ export class PostgresEngine implements Engine {
     this.keys = new PostgresKeyStore(writer, pool);
     this.tokens = new PostgresTokenStore(writer, pool);
     this.sessions = new PostgresSessionStore(writer, pool);
-    this.audit = auditReads(this.readOn);
   }
 
   /**
@@ -57,10 +53,10 @@ export class PostgresEngine implements Engine {
    * tables current under the chain head's lock. A database that cannot be reached is `DatabaseUnreachable`, the
    * URL named without its password.
    */
-  static async open(url: string, options: EngineOptions = {}): Promise<PostgresEngine> {
+  static async open(url: string, readModels: ReadModels, options: EngineOptions = {}): Promise<PostgresEngine> {
     const database = openPostgres(url, { stallMs: options.stallMs });
     try {
-      return await PostgresEngine.on(database, options);
+      return await PostgresEngine.on(database, readModels, options);
     } catch (error) {
       await database.close();
       // The first statement (the migration's) shows whether the server is there, lets us in and has the database.
@@ -69,14 +65,14 @@ export class PostgresEngine implements Engine {
   }
 
   /** Over a database connected already (`open` connects; tests hand in one of their own): migrated, its read tables brought up. */
-  static async on(database: PostgresDatabase, options: EngineOptions = {}): Promise<PostgresEngine> {
+  static async on(database: PostgresDatabase, readModels: ReadModels, options: EngineOptions = {}): Promise<PostgresEngine> {
     await migrate(database.session);
-    return PostgresEngine.onMigrated(database, options);
+    return PostgresEngine.onMigrated(database, readModels, options);
   }
 
   /** Over a database connected and migrated already: its read tables brought up. */
-  static async onMigrated(database: PostgresDatabase, options: EngineOptions = {}): Promise<PostgresEngine> {
-    const engine = new PostgresEngine(database, options.clock ?? systemClock);
+  static async onMigrated(database: PostgresDatabase, readModels: ReadModels, options: EngineOptions = {}): Promise<PostgresEngine> {
+    const engine = new PostgresEngine(database, readModels, options.clock ?? systemClock);
     try {
       const created = await engine.writer.run(() => engine.bringReadTablesUp());
       if (created.length > 0) options.onBuilt?.(`built the read tables from the log: ${created.join(', ')}`, created);
@@ -94,14 +90,15 @@ export class PostgresEngine implements Engine {
     const served = postgresSession(() => session);
     // Inside the unit's transaction: the tables commit with it, or nothing does.
     const inUnit = <T>(work: () => Promise<T>) => work();
-    const { missing, end } = await bringReadTablesUp({
+    const readModels = this.readModels;
+    const { missing, end } = await readModels.bringUp({
       session: served,
       eventsAfter: (seq) => storedEventsAfter(session, seq),
       async buildAll(end) {
         // A new database: nothing to build from.
-        if (end === 0) return createProjectionTables(served, projectors, 0);
-        await buildViaScratch(storedEventsAfter(session, 0, end), end, session, servedNames, inUnit);
-        await createReadIndexes(served, projectors);
+        if (end === 0) return readModels.createTables(served, 0);
+        await readModels.buildViaScratch(storedEventsAfter(session, 0, end), end, loadTarget(session), servedNames, inUnit);
+        await readModels.createReadIndexes(served, servedNames);
       },
       inWrite: inUnit,
       // Servers of another release may share the database: their tables stay, and the writer refuses to write beside them.
@@ -125,16 +122,16 @@ export class PostgresEngine implements Engine {
    * connection between its groups.
    */
   rebuild(): Promise<{ events: number }> {
-    return this.writer.run(() => undefined).then(() => rebuildPostgres(this.database.session, this.writer));
+    return this.writer.run(() => undefined).then(() => rebuildPostgres(this.database.session, this.writer, this.readModels));
   }
 
   /** The chain and the read tables against a fresh build, in one snapshot (see `verifyPostgres`). */
   verify() {
-    return verifyPostgres(this.database.session);
+    return verifyPostgres(this.database.session, this.readModels);
   }
 
   staleProjections(): Promise<string[]> {
-    return staleProjections(postgresSession(() => this.database.pool));
+    return this.readModels.stale(postgresSession(() => this.database.pool));
   }
 
   /** Nothing beside the requests: the server does its own checkpoints. */

@@ -1,4 +1,4 @@
-import type { KeyCache, KeyChangeSource } from '../../tokens/key-cache.ts';
+import type { KeyChangeListener, KeyChangeSource } from '../key-changes.ts';
 import type { PostgresListener } from './listener.ts';
 
 /** The channel a key's change is announced on, its id as the payload, in the transaction that makes it. */
@@ -11,7 +11,7 @@ export const KEY_CHANGES_CHANNEL = 'tradebook_keys';
 export class PostgresKeyChanges implements KeyChangeSource {
   constructor(private readonly listener: PostgresListener) {}
 
-  start(cache: KeyCache): void {
+  start(cache: KeyChangeListener): void {
     this.listener.add(KEY_CHANGES_CHANNEL, {
       what: 'key changes',
       notified: (payload) => cache.forget(Number(payload)),

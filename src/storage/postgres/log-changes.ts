@@ -1,4 +1,4 @@
-import type { LogChangeSource, LogSignals } from '../../feed/waker.ts';
+import type { LogChangeSource, LogSignals } from '../log-changes.ts';
 import type { PostgresListener } from './listener.ts';
 
 /** The channel every group that appended announces the log's new last seq on, in its transaction (`PostgresWriter`). */

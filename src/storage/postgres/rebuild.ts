@@ -7,9 +7,8 @@ import { migrate } from './migrate.ts';
 import { lastSeq, readEvents } from './event-log.ts';
 import { renameBuilt, tablesNamedWith } from './read-tables.ts';
 import { postgresSession } from './session.ts';
-import { createReadIndexes, projectors, readModelVersions } from '../../projections/registry.ts';
-import { buildViaScratch } from './scratch-build.ts';
-import { type BuildBeside, type RebuildProgress, rebuild } from '../../projections/rebuild.ts';
+import { loadTarget } from './load-target.ts';
+import type { BuildBeside, ReadModels, RebuildProgress } from '../read-tables.ts';
 
 /** The events after `seq` on `sql` up to `until`, in their current shape; `onProgress` told every thousand. */
 export async function* storedEventsAfter(sql: Sql, seq: number, until = Infinity, onProgress?: (progress: RebuildProgress) => void): AsyncGenerator<StoredEvent> {
@@ -41,7 +40,7 @@ export async function inTransaction<T>(sql: Sql, work: () => Promise<T>, begin =
  * `writer`, under the lock, which also records this code's read models as the database's. DDL is transactional:
  * every server's next statement reads the new tables.
  */
-function buildBeside(build: Sql, writer: PostgresWriter): BuildBeside {
+function buildBeside(build: Sql, writer: PostgresWriter, readModels: ReadModels): BuildBeside {
   const transaction = <T>(work: () => Promise<T>) => inTransaction(build, work);
   return {
     async dropTablesNamedWith(prefix) {
@@ -49,31 +48,34 @@ function buildBeside(build: Sql, writer: PostgresWriter): BuildBeside {
     },
     logEnd: () => lastSeq(build),
     async build(names, until, onProgress) {
-      await buildViaScratch(storedEventsAfter(build, 0, until, onProgress), until, build, names, transaction);
-      await transaction(() => createReadIndexes(postgresSession(() => build), projectors, names));
+      await readModels.buildViaScratch(storedEventsAfter(build, 0, until, onProgress), until, loadTarget(build), names, transaction);
+      await transaction(() => readModels.createReadIndexes(postgresSession(() => build), names));
     },
     swap: (work) =>
       writer.run(async () => {
         const swap = writer.writesFor('the swap');
         await work(postgresSession(() => swap), (seq) => storedEventsAfter(swap, seq));
-        await swap.sql('UPDATE chain_head SET projectors = $1 WHERE id = 1', [readModelVersions()]);
+        await swap.sql('UPDATE chain_head SET projectors = $1 WHERE id = 1', [readModels.versions]);
       }),
     async renameBuilt(_, names) {
       const swap = writer.writesFor('the swap');
-      for (const p of projectors) {
-        for (const table of p.tables) {
-          await swap.sql(`DROP TABLE IF EXISTS "${table}"`);
-          // The built indexes' names are the served ones under the build's prefix, `names('')`.
-          await renameBuilt(swap, names(table), table, names(''));
-        }
+      for (const table of readModels.tables) {
+        await swap.sql(`DROP TABLE IF EXISTS "${table}"`);
+        // The built indexes' names are the served ones under the build's prefix, `names('')`.
+        await renameBuilt(swap, names(table), table, names(''));
       }
     },
   };
 }
 
-/** Every read table of the database on `build` rebuilt beside the served ones and swapped in by `writer` (`projections/rebuild.ts`). */
-export function rebuildPostgres(build: Sql, writer: PostgresWriter, options: { onProgress?: (progress: RebuildProgress) => void } = {}): Promise<{ events: number }> {
-  return rebuild(buildBeside(build, writer), options);
+/** Every read table of the database on `build` rebuilt beside the served ones and swapped in by `writer` (`read-models/rebuild.ts`). */
+export function rebuildPostgres(
+  build: Sql,
+  writer: PostgresWriter,
+  readModels: ReadModels,
+  options: { onProgress?: (progress: RebuildProgress) => void } = {},
+): Promise<{ events: number }> {
+  return readModels.rebuild(buildBeside(build, writer, readModels), options);
 }
 
 /**
@@ -81,11 +83,11 @@ export function rebuildPostgres(build: Sql, writer: PostgresWriter, options: { o
  * swapped in under the chain head's lock while servers keep serving and writing. Migrated first, as SQLite's
  * ordinary open is: a database nothing has opened yet gets its log to build from.
  */
-export async function rebuildDatabase(url: string, onProgress: (progress: RebuildProgress) => void): Promise<{ events: number }> {
+export async function rebuildDatabase(url: string, readModels: ReadModels, onProgress: (progress: RebuildProgress) => void): Promise<{ events: number }> {
   const db = openPostgres(url, { poolSize: 1 });
   try {
     return await migrate(db.session)
-      .then(() => rebuildPostgres(db.session, new PostgresWriter(db.session), { onProgress }))
+      .then(() => rebuildPostgres(db.session, new PostgresWriter(db.session), readModels, { onProgress }))
       .catch((error: unknown) => {
         throw unreachableOf(error, url) ?? storageErrorOf(error) ?? error;
       });

@@ -1,4 +1,4 @@
-import { auditReads } from '../../audit/reads.ts';
+import type { ReadModels } from '../read-tables.ts';
 import type { CopyDestination, StoredDatabase } from '../engine.ts';
 import { openPostgres } from './connection.ts';
 import { postgresSession } from './session.ts';
@@ -13,7 +13,7 @@ import { verifyPostgres } from './verify.ts';
  * The PostgreSQL database as it is, on one connection of its own (the snapshot of a verify or a copy is a
  * transaction on it): nothing migrated, nothing left behind. PostgreSQL's own tools back it up.
  */
-export function openStoredPostgres(url: string): StoredDatabase {
+export function openStoredPostgres(url: string, readModels: ReadModels): StoredDatabase {
   const db = openPostgres(url, { poolSize: 1 });
   // A database tradebook never opened holds no log: said so, rather than as the table a statement does not find.
   const refuseWithoutLog = async () => {
@@ -21,10 +21,10 @@ export function openStoredPostgres(url: string): StoredDatabase {
     if (!found) throw new NotADatabase(shownUrl(url), 'it holds no event log');
   };
   return {
-    audit: auditReads(postgresSession(() => db.pool)),
+    readOn: postgresSession(() => db.pool),
     verify: () =>
       refuseWithoutLog()
-        .then(() => verifyPostgres(db.session))
+        .then(() => verifyPostgres(db.session, readModels))
         .catch((error: unknown) => {
           throw unreachableOf(error, url) ?? error;
         }),

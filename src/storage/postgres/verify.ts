@@ -1,21 +1,19 @@
-import { type FreshBuild, verify } from '../../audit/compare.ts';
-import type { TableNames } from '../../projections/projector.ts';
-import type { Verification } from '../engine.ts';
-import { storageFaultOf } from '../sqlite/storage-fault.ts';
+import type { FreshBuild, ReadModels, TableNames, Verification } from '../read-tables.ts';
+import { storageFaultOf } from '../storage-fault.ts';
 import type { Sql } from './connection.ts';
 import { storageErrorOf } from './errors.ts';
 import { storedEventsAfter } from './rebuild.ts';
-import { buildViaScratch } from './scratch-build.ts';
+import { loadTarget } from './load-target.ts';
 import { postgresSession } from './session.ts';
 
 const verifyNames: TableNames = (name) => `verifying_${name}`;
 
 /**
- * `verify` on PostgreSQL (`audit/compare.ts`), inside one REPEATABLE READ transaction on `sql` (a connection of the
+ * `verify` on PostgreSQL (`read-models/verify.ts`), inside one REPEATABLE READ transaction on `sql` (a connection of the
  * caller's own): the log, the tables and the build are one snapshot even while servers write. The build goes into
  * tables beside the served ones and the transaction is rolled back: the database is left exactly as it was.
  */
-export function verifyPostgres(sql: Sql): Promise<Verification> {
+export function verifyPostgres(sql: Sql, readModels: ReadModels): Promise<Verification> {
   const session = postgresSession(() => sql);
   const fresh: FreshBuild = {
     async snapshot(work) {
@@ -30,7 +28,7 @@ export function verifyPostgres(sql: Sql): Promise<Verification> {
       await sql.sql('SAVEPOINT build');
       try {
         // Inside the verify's transaction; compared row by row: the read indexes would never be used.
-        await buildViaScratch(storedEventsAfter(sql, 0, until), until, sql, verifyNames, (work) => work());
+        await readModels.buildViaScratch(storedEventsAfter(sql, 0, until), until, loadTarget(sql), verifyNames, (work) => work());
         await sql.sql('RELEASE build');
       } catch (error) {
         await sql.sql('ROLLBACK TO build').catch(() => {});
@@ -42,5 +40,5 @@ export function verifyPostgres(sql: Sql): Promise<Verification> {
     // The scratch build's disk, or the database's.
     storageErrorOf: (error) => storageFaultOf(error) ?? storageErrorOf(error),
   };
-  return verify(fresh);
+  return readModels.verify(fresh);
 }

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Sqlite } from './open.ts';
 import type { FaultLog } from '../errors.ts';
-import { storageFaultOf } from './storage-fault.ts';
+import { storageFaultOf } from '../storage-fault.ts';
 
 /**
  * WAL checkpoints on a thread of their own. SQLite checkpoints inside the commit that pushes the WAL past

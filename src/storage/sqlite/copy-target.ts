@@ -4,7 +4,7 @@ import { readEvents } from './event-log.ts';
 import { API_KEY_COLUMNS, type CopyTarget, TargetNotEmptyError, apiKeyValues } from '../copy.ts';
 import { kyselyOf, migrate } from './migrate.ts';
 import { type Sqlite, openSqlite } from './open.ts';
-import { storageFaultOf } from './storage-fault.ts';
+import { storageFaultOf } from '../storage-fault.ts';
 
 const insertInto = (table: string, columns: readonly string[]) => `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
 

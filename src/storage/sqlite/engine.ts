@@ -2,21 +2,19 @@ import { GroupCommit } from './group-commit.ts';
 import { kyselyOf, migrate } from './migrate.ts';
 import { sqliteSession } from './session.ts';
 import { type Sqlite, openSqlite } from './open.ts';
-import { everyRowOf, pointInTimeOf } from './maintenance.ts';
+import { pointInTimeOf } from './maintenance.ts';
 import { SqliteKeyStore, SqliteSessionStore, SqliteTokenStore } from './keys-and-tokens.ts';
 import { SqliteKeyChanges } from './key-changes.ts';
 import { SqliteLogChanges } from './log-changes.ts';
 import { Checkpointer } from './checkpointer.ts';
-import { storageFaultOf } from './storage-fault.ts';
+import { storageFaultOf } from '../storage-fault.ts';
 import { verifySqlite } from './verify.ts';
 import { FaultLog } from '../errors.ts';
 import type { Engine, EngineOptions } from '../engine.ts';
 import { EventStore } from './event-log.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
-import { auditReads } from '../../audit/reads.ts';
-import type { RebuildProgress } from '../../projections/rebuild.ts';
+import type { LiveReadModels, ReadModels, RebuildProgress } from '../read-tables.ts';
 import { ensureProjections, rebuild } from './rebuild.ts';
-import { Projections, projectors, staleProjections } from '../../projections/registry.ts';
 
 /** One company's trade records in a SQLite file: the embedded engine, a writer and a reader connection. */
 export class SqliteEngine implements Engine {
@@ -24,25 +22,25 @@ export class SqliteEngine implements Engine {
   readonly log: EventStore;
   /** The one writer: concurrent requests, imports and seeds share its commits (one fsync a group). */
   readonly writer: GroupCommit;
-  readonly projections: Projections;
+  readonly projections: LiveReadModels;
   readonly decideOn;
   readonly readOn;
   readonly keys;
   readonly tokens;
   readonly sessions;
-  readonly audit;
   readonly pointInTime: number | undefined;
   readonly storageErrorOf = storageFaultOf;
 
   private constructor(
     readonly db: Sqlite,
     private readonly reader: Sqlite,
+    private readonly readModels: ReadModels,
     clock: Clock,
     onStorageFault: ((line: string) => void) | undefined,
   ) {
     this.log = new EventStore(db, clock);
     const writes = sqliteSession(db);
-    const projections = (this.projections = new Projections(writes));
+    const projections = (this.projections = readModels.live(writes));
     this.log.onAppend((events) => projections.apply(events));
     this.writer = new GroupCommit(db, () => projections.saveCheckpoint(), onStorageFault && new FaultLog('writes', onStorageFault));
     // Commands decide inside the write transaction, on the writer's connection: an import line sees the lines
@@ -53,24 +51,23 @@ export class SqliteEngine implements Engine {
     this.keys = new SqliteKeyStore(db);
     this.tokens = new SqliteTokenStore(db);
     this.sessions = new SqliteSessionStore(db);
-    this.audit = { ...auditReads(this.readOn), readTables: async () => everyRowOf(reader, projectors.flatMap((p) => p.tables)) };
     this.pointInTime = pointInTimeOf(db);
   }
 
   /** Opens (and creates when missing) the database, migrates it and makes the read tables current. */
-  static async open(file: string, options: EngineOptions = {}): Promise<SqliteEngine> {
+  static async open(file: string, readModels: ReadModels, options: EngineOptions = {}): Promise<SqliteEngine> {
     const db = openSqlite(file, { trace: options.trace });
     let rebuilt: string[];
     try {
       await migrate(kyselyOf(db));
-      rebuilt = await ensureProjections(db);
+      rebuilt = await ensureProjections(db, readModels);
     } catch (error) {
       db.close();
       throw error;
     }
     if (rebuilt.length > 0) options.onBuilt?.(`rebuilt projections whose version changed: ${rebuilt.join(', ')}`, rebuilt);
     const reader = openSqlite(file, { readonly: true, trace: options.trace });
-    return new SqliteEngine(db, reader, options.clock ?? systemClock, options.onStorageFault);
+    return new SqliteEngine(db, reader, readModels, options.clock ?? systemClock, options.onStorageFault);
   }
 
   /** Another process's change is seen through the reader, which never writes. */
@@ -84,16 +81,16 @@ export class SqliteEngine implements Engine {
   }
 
   rebuild(options: { onProgress?: (progress: RebuildProgress) => void } = {}): Promise<{ events: number }> {
-    return rebuild(this.db, options);
+    return rebuild(this.db, this.readModels, options);
   }
 
   verify() {
-    return verifySqlite(this.db);
+    return verifySqlite(this.db, this.readModels);
   }
 
   /** Read on the read connection. */
   staleProjections(): Promise<string[]> {
-    return staleProjections(sqliteSession(this.reader));
+    return this.readModels.stale(sqliteSession(this.reader));
   }
 
   serve(log: (line: string) => void): { stop(): Promise<void> } {

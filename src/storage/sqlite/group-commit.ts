@@ -2,7 +2,7 @@ import { type FaultLog, NotDurableError } from '../errors.ts';
 import type { Writer } from '../port.ts';
 import { MAX_BUSY_PAUSE_MS, retryWhileBusy } from './busy.ts';
 import type { Sqlite } from './open.ts';
-import { storageFaultOf } from './storage-fault.ts';
+import { storageFaultOf } from '../storage-fault.ts';
 import { WalSync } from './wal-sync.ts';
 
 interface Job {

@@ -1,4 +1,4 @@
-import type { KeyCache, KeyChangeSource } from '../../tokens/key-cache.ts';
+import type { KeyChangeListener, KeyChangeSource } from '../key-changes.ts';
 import { watchDataVersion } from './data-version.ts';
 import type { Sqlite } from './open.ts';
 
@@ -16,7 +16,7 @@ export class SqliteKeyChanges implements KeyChangeSource {
     private readonly everyMs: number,
   ) {}
 
-  start(cache: KeyCache): void {
+  start(cache: KeyChangeListener): void {
     // No row until the first revocation.
     const keyVersion = this.reader.prepare('SELECT version FROM key_version WHERE id = 1').pluck();
     // The data version is taken first: a revocation committed before the key version is read moves it again.

@@ -1,4 +1,4 @@
-import type { LogChangeSource, LogSignals } from '../../feed/waker.ts';
+import type { LogChangeSource, LogSignals } from '../log-changes.ts';
 import { watchDataVersion } from './data-version.ts';
 import type { Sqlite } from './open.ts';
 

@@ -3,7 +3,7 @@ import { kysely } from '../kysely.ts';
 import { migrateSchema } from '../migrate.ts';
 import type { Database } from '../schema.ts';
 import type { Sqlite } from './open.ts';
-import { storageFaultOf } from './storage-fault.ts';
+import { storageFaultOf } from '../storage-fault.ts';
 
 export function kyselyOf(sqlite: Sqlite): Kysely<Database> {
   return new kysely.Kysely<Database>({ dialect: new kysely.SqliteDialect({ database: sqlite }) });

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { NotADatabase, StorageFault } from '../errors.ts';
-import { storageFaultOf } from './storage-fault.ts';
+import { storageFaultOf } from '../storage-fault.ts';
 
 export type Sqlite = Database.Database;
 export type Statement = Database.Statement;

@@ -1,5 +1,5 @@
 import type { EventRow } from '../../events/rows.ts';
-import type { RebuildProgress } from '../../projections/rebuild.ts';
+import type { ReadModels, RebuildProgress } from '../read-tables.ts';
 import type { StoredKey } from '../port.ts';
 import { sqliteCopyTarget } from './copy-target.ts';
 import { refuseNewEvents } from './maintenance.ts';
@@ -17,6 +17,7 @@ export async function writePointInTimeFile(
   keys: StoredKey[],
   until: number,
   sourceName: string,
+  readModels: ReadModels,
   onProgress?: (progress: RebuildProgress) => void,
 ): Promise<number> {
   const copy = sqliteCopyTarget(file);
@@ -27,7 +28,7 @@ export async function writePointInTimeFile(
   }
   const target = openSqlite(file);
   try {
-    const built = await buildProjections(target, target, { until, onProgress });
+    const built = await buildProjections(target, target, readModels, { until, onProgress });
     target.prepare('INSERT INTO point_in_time (until_seq, source, created_at) VALUES (?, ?, ?)').run(until, sourceName, new Date().toISOString());
     refuseNewEvents(target, 'this database is a point-in-time copy: it is read-only');
     return built;

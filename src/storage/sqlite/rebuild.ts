@@ -3,11 +3,7 @@ import type { Sqlite } from './open.ts';
 import { sqliteSession } from './session.ts';
 import type { StoredEvent } from '../../events/store.ts';
 import { lastSeq, replayEvents } from './event-log.ts';
-import { type TableNames, servedNames } from '../../projections/projector.ts';
-import { createReadIndexes, projectors } from '../../projections/registry.ts';
-import { bringReadTablesUp } from '../../projections/bring-up.ts';
-import { buildInto } from '../../projections/build.ts';
-import { type BuildBeside, type RebuildProgress, rebuild as rebuildBeside } from '../../projections/rebuild.ts';
+import { type BuildBeside, type ReadModels, type RebuildProgress, type TableNames, servedNames } from '../read-tables.ts';
 
 export interface BuildOptions {
   /** Build from events up to and including this seq (default: the whole log). */
@@ -42,11 +38,12 @@ function* upTo(log: Iterable<StoredEvent>, until: number): Generator<StoredEvent
 export async function buildProjections(
   target: Sqlite,
   source: Sqlite,
+  readModels: ReadModels,
   options: BuildOptions = {},
   into: BuildTarget = { names: servedNames, readIndexes: true },
 ): Promise<number> {
   const until = options.until ?? lastSeq(source);
-  await buildInto(sqliteSession(target), into.names, upTo(replayEvents(source, 0, READ_CHUNK), until)[Symbol.iterator](), {
+  await readModels.build(sqliteSession(target), into.names, upTo(replayEvents(source, 0, READ_CHUNK), until)[Symbol.iterator](), {
     // Small transactions: a rebuild defers its heavy work to the final flush, so a transaction costs little.
     chunk: options.chunk ?? 1000,
     readIndexes: into.readIndexes,
@@ -63,7 +60,7 @@ export async function buildProjections(
  * SQLite's build beside the served tables: in the same file, on the writer's connection, without an fsync a commit
  * until the swap (`withBuildSettings`); the read indexes are created in the swap, once the rows are in.
  */
-function buildBeside(db: Sqlite): BuildBeside {
+function buildBeside(db: Sqlite, readModels: ReadModels): BuildBeside {
   const session = sqliteSession(db);
   return {
     async dropTablesNamedWith(prefix) {
@@ -72,29 +69,27 @@ function buildBeside(db: Sqlite): BuildBeside {
     },
     logEnd: async () => lastSeq(db),
     async build(names, until, onProgress) {
-      await withBuildSettings(db, () => buildProjections(db, db, { until, onProgress }, { names, readIndexes: false }));
+      await withBuildSettings(db, () => buildProjections(db, db, readModels, { until, onProgress }, { names, readIndexes: false }));
     },
     swap: (work) => inWriteTransaction(db, () => work(session, (seq) => replayEvents(db, seq))),
     // An index keeps its name when its table is renamed, and queries name some of them: each is created again
     // under its served name.
     async renameBuilt(session, names) {
       const indexes = indexesOf(db);
-      for (const p of projectors) {
-        for (const table of p.tables) {
-          db.exec(`DROP TABLE IF EXISTS main."${table}"`);
-          db.exec(`ALTER TABLE main."${names(table)}" RENAME TO "${table}"`);
-          for (const index of indexes(table)) db.exec(`DROP INDEX main."${index}"`);
-        }
-        for (const statement of p.schema(servedNames, session.dialect)) if (statement.startsWith('CREATE INDEX')) db.exec(statement);
+      for (const table of readModels.tables) {
+        db.exec(`DROP TABLE IF EXISTS main."${table}"`);
+        db.exec(`ALTER TABLE main."${names(table)}" RENAME TO "${table}"`);
+        for (const index of indexes(table)) db.exec(`DROP INDEX main."${index}"`);
       }
-      await createReadIndexes(session, projectors);
+      for (const statement of readModels.servedIndexes(session.dialect)) db.exec(statement);
+      await readModels.createReadIndexes(session, servedNames);
     },
   };
 }
 
-/** Every read table rebuilt from the log beside the served ones and swapped in (`projections/rebuild.ts`), on `db`. */
-export function rebuild(db: Sqlite, options: Omit<BuildOptions, 'until' | 'chunk'> = {}): Promise<{ events: number }> {
-  return rebuildBeside(buildBeside(db), options);
+/** Every read table rebuilt from the log beside the served ones and swapped in (`read-models/rebuild.ts`), on `db`. */
+export function rebuild(db: Sqlite, readModels: ReadModels, options: Omit<BuildOptions, 'until' | 'chunk'> = {}): Promise<{ events: number }> {
+  return readModels.rebuild(buildBeside(db, readModels), options);
 }
 
 /**
@@ -102,11 +97,11 @@ export function rebuild(db: Sqlite, options: Omit<BuildOptions, 'until' | 'chunk
  * served ones and swapped in when any is missing or built by another version, else the events after the checkpoints
  * applied in a write transaction. Returns the names of the projections rebuilt from history.
  */
-export async function ensureProjections(db: Sqlite): Promise<string[]> {
-  const { missing, changed, end } = await bringReadTablesUp({
+export async function ensureProjections(db: Sqlite, readModels: ReadModels): Promise<string[]> {
+  const { missing, changed, end } = await readModels.bringUp({
     session: sqliteSession(db),
     eventsAfter: (seq) => replayEvents(db, seq),
-    buildAll: async () => void (await rebuild(db)),
+    buildAll: async () => void (await rebuild(db, readModels)),
     inWrite: (work) => inWriteTransaction(db, work),
     rebuildChanged: true,
   });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
-import { auditReads } from '../../audit/reads.ts';
 import type { CopyDestination, StoredDatabase } from '../engine.ts';
 import { DatabaseUnreachable } from '../errors.ts';
+import type { ReadModels } from '../read-tables.ts';
 import { backupTo } from './backup.ts';
 import { sqliteCopySource } from './copy-source.ts';
 import { sqliteCopyTarget } from './copy-target.ts';
@@ -18,12 +18,12 @@ export function refuseMissing(file: string): void {
  * The SQLite file as it is, read-only, without the migrations or catch-up an ordinary open runs: the commands that
  * only look must see what is there.
  */
-export function openStoredSqlite(file: string): StoredDatabase {
+export function openStoredSqlite(file: string, readModels: ReadModels): StoredDatabase {
   refuseMissing(file);
   const db = openSqlite(file, { readonly: true });
   return {
-    audit: auditReads(sqliteSession(db)),
-    verify: () => verifySqlite(db),
+    readOn: sqliteSession(db),
+    verify: () => verifySqlite(db, readModels),
     copySource: () => sqliteCopySource(db),
     backup: (into) => backupTo(db, into),
     close: async () => {

@@ -4,32 +4,30 @@ import path from 'node:path';
 import { type Sqlite, openSqlite } from './open.ts';
 import { sqliteSession } from './session.ts';
 import { tableExists, withAttached } from './maintenance.ts';
-import { storageFaultOf } from './storage-fault.ts';
+import { storageFaultOf } from '../storage-fault.ts';
 import { buildProjections } from './rebuild.ts';
-import type { ProjectionCheck, Verification } from '../engine.ts';
-import { type FreshBuild, verify } from '../../audit/compare.ts';
-import { servedNames } from '../../projections/projector.ts';
+import { type FreshBuild, type ProjectionCheck, type ReadModels, type Verification, servedNames } from '../read-tables.ts';
 
 /**
- * `verify` on SQLite (`audit/compare.ts`): the fresh build goes into a scratch database attached as `rebuilt`, and
+ * `verify` on SQLite (`read-models/verify.ts`): the fresh build goes into a scratch database attached as `rebuilt`, and
  * the live database is only read, inside one read transaction, so the log and tables compared are one consistent
  * snapshot even while a server writes.
  */
-export async function verifySqlite(db: Sqlite): Promise<Verification> {
+export async function verifySqlite(db: Sqlite, readModels: ReadModels): Promise<Verification> {
   const scratch = openScratch(scratchPath(db));
   try {
-    return await verify(freshBuild(db, scratch));
+    return await readModels.verify(freshBuild(db, scratch, readModels));
   } finally {
     removeScratch(scratch);
   }
 }
 
 /** The read tables compared with a fresh rebuild (what `verifySqlite` finds of them). */
-export async function compareWithRebuild(db: Sqlite): Promise<ProjectionCheck> {
-  return (await verifySqlite(db)).projections;
+export async function compareWithRebuild(db: Sqlite, readModels: ReadModels): Promise<ProjectionCheck> {
+  return (await verifySqlite(db, readModels)).projections;
 }
 
-function freshBuild(db: Sqlite, scratch: Sqlite): FreshBuild {
+function freshBuild(db: Sqlite, scratch: Sqlite, readModels: ReadModels): FreshBuild {
   const session = sqliteSession(db);
   return {
     // A database is attached outside a transaction only.
@@ -44,7 +42,7 @@ function freshBuild(db: Sqlite, scratch: Sqlite): FreshBuild {
       }),
     async build(until) {
       // Compared row by row: the read indexes would never be used.
-      await buildProjections(scratch, db, { until }, { names: servedNames, readIndexes: false });
+      await buildProjections(scratch, db, readModels, { until }, { names: servedNames, readIndexes: false });
       scratch.close();
     },
     built: (table) => `rebuilt."${table}"`,

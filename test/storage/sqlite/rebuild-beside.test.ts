@@ -12,6 +12,7 @@ import { expectRebuildEqualsLive, importRecords, line, money, romashka, sale, ta
 import { openSqliteCompany, tempDir, testService } from '../../helpers.ts';
 import path from 'node:path';
 import { dumpReadTables } from '../../read-tables.ts';
+import { readModels } from '../../../src/read-models/read-models.ts';
 
 const buildTables = (db: Database.Database) =>
   db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rebuilding\\_%' ESCAPE '\\' ORDER BY name").pluck().all();
@@ -34,7 +35,7 @@ describe('rebuild beside the served tables', () => {
     tb.db.exec('CREATE TABLE rebuilding_products (id INTEGER PRIMARY KEY)');
     tb.db.exec('CREATE TABLE rebuilding_gone (x)');
     expect(dumpReadTables(tb.db)).toEqual(before);
-    await rebuild(tb.db);
+    await rebuild(tb.db, readModels);
     expect(buildTables(tb.db)).toEqual([]);
     expect(dumpReadTables(tb.db)).toEqual(before);
   });
@@ -43,7 +44,7 @@ describe('rebuild beside the served tables', () => {
     const { tb } = await catalogue();
     const before = dumpReadTables(tb.db);
     await expect(
-      rebuild(tb.db, {
+      rebuild(tb.db, readModels, {
         onProgress: () => {
           throw new Error('stopped');
         },
@@ -59,7 +60,7 @@ describe('rebuild beside the served tables', () => {
     const reader = new Database(file, { readonly: true });
     const other = await openSqliteCompany(file);
     let seen: unknown;
-    await rebuild(tb.db, {
+    await rebuild(tb.db, readModels, {
       onProgress: async () => {
         if (seen !== undefined) return;
         // Between the build's transactions: its tables exist beside the served ones, which still serve.
@@ -86,7 +87,7 @@ describe('rebuild beside the served tables', () => {
     reader.exec('BEGIN');
     const before = page.all();
     await api.write('/api/add-product', 'products', [{ name: 'Сыр', sku: 'C', categoryId: 0 }]);
-    await rebuild(tb.db);
+    await rebuild(tb.db, readModels);
     expect(page.all()).toEqual(before);
     reader.exec('COMMIT');
     expect(page.all()).toHaveLength(3);

@@ -5,11 +5,12 @@ import { expect, test, vi } from 'vitest';
 import { main } from '../../../src/cli/main.ts';
 import { openSqlite } from '../../../src/storage/sqlite/open.ts';
 import { FaultLog, StorageFault } from '../../../src/storage/errors.ts';
-import { storageFaultOf } from '../../../src/storage/sqlite/storage-fault.ts';
+import { storageFaultOf } from '../../../src/storage/storage-fault.ts';
 import { compareWithRebuild } from '../../../src/storage/sqlite/verify.ts';
 import { rebuild } from '../../../src/storage/sqlite/rebuild.ts';
 import { Projections } from '../../../src/projections/registry.ts';
 import { smallDisk, tempDir, testService } from '../../helpers.ts';
+import { readModels } from '../../../src/read-models/read-models.ts';
 
 const diskFull = () => new Database.SqliteError('database or disk is full', 'SQLITE_FULL');
 
@@ -70,7 +71,7 @@ test('a storage failure while verify rebuilds is "could not check" (exit 2), nev
   });
   const db = openSqlite(file, { readonly: true });
   try {
-    await expect(compareWithRebuild(db)).rejects.toThrow(expect.objectContaining({ kind: 'full' }));
+    await expect(compareWithRebuild(db, readModels)).rejects.toThrow(expect.objectContaining({ kind: 'full' }));
   } finally {
     db.close();
   }
@@ -101,7 +102,7 @@ test('a rebuild that fails for a storage fault throws it and leaves the served t
     throw diskFull();
   });
   try {
-    await expect(rebuild(tb.db)).rejects.toThrow(expect.objectContaining({ code: 'SQLITE_FULL' }));
+    await expect(rebuild(tb.db, readModels)).rejects.toThrow(expect.objectContaining({ code: 'SQLITE_FULL' }));
   } finally {
     flush.mockRestore();
   }

@@ -1,7 +1,7 @@
-import { StorageFault, type StorageFaultKind } from '../errors.ts';
+import { StorageFault, type StorageFaultKind } from './errors.ts';
 
 /**
- * Faults of the storage under a SQLite database, as opposed to bugs: the disk is full, the file or its file
+ * Faults of the storage under a database file (a SQLite database, a build's scratch file), as opposed to bugs: the disk is full, the file or its file
  * system cannot be written, the disk reports an I/O error. SQLite's and the file system's error codes are read
  * here only; everything above sees a `StorageFault` and its `kind`.
  */

@@ -1,7 +1,7 @@
 import { type ResourceLimits, Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { openSqlite } from './open.ts';
-import { rebuild } from './rebuild.ts';
-import type { RebuildProgress } from '../../projections/rebuild.ts';
+import { rebuildSqliteFile } from '../storage/rebuild-sqlite-file.ts';
+import type { RebuildProgress } from '../storage/read-tables.ts';
+import { readModels } from './read-models.ts';
 
 /**
  * `tradebook rebuild` runs the rebuild on a worker thread for one reason: a worker's heap can be given limits, and
@@ -21,7 +21,7 @@ const DEFAULT_OLD_MB = 128;
 export function rebuildOnThread(file: string, onProgress: (progress: RebuildProgress) => void, onRetry: (reason: string) => void): Promise<{ events: number }> {
   // Run from its TypeScript sources (no bundle built, see bin/bundle.mjs), this module cannot be a worker: Node 20
   // gives a worker none of tsx's loader hooks. The rebuild then runs on this thread, without the heap limit.
-  if (import.meta.url.endsWith('.ts')) return rebuildHere(file, onProgress);
+  if (import.meta.url.endsWith('.ts')) return rebuildSqliteFile(file, readModels, onProgress);
   const oldMb = Number(process.env.TRADEBOOK_REBUILD_HEAP_MB) || DEFAULT_OLD_MB;
   return runThread(file, onProgress, { maxYoungGenerationSizeMb: YOUNG_MB, maxOldGenerationSizeMb: oldMb }).catch((error: { code?: string }) => {
     if (error.code !== 'ERR_WORKER_OUT_OF_MEMORY') throw error;
@@ -48,19 +48,10 @@ function runThread(file: string, onProgress: (progress: RebuildProgress) => void
   });
 }
 
-async function rebuildHere(file: string, onProgress: (progress: RebuildProgress) => void): Promise<{ events: number }> {
-  const db = openSqlite(file);
-  try {
-    return await rebuild(db, { onProgress });
-  } finally {
-    db.close();
-  }
-}
-
 /** The worker's side: the rebuild, its progress and its outcome posted to the thread that started it. */
 async function rebuildAsWorker(file: string): Promise<void> {
   try {
-    const done = await rebuildHere(file, (progress) => parentPort!.postMessage({ progress }));
+    const done = await rebuildSqliteFile(file, readModels, (progress) => parentPort!.postMessage({ progress }));
     parentPort!.postMessage({ done });
   } catch (error) {
     const code = (error as { code?: string } | null)?.code;

@@ -1,12 +1,13 @@
-import { type CheckpointRow, projectors, readCheckpoints } from '../projections/registry.ts';
-import type { ProjectionCheck, Verification } from '../storage/engine.ts';
+import { verifyChain } from '../audit/verify-chain.ts';
+import type { Projector } from '../projections/projector.ts';
+import { type CheckpointRow, readCheckpoints } from '../projections/registry.ts';
 import { lastSeq, readEvents } from '../storage/log-reads.ts';
+import type { FreshBuild, ProjectionCheck, Verification } from '../storage/read-tables.ts';
 import type { SqlSession } from '../storage/sql.ts';
-import { verifyChain } from './verify-chain.ts';
 
 /** What the stored checkpoints say that a build of the log up to `builtSeq` by this code would not. */
-function checkpointDifferences(checkpoints: Map<string, CheckpointRow>, builtSeq: number): string[] {
-  return projectors.flatMap((p) => {
+function checkpointDifferences(list: Projector[], checkpoints: Map<string, CheckpointRow>, builtSeq: number): string[] {
+  return list.flatMap((p) => {
     const stored = checkpoints.get(p.name);
     if (!stored) return [`projection ${p.name} has no checkpoint`];
     const problems: string[] = [];
@@ -22,27 +23,12 @@ function tableDifference(table: string, live: number, rebuilt: number, first: ob
   return `table ${table}: live rows not in a fresh rebuild: ${live}, rebuilt rows not live: ${rebuilt}; first: ${key} ${JSON.stringify(value)}`;
 }
 
-
-/** What `verify` asks of an engine: a snapshot to read in, and a fresh build of the read tables beside it. */
-export interface FreshBuild {
-  /** Runs `work` in one read snapshot of the database, on a session of it; the database is left as it was. */
-  snapshot<T>(work: (session: SqlSession) => Promise<T>): Promise<T>;
-  /** Builds every read table from the log up to `until`, in the snapshot; a build that fails leaves nothing. */
-  build(until: number): Promise<void>;
-  /** A table of the fresh build, as the snapshot's session names it in a FROM clause. */
-  built(table: string): string;
-  /** Whether the database has the served table `table`. */
-  served(table: string): Promise<boolean>;
-  /** The engine's storage error `error` is, if any (the build's disk, the database's): the check could not be made. */
-  storageErrorOf(error: unknown): Error | undefined;
-}
-
 /**
  * Walks the chain and compares every read table with a fresh build of the log, row by row (every column), both
  * ways, in one snapshot even while servers write: the log, the tables and the build are of one moment.
  */
-export function verify(fresh: FreshBuild): Promise<Verification> {
-  const tables = projectors.flatMap((p) => p.tables);
+export function verify(list: Projector[], fresh: FreshBuild): Promise<Verification> {
+  const tables = list.flatMap((p) => p.tables);
   return fresh.snapshot(async (session) => {
     const chain = await verifyChain(readEvents(session));
     const until = await lastSeq(session);
@@ -50,7 +36,7 @@ export function verify(fresh: FreshBuild): Promise<Verification> {
     const built = await buildOrExplain(fresh, until);
     if (built !== undefined) differences.push(built);
     else {
-      differences.push(...checkpointDifferences(await readCheckpoints(session), until));
+      differences.push(...checkpointDifferences(list, await readCheckpoints(session), until));
       for (const table of tables) differences.push(...(await tableDifferences(session, fresh, table)));
     }
     return { chain, projections: { ok: differences.length === 0, tables: tables.length, differences } };

@@ -12,6 +12,7 @@ import type { EngineOptions } from '../src/storage/engine.ts';
 import { SqliteEngine } from '../src/storage/sqlite/engine.ts';
 import type { Sqlite } from '../src/storage/sqlite/open.ts';
 import type { KeyCacheSettings } from '../src/tokens/key-cache.ts';
+import { dumpReadTables } from './read-tables.ts';
 import { type Response, readResponse } from './server-process.ts';
 import { readModels } from '../src/read-models/read-models.ts';
 import type { LiveReadModels } from '../src/storage/read-tables.ts';
@@ -125,7 +126,8 @@ export class ApiClient {
 }
 
 /** A company on SQLite as tests see it: with the engine's writer connection and read models to look underneath. */
-export type SqliteCompany = Company<SqliteEngine> & { readonly db: Sqlite; readonly projections: LiveReadModels };
+/** A company on a SQLite file, as tests hold it: with every row of its read tables at hand (`readTables`). */
+export type SqliteCompany = Company<SqliteEngine> & { readonly db: Sqlite; readonly projections: LiveReadModels; readTables(): Record<string, unknown[]> };
 
 /**
  * The company in the SQLite file `file`, opened as the server opens it; `onRebuilt` hears the names of the read
@@ -137,7 +139,7 @@ export async function openSqliteCompany(
 ): Promise<SqliteCompany> {
   const { onRebuilt, keyCache, ...engineOptions } = options;
   const engine = await SqliteEngine.open(file, readModels, { ...engineOptions, onBuilt: onRebuilt && ((_, names) => onRebuilt(names)) });
-  return Object.assign(new Company(engine, options.clock, keyCache), { db: engine.db, projections: engine.projections });
+  return Object.assign(new Company(engine, options.clock, keyCache), { db: engine.db, projections: engine.projections, readTables: () => dumpReadTables(engine.db) });
 }
 
 export interface TestService {

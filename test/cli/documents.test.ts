@@ -5,7 +5,6 @@ import { expectRebuildEqualsLive, line, money, romashka, sale, table } from '../
 import { openSqliteCompany, tempDir } from '../helpers.ts';
 import { runCliHere } from '../cli-in-process.ts';
 import { runCli, startServer } from '../server-process.ts';
-import { dumpReadTables } from '../read-tables.ts';
 
 function writeLines(dir: string, records: unknown[]): string {
   const file = path.join(dir, 'import.ndjson');
@@ -91,7 +90,7 @@ describe('tradebook seed', () => {
     const lists = async (file: string) => {
       const tb = await openSqliteCompany(file);
       try {
-        const tables = dumpReadTables(tb.db);
+        const tables = tb.readTables();
         return { tables, rows: tables.documents as { list_json: string }[], contractors: (tables.contractors as { json: string }[]).map((c) => c.json) };
       } finally {
         tb.close();

@@ -2,7 +2,6 @@ import { expect, test } from 'vitest';
 import { type RecordState, evolveRecord } from '../../src/events/folds.ts';
 import { importRecords, line } from '../documents-fixtures.ts';
 import { testService } from '../helpers.ts';
-import { dumpReadTables } from '../read-tables.ts';
 
 /** A small seeded generator (mulberry32): the same history on every run, a different one per seed. */
 function random(seed: number) {
@@ -69,7 +68,7 @@ test.each([1, 2])('each record folded from its stream equals its projected row, 
     for (const event of await tb.audit.streamVersions(stream, 1, Number.MAX_SAFE_INTEGER)) record = evolveRecord(() => record, event);
     return record;
   };
-  const tables = (dumpReadTables(tb.db)) as Record<string, Record<string, unknown>[]>;
+  const tables = tb.readTables() as Record<string, Record<string, unknown>[]>;
   expect(tables.products.length).toBe(skus.length);
   for (const row of tables.products) expect(await folded(`product-${row.id}`)).toEqual(JSON.parse(row.record as string));
   for (const row of tables.contractors) expect(await folded(`contractor-${row.id}`)).toEqual(JSON.parse(row.record as string));

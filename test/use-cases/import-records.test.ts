@@ -3,7 +3,6 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type LineFailure, importLines, importRecords, nextGroupLines } from '../../src/use-cases/import.ts';
 import { demoCompany } from '../../src/seed/demo-company.ts';
 import { type TestService, manualClock, testService } from '../helpers.ts';
-import { dumpReadTables } from '../read-tables.ts';
 
 const services: TestService[] = [];
 afterEach(() => services.splice(0).forEach((s) => s.tb.close()));
@@ -29,7 +28,7 @@ describe('importRecords (values without the JSON text round trip)', () => {
     expect(valueReport).toEqual(lineReport);
     expect(lineReport.failed).toBe(0);
     expect(await eventData(byValues)).toEqual(await eventData(byLines));
-    expect(dumpReadTables(byValues.tb.db)).toEqual(dumpReadTables(byLines.tb.db));
+    expect(byValues.tb.readTables()).toEqual(byLines.tb.readTables());
   });
 
   it('a group of lines applies exactly as its lines one at a time, refused lines among them', async () => {
@@ -50,7 +49,7 @@ describe('importRecords (values without the JSON text round trip)', () => {
       const s = await service();
       const failures: LineFailure[] = [];
       const report = await importRecords(s.tb, records.map((value, i) => ({ line: i + 1, value })), (f) => failures.push(f), { linesPerGroup: perGroup });
-      return { report, failures, events: await eventData(s), tables: dumpReadTables(s.tb.db) };
+      return { report, failures, events: await eventData(s), tables: s.tb.readTables() };
     };
     const alone = await applied(1);
     expect(alone.failures.map((f) => f.errors[0].code)).toEqual(['ERROR_CONTRACTOR', 'ERROR_INN', 'ERROR_TYPE']);

@@ -44,6 +44,8 @@ export async function importRun(tb: WriteContext, input: Readable, provenance: I
   const runId = newRunId();
   const started = new Date().toISOString();
   const digest = digesting();
+  // A read that fails (a disk error) fails the import, as reading the file straight would: `pipe` alone would not pass it on.
+  input.once('error', (error) => digest.destroy(error));
   const lines = readline.createInterface({ input: input.pipe(digest), crlfDelay: Infinity });
   const report = await importLines(tb, lines, onFailure, { run: runId });
   if (report.events === 0) return { ...report, run: null };

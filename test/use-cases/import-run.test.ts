@@ -63,4 +63,16 @@ describe('an import run', () => {
     expect(runPage.text).toContain(`<th>SHA-256 <code>sha256</code></th><td>${sha256}</td>`);
     expect(runPage.text).toContain('<th>Файл <code>file</code></th><td>export-2026-11.ndjson</td>');
   });
+
+  test('a file that fails to read midway fails the import (the error reaches it), and records no run', async () => {
+    const { tb } = await testService();
+    const failing = new Readable({
+      read() {
+        this.push(Buffer.from(`${JSON.stringify(line('product_brand', { name: 'Заря' }))}\n`));
+        this.destroy(Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' }));
+      },
+    });
+    await expect(importRun(tb, failing, { file: 'f.ndjson', user: 'u', note: null }, () => {})).rejects.toThrow(/EIO/);
+    expect((await tb.audit.eventsAfter(0, 10)).filter((row) => row.type === 'ImportRunRecorded')).toEqual([]);
+  });
 });

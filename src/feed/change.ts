@@ -94,6 +94,16 @@ const CURRENT_VERSION = new Map<string, number>(eventDefinitions.map((d) => [d.t
  * auditor's to read, never another integrator's.
  */
 export function changeJson(row: EventRow, scope: KeyScope): string {
+  // A page shared by many followers (`changesAfter`) is rendered once a scope.
+  let byScope = rendered.get(row);
+  if (byScope === undefined) rendered.set(row, (byScope = {}));
+  return (byScope[scope] ??= renderChange(row, scope));
+}
+
+/** The changes already rendered, by row and scope: kept as long as the page's rows are. */
+const rendered = new WeakMap<EventRow, Partial<Record<KeyScope, string>>>();
+
+function renderChange(row: EventRow, scope: KeyScope): string {
   const asStored = !WITH_MONEY.has(row.type) && CURRENT_VERSION.get(row.type) === row.schema_version;
   const data = asStored ? row.data : JSON.stringify(dataInApiUnits(row));
   const meta = scope === 'audit' ? `,"meta":${row.meta}` : '';

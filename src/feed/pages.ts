@@ -34,11 +34,16 @@ const RANGE = `SELECT ${COLUMNS} FROM events WHERE seq > ? AND seq <= ? ORDER BY
 // One text for every filter: the list always has a place for each event type, the unused ones repeat a used one.
 const FILTERED = `SELECT ${COLUMNS} FROM events WHERE seq > ? AND seq <= ? AND type IN (${valueList(EVENT_TYPES.length)}) ORDER BY seq LIMIT ?`;
 
+/** The reads of pages in flight, by session and page: followers asking for the same page at once share one. */
+const inFlight = new WeakMap<SqlSession, Map<string, Promise<ChangePage>>>();
+
 /**
- * Up to `limit` changes after `after` (of the event types `types`, all when undefined). The log's head is read
+ * Up to `limit` changes after `after` (of the event types `types`, all when undefined). The followers one commit
+ * wakes ask for the same page at the same moment: they share its read (and its rows, so each row is rendered once
+ * a scope, see `changeJson`), where each would otherwise read and parse the same events. The log's head is read
  * first: every seq up to it is committed and visible, so a page never passes over one committed a moment later.
  */
-export async function changesAfter(session: SqlSession, after: number, limit: number, types?: ReadonlySet<string>): Promise<ChangePage> {
+async function readChangesAfter(session: SqlSession, after: number, limit: number, types?: ReadonlySet<string>): Promise<ChangePage> {
   const head = await lastSeq(session);
   const end = Math.min(head, after + (types === undefined ? limit : SCAN_WINDOW));
   if (end <= after) return { rows: [], next: after };
@@ -47,4 +52,15 @@ export async function changesAfter(session: SqlSession, after: number, limit: nu
   const list = EVENT_TYPES.map((_, i) => wanted[i] ?? wanted[0]);
   const rows = await session.objects<EventRow>(FILTERED, [after, end, ...list, limit]);
   return { rows, next: rows.length === limit ? rows[limit - 1].seq : end };
+}
+
+export function changesAfter(session: SqlSession, after: number, limit: number, types?: ReadonlySet<string>): Promise<ChangePage> {
+  let reads = inFlight.get(session);
+  if (reads === undefined) inFlight.set(session, (reads = new Map()));
+  const page = `${after} ${limit} ${types === undefined ? '' : [...types].sort().join(',')}`;
+  const shared = reads.get(page);
+  if (shared !== undefined) return shared;
+  const read = readChangesAfter(session, after, limit, types).finally(() => reads.delete(page));
+  reads.set(page, read);
+  return read;
 }

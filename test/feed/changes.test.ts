@@ -3,7 +3,8 @@ import { ApiClient, manualClock } from '../helpers.ts';
 import { engineService as testService } from '../engine-service.ts';
 import { importRecords, line, romashka, sale } from '../documents-fixtures.ts';
 import { changePage } from '../../src/feed/schemas.ts';
-import { SCAN_WINDOW } from '../../src/feed/pages.ts';
+import { SCAN_WINDOW, changesAfter } from '../../src/feed/pages.ts';
+import { changeJson } from '../../src/feed/change.ts';
 
 const codes = (body: { errors: { code: string }[] }) => body.errors.map((e) => e.code).sort();
 
@@ -147,5 +148,25 @@ describe('GET /api/changes', () => {
     const res = await polling;
     expect(res.body.data.map((c: { type: string }) => c.type)).toEqual(['ContractorAdded']);
     expect(res.body.meta.next).toBe(res.body.data[0].seq);
+  });
+});
+
+describe('followers woken by one commit', () => {
+  test('share one read of the page they all ask for, and each change is rendered once a scope', async () => {
+    const { api, tb } = await service();
+    expect((await api.write('/api/add-product-brand', 'brand', [{ name: 'Север' }, { name: 'Юг' }])).status).toBe(200);
+    let reads = 0;
+    const session = tb.engine.readOn;
+    const counted = { ...session, objects: (...args: Parameters<typeof session.objects>) => (reads++, session.objects(...args)) } as typeof session;
+    const pages = await Promise.all(Array.from({ length: 50 }, () => changesAfter(counted, 0, 100)));
+    expect(reads).toBe(1);
+    expect(new Set(pages).size).toBe(1);
+    const [row] = pages[0].rows;
+    expect(changeJson(row, 'api')).toBe(changeJson(row, 'api'));
+    expect(changeJson(row, 'audit')).toContain('"meta"');
+    expect(changeJson(row, 'api')).not.toContain('"meta"');
+    // Once the page is read, the next ask reads again: a later commit may have moved the log.
+    await changesAfter(counted, 0, 100);
+    expect(reads).toBe(2);
   });
 });

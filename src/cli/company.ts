@@ -1,12 +1,11 @@
-import os from 'node:os';
 import type { Command } from 'commander';
-import { companyDetailsOn } from '../audit/company-details.ts';
+import { readCompanyDetails } from '../audit/company-details.ts';
 import { setCompanyDetails } from '../commands/company.ts';
-import { COMPANY_STREAM, type CompanyDetails } from '../events/company.ts';
-import { type StoredEvent, toStoredEvent } from '../events/store.ts';
+import type { CompanyDetails } from '../events/company.ts';
 import { formatMoscow, isCalendarDate } from '../lib/clock.ts';
 import { ok } from '../lib/result.ts';
 import { UsageError, openCompanyForCli, openLogForCli } from './open.ts';
+import { osUser } from './os-user.ts';
 
 const today = () => formatMoscow(Date.now()).slice(0, 10);
 
@@ -15,26 +14,6 @@ const detailsLine = (d: CompanyDetails) =>
   [d.name, `ИНН ${d.inn}`, d.kpp && `КПП ${d.kpp}`, d.address && `адрес ${d.address}`, d.director && `директор ${d.director}`, d.accountant && `главный бухгалтер ${d.accountant}`]
     .filter(Boolean)
     .join(', ');
-
-/** The `company` stream's events, read from the log a page at a time (an existing database only, as `history` reads). */
-async function companyEvents(log: Awaited<ReturnType<typeof openLogForCli>>): Promise<StoredEvent[]> {
-  const events: StoredEvent[] = [];
-  for (let after = 0; ; ) {
-    const rows = await log.eventsAfter(after, 1000, { stream: COMPANY_STREAM });
-    events.push(...rows.map(toStoredEvent));
-    if (rows.length < 1000) return events;
-    after = rows.at(-1)!.seq;
-  }
-}
-
-/** Who ran a command, as the log records it: the operating-system user. */
-function osUser(): string {
-  try {
-    return os.userInfo().username;
-  } catch {
-    return process.env.USER ?? 'unknown';
-  }
-}
 
 interface SetOptions {
   name?: string;
@@ -92,9 +71,7 @@ export function companyCommand(program: Command): void {
       const on = options.on ?? today();
       if (!isCalendarDate(on)) throw new UsageError(`--on must be a real date YYYY-MM-DD, got ${on}`);
       const log = await openLogForCli();
-      const details = await companyEvents(log)
-        .then((events) => companyDetailsOn(events, on))
-        .finally(() => log.close());
+      const details = await readCompanyDetails(log, on).finally(() => log.close());
       if (options.json) process.stdout.write(`${JSON.stringify(details ?? null)}\n`);
       else process.stdout.write(details === undefined ? `no company details in force on ${on}: set them with tradebook company set\n` : `${detailsLine(details)} (from ${details.from})\n`);
     });

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { importRun } from '../use-cases/import-run.ts';
 import { EXIT } from './exit.ts';
 import { UsageError, openCompanyForCli } from './open.ts';
+import { osUser } from './os-user.ts';
 
 /** The file opened for reading, or the one line saying why it cannot be (missing, a folder, not readable). */
 function openToRead(file: string): number {
@@ -22,14 +22,6 @@ function openToRead(file: string): number {
   }
 }
 
-/** The operating-system user running the command line (USER when the system has no name for it). */
-function osUser(): string {
-  try {
-    return os.userInfo().username;
-  } catch {
-    return process.env.USER ?? `uid ${process.getuid?.() ?? '?'}`;
-  }
-}
 
 export function importCommand(program: Command): void {
   program

@@ -32,11 +32,11 @@ export async function openKeysForCli(options: { mustExist?: boolean } = {}): Pro
   return { keys: new ApiKeys(keys, systemClock, writer), close };
 }
 
-/** The event log of the command line's database, read a page at a time, and its length, on either engine. */
-export async function openLogForCli(): Promise<Pick<AuditReads, 'eventsAfter' | 'lastSeq'> & { close(): Promise<void> }> {
+/** The event log of the command line's database, read a page or a record at a time, and its length, on either engine. */
+export async function openLogForCli(): Promise<Pick<AuditReads, 'eventsAfter' | 'streamVersions' | 'lastSeq'> & { close(): Promise<void> }> {
   const { readOn, close } = await openLog(cliDatabase(), readModels);
   const audit = auditReads(readOn);
-  return { eventsAfter: audit.eventsAfter, lastSeq: audit.lastSeq, close };
+  return { eventsAfter: audit.eventsAfter, streamVersions: audit.streamVersions, lastSeq: audit.lastSeq, close };
 }
 
 /** One record's history (each event, who, each field before → after) from the command line's database, on either engine. */

@@ -5,11 +5,8 @@ import { type Result, ok } from '../lib/result.ts';
 import { issuesToErrors, requiredText, text } from '../lib/validation.ts';
 import { calendarDate } from './documents.ts';
 
-/** Characters XML 1.0 forbids (C0 controls but tab, CR and LF; U+FFFE, U+FFFF): a name with one breaks the акт's XLSX. */
-const XML_FORBIDDEN = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
-
-const detailText = (max: number) => text(max).refine((s) => !XML_FORBIDDEN.test(s), 'must not contain control characters');
-const optionalDetail = () => detailText(500).nullable().default(null);
+// `text` refuses the characters XML cannot hold: a name with one would break the акт's XLSX.
+const optionalDetail = () => text(500).nullable().default(null);
 
 /**
  * The company's details as `company set` takes them. An INN of 10 digits is an organisation's and comes with a
@@ -18,7 +15,7 @@ const optionalDetail = () => detailText(500).nullable().default(null);
 export const companyDetailsInput = z
   .object({
     from: calendarDate(),
-    name: requiredText(500).refine((s) => !XML_FORBIDDEN.test(s), 'must not contain control characters'),
+    name: requiredText(500),
     inn: z.string().refine((inn) => /^(\d{10}|\d{12})$/.test(inn), 'must be 10 digits (an organisation) or 12 (an individual entrepreneur)'),
     kpp: z
       .string()

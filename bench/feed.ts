@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { type LoadSettings, LoadRunner, type LoadFigures, type Target } from './load.ts';
-import { type Child, cpuSeconds } from './processes.ts';
+import { cpuSeconds } from './processes.ts';
 import type { Scenario } from './scenarios.ts';
-import { type Spread, spread } from './stats.ts';
+import type { Spread } from './stats.ts';
 
 /**
  * Following the log under load (README "Following changes"): the write scenario's throughput with 100 server-sent

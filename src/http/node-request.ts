@@ -44,12 +44,7 @@ export function sendsBody(c: Context): boolean {
   return (length !== undefined && length !== '0') || requestHeader(c, 'transfer-encoding') !== undefined;
 }
 
-/** The path and query string as the request line gave them. */
-function requestTarget(c: Context): string {
-  return targetOf(nodeRequest(c), c.req.url);
-}
-
-/** As `requestTarget`, from Node's request when there is one, else from the request's URL. */
+/** The path and query string as the request line gave them: from Node's request when there is one, else from the request's URL. */
 export function targetOf(incoming: IncomingMessage | undefined, url: string): string {
   if (incoming?.url !== undefined) return incoming.url;
   const parsed = new URL(url);

@@ -2,7 +2,7 @@ import { verifyChain } from '../audit/verify-chain.ts';
 import type { Projector } from '../projections/projector.ts';
 import { type CheckpointRow, readCheckpoints } from '../projections/registry.ts';
 import { lastSeq, readEvents } from '../storage/log-reads.ts';
-import type { FreshBuild, ProjectionCheck, Verification } from '../storage/read-tables.ts';
+import type { FreshBuild, Verification } from '../storage/read-tables.ts';
 import type { SqlSession } from '../storage/sql.ts';
 
 /** What the stored checkpoints say that a build of the log up to `builtSeq` by this code would not. */

@@ -6,7 +6,7 @@ import type { Company } from '../../company.ts';
 import { requireAuditScope } from '../auth.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';
-import { readResponses, writeResults } from '../responses.ts';
+import { readResponses } from '../responses.ts';
 import { queryInt, validQuery } from '../query.ts';
 import { DOCUMENT_TYPES } from '../../events/documents.ts';
 import { statementLimit, tooManyLines, walkStatement, wholeStatement } from '../../audit/statement.ts';

@@ -5,7 +5,7 @@ import type { DocumentType } from '../../events/documents.ts';
 import type { Company } from '../../company.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';
-import { readResponses, writeResults } from '../responses.ts';
+import { readResponses } from '../responses.ts';
 import { pagingQuery, validQuery } from '../query.ts';
 import { sendPage } from '../respond.ts';
 

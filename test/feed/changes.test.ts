@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { ApiClient, manualClock } from '../helpers.ts';
 import { engineService as testService } from '../engine-service.ts';
@@ -139,6 +140,22 @@ describe('GET /api/changes', () => {
     // Far from its 60 s: woken by the commit.
     expect(performance.now() - writeAt).toBeLessThan(30_000);
     expect(res.body.data.map((c: { seq: number; record: unknown }) => [c.seq, c.record])).toEqual([[2, { kind: 'brand', id: 2 }]]);
+  });
+
+  test('long-polls woken by one commit at one position: each key gets the answer of its scope, gzipped when asked', async () => {
+    const { api, auditor } = await service();
+    const poll = (client: ApiClient, zipped: boolean) =>
+      client.app.request('/api/changes?after=0&wait=60', { headers: { Authorization: `Bearer ${client.key}`, ...(zipped ? { 'Accept-Encoding': 'gzip' } : {}) } });
+    const polls = [poll(api, false), poll(auditor, false), poll(api, true), poll(auditor, true)];
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await api.write('/api/add-product-brand', 'brand', Array.from({ length: 30 }, (_, i) => ({ name: `Бренд ${i}` })))).status).toBe(200);
+    const answers = await Promise.all(polls);
+    expect(answers.map((res) => res.headers.get('content-encoding'))).toEqual([null, null, 'gzip', 'gzip']);
+    const bodies = await Promise.all(answers.map(async (res) => JSON.parse(res.headers.get('content-encoding') === 'gzip' ? gunzipSync(Buffer.from(await res.arrayBuffer())).toString() : await res.text())));
+    bodies.forEach((body, i) => {
+      expect(body.meta).toEqual({ after: 0, limit: 100, count: 30, next: 30 });
+      expect(body.data.every((c: object) => 'meta' in c === (i % 2 === 1))).toBe(true);
+    });
   });
 
   test('a filtered long-poll waits past changes it does not want, and answers with the one it does', async () => {

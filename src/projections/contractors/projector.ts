@@ -7,7 +7,8 @@ import type { StoredEvent } from '../../events/rows.ts';
 import { idCounts, idCountsTable } from '../id-counts.ts';
 import { newIds } from '../new-ids.ts';
 import { type ApplyMode, type FlushBudget, type Projector, type TableNames, drainInChunks } from '../projector.ts';
-import { contractorView, nameKey } from './views.ts';
+import { nameKey } from '../../lib/name-key.ts';
+import { contractorView } from './views.ts';
 
 /**
  * Contractors with their response JSON kept ready. `contractor_id_counts` counts the ids in nested ranges

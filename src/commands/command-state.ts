@@ -1,6 +1,8 @@
-import type { CatalogueState } from './catalogue-state.ts';
+import type { BrandState } from '../records/brand/deciders.ts';
+import type { CategoryState } from '../records/category/deciders.ts';
+import type { ProductState } from '../records/product/deciders.ts';
 import type { ContractorState } from '../records/contractor/deciders.ts';
 import type { DocumentsState } from './documents.ts';
 
 /** Everything the deciders may read. */
-export type CommandState = CatalogueState & ContractorState & DocumentsState;
+export type CommandState = ProductState & CategoryState & BrandState & ContractorState & DocumentsState;

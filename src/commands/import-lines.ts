@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { DOCUMENT_TYPES, isLineDocument } from '../events/documents.ts';
-import { ImportBrandInput, brandCodes, importBrand } from './brands.ts';
-import { ImportCategoryInput, categoryCodes, importCategory } from './categories.ts';
+import { ImportBrandInput, brandCodes, importBrand } from '../records/brand/deciders.ts';
+import { ImportCategoryInput, categoryCodes, importCategory } from '../records/category/deciders.ts';
 import { ImportContractorInput, contractorCodes, importContractor } from '../records/contractor/deciders.ts';
 import { ImportLineDocumentInput, ImportMoneyDocumentInput, documentDecider } from './documents.ts';
 import type { Decider } from './lookups.ts';

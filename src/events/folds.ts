@@ -1,4 +1,7 @@
-import type { BrandRecord, CategoryRecord } from './catalogue.ts';
+import type { BrandRecord } from '../records/brand/events.ts';
+import { evolveBrand } from '../records/brand/evolve.ts';
+import type { CategoryRecord } from '../records/category/events.ts';
+import { evolveCategory } from '../records/category/evolve.ts';
 import type { ProductRecord } from '../records/product/events.ts';
 import { evolveProduct } from '../records/product/evolve.ts';
 import { type ContractorStatusRecord, evolveContractor, evolveContractorStatus } from '../records/contractor/evolve.ts';
@@ -12,45 +15,16 @@ import { type Current, type EventOf, unfolded } from './fold.ts';
 /**
  * How each event changes the record of its stream, written once for every reader of records: the state the
  * deciders read (the batch's own decisions laid over the read tables), the projectors, the audit's record as of a
- * moment. Products' and contractors' folds are in their modules (src/records/<kind>/evolve.ts), the other kinds'
+ * moment. Products', groups', brands' and contractors' folds are in their modules (src/records/<kind>/evolve.ts), the other kinds'
  * here; every `switch` is exhaustive, so an event type added fails the type check until it is folded.
  *
  * A fold is given its record's state lazily: events that create a record never ask for it, so a batch adding a
  * product does not read whether its new id exists. An event that changes a record not known leaves it unknown.
  */
 
-export type CategoryEvent = EventOf<'CategoryAdded' | 'CategoryEdited'>;
-export type BrandEvent = EventOf<'BrandAdded' | 'BrandEdited'>;
 export type DocumentEvent = EventOf<'DocumentRecorded' | 'DocumentRevised' | 'DocumentPosted' | 'DocumentUnposted' | 'DocumentLinked'>;
 export type CompanyEvent = EventOf<'CompanyDetailsSet'>;
 
-
-export function evolveCategory(current: Current<CategoryRecord>, event: CategoryEvent): CategoryRecord | undefined {
-  switch (event.type) {
-    case 'CategoryAdded':
-      return event.data;
-    case 'CategoryEdited': {
-      const before = current();
-      return before && { id: before.id, name: event.data.name ?? before.name, parent: event.data.parent ?? before.parent };
-    }
-    default:
-      return unfolded(event);
-  }
-}
-
-export function evolveBrand(current: Current<BrandRecord>, event: BrandEvent): BrandRecord | undefined {
-  switch (event.type) {
-    case 'BrandAdded':
-      return event.data;
-    case 'BrandEdited': {
-      const before = current();
-      // A logo of null removes it; an absent one leaves it.
-      return before && { id: before.id, name: event.data.name ?? before.name, logo: event.data.logo === undefined ? before.logo : event.data.logo };
-    }
-    default:
-      return unfolded(event);
-  }
-}
 
 export function evolveDocument(current: Current<DocumentRecord>, event: DocumentEvent): DocumentRecord | undefined {
   if (event.type === 'DocumentRecorded') {

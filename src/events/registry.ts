@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { productEvents } from '../records/product/events.ts';
-import { catalogueEvents } from './catalogue.ts';
+import { brandEvents } from '../records/brand/events.ts';
+import { categoryEvents } from '../records/category/events.ts';
 import { companyEvents } from './company.ts';
 import { contractorEvents } from '../records/contractor/events.ts';
 import type { EventDefinition } from './define.ts';
@@ -8,7 +9,7 @@ import { documentEvents } from './documents.ts';
 import { importEvents } from './imports.ts';
 
 /** Every event type the log may hold, by name. */
-export const eventDefinitions = [...productEvents, ...catalogueEvents, ...contractorEvents, ...documentEvents, ...importEvents, ...companyEvents] as const;
+export const eventDefinitions = [...productEvents, ...categoryEvents, ...brandEvents, ...contractorEvents, ...documentEvents, ...importEvents, ...companyEvents] as const;
 
 type Definitions = (typeof eventDefinitions)[number];
 

@@ -1,6 +1,7 @@
 import type { IdTable } from '../commands/lookups.ts';
 import type { ProductRecord } from '../records/product/events.ts';
-import type { BrandRecord, CategoryRecord } from '../events/catalogue.ts';
+import type { BrandRecord } from '../records/brand/events.ts';
+import type { CategoryRecord } from '../records/category/events.ts';
 import type { ContractorRecord } from '../records/contractor/events.ts';
 import type { DocumentRecord, DocumentRef, DocumentType } from '../events/documents.ts';
 import { type SqlSession, byCount, inChunks, keyedRead, valueList } from '../storage/sql.ts';

@@ -1,7 +1,8 @@
 import type { CommandState } from '../commands/command-state.ts';
 import type { IdTable, LookupKind, Lookups } from '../commands/lookups.ts';
 import type { ProductRecord } from '../records/product/events.ts';
-import type { BrandRecord, CategoryRecord } from '../events/catalogue.ts';
+import type { BrandRecord } from '../records/brand/events.ts';
+import type { CategoryRecord } from '../records/category/events.ts';
 import type { ContractorRecord } from '../records/contractor/events.ts';
 import type { DocumentRecord, DocumentRef, DocumentType } from '../events/documents.ts';
 import { type RecordState, evolveRecord } from '../events/folds.ts';

@@ -3,10 +3,20 @@ import type { ProductFields, ProductRecord } from './events.ts';
 import { evolveProduct } from './evolve.ts';
 import { fromKopecks } from '../../lib/money.ts';
 import { type DomainError, fail, ok, type Result } from '../../lib/result.ts';
-import type { CatalogueState } from '../../commands/catalogue-state.ts';
+import type { BrandState } from '../brand/deciders.ts';
+import type { CategoryState } from '../category/deciders.ts';
 import { changedFields, type Decision } from '../../commands/decision.ts';
 import { type Decider, type Lookups, ids } from '../../commands/lookups.ts';
 import { money, quantity, recordId, requiredText, text, wholeNumber } from '../../lib/validation.ts';
+
+/** What the product commands need to know to decide: the products, and the groups and brands they name. */
+export interface ProductState {
+  product(id: number): ProductRecord | undefined;
+  productIdBySku(sku: string): number | undefined;
+  nextProductId(): number;
+}
+
+type CatalogueState = ProductState & Pick<CategoryState, 'category'> & Pick<BrandState, 'brand'>;
 
 export const VAT_RATES = [0, 5, 7, 10, 20, 22] as const;
 

@@ -1,4 +1,4 @@
-import { type DocumentRecord, documentEvents } from '../events/documents.ts';
+import { type DocumentRecord, documentEvents } from '../records/document/events.ts';
 import { type RecordState, evolveRecord } from '../events/folds.ts';
 import type { StoredEvent } from '../events/store.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';

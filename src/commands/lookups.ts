@@ -1,4 +1,4 @@
-import type { DocumentRef } from '../events/documents.ts';
+import type { DocumentRef } from '../records/document/events.ts';
 import type { CommandState } from './command-state.ts';
 import type { Decide } from './decision.ts';
 

@@ -7,7 +7,8 @@ import { evolveProduct } from '../records/product/evolve.ts';
 import { type ContractorStatusRecord, evolveContractor, evolveContractorStatus } from '../records/contractor/evolve.ts';
 import type { ContractorRecord } from '../records/contractor/events.ts';
 import type { CompanyDetails } from './company.ts';
-import type { DocumentRecord } from './documents.ts';
+import type { DocumentRecord } from '../records/document/events.ts';
+import { evolveDocument } from '../records/document/evolve.ts';
 import type { ImportRun } from './imports.ts';
 import type { DomainEvent } from './registry.ts';
 import { type Current, type EventOf, unfolded } from './fold.ts';
@@ -15,37 +16,15 @@ import { type Current, type EventOf, unfolded } from './fold.ts';
 /**
  * How each event changes the record of its stream, written once for every reader of records: the state the
  * deciders read (the batch's own decisions laid over the read tables), the projectors, the audit's record as of a
- * moment. Products', groups', brands' and contractors' folds are in their modules (src/records/<kind>/evolve.ts), the other kinds'
+ * moment. Products', groups', brands', contractors' and documents' folds are in their modules (src/records/<kind>/evolve.ts), the other kinds'
  * here; every `switch` is exhaustive, so an event type added fails the type check until it is folded.
  *
  * A fold is given its record's state lazily: events that create a record never ask for it, so a batch adding a
  * product does not read whether its new id exists. An event that changes a record not known leaves it unknown.
  */
 
-export type DocumentEvent = EventOf<'DocumentRecorded' | 'DocumentRevised' | 'DocumentPosted' | 'DocumentUnposted' | 'DocumentLinked'>;
 export type CompanyEvent = EventOf<'CompanyDetailsSet'>;
 
-
-export function evolveDocument(current: Current<DocumentRecord>, event: DocumentEvent): DocumentRecord | undefined {
-  if (event.type === 'DocumentRecorded') {
-    const { fields, status, basedOn } = event.data;
-    return { fields, status, basedOn };
-  }
-  const before = current();
-  if (before === undefined) return undefined;
-  switch (event.type) {
-    case 'DocumentRevised':
-      return { ...before, fields: { ...before.fields, ...event.data.changes } };
-    case 'DocumentPosted':
-      return { ...before, status: 1 };
-    case 'DocumentUnposted':
-      return { ...before, status: 0 };
-    case 'DocumentLinked':
-      return { ...before, basedOn: event.data.basedOn };
-    default:
-      return unfolded(event);
-  }
-}
 
 /** The company's details: each setting is whole, so the latest one is the record. */
 export function evolveCompanyDetails(event: CompanyEvent): CompanyDetails {

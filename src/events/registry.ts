@@ -5,7 +5,7 @@ import { categoryEvents } from '../records/category/events.ts';
 import { companyEvents } from './company.ts';
 import { contractorEvents } from '../records/contractor/events.ts';
 import type { EventDefinition } from './define.ts';
-import { documentEvents } from './documents.ts';
+import { documentEvents } from '../records/document/events.ts';
 import { importEvents } from './imports.ts';
 
 /** Every event type the log may hold, by name. */

@@ -3,7 +3,7 @@ import type { ProductRecord } from '../records/product/events.ts';
 import type { BrandRecord } from '../records/brand/events.ts';
 import type { CategoryRecord } from '../records/category/events.ts';
 import type { ContractorRecord } from '../records/contractor/events.ts';
-import type { DocumentRecord, DocumentRef, DocumentType } from '../events/documents.ts';
+import type { DocumentRecord, DocumentRef, DocumentType } from '../records/document/events.ts';
 import { type SqlSession, byCount, inChunks, keyedRead, valueList } from '../storage/sql.ts';
 
 const parsed = <T>(json: unknown) => JSON.parse(json as string) as T;

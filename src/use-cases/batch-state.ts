@@ -4,7 +4,7 @@ import type { ProductRecord } from '../records/product/events.ts';
 import type { BrandRecord } from '../records/brand/events.ts';
 import type { CategoryRecord } from '../records/category/events.ts';
 import type { ContractorRecord } from '../records/contractor/events.ts';
-import type { DocumentRecord, DocumentRef, DocumentType } from '../events/documents.ts';
+import type { DocumentRecord, DocumentRef, DocumentType } from '../records/document/events.ts';
 import { type RecordState, evolveRecord } from '../events/folds.ts';
 import type { DomainEvent } from '../events/registry.ts';
 import type { NewEvent } from '../events/store.ts';

@@ -8,7 +8,7 @@ import type { ProductRecord } from '../../src/records/product/events.ts';
 import type { BrandRecord } from '../../src/records/brand/events.ts';
 import type { CategoryRecord } from '../../src/records/category/events.ts';
 import type { ContractorRecord } from '../../src/records/contractor/events.ts';
-import type { DocumentRef } from '../../src/events/documents.ts';
+import type { DocumentRef } from '../../src/records/document/events.ts';
 import { type RecordState, evolveRecord } from '../../src/events/folds.ts';
 import { definitionByType } from '../../src/events/registry.ts';
 import type { NewEvent } from '../../src/events/store.ts';

@@ -1,7 +1,8 @@
-import { type Current, type EventOf, unfolded } from '../../events/fold.ts';
-import type { BrandRecord } from './events.ts';
+import { type Current, unfolded } from '../../events/fold.ts';
+import type { EventsOf } from '../kind.ts';
+import type { BrandRecord, brandEvents } from './events.ts';
 
-export type BrandEvent = EventOf<'BrandAdded' | 'BrandEdited'>;
+export type BrandEvent = EventsOf<typeof brandEvents>;
 
 /** How each event of a brand changes the brand. */
 export function evolveBrand(current: Current<BrandRecord>, event: BrandEvent): BrandRecord | undefined {

@@ -1,7 +1,8 @@
-import { type Current, type EventOf, unfolded } from '../../events/fold.ts';
-import type { CategoryRecord } from './events.ts';
+import { type Current, unfolded } from '../../events/fold.ts';
+import type { EventsOf } from '../kind.ts';
+import type { CategoryRecord, categoryEvents } from './events.ts';
 
-export type CategoryEvent = EventOf<'CategoryAdded' | 'CategoryEdited'>;
+export type CategoryEvent = EventsOf<typeof categoryEvents>;
 
 /** How each event of a product group changes the group. */
 export function evolveCategory(current: Current<CategoryRecord>, event: CategoryEvent): CategoryRecord | undefined {

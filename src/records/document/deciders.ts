@@ -16,7 +16,7 @@ export interface DocumentState {
 }
 
 /** A document's own record, and the contractor and products it names. */
-type DocumentsState = DocumentState & Pick<ContractorState, 'contractor'> & Pick<ProductState, 'product'>;
+type DocumentDeciderState = DocumentState & Pick<ContractorState, 'contractor'> & Pick<ProductState, 'product'>;
 
 /** Σ count × price × (1 − discount/100), each line rounded to kopecks (prices in kopecks). */
 export function linesSum(lines: Pick<DocumentLine, 'pr_count' | 'pr_price' | 'pr_discount'>[]): number {
@@ -146,7 +146,7 @@ function fieldsOf(type: DocumentType, input: DocumentInput): DocumentFields {
 
 const sameRefs = (a: DocumentRef[], b: DocumentRef[]) => canonicalJson(a) === canonicalJson(b);
 
-function referenceErrors(type: DocumentType, input: DocumentInput, fields: DocumentFields, state: DocumentsState): DomainError[] {
+function referenceErrors(type: DocumentType, input: DocumentInput, fields: DocumentFields, state: DocumentDeciderState): DomainError[] {
   const errors: DomainError[] = [];
   if (!state.contractor(fields.contractorId)) errors.push({ code: 'ERROR_CONTRACTOR', field: 'contractor', message: `contractor ${fields.contractorId} does not exist` });
   // A line may name no product (a service written out by hand), but one it names must be in the catalogue.
@@ -168,7 +168,7 @@ function referenceErrors(type: DocumentType, input: DocumentInput, fields: Docum
 }
 
 /** True when `doc` reaches `ancestor` through its `basedOn` chain (a link to it would close a cycle). */
-function descendsFrom(doc: DocumentRef, ancestor: DocumentRef, state: DocumentsState): boolean {
+function descendsFrom(doc: DocumentRef, ancestor: DocumentRef, state: DocumentDeciderState): boolean {
   const seen = new Set<string>();
   const up = [doc];
   while (up.length > 0) {
@@ -192,7 +192,7 @@ function onePerField(errors: DomainError[]): DomainError[] {
  * Records a document, or revises the one with the same type and id: changed fields, posting or un-posting,
  * and a changed `basedOn` list are each their own event, and a line that changes nothing appends nothing.
  */
-export function decideImportDocument(type: DocumentType, input: DocumentInput, state: DocumentsState): Result<Decision<DocumentResult>> {
+export function decideImportDocument(type: DocumentType, input: DocumentInput, state: DocumentDeciderState): Result<Decision<DocumentResult>> {
   const fields = fieldsOf(type, input);
   const errors = referenceErrors(type, input, fields, state);
   if (errors.length > 0) return fail(...errors);

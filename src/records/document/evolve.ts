@@ -1,7 +1,8 @@
-import { type Current, type EventOf, unfolded } from '../../events/fold.ts';
-import type { DocumentRecord } from './events.ts';
+import { type Current, unfolded } from '../../events/fold.ts';
+import type { EventsOf } from '../kind.ts';
+import type { DocumentRecord, documentEvents } from './events.ts';
 
-export type DocumentEvent = EventOf<'DocumentRecorded' | 'DocumentRevised' | 'DocumentPosted' | 'DocumentUnposted' | 'DocumentLinked'>;
+export type DocumentEvent = EventsOf<typeof documentEvents>;
 
 /** How each event of a document changes the document's own record. */
 export function evolveDocument(current: Current<DocumentRecord>, event: DocumentEvent): DocumentRecord | undefined {

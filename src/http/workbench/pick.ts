@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import type { Company } from '../../company.ts';
-import type { DocumentType } from '../../events/documents.ts';
+import type { DocumentType } from '../../records/document/events.ts';
 import { PAGE_HEADERS, type View, sendPage } from './layout.ts';
 import { href } from './links.ts';
 import { day, typeName } from './show.ts';

@@ -1,7 +1,7 @@
 import { type AnchorProblem, type AnchorsFileProblem, anchorProblemText } from '../../audit/anchors.ts';
 import { ENGLISH_WHO, type WhoWords } from '../../audit/history.ts';
 import { type LinkProblem, linkProblemText } from '../../audit/verify-chain.ts';
-import type { DocumentType } from '../../events/documents.ts';
+import type { DocumentType } from '../../records/document/events.ts';
 import type { DomainEvent } from '../../events/registry.ts';
 import { moscowText } from './show.ts';
 

@@ -1,7 +1,7 @@
 import { phoneDigits } from '../../lib/phone.ts';
 import { type SqlSession, byCount, inChunks, placeholders, valueList } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../records/contractor/events.ts';
-import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES } from '../../events/documents.ts';
+import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES } from '../../records/document/events.ts';
 import { type ContractorEvent, evolveContractor, evolveContractorStatus } from '../../records/contractor/evolve.ts';
 import type { StoredEvent } from '../../events/rows.ts';
 import { idCounts, idCountsTable } from '../id-counts.ts';

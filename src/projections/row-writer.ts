@@ -86,8 +86,10 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
       this.adding.set(id, next);
       this.pending.delete(id);
     } else {
+      // The changes patched in are written with it: what is left to the flush is its render.
+      this.pending.delete(id);
       await this.writeStored(next);
-      this.pending.set(id, {});
+      this.toRender(id);
     }
   }
 

@@ -32,8 +32,23 @@ export interface RecordReadModel<R extends { id: number }> {
   render(records: R[], context: RenderContext): Promise<unknown[][]> | unknown[][];
   /** Values of other read models' tables a render reads, each read once until the next flush: by name, table and column. */
   lookups?: Readonly<Record<string, { table: string; column: string }>>;
+  /** Sums over other read models' rows a render reads for a batch of records (`RenderContext.sums`), by name. */
+  sums?: Readonly<Record<string, Sums>>;
   /** Rows of other tables derived from a record, replaced whenever it changes. */
   children?: readonly ChildRows<R>[];
+  /** Tables of keys noted once (`RecordChanges.note`), with their columns: e.g. the statuses contractors were given. */
+  sets?: Readonly<Record<string, Columns>>;
+}
+
+/**
+ * Sums over `table`'s rows (those `where` holds) grouped by its column `key`, a record's id: `columns` are their SQL
+ * (read as integers). A record without rows is not among them.
+ */
+export interface Sums {
+  table: string;
+  key: string;
+  where: string;
+  columns: readonly string[];
 }
 
 /** The table of a read model's records: one row a record, keyed by `id`. */
@@ -70,9 +85,13 @@ export interface RecordChanges<R> {
   patch(id: number, changes: Partial<R>): void;
   /** The records whose stored `column` holds `value` are rendered again, `lookup`'s value of `value` read anew. */
   rerenderWhere(column: string, value: number, lookup?: string): Promise<void>;
+  /** A row of one of `sets` (written once, a duplicate ignored). */
+  note(set: string, row: unknown[]): void;
 }
 
 /** What a render reads besides the record: the model's `lookups`, each value read once until the next flush. */
 export interface RenderContext {
   lookup(name: string, id: number): Promise<unknown> | unknown;
+  /** The model's `sums` named `name` for these records, by id (the write strategy decides how they are read). */
+  sums(name: string, ids: number[]): Promise<Map<number, number[]>>;
 }

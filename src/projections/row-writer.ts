@@ -41,9 +41,14 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   private readonly narrow = new Set<number>();
   /** Rows whose rendered columns are written at the flush, each with the changes merged into it since (`patch`). */
   private readonly pending = new Map<number, Partial<R>>();
+  /** Rows noted in the model's `sets` and not written yet, by set, each by its values as JSON. */
+  private readonly noted = new Map<string, Map<string, unknown[]>>();
   /** Values the renders looked up since the last flush, by lookup name and id. */
   private readonly looked = new Map<string, Map<number, unknown>>();
-  private readonly context: RenderContext = { lookup: (name, id) => this.lookup(name, id) };
+  /** A build's sums of every record, read once at its flush, by name. */
+  private readonly summed = new Map<string, Map<number, number[]>>();
+  private flushing = false;
+  private readonly context: RenderContext = { lookup: (name, id) => this.lookup(name, id), sums: (name, ids) => this.sums(name, ids) };
 
   constructor(
     private readonly model: RecordReadModel<R>,
@@ -62,7 +67,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     // Not async: most of a long log is events no read model does I/O for.
     const handle = (event: StoredEvent) => {
       if (this.reads.has(event.type)) return this.model.apply(event, this);
-      if (this.adding.size > 0) return this.writeAdds();
+      if (this.adding.size > 0 || this.noted.size > 0) return this.writeAdds();
     };
     return Object.assign(handle, {
       // A batch's new ids looked up at once: ids in any order cost a statement a hundred, not a seek each.
@@ -105,6 +110,12 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     await this.writeAdds();
     if (lookup !== undefined) this.looked.get(lookup)?.delete(value);
     for (const [id] of await this.session.rows<[number]>(this.sql.idsWhere(column), [value])) this.toRender(id);
+  }
+
+  note(set: string, row: unknown[]): void {
+    let rows = this.noted.get(set);
+    if (rows === undefined) this.noted.set(set, (rows = new Map()));
+    rows.set(JSON.stringify(row), row);
   }
 
   /** A new record kept back, or (an add applied again) the one there replaced. */
@@ -151,8 +162,9 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     await this.writeChildren([record], true);
   }
 
-  /** The records kept back, in id order, rendered now or (narrow) at the flush. */
+  /** The records kept back, in id order, rendered now or (narrow) at the flush, and the rows noted. */
   private async writeAdds(): Promise<void> {
+    await this.writeNoted();
     if (this.adding.size === 0) return;
     const records = [...this.adding.values()].sort((a, b) => a.id - b.id);
     this.adding.clear();
@@ -166,6 +178,13 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     });
     await inChunks(rows, (chunk) => this.session.run(this.sql.insert(chunk.length), chunk.flat()));
     await this.writeChildren(records, false);
+  }
+
+  private async writeNoted(): Promise<void> {
+    for (const [set, rows] of this.noted) {
+      this.noted.delete(set);
+      await inChunks([...rows.values()], (chunk) => this.session.run(this.sql.sets[set](chunk.length), chunk.flat()));
+    }
   }
 
   private async writeChildren(records: R[], replacing: boolean): Promise<void> {
@@ -188,6 +207,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     await this.writeAdds();
     inIdOrder(this.pending);
     const read = (ids: number[]) => this.session.rows<unknown[]>(this.sql.readMany(ids.length), ids);
+    this.flushing = true;
     const done = await drainReadingAhead(this.pending, budget, read, (_, found) => this.rewrite(found));
     if (done) this.discard();
     return done;
@@ -215,7 +235,19 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     });
   }
 
+  private async sums(name: string, ids: number[]): Promise<Map<number, number[]>> {
+    const read = this.sql.sums[name];
+    if (this.strategy.sums === 'of-the-records') return keyed(await readChunks(ids, (chunk) => this.session.rows<number[]>(read.of(chunk.length), chunk)));
+    if (!this.flushing) return NOTHING_SUMMED;
+    let all = this.summed.get(name);
+    if (all === undefined) this.summed.set(name, (all = keyed(await this.session.rows<number[]>(read.all))));
+    return all;
+  }
+
   private discard(): void {
+    this.flushing = false;
+    this.summed.clear();
+    this.noted.clear();
     this.adding.clear();
     this.narrow.clear();
     this.pending.clear();
@@ -224,6 +256,18 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     this.known.forget();
   }
 }
+
+const NOTHING_SUMMED = new Map<number, number[]>();
+
+/** Rows read a statement's worth of keys at a time. */
+async function readChunks<T>(keys: number[], read: (chunk: number[]) => Promise<T[]>): Promise<T[]> {
+  const rows: T[] = [];
+  await inChunks(keys, async (chunk) => void rows.push(...(await read(chunk))));
+  return rows;
+}
+
+/** Rows whose first value is a key, by key, each with the values after it. */
+const keyed = (rows: number[][]) => new Map(rows.map(([key, ...values]) => [Number(key), values.map(Number)]));
 
 const NO_COUNTS: IdCounts = { add: () => {}, remove: () => {}, persist: async () => {}, discard: () => {} };
 
@@ -252,6 +296,19 @@ function statements<R extends { id: number }>(model: RecordReadModel<R>, n: Tabl
          UPDATE ${t} SET ${flushed.map((c) => `${c} = v.${c}`).join(', ')} FROM v WHERE ${t}.id = v.id`,
     ),
     lookups: Object.fromEntries(Object.entries(model.lookups ?? {}).map(([name, { table: from, column }]) => [name, `SELECT ${column} FROM ${n(from)} WHERE id = ?`])),
+    sums: Object.fromEntries(
+      Object.entries(model.sums ?? {}).map(([name, { table: from, key, where, columns }]) => {
+        // Cast: PostgreSQL sums bigints as numeric, which would come back as text.
+        const select = `SELECT ${key}, ${columns.map((c) => `CAST(${c} AS BIGINT)`).join(', ')} FROM ${n(from)} WHERE ${where}`;
+        return [name, { of: byCount((count) => `${select} AND ${key} IN (${valueList(count)}) GROUP BY ${key}`), all: `${select} GROUP BY ${key}` }];
+      }),
+    ),
+    sets: Object.fromEntries(
+      Object.entries(model.sets ?? {}).map(([set, columns]) => {
+        const names = Object.keys(columns);
+        return [set, byCount((rows) => `INSERT INTO ${n(set)} (${names.join(', ')}) VALUES ${placeholders(rows, names.length)} ON CONFLICT DO NOTHING`)];
+      }),
+    ),
     children: (model.children ?? []).map((child) => {
       const columns = Object.keys(child.columns);
       return {

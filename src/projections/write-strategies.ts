@@ -20,18 +20,25 @@ export interface WriteStrategy {
    * flush stay on neighbouring pages (both measured in docs/performance.md).
    */
   rendersAtAdd(known: NewIds, id: number): boolean | Promise<boolean>;
+  /**
+   * How a render's sums over other read models' rows are read (`RenderContext.sums`): live, for the records
+   * rendered (an index range each); in a build, not while the log is applied (what they sum is still coming in, and
+   * the read index is built at the end), and at the flush for every record at once, in one pass over the rows.
+   */
+  sums: 'of-the-records' | 'all-at-the-flush';
 }
 
 export type NewIds = ReturnType<typeof newIds>;
 export type IdCounts = ReturnType<typeof idCounts>;
 
-const strategy = (mode: ApplyMode, rendersAtAdd: WriteStrategy['rendersAtAdd']): WriteStrategy => ({
+const strategy = (mode: ApplyMode, rendersAtAdd: WriteStrategy['rendersAtAdd'], sums: WriteStrategy['sums']): WriteStrategy => ({
   ids: (session, table) => newIds(session, table, [], mode),
   counts: (session, table) => idCounts(session, table, [], mode),
   rendersAtAdd,
+  sums,
 });
 
-export const liveWrites = strategy('live', () => true);
-export const buildWrites = strategy('build', (known, id) => known.above([], id));
+export const liveWrites = strategy('live', () => true, 'of-the-records');
+export const buildWrites = strategy('build', (known, id) => known.above([], id), 'all-at-the-flush');
 
 export const writeStrategy = (mode: ApplyMode): WriteStrategy => (mode === 'build' ? buildWrites : liveWrites);

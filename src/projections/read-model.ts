@@ -1,6 +1,6 @@
-import type { ColumnType, ReadModelDialect } from '../storage/dialect.ts';
+import type { ColumnType } from '../storage/dialect.ts';
 import type { StoredEvent } from '../events/rows.ts';
-import type { TableNames } from './projector.ts';
+import type { Projector } from './projector.ts';
 
 /** Columns by name, in the order they are written, each with its type. */
 export type Columns = Readonly<Record<string, ColumnType>>;
@@ -9,18 +9,9 @@ export type Columns = Readonly<Record<string, ColumnType>>;
  * A read model as a declaration: its tables, its records' table and key, the events it reads, how an event changes
  * its records, how a record is rendered to the served bytes, and which lists it pages. It holds no SQL that writes
  * and no flush logic: the row writer (`row-writer.ts`) writes its rows, live or in a build (`write-strategies.ts`).
- * `version` is bumped whenever the tables or the way events map onto them change (see `Projector`).
+ * Its name, version, order, tables and indexes are a `Projector`'s.
  */
-export interface RecordReadModel<R extends { id: number }> {
-  name: string;
-  version: number;
-  /** The read models whose tables this one reads (their rows are written before it handles an event). */
-  after: readonly string[];
-  tables: string[];
-  /** The statements creating its tables and the indexes it reads through itself, every name mapped by `names`. */
-  schema(names: TableNames, dialect: ReadModelDialect): string[];
-  /** Indexes only the reads (the API, the commands) use: a rebuild creates them after its bulk load. */
-  readIndexes(names: TableNames): string[];
+export interface RecordReadModel<R extends { id: number }> extends Pick<Projector, 'name' | 'version' | 'after' | 'tables' | 'schema' | 'readIndexes'> {
   records: RecordTable<R>;
   /** The event types it reads; every other event leaves its records as they are. */
   reads: readonly StoredEvent['type'][];

@@ -10,7 +10,7 @@ export interface BrandRow {
 }
 
 /** Brands, each with its list JSON ready to concatenate into the response. */
-export const brandsModel: RecordReadModel<BrandRow> = {
+const brandsModel: RecordReadModel<BrandRow> = {
   name: 'brands',
   version: 1,
   after: [],

@@ -10,7 +10,7 @@ export interface CategoryRow {
 }
 
 /** Product groups as a flat table with parent links; the tree is assembled on read (groups are few). */
-export const categoriesModel: RecordReadModel<CategoryRow> = {
+const categoriesModel: RecordReadModel<CategoryRow> = {
   name: 'categories',
   version: 1,
   after: [],

@@ -35,7 +35,7 @@ const CONTRACTOR_FIGURES: Sums = {
  * compares it (`nameKey`). `balance` and `bonus_balance` (kopecks) are derived from posted documents: the
  * document projection refreshes them at its flush whenever a document of the contractor moved.
  */
-export const contractorsModel: RecordReadModel<ContractorRecord> = {
+const contractorsModel: RecordReadModel<ContractorRecord> = {
   name: 'contractors',
   version: 3,
   // A contractor added after documents of its id sums them from `document_records`, but no event changes both

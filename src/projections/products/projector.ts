@@ -11,7 +11,7 @@ import { SERVICE_CATEGORY, productFullJson, productListView } from './views.ts';
  * offset finds its first id in a few seeks and reads on in id order, and a product added below the highest
  * id changes nine counts, never the rows after it.
  */
-export const productsModel: RecordReadModel<ProductRecord> = {
+const productsModel: RecordReadModel<ProductRecord> = {
   name: 'products',
   version: 2,
   // Its views show the brand's and the group's names.

@@ -118,6 +118,12 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     rows.set(JSON.stringify(row), row);
   }
 
+  /** Renders these records again now, as a flush would: rows of other read models they show changed. */
+  async rerender(ids: number[]): Promise<void> {
+    this.flushing = true;
+    await inChunks(ids, async (chunk) => this.rewrite(await this.session.rows<unknown[]>(this.sql.readMany(chunk.length), chunk)));
+  }
+
   /** A new record kept back, or (an add applied again) the one there replaced. */
   private place(record: R, isNew: boolean): Promise<void> | void {
     if (!isNew) return this.replace(record);

@@ -1,12 +1,13 @@
 import { phoneDigits } from '../../lib/phone.ts';
-import { type SqlSession, byCount, inChunks, valueList } from '../../storage/sql.ts';
+import type { SqlSession } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../records/contractor/events.ts';
 import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES } from '../../events/documents.ts';
 import { evolveContractor, evolveContractorStatus } from '../../records/contractor/evolve.ts';
 import { idCountsTable } from '../id-counts.ts';
 import type { ApplyMode, TableNames } from '../projector.ts';
 import type { RecordReadModel, Sums } from '../read-model.ts';
-import { recordProjector } from '../row-writer.ts';
+import { RowWriter, recordProjector } from '../row-writer.ts';
+import { writeStrategy } from '../write-strategies.ts';
 import { contractorView, nameKey } from './views.ts';
 
 /** The document types that raise / lower a contractor's balance, as SQL lists. */
@@ -15,8 +16,10 @@ const CREDIT_TYPES = sqlList(BALANCE_CREDIT_TYPES);
 const DEBIT_TYPES = sqlList(BALANCE_DEBIT_TYPES);
 
 /**
- * Contractors' balances and bonus balances from their posted documents: sums over each contractor's own documents
- * (an index range), so any revision or un-posting is reflected exactly.
+ * Contractors' balances and bonus balances (kopecks) from their posted documents: sums over each contractor's own
+ * documents (an index range), so any revision or un-posting is reflected exactly. A build sums every contractor's
+ * in one pass over the records, once, at its end (when no document changes any more, and before the read index
+ * is built).
  */
 const CONTRACTOR_FIGURES: Sums = {
   table: 'document_records',
@@ -95,7 +98,7 @@ const contractorsModel: RecordReadModel<ContractorRecord> = {
     const figures = await context.sums('figures', contractors.map((c) => c.id));
     return contractors.map((c) => {
       const [balance, bonusBalance] = figures.get(c.id) ?? [0, 0];
-      return [balance, bonusBalance, contractorJson(c, { balance, bonusBalance })];
+      return [balance, bonusBalance, JSON.stringify(contractorView(c, balance, bonusBalance))];
     });
   },
 };
@@ -103,62 +106,11 @@ const contractorsModel: RecordReadModel<ContractorRecord> = {
 export const contractorsProjector = recordProjector(contractorsModel);
 
 
-/** A contractor's derived figures, kopecks. */
-interface ContractorFigures {
-  balance: number;
-  bonusBalance: number;
-}
-
-const NO_FIGURES: ContractorFigures = { balance: 0, bonusBalance: 0 };
-
 /**
- * The figures of contractors (a contractor without posted documents is not in the map). A build asks only at its
- * end, when no document changes any more, for most contractors, and before the contractors' index is built (a read
- * index): every contractor's figures are summed in one pass over the records, once.
+ * Recomputes contractors' balances and re-renders their JSON, a statement's worth of contractors at a time (ids
+ * unknown are skipped): the documents' flush, when documents of theirs moved.
  */
-function bindContractorFigures(session: SqlSession, n: TableNames, mode: ApplyMode): (ids: number[]) => Promise<Map<number, ContractorFigures>> {
-  const { table, key, where, columns } = CONTRACTOR_FIGURES;
-  const sums = `SELECT ${key}, ${columns.map((c) => `CAST(${c} AS BIGINT)`).join(', ')} FROM ${n(table)} WHERE ${where}`;
-  const figures = byCount((count) => `${sums} AND ${key} IN (${valueList(count)}) GROUP BY ${key}`);
-  let everyone: Map<number, ContractorFigures> | undefined;
-  return async (ids) => {
-    if (mode === 'build') {
-      if (everyone === undefined) {
-        everyone = new Map();
-        for (const [id, balance, bonusBalance] of await session.rows<[number, number, number]>(`${sums} GROUP BY ${key}`)) everyone.set(id, { balance, bonusBalance });
-      }
-      return everyone;
-    }
-    const found = new Map<number, ContractorFigures>();
-    await inChunks(ids, async (chunk) => {
-      for (const [id, balance, bonusBalance] of await session.rows<[number, number, number]>(figures(chunk.length), chunk)) found.set(id, { balance, bonusBalance });
-    });
-    return found;
-  };
-}
-
-const contractorJson = (c: ContractorRecord, f: ContractorFigures) => JSON.stringify(contractorView(c, f.balance, f.bonusBalance));
-
-/** Recomputes contractors' figures and re-renders their JSON, a statement's worth of contractors at a time (ids unknown are skipped). */
 export function bindContractorRefresh(session: SqlSession, n: TableNames, mode: ApplyMode): (ids: number[]) => Promise<void> {
-  const recordsOf = byCount((count) => `SELECT id, record FROM ${n('contractors')} WHERE id IN (${valueList(count)})`);
-  const figuresOf = bindContractorFigures(session, n, mode);
-  const update = byCount(
-    (rows) =>
-      `WITH v (id, balance, bonus_balance, json) AS (VALUES ${session.dialect.typedRows(rows, ['integer', 'integer', 'integer', 'text'])})
-       UPDATE ${n('contractors')} SET balance = v.balance, bonus_balance = v.bonus_balance, json = v.json FROM v WHERE ${n('contractors')}.id = v.id`,
-  );
-  return (ids) =>
-    inChunks(ids, async (chunk) => {
-      const found = await session.rows<[number, string]>(recordsOf(chunk.length), chunk);
-      if (found.length === 0) return;
-      const figures = await figuresOf(found.map(([id]) => id));
-      await session.run(
-        update(found.length),
-        found.flatMap(([id, json]) => {
-          const f = figures.get(id) ?? NO_FIGURES;
-          return [id, f.balance, f.bonusBalance, contractorJson(JSON.parse(json), f)];
-        }),
-      );
-    });
+  const writer = new RowWriter(contractorsModel, session, n, writeStrategy(mode));
+  return (ids) => writer.rerender(ids);
 }

@@ -25,8 +25,8 @@ const UNRENDERED = { integer: 0, real: 0, text: '' } as const;
 /**
  * Writes a read model's records, whatever the model: new rows kept back and inserted a statement's worth at a time
  * in id order (before any event the model does not read, so later read models find them), their id counts kept,
- * changes written now and renders deferred to the flush (write-behind: a record rendered once however many events
- * touched it), the flush reading a statement's worth of rows ahead and rewriting them in id order within the
+ * changed records kept back too and written whole, rendered, with them (one version of the row), patches and
+ * re-renders deferred to the flush (write-behind: a record rendered once however many events touched it), the flush reading a statement's worth of rows ahead and rewriting them in id order within the
  * budget it is given. Nothing outlives a flush, and `discard` forgets everything when a transaction is rolled back.
  */
 export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
@@ -37,6 +37,8 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   private readonly adds: ReadonlySet<string>;
   /** New records not written yet, by id. */
   private readonly adding = new Map<number, R>();
+  /** Records changed and not written yet, by id: written whole, rendered, with the records kept back. */
+  private readonly changed = new Map<number, R>();
   /** Of those, the ones written narrow, rendered at the flush (`WriteStrategy.rendersAtAdd`). */
   private readonly narrow = new Set<number>();
   /** Rows whose rendered columns are written at the flush, each with the changes merged into it since (`patch`). */
@@ -67,7 +69,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     // Not async: most of a long log is events no read model does I/O for.
     const handle = (event: StoredEvent) => {
       if (this.reads.has(event.type)) return this.model.apply(event, this);
-      if (this.adding.size > 0 || this.noted.size > 0) return this.writeAdds();
+      if (this.adding.size > 0 || this.changed.size > 0 || this.noted.size > 0) return this.writeAdds();
     };
     return Object.assign(handle, {
       // A batch's new ids looked up at once: ids in any order cost a statement a hundred, not a seek each.
@@ -85,17 +87,11 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
 
   async edit(id: number, change: (current: R | undefined) => R | undefined): Promise<void> {
     const kept = this.adding.get(id);
-    const next = change(this.patched(id, kept ?? (await this.readOne(id))));
+    const next = change(this.patched(id, kept ?? this.changed.get(id) ?? (await this.readOne(id))));
     if (next === undefined) return;
-    if (kept !== undefined) {
-      this.adding.set(id, next);
-      this.pending.delete(id);
-    } else {
-      // The changes patched in are written with it: what is left to the flush is its render.
-      this.pending.delete(id);
-      await this.writeStored(next);
-      this.toRender(id);
-    }
+    // The changes patched in are written with it.
+    this.pending.delete(id);
+    (kept !== undefined ? this.adding : this.changed).set(id, next);
   }
 
   patch(id: number, changes: Partial<R>): void {
@@ -140,11 +136,9 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     if (this.adding.size >= ROWS_PER_STATEMENT) return this.writeAdds();
   }
 
-  private async replace(record: R): Promise<void> {
+  private replace(record: R): void {
     this.pending.delete(record.id);
-    if (this.adding.has(record.id)) return void this.adding.set(record.id, record);
-    await this.writeStored(record);
-    this.toRender(record.id);
+    (this.adding.has(record.id) ? this.adding : this.changed).set(record.id, record);
   }
 
   /** `record` with the changes patched into it since the last flush. */
@@ -162,15 +156,23 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     return found === undefined ? undefined : this.model.records.read.record(found);
   }
 
-  private async writeStored(record: R): Promise<void> {
-    const [id, ...values] = this.model.records.row(record);
-    await this.session.run(this.sql.update, [...values, id]);
-    await this.writeChildren([record], true);
+  /** The records changed, rendered a batch at a time, each written whole: one version of its row. */
+  private async writeChanged(): Promise<void> {
+    if (this.changed.size === 0) return;
+    const records = [...this.changed.values()];
+    this.changed.clear();
+    const rendered = await this.model.render(records, this.context);
+    for (const [i, record] of records.entries()) {
+      const [id, ...values] = this.model.records.row(record);
+      await this.session.run(this.sql.update, [...values, ...rendered[i], id]);
+    }
+    await this.writeChildren(records, true);
   }
 
-  /** The records kept back, in id order, rendered now or (narrow) at the flush, and the rows noted. */
+  /** The records kept back, in id order, rendered now or (narrow) at the flush, the records changed and the rows noted. */
   private async writeAdds(): Promise<void> {
     await this.writeNoted();
+    await this.writeChanged();
     if (this.adding.size === 0) return;
     const records = [...this.adding.values()].sort((a, b) => a.id - b.id);
     this.adding.clear();
@@ -255,6 +257,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     this.summed.clear();
     this.noted.clear();
     this.adding.clear();
+    this.changed.clear();
     this.narrow.clear();
     this.pending.clear();
     this.looked.clear();
@@ -289,7 +292,7 @@ function statements<R extends { id: number }>(model: RecordReadModel<R>, n: Tabl
   const types: Columns = { ...stored, ...rendered };
   return {
     insert: byCount((rows) => `INSERT INTO ${t} (${all.join(', ')}) VALUES ${placeholders(rows, all.length)}`),
-    update: `UPDATE ${t} SET ${storedColumns.slice(1).map((c) => `${c} = ?`).join(', ')} WHERE id = ?`,
+    update: `UPDATE ${t} SET ${all.slice(1).map((c) => `${c} = ?`).join(', ')} WHERE id = ?`,
     readOne: `SELECT ${read.columns.join(', ')} FROM ${t} WHERE id = ?`,
     readMany: byCount((count) => `SELECT id, ${read.columns.join(', ')} FROM ${t} WHERE id IN (${valueList(count)})`),
     idsWhere: (column: string) => `SELECT id FROM ${t} WHERE ${column} = ?`,

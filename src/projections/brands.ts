@@ -1,7 +1,7 @@
 import { type SqlSession, keyedRead } from '../storage/sql.ts';
-import { type BrandEvent, evolveBrand } from '../records/brand/evolve.ts';
-import type { StoredEvent } from '../events/rows.ts';
-import type { Projector, TableNames } from './projector.ts';
+import { evolveBrand } from '../records/brand/evolve.ts';
+import type { RecordReadModel } from './read-model.ts';
+import { recordProjector } from './row-writer.ts';
 
 export interface BrandRow {
   id: number;
@@ -10,7 +10,7 @@ export interface BrandRow {
 }
 
 /** Brands, each with its list JSON ready to concatenate into the response. */
-export const brandsProjector: Projector = {
+const brandsModel: RecordReadModel<BrandRow> = {
   name: 'brands',
   version: 1,
   after: [],
@@ -19,27 +19,23 @@ export const brandsProjector: Projector = {
     `CREATE TABLE ${n('product_brands')} (id ${t.integer} PRIMARY KEY, name ${t.text} NOT NULL, logo ${t.text}, json ${t.text} NOT NULL)`,
   ],
   readIndexes: (n) => [`CREATE INDEX ${n('product_brands_name')} ON ${n('product_brands')} (name)`],
-  bind(session: SqlSession, n: TableNames) {
-    const get = `SELECT id, name, logo FROM ${n('product_brands')} WHERE id = ?`;
-    const upsert = `INSERT INTO ${n('product_brands')} (id, name, logo, json) VALUES (?, ?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET name = excluded.name, logo = excluded.logo, json = excluded.json`;
-    const save = (b: BrandRow) => session.run(upsert, [b.id, b.name, b.logo, JSON.stringify({ id: b.id, name: b.name, logo: b.logo })]);
-    // Brands are few: reading the row before an add too costs nothing worth a branch.
-    const apply = async (event: BrandEvent) => {
-      const [current] = await session.objects<BrandRow>(get, [event.data.id]);
-      const brand = evolveBrand(() => current, event);
-      if (brand !== undefined) await save(brand);
-    };
-    // Not async: the other events, most of a long log, make no promise.
-    return (event: StoredEvent) => {
-      switch (event.type) {
-        case 'BrandAdded':
-        case 'BrandEdited':
-          return apply(event);
-      }
-    };
+  records: {
+    table: 'product_brands',
+    stored: { id: 'integer', name: 'text', logo: 'text' },
+    row: (b) => [b.id, b.name, b.logo],
+    read: { columns: ['id', 'name', 'logo'], record: ([id, name, logo]) => ({ id, name, logo }) as BrandRow },
+    rendered: { json: 'text' },
   },
+  reads: ['BrandAdded', 'BrandEdited'],
+  adds: ['BrandAdded'],
+  apply(event, brands) {
+    if (event.type === 'BrandAdded') return brands.add(event.data);
+    if (event.type === 'BrandEdited') return brands.edit(event.data.id, (current) => evolveBrand(() => current, event));
+  },
+  render: (brands) => brands.map((b) => [JSON.stringify({ id: b.id, name: b.name, logo: b.logo })]),
 };
+
+export const brandsProjector = recordProjector(brandsModel);
 
 const namesByIds = keyedRead<number, string>((list) => `SELECT id, name FROM product_brands WHERE id IN (${list})`, String);
 

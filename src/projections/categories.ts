@@ -1,7 +1,7 @@
 import { type SqlSession, keyedRead } from '../storage/sql.ts';
-import { type CategoryEvent, evolveCategory } from '../records/category/evolve.ts';
-import type { StoredEvent } from '../events/rows.ts';
-import type { Projector, TableNames } from './projector.ts';
+import { evolveCategory } from '../records/category/evolve.ts';
+import type { RecordReadModel } from './read-model.ts';
+import { recordProjector } from './row-writer.ts';
 
 export interface CategoryRow {
   id: number;
@@ -10,7 +10,7 @@ export interface CategoryRow {
 }
 
 /** Product groups as a flat table with parent links; the tree is assembled on read (groups are few). */
-export const categoriesProjector: Projector = {
+const categoriesModel: RecordReadModel<CategoryRow> = {
   name: 'categories',
   version: 1,
   after: [],
@@ -19,26 +19,23 @@ export const categoriesProjector: Projector = {
     `CREATE TABLE ${n('product_categories')} (id ${t.integer} PRIMARY KEY, name ${t.text} NOT NULL, parent ${t.integer} NOT NULL)`,
   ],
   readIndexes: (n) => [`CREATE INDEX ${n('product_categories_parent_name')} ON ${n('product_categories')} (parent, name)`],
-  bind(session: SqlSession, n: TableNames) {
-    const get = `SELECT id, name, parent FROM ${n('product_categories')} WHERE id = ?`;
-    const upsert = `INSERT INTO ${n('product_categories')} (id, name, parent) VALUES (?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET name = excluded.name, parent = excluded.parent`;
-    // Groups are few: reading the row before an add too costs nothing worth a branch.
-    const apply = async (event: CategoryEvent) => {
-      const [current] = await session.objects<CategoryRow>(get, [event.data.id]);
-      const category = evolveCategory(() => current, event);
-      if (category !== undefined) await session.run(upsert, [category.id, category.name, category.parent]);
-    };
-    // Not async: the other events, most of a long log, make no promise.
-    return (event: StoredEvent) => {
-      switch (event.type) {
-        case 'CategoryAdded':
-        case 'CategoryEdited':
-          return apply(event);
-      }
-    };
+  records: {
+    table: 'product_categories',
+    stored: { id: 'integer', name: 'text', parent: 'integer' },
+    row: (c) => [c.id, c.name, c.parent],
+    read: { columns: ['id', 'name', 'parent'], record: ([id, name, parent]) => ({ id, name, parent }) as CategoryRow },
+    rendered: {},
   },
+  reads: ['CategoryAdded', 'CategoryEdited'],
+  adds: ['CategoryAdded'],
+  apply(event, categories) {
+    if (event.type === 'CategoryAdded') return categories.add(event.data);
+    if (event.type === 'CategoryEdited') return categories.edit(event.data.id, (current) => evolveCategory(() => current, event));
+  },
+  render: (categories) => categories.map(() => []),
 };
+
+export const categoriesProjector = recordProjector(categoriesModel);
 
 export interface CategoryNode {
   id: number;

@@ -1,0 +1,88 @@
+import type { ColumnType } from '../storage/dialect.ts';
+import type { StoredEvent } from '../events/rows.ts';
+import type { Projector } from './projector.ts';
+
+/** Columns by name, in the order they are written, each with its type. */
+export type Columns = Readonly<Record<string, ColumnType>>;
+
+/**
+ * A read model as a declaration: its tables, its records' table and key, the events it reads, how an event changes
+ * its records, how a record is rendered to the served bytes, and which lists it pages. It holds no SQL that writes
+ * and no flush logic: the row writer (`row-writer.ts`) writes its rows, live or in a build (`write-strategies.ts`).
+ * Its name, version, order, tables and indexes are a `Projector`'s.
+ */
+export interface RecordReadModel<R extends { id: number }> extends Pick<Projector, 'name' | 'version' | 'after' | 'tables' | 'schema' | 'readIndexes'> {
+  records: RecordTable<R>;
+  /** The event types it reads; every other event leaves its records as they are. */
+  reads: readonly StoredEvent['type'][];
+  /** Those of `reads` whose `data.id` is a new record's (a batch's are looked up at once). */
+  adds: readonly StoredEvent['type'][];
+  /** How an event changes its records, told to `changes`; a promise only when it must read. */
+  apply(event: StoredEvent, changes: RecordChanges<R>): Promise<void> | void;
+  /** Renders records' served columns (`records.rendered`, in order), a batch at a time. */
+  render(records: R[], context: RenderContext): Promise<unknown[][]> | unknown[][];
+  /** Values of other read models' tables a render reads, each read once until the next flush: by name, table and column. */
+  lookups?: Readonly<Record<string, { table: string; column: string }>>;
+  /** Sums over other read models' rows a render reads for a batch of records (`RenderContext.sums`), by name. */
+  sums?: Readonly<Record<string, Sums>>;
+  /** Rows of other tables derived from a record, replaced whenever it changes. */
+  children?: readonly ChildRows<R>[];
+  /** Tables of keys noted once (`RecordChanges.note`), with their columns: e.g. the statuses contractors were given. */
+  sets?: Readonly<Record<string, Columns>>;
+}
+
+/**
+ * Sums over `table`'s rows (those `where` holds) grouped by its column `key`, a record's id: `columns` are their SQL
+ * (read as integers). A record without rows is not among them.
+ */
+export interface Sums {
+  table: string;
+  key: string;
+  where: string;
+  columns: readonly string[];
+}
+
+/** The table of a read model's records: one row a record, keyed by `id`. */
+export interface RecordTable<R> {
+  table: string;
+  /** Columns written from the record whenever it changes, `id` first, and their values for a record. */
+  stored: Columns;
+  row(record: R): unknown[];
+  /** The stored columns a record is read back from, and how. */
+  read: { columns: readonly string[]; record(values: unknown[]): R };
+  /** The served bytes: columns rendered from the record and what `render` reads besides. */
+  rendered: Columns;
+  /** Merges changes of fields held only in the `read` columns (no index reads them) into a record: see `RecordChanges.patch`. */
+  patch?(record: R, changes: Partial<R>): R;
+  /** The table counting its ids in nested ranges (`id-counts.ts`), for its lists paged in id order. */
+  pagedBy?: string;
+}
+
+/** Rows of another table derived from a record (`parent` holds its id), e.g. a contractor's phones. */
+export interface ChildRows<R> {
+  table: string;
+  parent: string;
+  columns: Columns;
+  rows(record: R): unknown[][];
+}
+
+/** What an event may do to a read model's records; the row writer decides when and how each is written. */
+export interface RecordChanges<R> {
+  /** A new record (one already there, an event applied again, is replaced). */
+  add(record: R): Promise<void> | void;
+  /** A record changed from what it is now (`undefined` when there is none, nothing is written). */
+  edit(id: number, change: (current: R | undefined) => R | undefined): Promise<void>;
+  /** Changes merged into a record without reading it (many price updates of one product render it once). */
+  patch(id: number, changes: Partial<R>): void;
+  /** The records whose stored `column` holds `value` are rendered again, `lookup`'s value of `value` read anew. */
+  rerenderWhere(column: string, value: number, lookup?: string): Promise<void>;
+  /** A row of one of `sets` (written once, a duplicate ignored). */
+  note(set: string, row: unknown[]): void;
+}
+
+/** What a render reads besides the record: the model's `lookups`, each value read once until the next flush. */
+export interface RenderContext {
+  lookup(name: string, id: number): Promise<unknown> | unknown;
+  /** The model's `sums` named `name` for these records, by id (the write strategy decides how they are read). */
+  sums(name: string, ids: number[]): Promise<Map<number, number[]>>;
+}

@@ -1,0 +1,329 @@
+import { ROWS_PER_STATEMENT, type SqlSession, byCount, inChunks, placeholders, valueList } from '../storage/sql.ts';
+import type { StoredEvent } from '../events/rows.ts';
+import { type EventHandler, type FlushBudget, type Projector, type TableNames, drainReadingAhead, inIdOrder } from './projector.ts';
+import type { Columns, RecordChanges, RecordReadModel, RenderContext } from './read-model.ts';
+import { type IdCounts, type NewIds, type WriteStrategy, writeStrategy } from './write-strategies.ts';
+
+/** The projector of a declared read model: its rows written by a `RowWriter`, in the strategy the mode chooses. */
+export function recordProjector<R extends { id: number }>(model: RecordReadModel<R>): Projector {
+  const { table, pagedBy } = model.records;
+  return {
+    name: model.name,
+    version: model.version,
+    after: model.after,
+    tables: model.tables,
+    schema: model.schema,
+    readIndexes: model.readIndexes,
+    ...(pagedBy === undefined ? {} : { countedIds: [{ rows: table, counts: pagedBy }] }),
+    bind: (session, names, mode) => new RowWriter(model, session, names, writeStrategy(mode)).handler(),
+  };
+}
+
+/** A narrow row's value for a rendered column of each type, until the flush renders it. */
+const UNRENDERED = { integer: 0, real: 0, text: '' } as const;
+
+/**
+ * Writes a read model's records, whatever the model: new rows kept back and inserted a statement's worth at a time
+ * in id order (before any event the model does not read, so later read models find them), their id counts kept,
+ * changed records kept back too and written whole, rendered, with them (one version of the row), patches and
+ * re-renders deferred to the flush (write-behind: a record rendered once however many events touched it), the flush reading a statement's worth of rows ahead and rewriting them in id order within the
+ * budget it is given. Nothing outlives a flush, and `discard` forgets everything when a transaction is rolled back.
+ */
+export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
+  private readonly sql: ReturnType<typeof statements>;
+  private readonly known: NewIds;
+  private readonly counts: IdCounts;
+  private readonly reads: ReadonlySet<string>;
+  private readonly adds: ReadonlySet<string>;
+  /** New records not written yet, by id. */
+  private readonly adding = new Map<number, R>();
+  /** Records changed and not written yet, by id: written whole, rendered, with the records kept back. */
+  private readonly changed = new Map<number, R>();
+  /** Of those, the ones written narrow, rendered at the flush (`WriteStrategy.rendersAtAdd`). */
+  private readonly narrow = new Set<number>();
+  /** Rows whose rendered columns are written at the flush, each with the changes merged into it since (`patch`). */
+  private readonly pending = new Map<number, Partial<R>>();
+  /** Rows noted in the model's `sets` and not written yet, by set, each by its values as JSON. */
+  private readonly noted = new Map<string, Map<string, unknown[]>>();
+  /** Values the renders looked up since the last flush, by lookup name and id. */
+  private readonly looked = new Map<string, Map<number, unknown>>();
+  /** A build's sums of every record, read once at its flush, by name. */
+  private readonly summed = new Map<string, Map<number, number[]>>();
+  private flushing = false;
+  private readonly context: RenderContext = { lookup: (name, id) => this.lookup(name, id), sums: (name, ids) => this.sums(name, ids) };
+
+  constructor(
+    private readonly model: RecordReadModel<R>,
+    private readonly session: SqlSession,
+    private readonly names: TableNames,
+    private readonly strategy: WriteStrategy,
+  ) {
+    this.sql = statements(model, names, session);
+    this.known = strategy.ids(session, names(model.records.table));
+    this.counts = model.records.pagedBy === undefined ? NO_COUNTS : strategy.counts(session, names(model.records.pagedBy));
+    this.reads = new Set(model.reads);
+    this.adds = new Set(model.adds);
+  }
+
+  handler(): EventHandler {
+    // Not async: most of a long log is events no read model does I/O for.
+    const handle = (event: StoredEvent) => {
+      if (this.reads.has(event.type)) return this.model.apply(event, this);
+      if (this.adding.size > 0 || this.changed.size > 0 || this.noted.size > 0) return this.writeAdds();
+    };
+    return Object.assign(handle, {
+      // A batch's new ids looked up at once: ids in any order cost a statement a hundred, not a seek each.
+      prepare: (events: readonly StoredEvent[]) => this.known.lookUp(events.flatMap((e) => (this.adds.has(e.type) ? [[[], (e.data as { id: number }).id] as const] : []))),
+      persist: () => this.persist(),
+      flush: (budget: FlushBudget) => this.flush(budget),
+      discard: () => this.discard(),
+    });
+  }
+
+  add(record: R): Promise<void> | void {
+    const isNew = this.known.isNew([], record.id);
+    return typeof isNew === 'boolean' ? this.place(record, isNew) : isNew.then((answer) => this.place(record, answer));
+  }
+
+  async edit(id: number, change: (current: R | undefined) => R | undefined): Promise<void> {
+    const kept = this.adding.get(id);
+    const next = change(this.patched(id, kept ?? this.changed.get(id) ?? (await this.readOne(id))));
+    if (next === undefined) return;
+    // The changes patched in are written with it.
+    this.pending.delete(id);
+    (kept !== undefined ? this.adding : this.changed).set(id, next);
+  }
+
+  patch(id: number, changes: Partial<R>): void {
+    // Merged in place: they live until the flush, and a fresh object per event would pile up as old-generation
+    // garbage over a long rebuild.
+    const merged = this.pending.get(id);
+    if (merged === undefined) this.pending.set(id, { ...changes });
+    else Object.assign(merged, changes);
+  }
+
+  async rerenderWhere(column: string, value: number, lookup?: string): Promise<void> {
+    await this.writeAdds();
+    if (lookup !== undefined) this.looked.get(lookup)?.delete(value);
+    for (const [id] of await this.session.rows<[number]>(this.sql.idsWhere(column), [value])) this.toRender(id);
+  }
+
+  note(set: string, row: unknown[]): void {
+    let rows = this.noted.get(set);
+    if (rows === undefined) this.noted.set(set, (rows = new Map()));
+    rows.set(JSON.stringify(row), row);
+  }
+
+  /** Renders these records again now, as a flush would: rows of other read models they show changed. */
+  async rerender(ids: number[]): Promise<void> {
+    this.flushing = true;
+    await inChunks(ids, async (chunk) => this.rewrite(await this.session.rows<unknown[]>(this.sql.readMany(chunk.length), chunk)));
+  }
+
+  /** A new record kept back, or (an add applied again) the one there replaced. */
+  private place(record: R, isNew: boolean): Promise<void> | void {
+    if (!isNew) return this.replace(record);
+    const renders = this.strategy.rendersAtAdd(this.known, record.id);
+    return typeof renders === 'boolean' ? this.keep(record, renders) : renders.then((answer) => this.keep(record, answer));
+  }
+
+  private keep(record: R, renders: boolean): Promise<void> | void {
+    this.known.add([], record.id);
+    this.counts.add([], record.id);
+    this.adding.set(record.id, record);
+    if (!renders) this.narrow.add(record.id);
+    // Written a statement's worth at a time: records kept back for a whole transaction outlived the young generation.
+    if (this.adding.size >= ROWS_PER_STATEMENT) return this.writeAdds();
+  }
+
+  private replace(record: R): void {
+    this.pending.delete(record.id);
+    (this.adding.has(record.id) ? this.adding : this.changed).set(record.id, record);
+  }
+
+  /** `record` with the changes patched into it since the last flush. */
+  private patched(id: number, record: R | undefined): R | undefined {
+    const changes = this.pending.get(id);
+    return record === undefined || changes === undefined || this.model.records.patch === undefined ? record : this.model.records.patch(record, changes);
+  }
+
+  private toRender(id: number): void {
+    if (this.sql.flushed.length > 0 && !this.pending.has(id)) this.pending.set(id, {});
+  }
+
+  private async readOne(id: number): Promise<R | undefined> {
+    const [found] = await this.session.rows<unknown[]>(this.sql.readOne, [id]);
+    return found === undefined ? undefined : this.model.records.read.record(found);
+  }
+
+  /** The records changed, rendered a batch at a time, each written whole: one version of its row. */
+  private async writeChanged(): Promise<void> {
+    if (this.changed.size === 0) return;
+    const records = [...this.changed.values()];
+    this.changed.clear();
+    const rendered = await this.model.render(records, this.context);
+    for (const [i, record] of records.entries()) {
+      const [id, ...values] = this.model.records.row(record);
+      await this.session.run(this.sql.update, [...values, ...rendered[i], id]);
+    }
+    await this.writeChildren(records, true);
+  }
+
+  /** The records kept back, in id order, rendered now or (narrow) at the flush, the records changed and the rows noted. */
+  private async writeAdds(): Promise<void> {
+    await this.writeNoted();
+    await this.writeChanged();
+    if (this.adding.size === 0) return;
+    const records = [...this.adding.values()].sort((a, b) => a.id - b.id);
+    this.adding.clear();
+    const wide = records.filter((r) => !this.narrow.has(r.id));
+    const rendered = await this.model.render(wide, this.context);
+    let next = 0;
+    const rows = records.map((r) => {
+      if (!this.narrow.delete(r.id)) return [...this.model.records.row(r), ...rendered[next++]];
+      this.toRender(r.id);
+      return [...this.model.records.row(r), ...this.sql.unrendered];
+    });
+    await inChunks(rows, (chunk) => this.session.run(this.sql.insert(chunk.length), chunk.flat()));
+    await this.writeChildren(records, false);
+  }
+
+  private async writeNoted(): Promise<void> {
+    for (const [set, rows] of this.noted) {
+      this.noted.delete(set);
+      await inChunks([...rows.values()], (chunk) => this.session.run(this.sql.sets[set](chunk.length), chunk.flat()));
+    }
+  }
+
+  private async writeChildren(records: R[], replacing: boolean): Promise<void> {
+    for (const [i, child] of (this.model.children ?? []).entries()) {
+      if (replacing) for (const r of records) await this.session.run(this.sql.children[i].drop, [r.id]);
+      const rows = records.flatMap((r) => child.rows(r));
+      await inChunks(rows, (chunk) => this.session.run(this.sql.children[i].insert(chunk.length), chunk.flat()));
+    }
+  }
+
+  /** The end of an apply or a replayed chunk: nothing kept back outlives its transaction. */
+  private async persist(): Promise<void> {
+    await this.writeAdds();
+    await this.counts.persist();
+    this.known.forget();
+  }
+
+  /** The deferred renders, in id order, a statement's worth of rows read ahead of the one rewritten. */
+  private async flush(budget: FlushBudget): Promise<boolean> {
+    await this.writeAdds();
+    inIdOrder(this.pending);
+    const read = (ids: number[]) => this.session.rows<unknown[]>(this.sql.readMany(ids.length), ids);
+    this.flushing = true;
+    const done = await drainReadingAhead(this.pending, budget, read, (_, found) => this.rewrite(found));
+    if (done) this.discard();
+    return done;
+  }
+
+  private async rewrite(found: unknown[][]): Promise<void> {
+    if (found.length === 0) return;
+    const { read, row } = this.model.records;
+    const records = found.map(([id, ...values]) => this.patched(id as number, read.record(values))!);
+    const rendered = await this.model.render(records, this.context);
+    const values = records.flatMap((r, i) => {
+      const stored = row(r);
+      return [r.id, ...this.sql.rewrittenStored.map((at) => stored[at]), ...rendered[i]];
+    });
+    await this.session.run(this.sql.rewrite(records.length), values);
+  }
+
+  private lookup(name: string, id: number): unknown {
+    let values = this.looked.get(name);
+    if (values === undefined) this.looked.set(name, (values = new Map()));
+    if (values.has(id)) return values.get(id);
+    return this.session.value(this.sql.lookups[name], [id]).then((value) => {
+      values.set(id, value);
+      return value;
+    });
+  }
+
+  private async sums(name: string, ids: number[]): Promise<Map<number, number[]>> {
+    const read = this.sql.sums[name];
+    if (this.strategy.sums === 'of-the-records') return keyed(await readChunks(ids, (chunk) => this.session.rows<number[]>(read.of(chunk.length), chunk)));
+    if (!this.flushing) return NOTHING_SUMMED;
+    let all = this.summed.get(name);
+    if (all === undefined) this.summed.set(name, (all = keyed(await this.session.rows<number[]>(read.all))));
+    return all;
+  }
+
+  private discard(): void {
+    this.flushing = false;
+    this.summed.clear();
+    this.noted.clear();
+    this.adding.clear();
+    this.changed.clear();
+    this.narrow.clear();
+    this.pending.clear();
+    this.looked.clear();
+    this.counts.discard();
+    this.known.forget();
+  }
+}
+
+const NOTHING_SUMMED = new Map<number, number[]>();
+
+/** Rows read a statement's worth of keys at a time. */
+async function readChunks<T>(keys: number[], read: (chunk: number[]) => Promise<T[]>): Promise<T[]> {
+  const rows: T[] = [];
+  await inChunks(keys, async (chunk) => void rows.push(...(await read(chunk))));
+  return rows;
+}
+
+/** Rows whose first value is a key, by key, each with the values after it. */
+const keyed = (rows: number[][]) => new Map(rows.map(([key, ...values]) => [Number(key), values.map(Number)]));
+
+const NO_COUNTS: IdCounts = { add: () => {}, remove: () => {}, persist: async () => {}, discard: () => {} };
+
+/** The statements a model's declaration makes, every table named through `n`. */
+function statements<R extends { id: number }>(model: RecordReadModel<R>, n: TableNames, { dialect }: SqlSession) {
+  const { table, stored, read, rendered, patch } = model.records;
+  const t = n(table);
+  const storedColumns = Object.keys(stored);
+  const renderedColumns = Object.keys(rendered);
+  const all = [...storedColumns, ...renderedColumns];
+  // A patch changes only what the read columns hold: the flush rewrites them with the rendered ones.
+  const flushed = patch === undefined ? renderedColumns : [...read.columns, ...renderedColumns];
+  const types: Columns = { ...stored, ...rendered };
+  return {
+    insert: byCount((rows) => `INSERT INTO ${t} (${all.join(', ')}) VALUES ${placeholders(rows, all.length)}`),
+    update: `UPDATE ${t} SET ${all.slice(1).map((c) => `${c} = ?`).join(', ')} WHERE id = ?`,
+    readOne: `SELECT ${read.columns.join(', ')} FROM ${t} WHERE id = ?`,
+    readMany: byCount((count) => `SELECT id, ${read.columns.join(', ')} FROM ${t} WHERE id IN (${valueList(count)})`),
+    idsWhere: (column: string) => `SELECT id FROM ${t} WHERE ${column} = ?`,
+    unrendered: renderedColumns.map((c) => UNRENDERED[rendered[c]]),
+    flushed,
+    rewrittenStored: patch === undefined ? [] : read.columns.map((c) => storedColumns.indexOf(c)),
+    rewrite: byCount(
+      (rows) =>
+        `WITH v (id, ${flushed.join(', ')}) AS (VALUES ${dialect.typedRows(rows, ['integer', ...flushed.map((c) => types[c])])})
+         UPDATE ${t} SET ${flushed.map((c) => `${c} = v.${c}`).join(', ')} FROM v WHERE ${t}.id = v.id`,
+    ),
+    lookups: Object.fromEntries(Object.entries(model.lookups ?? {}).map(([name, { table: from, column }]) => [name, `SELECT ${column} FROM ${n(from)} WHERE id = ?`])),
+    sums: Object.fromEntries(
+      Object.entries(model.sums ?? {}).map(([name, { table: from, key, where, columns }]) => {
+        // Cast: PostgreSQL sums bigints as numeric, which would come back as text.
+        const select = `SELECT ${key}, ${columns.map((c) => `CAST(${c} AS BIGINT)`).join(', ')} FROM ${n(from)} WHERE ${where}`;
+        return [name, { of: byCount((count) => `${select} AND ${key} IN (${valueList(count)}) GROUP BY ${key}`), all: `${select} GROUP BY ${key}` }];
+      }),
+    ),
+    sets: Object.fromEntries(
+      Object.entries(model.sets ?? {}).map(([set, columns]) => {
+        const names = Object.keys(columns);
+        return [set, byCount((rows) => `INSERT INTO ${n(set)} (${names.join(', ')}) VALUES ${placeholders(rows, names.length)} ON CONFLICT DO NOTHING`)];
+      }),
+    ),
+    children: (model.children ?? []).map((child) => {
+      const columns = Object.keys(child.columns);
+      return {
+        drop: `DELETE FROM ${n(child.table)} WHERE ${child.parent} = ?`,
+        insert: byCount((rows) => `INSERT INTO ${n(child.table)} (${columns.join(', ')}) VALUES ${placeholders(rows, columns.length)} ON CONFLICT DO NOTHING`),
+      };
+    }),
+  };
+}

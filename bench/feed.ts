@@ -13,10 +13,12 @@ import type { Spread } from './stats.ts';
 
 export interface FeedResults {
   followers: { streams: number; longPolls: number };
-  writes: { name: string; without: LoadFigures; with: LoadFigures; ratio: number };
+  /** `benchCpuSeconds`: this process's own CPU in the measured runs (the followers' clients run here, on the same cores as the server). */
+  writes: { name: string; without: LoadFigures; with: LoadFigures; ratio: number; benchCpuSeconds: { without: number; with: number } };
   /** From sending a one-record write to each stream's receipt of its change: an upper bound of commit to delivery. */
   deliveryMs: { writes: number; p50: number; p99: number; max: number; writeAnswerP99: number };
-  idle: { streams: number; rssBytesEach: number; cpuMsPerSecond: number };
+  /** The server's CPU over one heartbeat period, with no stream and with `streams` idle ones (their heartbeats included). */
+  idle: { streams: number; rssBytesEach: number; cpuMsPerSecond: number; cpuMsPerSecondWithout: number };
   catchUp: { events: number; pagesPerSecond: number; streamPerSecond: number };
   /** The issue's targets, judged on these figures. */
   targets: { target: string; value: string; met: boolean }[];
@@ -24,6 +26,8 @@ export interface FeedResults {
 
 const FOLLOWERS = 100;
 const IDLE_STREAMS = 1000;
+/** The server's heartbeat period (TRADEBOOK_STREAM_HEARTBEAT_MS's default): the idle CPU is measured over one. */
+const HEARTBEAT_S = 15;
 const DELIVERY_WRITES = 30;
 
 /** What the servers of this phase are started with: room for the streams, from one client address. */
@@ -106,36 +110,49 @@ export async function measureFeed(options: {
   const { server, headers, settings } = options;
   const changes = `${server.url}/api/changes`;
 
-  // Idle streams, on the server fresh (no garbage of the writes yet): its memory and CPU with them open and nothing written.
+  // Idle streams, on the server fresh (no garbage of the writes yet): its memory and CPU with them open and nothing
+  // written, against its CPU with none over as long (what the server does by itself: key cache, checkpoints, hooks).
+  const idleCpu = async () => {
+    const before = cpuSeconds(server.pid);
+    await new Promise((resolve) => setTimeout(resolve, HEARTBEAT_S * 1000));
+    return ((cpuSeconds(server.pid) - before) * 1000) / HEARTBEAT_S;
+  };
+  const cpuMsPerSecondWithout = await idleCpu();
   const rssBefore = rssOf(server.pid);
   const end = await options.lastSeq();
   const idle = Array.from({ length: IDLE_STREAMS }, () => openStream(`${changes}?after=${end}`, headers));
   await Promise.all(idle.map((s) => s.opened));
   await new Promise((resolve) => setTimeout(resolve, 2000));
   const rssAfter = rssOf(server.pid);
-  const cpuBefore = cpuSeconds(server.pid);
-  const idleSeconds = Math.max(5, settings.duration);
-  await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
-  const cpuMsPerSecond = ((cpuSeconds(server.pid) - cpuBefore) * 1000) / idleSeconds;
+  const cpuMsPerSecond = await idleCpu();
   idle.forEach((s) => s.close());
-  const idleFigures = { streams: IDLE_STREAMS, rssBytesEach: Math.max(0, rssAfter - rssBefore) / IDLE_STREAMS, cpuMsPerSecond };
+  const idleFigures = { streams: IDLE_STREAMS, rssBytesEach: Math.max(0, rssAfter - rssBefore) / IDLE_STREAMS, cpuMsPerSecond, cpuMsPerSecondWithout };
 
   // Write throughput without followers and with them, run for run.
   const without = new LoadRunner([server], headers, options.write.load);
   const withFollowers = new LoadRunner([server], headers, options.write.load);
   await without.unmeasuredRun(Math.max(1, settings.duration / 5));
+  const benchCpuSeconds = { without: 0, with: 0 };
+  const ownCpu = () => {
+    const used = process.cpuUsage();
+    return (used.user + used.system) / 1e6;
+  };
   for (let run = 1; run <= settings.runs; run++) {
+    let from0 = ownCpu();
     await without.measure(settings.duration);
+    benchCpuSeconds.without += ownCpu() - from0;
     const from = await options.lastSeq();
     const streams = Array.from({ length: FOLLOWERS }, () => openStream(`${changes}?after=${from}`, headers));
     await Promise.all(streams.map((s) => s.opened));
     const polls = Array.from({ length: FOLLOWERS }, () => longPoll(server.url, headers, from));
+    from0 = ownCpu();
     await withFollowers.measure(settings.duration);
+    benchCpuSeconds.with += ownCpu() - from0;
     streams.forEach((s) => s.close());
     await Promise.all(polls.map((p) => p.close()));
     console.log(`following, run ${run} of ${settings.runs} done`);
   }
-  const writes = { name: options.write.name, without: without.figures(), with: withFollowers.figures(), ratio: 0 };
+  const writes = { name: options.write.name, without: without.figures(), with: withFollowers.figures(), ratio: 0, benchCpuSeconds };
   writes.ratio = writes.with.requestsPerSecond.median / writes.without.requestsPerSecond.median;
 
   // Delivery: one-record writes, one at a time, each timed to its arrival on every stream.
@@ -183,10 +200,12 @@ export async function measureFeed(options: {
     const streamPerSecond = long.events / ((performance.now() - streamFrom) / 1000);
     const catchUp = { events: long.events, pagesPerSecond, streamPerSecond };
     const targets = [
-      { target: 'writes with 100 streams and 100 long-polls ≥ 0.9× without', value: `${writes.ratio.toFixed(2)}×`, met: writes.ratio >= 0.9 },
+      // A run that answered nothing (a loaded machine) makes no ratio.
+      { target: 'writes with 100 streams and 100 long-polls ≥ 0.9× without', value: `${writes.ratio.toFixed(2)}×`, met: Number.isFinite(writes.ratio) && writes.ratio >= 0.9 },
       { target: 'write to delivery on every stream, p99 ≤ 50 ms (SQLite)', value: `${deliveryMs.p99.toFixed(1)} ms`, met: deliveryMs.p99 <= 50 },
       { target: 'an idle stream ≤ 64 KB of the server', value: `${(idleFigures.rssBytesEach / 1024).toFixed(1)} KB`, met: idleFigures.rssBytesEach <= 64 * 1024 },
-      { target: 'idle streams take no CPU between changes', value: `${cpuMsPerSecond.toFixed(1)} ms/s for ${IDLE_STREAMS}`, met: cpuMsPerSecond < 10 },
+      // Their heartbeats are their whole cost: 1,000 comments a period.
+      { target: 'idle streams take no CPU between changes (server with them − without)', value: `${(cpuMsPerSecond - cpuMsPerSecondWithout).toFixed(1)} ms/s for ${IDLE_STREAMS}`, met: cpuMsPerSecond - cpuMsPerSecondWithout < 5 },
       { target: 'one consumer catches up ≥ 50,000 changes/s', value: `${Math.round(Math.max(pagesPerSecond, streamPerSecond))}/s`, met: Math.max(pagesPerSecond, streamPerSecond) >= 50_000 },
     ];
     return { followers: { streams: FOLLOWERS, longPolls: FOLLOWERS }, writes, deliveryMs, idle: idleFigures, catchUp, targets };
@@ -209,7 +228,8 @@ export function printFeed(f: FeedResults): void {
   }
   const d = f.deliveryMs;
   console.log(`\nwrite sent → change on each of ${f.followers.streams} streams, ${d.writes} writes: p50 ${d.p50.toFixed(1)} ms, p99 ${d.p99.toFixed(1)} ms, max ${d.max.toFixed(1)} ms (the write's own answer p99 ${d.writeAnswerP99.toFixed(1)} ms)`);
-  console.log(`${f.idle.streams} idle streams: ${(f.idle.rssBytesEach / 1024).toFixed(1)} KB of the server's RSS each, ${f.idle.cpuMsPerSecond.toFixed(1)} ms of CPU a second in all`);
+  console.log(`bench process's own CPU in the measured runs (the followers' clients, on the server's cores): ${f.writes.benchCpuSeconds.without.toFixed(2)} s without, ${f.writes.benchCpuSeconds.with.toFixed(2)} s followed`);
+  console.log(`${f.idle.streams} idle streams: ${(f.idle.rssBytesEach / 1024).toFixed(1)} KB of the server's RSS each; the server's CPU over a heartbeat period ${f.idle.cpuMsPerSecond.toFixed(1)} ms a second with them, ${f.idle.cpuMsPerSecondWithout.toFixed(1)} without`);
   console.log(`catch-up of ${f.catchUp.events} changes by one consumer: ${Math.round(f.catchUp.pagesPerSecond)}/s by pages of 1,000, ${Math.round(f.catchUp.streamPerSecond)}/s by a stream`);
   console.log('\n| target | this run | met |');
   console.log('|---|---|---|');

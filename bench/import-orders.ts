@@ -34,6 +34,9 @@ export interface ImportOrderRun {
   order: Order;
   importSeconds: number;
   rebuildSeconds: number;
+  /** The tradebook process's own CPU (on PostgreSQL the server's backends work besides). */
+  importCpuSeconds: number;
+  rebuildCpuSeconds: number;
   events: number;
 }
 
@@ -102,8 +105,8 @@ export async function measureImportOrders(options: {
           const imported = await tradebook(checkout, ['import', file], db);
           const rebuilt = await tradebook(checkout, ['rebuild'], db);
           const events = Number(/(\d[\d,]*) events/.exec(rebuilt.output)?.[1].replaceAll(',', '') ?? NaN);
-          runs.push({ checkout, kind, order, importSeconds: imported.seconds, rebuildSeconds: rebuilt.seconds, events });
-          console.log(`${engine} ${path.basename(checkout)} ${kind}s ${order}: import ${imported.seconds.toFixed(1)} s, rebuild ${rebuilt.seconds.toFixed(1)} s (${events} events)`);
+          runs.push({ checkout, kind, order, importSeconds: imported.seconds, rebuildSeconds: rebuilt.seconds, importCpuSeconds: imported.cpuSeconds, rebuildCpuSeconds: rebuilt.cpuSeconds, events });
+          console.log(`${engine} ${path.basename(checkout)} ${kind}s ${order}: import ${imported.seconds.toFixed(1)} s (CPU ${imported.cpuSeconds.toFixed(1)} s), rebuild ${rebuilt.seconds.toFixed(1)} s (CPU ${rebuilt.cpuSeconds.toFixed(1)} s) (${events} events)`);
           if (!server) for (const suffix of ['', '-wal', '-shm']) fs.rmSync(db + suffix, { force: true });
         }
       }
@@ -124,12 +127,12 @@ function againstAscending(r: ImportOrderRun, runs: ImportOrderRun[]): { import: 
 /** The table of a measurement, seconds and × ascending, and whether every order met ORDER_TARGET. */
 export function printImportOrders({ size, engine, runs }: ImportOrders): void {
   const several = new Set(runs.map((r) => r.checkout)).size > 1;
-  console.log(`\nimport orders, ${size.toLocaleString('en')} records a file, ${engine}; seconds (× ascending of the same checkout)`);
-  console.log(`| ${several ? 'checkout | ' : ''}records | order | import | rebuild |\n|${several ? '---|' : ''}---|---|---|---|`);
+  console.log(`\nimport orders, ${size.toLocaleString('en')} records a file, ${engine}; seconds (× ascending of the same checkout), and the process's CPU seconds`);
+  console.log(`| ${several ? 'checkout | ' : ''}records | order | import | rebuild | import CPU | rebuild CPU |\n|${several ? '---|' : ''}---|---|---|---|---|---|`);
   for (const r of runs) {
     const times = againstAscending(r, runs);
     const checkout = several ? `${path.basename(r.checkout)} | ` : '';
-    console.log(`| ${checkout}${r.kind}s | ${r.order} | ${r.importSeconds.toFixed(1)} s (${times.import.toFixed(2)}×) | ${r.rebuildSeconds.toFixed(1)} s (${times.rebuild.toFixed(2)}×) |`);
+    console.log(`| ${checkout}${r.kind}s | ${r.order} | ${r.importSeconds.toFixed(1)} s (${times.import.toFixed(2)}×) | ${r.rebuildSeconds.toFixed(1)} s (${times.rebuild.toFixed(2)}×) | ${r.importCpuSeconds.toFixed(1)} s | ${r.rebuildCpuSeconds.toFixed(1)} s |`);
   }
   const ours = runs.filter((r) => r.checkout === ROOT);
   const worst = Math.max(...ours.map((r) => Math.max(...Object.values(againstAscending(r, ours)))));

@@ -135,14 +135,20 @@ export async function waitUntilAnswering(child: Child, url: string, headers: Rec
   }
 }
 
-/** Runs a command line process to its end, sampling its peak RSS from /proc as it goes (VmHWM only grows). */
-export async function runMeasured(script: string, args: string[], env: Record<string, string>): Promise<{ code: number; output: string; seconds: number; peakRss: number }> {
+/**
+ * Runs a command line process to its end, sampling its peak RSS (VmHWM only grows) and its CPU from /proc as it
+ * goes. `cpuSeconds` is its last sample (every thread's user + system; up to one interval short): unlike `seconds`,
+ * other work on a shared machine barely moves it.
+ */
+export async function runMeasured(script: string, args: string[], env: Record<string, string>): Promise<{ code: number; output: string; seconds: number; cpuSeconds: number; peakRss: number }> {
   const started = performance.now();
   const child = startProcess(script, args, env);
   let peakRss = 0;
+  let cpu = 0;
   const sample = () => {
     try {
       peakRss = Math.max(peakRss, peakRssOf(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8')) ?? 0);
+      cpu = cpuSeconds(child.pid);
     } catch {
       // the process has just exited
     }
@@ -150,5 +156,5 @@ export async function runMeasured(script: string, args: string[], env: Record<st
   const timer = setInterval(sample, 20);
   const code = await new Promise<number>((resolve) => child.process.once('exit', (c) => resolve(c ?? 1)));
   clearInterval(timer);
-  return { code, output: child.output(), seconds: (performance.now() - started) / 1000, peakRss };
+  return { code, output: child.output(), seconds: (performance.now() - started) / 1000, cpuSeconds: cpu, peakRss };
 }

@@ -44,6 +44,22 @@ function writeAtomically(file, content) {
 /** The entry points the `bin/` scripts run, by bundle name. */
 export const ENTRIES = { server: 'src/server.ts', tradebook: 'src/cli/main.ts' };
 
+/**
+ * src/storage/kysely.ts loads Kysely through `require`, which esbuild cannot follow: from a bundle that is some 260
+ * CommonJS files resolved and compiled at every start (~0.15 s of CPU a process, of 0.5). In a bundle the module imports
+ * Kysely instead, so its ESM build is bundled with the rest; under tsx `require` stays the quicker way.
+ */
+const kyselyBundled = {
+  name: 'kysely-bundled',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]src[\\/]storage[\\/]kysely\.ts$/ }, (args) => ({
+      contents: "import * as kysely from 'kysely';\nexport { kysely };\nexport const { sql } = kysely;\n",
+      loader: 'ts',
+      resolveDir: path.dirname(args.path),
+    }));
+  },
+};
+
 const filesOf = (root, name) => ({ bundle: path.join(root, 'dist', `${name}.mjs`), manifest: path.join(root, 'dist', `${name}.json`) });
 
 /** Builds the bundle of `entry` (a path under `root`, e.g. `src/server.ts`) into `root`/dist/`name`.mjs, and returns its path. */
@@ -63,6 +79,7 @@ export async function buildBundle(entry, name, root = REPOSITORY) {
     write: false,
     outfile: bundle,
     metafile: true,
+    plugins: [kyselyBundled],
     logLevel: 'warning',
   });
   // The dependencies' files are covered by the lock file; hashing them all would slow every start.

@@ -1,17 +1,17 @@
 import { expect } from 'vitest';
-import { type LineFailure, importLines } from '../src/use-cases/import.ts';
+import { type ImportOptions, type LineFailure, importLines } from '../src/use-cases/import.ts';
 import type { Company } from '../src/company.ts';
 import { PostgresEngine } from '../src/storage/postgres/engine.ts';
 import { SqliteEngine } from '../src/storage/sqlite/engine.ts';
 import { dumpReadTables } from './read-tables.ts';
 
 /** Imports NDJSON records (objects become lines) and returns the report with every failure. */
-export async function importRecords(tb: Company, records: ({ type: string; data: unknown } | string)[]) {
+export async function importRecords(tb: Company, records: ({ type: string; data: unknown } | string)[], options: ImportOptions = {}) {
   const failures: LineFailure[] = [];
   async function* lines() {
     for (const r of records) yield typeof r === 'string' ? r : JSON.stringify(r);
   }
-  const report = await importLines(tb, lines(), (f) => failures.push(f));
+  const report = await importLines(tb, lines(), (f) => failures.push(f), options);
   return { ...report, failures };
 }
 

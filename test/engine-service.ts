@@ -5,7 +5,7 @@ import { type PostgresDatabase, openPostgres } from '../src/storage/postgres/con
 import { Company } from '../src/company.ts';
 import { PostgresEngine } from '../src/storage/postgres/engine.ts';
 import { ApiClient, testService } from './helpers.ts';
-import { REAL_SERVER_URL, createDatabase, pgliteDatabase, startPglite } from './storage/postgres/engines.ts';
+import { EMPTY_ROWS, REAL_SERVER_URL, createDatabase, pgliteDatabase, startPglite } from './storage/postgres/engines.ts';
 import type { Hono } from 'hono';
 import type { AppEnv } from '../src/http/env.ts';
 import { releaseReadModels as readModels } from '../src/company.ts';
@@ -24,20 +24,6 @@ export interface EngineService {
 }
 
 /**
- * Empties a migrated database for the next test: every row of the log, keys, tokens and read tables goes (the log's
- * refusal of DELETE is a trigger, which replica mode does not fire), the chain head and the read models'
- * checkpoints are set back to an empty log. The read tables stay as they are, so opening the next company builds
- * nothing: that is most of what a fresh database costs.
- */
-const EMPTY = `DO $$ BEGIN
-  SET LOCAL session_replication_role = replica;
-  EXECUTE (SELECT string_agg('DELETE FROM ' || quote_ident(tablename), '; ') FROM pg_tables
-    WHERE schemaname = 'public' AND tablename NOT IN ('kysely_migration', 'kysely_migration_lock', 'chain_head', 'projection_checkpoints'));
-  UPDATE chain_head SET seq = 0, hash = repeat('0', 64);
-  UPDATE projection_checkpoints SET last_seq = 0;
-END $$`;
-
-/**
  * One PGlite instance a test file, or one database on the real server: a copy of the run's migrated template
  * (test/postgres-template.ts) where there is one, migrated by the first test otherwise.
  */
@@ -52,7 +38,7 @@ function sharedDatabase() {
         database: () => pgliteDatabase(pg),
         empty: async () => {
           await pg.exec('ROLLBACK');
-          if (migrated) await pg.exec(EMPTY);
+          if (migrated) await pg.exec(EMPTY_ROWS);
           migrated = true;
         },
         end: () => pg.close(),
@@ -67,7 +53,7 @@ function sharedDatabase() {
     return {
       database: () => openPostgres(created.url),
       empty: async () => {
-        if (migrated) await cleaner.session.sql(EMPTY);
+        if (migrated) await cleaner.session.sql(EMPTY_ROWS);
         migrated = true;
       },
       end: async () => {

@@ -1,5 +1,5 @@
-import { COMPANY_STREAM, type CompanyDetails } from '../events/company.ts';
-import { evolveCompanyDetails } from '../events/folds.ts';
+import { COMPANY_STREAM, type CompanyDetails } from '../records/company/events.ts';
+import { evolveCompanyDetails } from '../records/company/evolve.ts';
 import type { StoredEvent } from '../events/store.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { formatMoscow } from '../lib/clock.ts';
-import { type ImportRun, importRunStream } from '../events/imports.ts';
+import { type ImportRun, importRunStream } from '../records/import-run/events.ts';
 import type { EventMeta, StoredEvent } from '../events/store.ts';
 import { type FoldedRecord, type RecordFields, UNFOLDED, evolveFields, foldEvent, foldRecord } from './record-fold.ts';
 

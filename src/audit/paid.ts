@@ -1,6 +1,6 @@
 import { pays } from '../projections/documents/components.ts';
 import type { ChildDocument } from '../projections/documents/queries.ts';
-import type { DocumentRef } from '../events/documents.ts';
+import type { DocumentRef } from '../records/document/events.ts';
 
 /** What an auditor's account of `paid` reads: a level of the tree at a time, however many documents it holds. */
 export interface PaidReads {

@@ -1,5 +1,5 @@
-import { type DocumentRecord, documentEvents } from '../events/documents.ts';
-import { type RecordState, evolveRecord } from '../events/folds.ts';
+import { type DocumentRecord, documentEvents } from '../records/document/events.ts';
+import { type RecordState, evolveRecord } from '../records/registry.ts';
 import type { StoredEvent } from '../events/store.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';
 
@@ -44,7 +44,7 @@ const same = (a: unknown, b: unknown) => a === b || (a !== undefined && b !== un
 export const evolveFields = (state: RecordFields | undefined, event: StoredEvent): RecordFields => fieldsOf(evolveRecord(() => stateOf(state ?? {}, event), event)!, event);
 
 /**
- * Applies one event to a record's fields, by the record's fold (events/folds.ts): the fields after it, and each
+ * Applies one event to a record's fields, by the record's fold (records/registry.ts): the fields after it, and each
  * field it changed with its value before. An event changing a record with no fields yet changes an empty one.
  */
 export function foldEvent(state: RecordFields | undefined, event: StoredEvent): { state: RecordFields; changes: FieldChange[] } {

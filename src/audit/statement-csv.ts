@@ -1,4 +1,4 @@
-import type { DocumentType } from '../events/documents.ts';
+import type { DocumentType } from '../records/document/events.ts';
 import { type CsvDialect, EXCEL_RU, RFC_4180, csvText } from '../lib/csv.ts';
 import type { StatementLine, StatementWalk } from './statement.ts';
 

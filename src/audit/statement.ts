@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { BALANCE_CREDIT_TYPES, type DocumentType } from '../events/documents.ts';
+import { BALANCE_CREDIT_TYPES, type DocumentType } from '../records/document/events.ts';
 import { fromKopecks } from '../lib/money.ts';
 import type { PostedDocument, StatementReads } from '../projections/documents/queries.ts';
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { readCompanyDetails } from '../audit/company-details.ts';
-import { setCompanyDetails } from '../commands/company.ts';
-import type { CompanyDetails } from '../events/company.ts';
+import { setCompanyDetails } from '../records/company/set-details.ts';
+import type { CompanyDetails } from '../records/company/events.ts';
 import { formatMoscow, isCalendarDate } from '../lib/clock.ts';
 import { ok } from '../lib/result.ts';
 import { UsageError, openCompanyForCli, openLogForCli } from './open.ts';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { ImportRun } from '../events/imports.ts';
+import type { ImportRun } from '../records/import-run/events.ts';
 import { columns } from './columns.ts';
 import { openLogForCli } from './open.ts';
 import { showStoredTime } from './times.ts';

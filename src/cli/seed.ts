@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { type ImportRecord, importRecords } from '../use-cases/import.ts';
 import { DEMO_COMPANY_DETAILS, type DemoSizes, demoCompany, demoLineCount } from '../seed/demo-company.ts';
-import { setCompanyDetails } from '../commands/company.ts';
+import { setCompanyDetails } from '../records/company/set-details.ts';
 import { ok } from '../lib/result.ts';
 import { EXIT } from './exit.ts';
 import { UsageError, cliDatabase, openCompanyForCli, parseWholeNumber } from './open.ts';

@@ -1,9 +1,9 @@
 import type { z } from 'zod';
-import { DOCUMENT_TYPES, isLineDocument } from '../events/documents.ts';
-import { ImportBrandInput, brandCodes, importBrand } from './brands.ts';
-import { ImportCategoryInput, categoryCodes, importCategory } from './categories.ts';
+import { DOCUMENT_TYPES, isLineDocument } from '../records/document/events.ts';
+import { ImportBrandInput, brandCodes, importBrand } from '../records/brand/deciders.ts';
+import { ImportCategoryInput, categoryCodes, importCategory } from '../records/category/deciders.ts';
 import { ImportContractorInput, contractorCodes, importContractor } from '../records/contractor/deciders.ts';
-import { ImportLineDocumentInput, ImportMoneyDocumentInput, documentDecider } from './documents.ts';
+import { ImportLineDocumentInput, ImportMoneyDocumentInput, documentDecider } from '../records/document/deciders.ts';
 import type { Decider } from './lookups.ts';
 import type { CodeOverrides } from '../lib/validation.ts';
 import { ImportProductInput, importProduct } from '../records/product/deciders.ts';

@@ -1,5 +1,5 @@
-import type { DocumentRef } from '../events/documents.ts';
-import type { CommandState } from './command-state.ts';
+import type { DocumentRef } from '../records/document/events.ts';
+import type { CommandState } from '../records/registry.ts';
 import type { Decide } from './decision.ts';
 
 /** A read table whose highest id a decision may ask for (the next id of a new record). */

@@ -1,14 +1,9 @@
 import type { z } from 'zod';
-import { productEvents } from '../records/product/events.ts';
-import { catalogueEvents } from './catalogue.ts';
-import { companyEvents } from './company.ts';
-import { contractorEvents } from '../records/contractor/events.ts';
+import { type KindEventDefinition, recordKinds } from '../records/registry.ts';
 import type { EventDefinition } from './define.ts';
-import { documentEvents } from './documents.ts';
-import { importEvents } from './imports.ts';
 
-/** Every event type the log may hold, by name. */
-export const eventDefinitions = [...productEvents, ...catalogueEvents, ...contractorEvents, ...documentEvents, ...importEvents, ...companyEvents] as const;
+/** Every event type the log may hold, by name: every kind of record's (records/registry.ts). */
+export const eventDefinitions = recordKinds.flatMap((kind): readonly KindEventDefinition[] => kind.events);
 
 type Definitions = (typeof eventDefinitions)[number];
 

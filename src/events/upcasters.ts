@@ -1,9 +1,9 @@
-import { productUpcasters } from '../records/product/events.ts';
+import { recordKinds } from '../records/registry.ts';
 
 /**
  * Event schema evolution: rows in the log are never rewritten, so an event written by an older schema version
  * is brought to the current shape when it is read back (`toStoredEvent`), one version step at a time.
- * Each change of an event's shape bumps its `schemaVersion` and adds the step from the version before here.
+ * Each change of an event's shape bumps its `schemaVersion` and adds the step from the version before to its kind's `upcasters`.
  */
 export interface Upcaster {
   type: string;
@@ -12,8 +12,8 @@ export interface Upcaster {
   upcast(data: Record<string, unknown>): Record<string, unknown>;
 }
 
-/** Every kind's steps (each kind declares its own beside its events). */
-export const upcasters: Upcaster[] = [...productUpcasters];
+/** Every kind's steps (each kind declares its own beside its events: records/registry.ts). */
+export const upcasters: Upcaster[] = recordKinds.flatMap((kind): readonly Upcaster[] => kind.upcasters ?? []);
 
 const stepFrom = new Map(upcasters.map((u) => [`${u.type}@${u.fromVersion}`, u]));
 

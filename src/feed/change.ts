@@ -1,4 +1,4 @@
-import type { DocumentType } from '../events/documents.ts';
+import type { DocumentType } from '../records/document/events.ts';
 import { eventDefinitions } from '../events/registry.ts';
 import type { EventRow } from '../events/store.ts';
 import { upcast } from '../events/upcasters.ts';

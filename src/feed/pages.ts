@@ -1,6 +1,7 @@
 import { EVENT_COLUMNS, type EventRow } from '../events/rows.ts';
 import { lastSeq } from '../storage/log-reads.ts';
 import { type SqlSession, valueList } from '../storage/sql.ts';
+import { LogTail } from './tail.ts';
 import { EVENT_TYPES, RECORD_KINDS, type RecordKind, TYPES_OF_KIND } from './change.ts';
 
 /**
@@ -34,33 +35,43 @@ const RANGE = `SELECT ${COLUMNS} FROM events WHERE seq > ? AND seq <= ? ORDER BY
 // One text for every filter: the list always has a place for each event type, the unused ones repeat a used one.
 const FILTERED = `SELECT ${COLUMNS} FROM events WHERE seq > ? AND seq <= ? AND type IN (${valueList(EVENT_TYPES.length)}) ORDER BY seq LIMIT ?`;
 
-/** The reads of pages in flight, by session and page: followers asking for the same page at once share one. */
-const inFlight = new WeakMap<SqlSession, Map<string, Promise<ChangePage>>>();
+/** What the followers of one database share: its tail, and the one read of its head in flight. */
+interface Shared {
+  tail: LogTail;
+  head: Promise<number> | undefined;
+}
+const sharedOf = new WeakMap<SqlSession, Shared>();
+
+function shared(session: SqlSession): Shared {
+  let found = sharedOf.get(session);
+  if (found === undefined) sharedOf.set(session, (found = { tail: new LogTail((after, end) => session.objects<EventRow>(RANGE, [after, end])), head: undefined }));
+  return found;
+}
 
 /**
- * Up to `limit` changes after `after` (of the event types `types`, all when undefined). The followers one commit
- * wakes ask for the same page at the same moment: they share its read (and its rows, so each row is rendered once
- * a scope, see `changeJson`), where each would otherwise read and parse the same events. The log's head is read
- * first: every seq up to it is committed and visible, so a page never passes over one committed a moment later.
+ * Up to `limit` changes after `after` (of the event types `types`, all when undefined). The log's head is read
+ * first (once for every follower asking meanwhile): every seq up to it is committed and visible, so a page never
+ * passes over one committed a moment later. A follower near the head takes its rows from the tail the followers
+ * share (`LogTail`); one further behind reads them from the database.
  */
-async function readChangesAfter(session: SqlSession, after: number, limit: number, types?: ReadonlySet<string>): Promise<ChangePage> {
-  const head = await lastSeq(session);
+export async function changesAfter(session: SqlSession, after: number, limit: number, types?: ReadonlySet<string>): Promise<ChangePage> {
+  const { tail } = shared(session);
+  const head = await headOf(session);
   const end = Math.min(head, after + (types === undefined ? limit : SCAN_WINDOW));
   if (end <= after) return { rows: [], next: after };
-  if (types === undefined) return { rows: await session.objects<EventRow>(RANGE, [after, end]), next: end };
-  const wanted = [...types];
-  const list = EVENT_TYPES.map((_, i) => wanted[i] ?? wanted[0]);
-  const rows = await session.objects<EventRow>(FILTERED, [after, end, ...list, limit]);
+  const near = await tail.rowsAfter(after, end, head);
+  if (types === undefined) return { rows: near ?? await session.objects<EventRow>(RANGE, [after, end]), next: end };
+  const rows = near ? near.filter((row) => types.has(row.type)).slice(0, limit) : await session.objects<EventRow>(FILTERED, [after, end, ...typeList(types), limit]);
   return { rows, next: rows.length === limit ? rows[limit - 1].seq : end };
 }
 
-export function changesAfter(session: SqlSession, after: number, limit: number, types?: ReadonlySet<string>): Promise<ChangePage> {
-  let reads = inFlight.get(session);
-  if (reads === undefined) inFlight.set(session, (reads = new Map()));
-  const page = `${after} ${limit} ${types === undefined ? '' : [...types].sort().join(',')}`;
-  const shared = reads.get(page);
-  if (shared !== undefined) return shared;
-  const read = readChangesAfter(session, after, limit, types).finally(() => reads.delete(page));
-  reads.set(page, read);
-  return read;
+function headOf(session: SqlSession): Promise<number> {
+  const found = shared(session);
+  return (found.head ??= lastSeq(session).finally(() => (found.head = undefined)));
+}
+
+/** The filter's parameters: a place for each event type, the unused ones repeating a used one. */
+function typeList(types: ReadonlySet<string>): string[] {
+  const wanted = [...types];
+  return EVENT_TYPES.map((_, i) => wanted[i] ?? wanted[0]);
 }

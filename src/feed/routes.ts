@@ -5,7 +5,7 @@ import type { AppEnv } from '../http/env.ts';
 import type { ReadEndpoint } from '../http/openapi.ts';
 import { queryInt, validQuery } from '../http/query.ts';
 import { requestHeader } from '../http/node-request.ts';
-import { sendError, sendJson } from '../http/respond.ts';
+import { SharedJson, sendError, sendJson } from '../http/respond.ts';
 import type { KeyScope } from '../storage/port.ts';
 import { EVENT_TYPES, RECORD_KINDS, changeJson, visibleTypes } from './change.ts';
 import { type ChangePage, changesAfter, eventTypesOf } from './pages.ts';
@@ -64,6 +64,29 @@ export function changePageJson(page: ChangePage, query: { after: number; limit: 
   return `{"meta":{"after":${query.after},"limit":${query.limit},"count":${data.length},"next":${page.next}},"data":[${data.join(',')}]}`;
 }
 
+/** Answers kept for the long-polls that ask alike: a few, the latest. */
+const KEPT_ANSWERS = 64;
+
+/**
+ * The answers of pages lately sent, each built (and gzipped) once: the long-polls one commit wakes at one position
+ * ask alike. The log never changes below its head, so a page is all its query, `next` and the key's scope say:
+ * a kept answer is never stale.
+ */
+class PageAnswers {
+  private readonly kept = new Map<string, SharedJson>();
+
+  of(page: ChangePage, query: { after: number; limit: number; types: ReadonlySet<string> | undefined }, scope: KeyScope): SharedJson {
+    const name = `${scope} ${query.after} ${query.limit} ${page.next} ${query.types === undefined ? '' : [...query.types].sort().join(',')}`;
+    let answer = this.kept.get(name);
+    if (answer === undefined) {
+      answer = new SharedJson(changePageJson(page, query, scope));
+      if (this.kept.size >= KEPT_ANSWERS) this.kept.delete(this.kept.keys().next().value!);
+      this.kept.set(name, answer);
+    }
+    return answer;
+  }
+}
+
 /**
  * A page of changes after `after`; when it is empty and `waitMs` is given, the page once the log moves past it or
  * the time is up (an empty page whose `next` is as far as a filter looked). Every waiter of the server waits on the
@@ -86,6 +109,7 @@ const LAST_EVENT_ID = /^\d{1,15}$/;
 
 export function changesRoutes(tb: Company, streams: ChangeStreams): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
+  const answers = new PageAnswers();
   app.get('/api/changes', validQuery(changesQuery), async (c) => {
     const { after, limit, wait } = c.req.valid('query');
     const types = visibleTypes(c.req.valid('query').types, c.get('key').scope);
@@ -97,7 +121,7 @@ export function changesRoutes(tb: Company, streams: ChangeStreams): Hono<AppEnv>
       return streams.serve(c, tb, lastEventId === undefined ? after : Number(lastEventId), types);
     }
     const page = await pageWhenMoved(tb, after, limit, types, wait * 1000, wait > 0 ? c.req.raw.signal : undefined);
-    return sendJson(c, changePageJson(page, { after, limit }, c.get('key').scope));
+    return sendJson(c, answers.of(page, { after, limit, types }, c.get('key').scope));
   });
   return app;
 }

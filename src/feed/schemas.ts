@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DOCUMENT_TYPES } from '../events/documents.ts';
+import { DOCUMENT_TYPES } from '../records/document/events.ts';
 
 /** What the changes endpoints answer, as zod schemas (the OpenAPI document's components; tests parse answers with them). */
 

@@ -23,6 +23,15 @@ export interface StreamSettings {
 
 export const STREAM_DEFAULTS: StreamSettings = { heartbeatMs: 15_000, perKey: 10, total: 1000, bufferBytes: 1 << 20, stallMs: 10_000, retryMs: 2000 };
 
+/** An open stream, as the heartbeat and the shutdown see it. */
+interface OpenStream {
+  /** When it was last written to (performance.now()). */
+  wroteAt: number;
+  /** Comments on it, so proxies keep it open. */
+  beat(): void;
+  end(): void;
+}
+
 /** Changes a stream reads and sends at a time: one page, one write. */
 const STREAM_PAGE = 100;
 
@@ -34,9 +43,11 @@ class SlowReader extends Error {}
  * each with a `retry:` hint, when the server shuts down.
  */
 export class ChangeStreams {
-  private readonly open = new Set<{ end(): void }>();
+  private readonly open = new Set<OpenStream>();
   private readonly byKey = new Map<number, number>();
   private ending = false;
+  /** The one timer of every stream, while any is open: it comments on those that were silent. */
+  private heartbeat: NodeJS.Timeout | undefined;
 
   constructor(readonly settings: StreamSettings = STREAM_DEFAULTS) {}
 
@@ -57,28 +68,58 @@ export class ChangeStreams {
     const { id: keyId, scope } = c.get('key');
     this.byKey.set(keyId, (this.byKey.get(keyId) ?? 0) + 1);
     const stopped = new AbortController();
-    const member = { end: () => stopped.abort() };
-    this.open.add(member);
-    const release = () => {
-      if (!this.open.delete(member)) return;
-      const left = this.byKey.get(keyId)! - 1;
-      if (left === 0) this.byKey.delete(keyId);
-      else this.byKey.set(keyId, left);
+    let slow = false;
+    let send: ((text: string) => Promise<void>) | undefined;
+    const member: OpenStream = {
+      wroteAt: performance.now(),
+      end: () => stopped.abort(),
+      beat: () =>
+        void send?.(': still here\n\n').catch(() => {
+          slow = true;
+          stopped.abort();
+        }),
     };
+    this.opened(member);
     c.header('X-Accel-Buffering', 'no');
     return streamSSE(c, async (stream) => {
+      send = async (text: string) => {
+        member.wroteAt = performance.now();
+        await this.write(c, stream, text);
+      };
       stream.onAbort(() => stopped.abort());
       try {
-        await this.follow(c, stream, tb, { after, types, scope }, stopped.signal);
+        await this.follow(stream, send, tb, { after, types, scope }, stopped.signal);
+        if (slow) throw new SlowReader();
       } catch (error) {
         if (!(error instanceof SlowReader)) throw error;
         // Its position is its last id: it resumes from there, and meanwhile holds none of the server's memory.
         nodeResponse(c)?.destroy();
         stream.abort();
       } finally {
-        release();
+        this.closed(member, keyId);
       }
     });
+  }
+
+  private opened(member: OpenStream): void {
+    this.open.add(member);
+    const every = this.settings.heartbeatMs / 2;
+    // Each stream silent for half the period is commented on: none is silent for a whole one.
+    this.heartbeat ??= setInterval(() => {
+      const silentSince = performance.now() - every;
+      for (const open of this.open) if (open.wroteAt <= silentSince) open.beat();
+    }, every).unref();
+  }
+
+  private closed(member: OpenStream, keyId: number): void {
+    if (!this.open.delete(member)) return;
+    const left = this.byKey.get(keyId)! - 1;
+    if (left === 0) this.byKey.delete(keyId);
+    else this.byKey.set(keyId, left);
+    if (this.open.size === 0) {
+      clearInterval(this.heartbeat);
+      this.heartbeat = undefined;
+    }
   }
 
   /** Ends every stream with a `retry:` hint (the server is shutting down); new ones are refused. */
@@ -87,9 +128,8 @@ export class ChangeStreams {
     for (const member of this.open) member.end();
   }
 
-  private async follow(c: Context<AppEnv>, stream: SSEStreamingApi, tb: Company, from: { after: number; types?: ReadonlySet<string>; scope: KeyScope }, stopped: AbortSignal): Promise<void> {
-    const { heartbeatMs, retryMs } = this.settings;
-    const send = (text: string) => this.write(c, stream, text);
+  private async follow(stream: SSEStreamingApi, send: (text: string) => Promise<void>, tb: Company, from: { after: number; types?: ReadonlySet<string>; scope: KeyScope }, stopped: AbortSignal): Promise<void> {
+    const { retryMs } = this.settings;
     // Sent at once: the client knows it is connected, and a proxy passes the headers on.
     await send(`retry: ${retryMs}\n\n`);
     let position = from.after;
@@ -103,7 +143,7 @@ export class ChangeStreams {
         position = page.next;
         continue;
       }
-      if (!(await tb.waker.wait(position, mark, heartbeatMs, stopped)) && !stopped.aborted) await send(': still here\n\n');
+      await tb.waker.wait(position, mark, undefined, stopped);
     }
     if (this.ending && !stream.aborted) await send(`retry: ${retryMs}\n: the server is shutting down; reconnect with Last-Event-ID\n\n`);
   }

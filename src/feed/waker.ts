@@ -57,10 +57,10 @@ export class LogWaker implements LogSignals {
   }
 
   /**
-   * Resolves true once the log is known to have moved past `after`, false after `ms` or when `signal` aborts
-   * (or the waker stops).
+   * Resolves true once the log is known to have moved past `after`, false after `ms` (when given) or when
+   * `signal` aborts (or the waker stops).
    */
-  wait(after: number, mark: number, ms: number, signal?: AbortSignal): Promise<boolean> {
+  wait(after: number, mark: number, ms?: number, signal?: AbortSignal): Promise<boolean> {
     if (this.head > after) return Promise.resolve(true);
     if (this.stopped || signal?.aborted) return Promise.resolve(false);
     return new Promise((resolve) => {
@@ -73,7 +73,8 @@ export class LogWaker implements LogSignals {
       };
       const aborted = () => done(false);
       const waiter: Waiter = { after, wake: done };
-      const timer = setTimeout(() => done(false), ms);
+      // A stream waits without a timer of its own: idle, it costs nothing (its heartbeat is the streams' one timer).
+      const timer = ms === undefined ? undefined : setTimeout(() => done(false), ms);
       signal?.addEventListener('abort', aborted, { once: true });
       this.waiters.add(waiter);
       this.startPolling();

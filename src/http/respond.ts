@@ -22,25 +22,38 @@ export function acceptsGzip(acceptEncoding: string | undefined): boolean {
   });
 }
 
+const gzipFast = (body: string | Buffer) =>
+  new Promise<Buffer<ArrayBuffer>>((resolve, reject) => gzip(body, { level: 1 }, (error, zipped) => (error ? reject(error) : resolve(zipped as Buffer<ArrayBuffer>))));
+
+/** A JSON body many answers send alike (followers woken by one commit): compressed once, for all of them. */
+export class SharedJson {
+  private zipped: Promise<Buffer<ArrayBuffer>> | undefined;
+
+  constructor(readonly json: string) {}
+
+  gzipped(): Promise<Buffer<ArrayBuffer>> {
+    return (this.zipped ??= gzipFast(this.json));
+  }
+}
+
 /**
  * Sends a JSON body, gzipped when the client asks for it and the body is large enough. gzip at its fastest
  * level, on libuv's thread pool: a page of 100 products shrinks about sixfold for a fraction of a millisecond,
  * and the event loop goes on serving meanwhile.
  */
-function send(c: Context, body: string | Buffer<ArrayBuffer>, status: ContentfulStatusCode, headers: Record<string, string>): Response | Promise<Response> {
+function send(c: Context, body: string | Buffer<ArrayBuffer> | SharedJson, status: ContentfulStatusCode, headers: Record<string, string>): Response | Promise<Response> {
   // On Node's own response, Vary goes there: hono hands Node a lone Content-Type as a plain object, where two
   // headers or more cost it a fetch `Headers` built, sorted and copied out again (docs/performance.md).
   const outgoing = nodeResponse(c);
   outgoing?.setHeader('Vary', 'Accept-Encoding');
   const plain = outgoing === undefined ? { 'Content-Type': JSON_TYPE, Vary: 'Accept-Encoding', ...headers } : { 'Content-Type': JSON_TYPE, ...headers };
-  if (Buffer.byteLength(body) < COMPRESS_FROM_BYTES || !acceptsGzip(requestHeader(c, 'accept-encoding'))) return c.body(body, status, plain);
-  return new Promise((resolve, reject) =>
-    gzip(body, { level: 1 }, (error, zipped) => (error ? reject(error) : resolve(c.body(zipped as Buffer<ArrayBuffer>, status, { ...plain, 'Content-Encoding': 'gzip' })))),
-  );
+  const text = body instanceof SharedJson ? body.json : body;
+  if (Buffer.byteLength(text) < COMPRESS_FROM_BYTES || !acceptsGzip(requestHeader(c, 'accept-encoding'))) return c.body(text, status, plain);
+  return (body instanceof SharedJson ? body.gzipped() : gzipFast(body)).then((zipped) => c.body(zipped, status, { ...plain, 'Content-Encoding': 'gzip' }));
 }
 
-/** Sends a body that is already JSON text (read models keep records serialised). */
-export function sendJson(c: Context, json: string, status: ContentfulStatusCode = 200, headers: Record<string, string> = {}): Response | Promise<Response> {
+/** Sends a body that is already JSON text (read models keep records serialised), or one that answers share. */
+export function sendJson(c: Context, json: string | SharedJson, status: ContentfulStatusCode = 200, headers: Record<string, string> = {}): Response | Promise<Response> {
   return send(c, json, status, headers);
 }
 

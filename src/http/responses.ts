@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { contractorFields } from '../records/contractor/events.ts';
 import { productFields } from '../records/product/events.ts';
-import { DOCUMENT_TYPES } from '../events/documents.ts';
+import { DOCUMENT_TYPES } from '../records/document/events.ts';
 
 /**
  * What the API answers, as zod schemas: the OpenAPI document's response components are generated from them, and a

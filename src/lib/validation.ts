@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isCalendarDate } from './clock.ts';
 import { toKopecks } from './money.ts';
 import { type DomainError, errorCodeFor } from './result.ts';
 import { xmlForbiddenIn } from './xml-text.ts';
@@ -44,6 +45,9 @@ export const money = () =>
     .min(0)
     .refine((v) => toKopecks(v) !== undefined, 'must have at most two decimals')
     .transform((v) => toKopecks(v)!);
+
+/** A day as YYYY-MM-DD that is a real date. */
+export const calendarDate = () => z.string().refine(isCalendarDate, 'must be a real date YYYY-MM-DD');
 
 /** A finite number (weights, dimensions, counts). */
 export const quantity = () => z.number().min(0).max(1e15);

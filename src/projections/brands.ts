@@ -1,5 +1,5 @@
 import { type SqlSession, keyedRead } from '../storage/sql.ts';
-import { type BrandEvent, evolveBrand } from '../events/folds.ts';
+import { type BrandEvent, evolveBrand } from '../records/brand/evolve.ts';
 import type { StoredEvent } from '../events/rows.ts';
 import type { Projector, TableNames } from './projector.ts';
 

@@ -1,8 +1,8 @@
-import type { IdTable } from '../commands/lookups.ts';
 import type { ProductRecord } from '../records/product/events.ts';
-import type { BrandRecord, CategoryRecord } from '../events/catalogue.ts';
+import type { BrandRecord } from '../records/brand/events.ts';
+import type { CategoryRecord } from '../records/category/events.ts';
 import type { ContractorRecord } from '../records/contractor/events.ts';
-import type { DocumentRecord, DocumentRef, DocumentType } from '../events/documents.ts';
+import type { DocumentRecord, DocumentRef, DocumentType } from '../records/document/events.ts';
 import { type SqlSession, byCount, inChunks, keyedRead, valueList } from '../storage/sql.ts';
 
 const parsed = <T>(json: unknown) => JSON.parse(json as string) as T;
@@ -26,12 +26,14 @@ const documentsUp = byCount(
      UNION SELECT l.parent_type, l.parent_id FROM document_links l JOIN up ON l.child_type = up.type AND l.child_id = up.id)
    SELECT r.type, r.id, r.record FROM document_records r JOIN up ON r.type = up.type AND r.id = up.id`,
 );
-const HIGHEST: Record<IdTable, string> = {
+/** The tables whose highest id a decision may ask for (the next id of a new record), and how each is read. */
+const HIGHEST = {
   products: 'SELECT coalesce(max(id), 0) FROM products',
   categories: 'SELECT coalesce(max(id), 0) FROM product_categories',
   brands: 'SELECT coalesce(max(id), 0) FROM product_brands',
   contractors: 'SELECT coalesce(max(id), 0) FROM contractors',
 };
+export type IdTable = keyof typeof HIGHEST;
 
 /** Rows of a statement over many keys, a statement per hundred keys. */
 async function rowsOf<K, Row extends object>(session: SqlSession, text: (count: number) => string, keys: K[], params: (chunk: K[]) => unknown[] = (chunk) => chunk): Promise<Row[]> {

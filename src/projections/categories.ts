@@ -1,5 +1,5 @@
 import { type SqlSession, keyedRead } from '../storage/sql.ts';
-import { type CategoryEvent, evolveCategory } from '../events/folds.ts';
+import { type CategoryEvent, evolveCategory } from '../records/category/evolve.ts';
 import type { StoredEvent } from '../events/rows.ts';
 import type { Projector, TableNames } from './projector.ts';
 

@@ -1,4 +1,4 @@
-import { linesSum } from '../commands/documents.ts';
+import { linesSum } from '../records/document/deciders.ts';
 import { toKopecks } from '../lib/money.ts';
 
 /**

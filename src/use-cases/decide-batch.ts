@@ -54,7 +54,7 @@ export async function decideRecords<I, R>(inputs: (I | undefined)[], decider: De
   await state.read(inputs.flatMap((input) => (input === undefined ? [] : [decider.lookups(input)])));
   return state.decideEach(
     inputs,
-    (input) => decider.decide(input, state),
+    (input, current) => decider.decide(input, current),
     (decision: Result<Decision<R>>) => (decision.ok ? decision.value.events : undefined),
   );
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import readline from 'node:readline';
 import { Transform, type Readable } from 'node:stream';
 import { customAlphabet } from 'nanoid';
-import { type ImportRun, importRunStream } from '../events/imports.ts';
+import { type ImportRun, importRunStream } from '../records/import-run/events.ts';
 import { ok } from '../lib/result.ts';
 import { type ImportReport, type LineFailure, importLines } from './import.ts';
 import type { WriteContext } from './write-context.ts';

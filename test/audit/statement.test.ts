@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { API_CSV, statementCsv } from '../../src/audit/statement-csv.ts';
 import { walkStatement, wholeStatement } from '../../src/audit/statement.ts';
-import { BALANCE_CREDIT_TYPES } from '../../src/events/documents.ts';
+import { BALANCE_CREDIT_TYPES } from '../../src/records/document/events.ts';
 import type { PostedDocument, StatementReads } from '../../src/projections/documents/queries.ts';
 import { ApiClient, testService } from '../helpers.ts';
 import { importRecords, line, money, romashka, sale } from '../documents-fixtures.ts';

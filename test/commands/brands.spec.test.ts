@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest';
-import { AddBrandInput, brandCodes, addBrand as addBrandDecider, editBrand as editBrandDecider, EditBrandInput } from '../../src/commands/brands.ts';
+import { AddBrandInput, brandCodes, addBrand as addBrandDecider, editBrand as editBrandDecider, EditBrandInput } from '../../src/records/brand/deciders.ts';
 import { importLineKinds } from '../../src/commands/import-lines.ts';
 import { command, given } from './decider-spec.ts';
 

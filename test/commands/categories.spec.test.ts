@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest';
-import { AddCategoryInput, categoryCodes, addCategory as addCategoryDecider, editCategory as editCategoryDecider, EditCategoryInput } from '../../src/commands/categories.ts';
+import { AddCategoryInput, categoryCodes, addCategory as addCategoryDecider, editCategory as editCategoryDecider, EditCategoryInput } from '../../src/records/category/deciders.ts';
 import { importLineKinds } from '../../src/commands/import-lines.ts';
 import { command, given } from './decider-spec.ts';
 

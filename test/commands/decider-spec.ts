@@ -1,14 +1,15 @@
 import { expect } from 'vitest';
 import type { z } from 'zod';
-import type { CommandState } from '../../src/commands/command-state.ts';
+import type { CommandState } from '../../src/records/registry.ts';
 import type { Decision } from '../../src/commands/decision.ts';
 import type { Decider } from '../../src/commands/lookups.ts';
 import { type CodeOverrides, parseRecord } from '../../src/lib/validation.ts';
 import type { ProductRecord } from '../../src/records/product/events.ts';
-import type { BrandRecord, CategoryRecord } from '../../src/events/catalogue.ts';
+import type { BrandRecord } from '../../src/records/brand/events.ts';
+import type { CategoryRecord } from '../../src/records/category/events.ts';
 import type { ContractorRecord } from '../../src/records/contractor/events.ts';
-import type { DocumentRef } from '../../src/events/documents.ts';
-import { type RecordState, evolveRecord } from '../../src/events/folds.ts';
+import type { DocumentRef } from '../../src/records/document/events.ts';
+import { type RecordState, evolveRecord } from '../../src/records/registry.ts';
 import { definitionByType } from '../../src/events/registry.ts';
 import type { NewEvent } from '../../src/events/store.ts';
 import type { DomainError, Result } from '../../src/lib/result.ts';
@@ -52,7 +53,7 @@ const maxId = (rows: { id: number }[]) => rows.reduce((max, r) => Math.max(max, 
 const copy = <T>(value: T | undefined): T | undefined => (value === undefined ? undefined : structuredClone(value));
 
 /**
- * Each stream's record folded from its events (events/folds.ts, as the read model and the batch state fold them),
+ * Each stream's record folded from its events (records/registry.ts, as the read model and the batch state fold them),
  * with lookups by exact value and ids after the highest, as the read-model queries answer them.
  */
 export function inMemoryState(given: Given = {}): CommandState {

@@ -1,6 +1,6 @@
 import { describe, it } from 'vitest';
 import { importLineKinds } from '../../src/commands/import-lines.ts';
-import type { DocumentFields, DocumentLine, DocumentRef, DocumentType } from '../../src/events/documents.ts';
+import type { DocumentFields, DocumentLine, DocumentRef, DocumentType } from '../../src/records/document/events.ts';
 import { contractorRecord, type Given, given, productRecord } from './decider-spec.ts';
 
 /** Documents enter only as import lines (decisions.md §6), so each type is run as the import runs its lines. */

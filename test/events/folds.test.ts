@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { type RecordState, evolveRecord } from '../../src/events/folds.ts';
+import { type RecordState, evolveRecord } from '../../src/records/registry.ts';
 import { importRecords, line } from '../documents-fixtures.ts';
 import { testService } from '../helpers.ts';
 

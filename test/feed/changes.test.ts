@@ -1,9 +1,12 @@
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { ApiClient, manualClock } from '../helpers.ts';
 import { engineService as testService } from '../engine-service.ts';
 import { importRecords, line, romashka, sale } from '../documents-fixtures.ts';
 import { changePage } from '../../src/feed/schemas.ts';
 import { SCAN_WINDOW, changesAfter } from '../../src/feed/pages.ts';
+import { TAIL_ROWS } from '../../src/feed/tail.ts';
+import type { SqlSession } from '../../src/storage/sql.ts';
 import { changeJson } from '../../src/feed/change.ts';
 
 const codes = (body: { errors: { code: string }[] }) => body.errors.map((e) => e.code).sort();
@@ -139,6 +142,22 @@ describe('GET /api/changes', () => {
     expect(res.body.data.map((c: { seq: number; record: unknown }) => [c.seq, c.record])).toEqual([[2, { kind: 'brand', id: 2 }]]);
   });
 
+  test('long-polls woken by one commit at one position: each key gets the answer of its scope, gzipped when asked', async () => {
+    const { api, auditor } = await service();
+    const poll = (client: ApiClient, zipped: boolean) =>
+      client.app.request('/api/changes?after=0&wait=60', { headers: { Authorization: `Bearer ${client.key}`, ...(zipped ? { 'Accept-Encoding': 'gzip' } : {}) } });
+    const polls = [poll(api, false), poll(auditor, false), poll(api, true), poll(auditor, true)];
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await api.write('/api/add-product-brand', 'brand', Array.from({ length: 30 }, (_, i) => ({ name: `Бренд ${i}` })))).status).toBe(200);
+    const answers = await Promise.all(polls);
+    expect(answers.map((res) => res.headers.get('content-encoding'))).toEqual([null, null, 'gzip', 'gzip']);
+    const bodies = await Promise.all(answers.map(async (res) => JSON.parse(res.headers.get('content-encoding') === 'gzip' ? gunzipSync(Buffer.from(await res.arrayBuffer())).toString() : await res.text())));
+    bodies.forEach((body, i) => {
+      expect(body.meta).toEqual({ after: 0, limit: 100, count: 30, next: 30 });
+      expect(body.data.every((c: object) => 'meta' in c === (i % 2 === 1))).toBe(true);
+    });
+  });
+
   test('a filtered long-poll waits past changes it does not want, and answers with the one it does', async () => {
     const { api } = await service();
     const polling = api.get('/api/changes?types=contractor&wait=60');
@@ -152,21 +171,47 @@ describe('GET /api/changes', () => {
 });
 
 describe('followers woken by one commit', () => {
-  test('share one read of the page they all ask for, and each change is rendered once a scope', async () => {
+  const counting = (session: SqlSession) => {
+    const counted: { reads: number; session: SqlSession } = { reads: 0, session: { ...session, objects: (...args: Parameters<SqlSession['objects']>) => (counted.reads++, session.objects(...args)) } as SqlSession };
+    return counted;
+  };
+
+  test('each at its own position, they share one read of the rows the commit appended, and each change is rendered once a scope', async () => {
     const { api, tb } = await service();
-    expect((await api.write('/api/add-product-brand', 'brand', [{ name: 'Север' }, { name: 'Юг' }])).status).toBe(200);
-    let reads = 0;
-    const session = tb.engine.readOn;
-    const counted = { ...session, objects: (...args: Parameters<typeof session.objects>) => (reads++, session.objects(...args)) } as typeof session;
-    const pages = await Promise.all(Array.from({ length: 50 }, () => changesAfter(counted, 0, 100)));
-    expect(reads).toBe(1);
-    expect(new Set(pages).size).toBe(1);
+    expect((await api.write('/api/add-product-brand', 'brand', [{ name: 'Север' }, { name: 'Юг' }, { name: 'Запад' }])).status).toBe(200);
+    const counted = counting(tb.engine.readOn);
+    const pages = await Promise.all(Array.from({ length: 50 }, (_, i) => changesAfter(counted.session, i % 3, 100)));
+    expect(counted.reads).toBe(1);
+    expect(pages.map((page) => page.rows.map((row) => row.seq))).toEqual(Array.from({ length: 50 }, (_, i) => [1, 2, 3].slice(i % 3)));
     const [row] = pages[0].rows;
+    expect(pages.every((page) => page.rows.at(-1) === pages[0].rows.at(-1))).toBe(true);
     expect(changeJson(row, 'api')).toBe(changeJson(row, 'api'));
     expect(changeJson(row, 'audit')).toContain('"meta"');
     expect(changeJson(row, 'api')).not.toContain('"meta"');
-    // Once the page is read, the next ask reads again: a later commit may have moved the log.
-    await changesAfter(counted, 0, 100);
-    expect(reads).toBe(2);
+
+    // Nothing committed since: nothing is read again. A commit: its rows only, once for all.
+    await changesAfter(counted.session, 0, 100);
+    expect(counted.reads).toBe(1);
+    expect((await api.write('/api/add-product-brand', 'brand', [{ name: 'Восток' }])).status).toBe(200);
+    const next = await Promise.all([changesAfter(counted.session, 3, 100), changesAfter(counted.session, 1, 100, new Set(['BrandAdded']))]);
+    expect(counted.reads).toBe(2);
+    expect(next.map((page) => page.rows.map((r) => r.seq))).toEqual([[4], [2, 3, 4]]);
+    expect(next[1]).toMatchObject({ next: 4 });
+  });
+
+  test('one further behind than the tail reaches reads its pages from the database, and they are the same', async () => {
+    const { tb } = await service();
+    const many = Array.from({ length: TAIL_ROWS + 50 }, (_, i) => line('product', { name: `P${i}`, sku: `P${i}`, categoryId: 0 }));
+    expect((await importRecords(tb, many)).failures).toEqual([]);
+    const head = await tb.audit.lastSeq();
+    const counted = counting(tb.engine.readOn);
+    const near = await changesAfter(counted.session, head - 10, 100);
+    expect(counted.reads).toBe(1);
+    const far = await changesAfter(counted.session, 0, 100);
+    expect(counted.reads).toBe(2);
+    expect(far.rows.map((row) => row.seq)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    expect(near.rows.map((row) => row.seq)).toEqual(Array.from({ length: 10 }, (_, i) => head - 9 + i));
+    const fresh = await changesAfter(tb.engine.readOn, head - 10, 100);
+    expect(near.rows).toEqual(fresh.rows);
   });
 });

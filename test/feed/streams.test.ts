@@ -86,6 +86,25 @@ describe('server-sent events on /api/changes', () => {
     expect(text.match(/^id: .*/gm)).toEqual(['id: 2']);
   });
 
+  test('idle streams read nothing: their heartbeats come from one timer, not from waits that time out and read the log again', async () => {
+    const { key, url, tb } = await served({ heartbeatMs: 200, perKey: 30 });
+    const session = tb.engine.readOn;
+    let reads = 0;
+    for (const method of ['value', 'objects', 'rows'] as const) {
+      const read = session[method].bind(session) as (...args: unknown[]) => unknown;
+      (session as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => (reads++, read(...args));
+    }
+    const idle = Array.from({ length: 20 }, () => follow(url, key));
+    await within(5000, () => idle.every((f) => f.opened === 1));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    reads = 0;
+    const { text } = await rawStream(`${url}?after=0`, key, (t) => (t.match(/: still here\n\n/g) ?? []).length >= 3);
+    idle.forEach((f) => f.close());
+    // The one stream opened meanwhile read its first page (the head, then nothing after it), then only waited.
+    expect(reads).toBeLessThanOrEqual(2);
+    expect(text.match(/^id: .*/gm)).toBeNull();
+  });
+
   test('bounded per key and in all: one more is refused 429 ERROR_TOO_MANY_STREAMS; a bad Last-Event-ID is 400', async () => {
     const { key, url, streams, tb } = await served({ perKey: 2, total: 3 });
     const open = [follow(url, key), follow(url, key)];

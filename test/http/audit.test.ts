@@ -3,7 +3,7 @@ import { ApiClient, manualClock } from '../helpers.ts';
 import { engineService as testService } from '../engine-service.ts';
 import { importRecords, line, money, romashka, sale } from '../documents-fixtures.ts';
 import { workbenchCookie } from '../workbench-client.ts';
-import { setCompanyDetails } from '../../src/commands/company.ts';
+import { setCompanyDetails } from '../../src/records/company/set-details.ts';
 import { ok } from '../../src/lib/result.ts';
 
 async function auditService() {

@@ -109,6 +109,67 @@ describe('no ids to type', () => {
     expect((await auditor.get('/audit/record?stream=sale-3')).status).toBe(200);
   });
 
+  test('a product is found by the start of each word of its name, any case, ё as е; several are a list with their SKUs; the one named so exactly wins', async () => {
+    const { auditor, api, tb } = await named();
+    const products = [
+      { id: 2, name: 'Усиленная ручка Заря-123', sku: 'Р-2', categoryId: 0 },
+      { id: 3, name: 'Ручка шариковая Заря-456', sku: 'Р-3', categoryId: 0 },
+      { id: 4, name: 'Стол письменный', sku: 'С-4', categoryId: 0 },
+      { id: 5, name: 'Ёлочная игрушка', sku: 'Ё-5', categoryId: 0 },
+    ];
+    expect((await importRecords(tb, products.map((p) => line('product', p)))).failures).toEqual([]);
+    for (const [typed, stream] of [['ручка заря 123', 'product-2'], ['ЗАРЯ-456', 'product-3'], ['елочн', 'product-5'], ['стол', 'product-1'], ['стол пис', 'product-4'], ['Р-3', 'product-3']] as const) {
+      const found = await auditor.get(`/audit/record?stream=${encodeURIComponent(typed)}&at=01.12.2026`);
+      expect([found.status, found.headers.get('location')], typed).toEqual([303, `/audit/record?stream=${stream}&at=01.12.2026`]);
+    }
+    const several = await auditor.get(`/audit/record?stream=${encodeURIComponent('ручк')}`);
+    expect(several.status).toBe(200);
+    expect([...several.text.matchAll(/<li data-stream="([^"]+)"><a href="[^"]+">([^<]+)<\/a>/g)].map((m) => [m[1], m[2]])).toEqual([
+      ['product-2', 'Усиленная ручка Заря-123 (product-2), артикул Р-2'],
+      ['product-3', 'Ручка шариковая Заря-456 (product-3), артикул Р-3'],
+    ]);
+    // A word is found by its start, not by letters inside it.
+    expect((await auditor.get(`/audit/record?stream=${encodeURIComponent('учка')}`)).status).toBe(404);
+    // The log's record filter finds it the same way.
+    const logged = await auditor.get(`/audit/log?stream=${encodeURIComponent('шариковая')}&order=oldest`);
+    expect(logged.headers.get('location')).toBe('/audit/log?stream=product-3&order=oldest');
+    // Renamed: found by its new name only; a price update leaves the name's words as they were.
+    expect((await api.write('/api/edit-product', 'products', [{ ...products[2], name: 'Тумба офисная' }])).status).toBe(200);
+    expect((await api.write('/api/update-product-prices', 'data', [{ sku: 'С-4', salePrice: 900 }])).status).toBe(200);
+    expect((await auditor.get(`/audit/record?stream=${encodeURIComponent('стол пис')}`)).status).toBe(404);
+    expect((await auditor.get(`/audit/record?stream=${encodeURIComponent('тумба')}`)).headers.get('location')).toBe('/audit/record?stream=product-4');
+  });
+
+  test('a product search reads one word’s entries at most 1,000 far, from the start typed that begins the fewest, and never the product rows’ records', async () => {
+    const { auditor, tb } = await named();
+    const common = Array.from({ length: 1_050 }, (_, i) => line('product', { id: 10 + i, name: `Ручка синяя ${i}`, sku: `С-${i}`, categoryId: 0 }));
+    const rare = line('product', { id: 2_000, name: 'Ручка синяя перьевая', sku: 'П-1', categoryId: 0 });
+    expect((await importRecords(tb, [...common, rare])).failures).toEqual([]);
+    // «ручка» and «синяя» begin more than 1,000 words each: «перьевая» is read instead, and finds it.
+    const found = await auditor.get(`/audit/record?stream=${encodeURIComponent('ручка синяя перьевая')}`);
+    expect(found.headers.get('location')).toBe('/audit/record?stream=product-2000');
+    // A common start alone is a list of the first 20 and a note that there are more.
+    const several = await auditor.get(`/audit/record?stream=${encodeURIComponent('синяя')}`);
+    expect(several.text.match(/<li data-stream="product-\d+">/g)).toHaveLength(20);
+    expect(several.text).toContain('Показаны первые 20; уточните запрос');
+  });
+
+  // Counted on SQLite, whose statements the test service traces.
+  test.skipIf(TEST_ENGINE !== 'sqlite')('a product search’s statements: the words’ table, and the products’ ids and SKUs, nothing wider', async () => {
+    let statements: string[] | undefined;
+    const service = await sqliteService({ trace: (sql) => statements?.push(sql) });
+    expect((await importRecords(service.tb, [line('product', { id: 1, name: 'Стол письменный', sku: 'T1', categoryId: 0 })])).failures).toEqual([]);
+    const { key } = await service.tb.keys.create({ name: 'аудитор', scope: 'audit' });
+    const auditor = new Browser(service.app, { 'Accept-Language': 'ru' });
+    await auditor.signIn(key);
+    statements = [];
+    expect((await auditor.get(`/audit/record?stream=${encodeURIComponent('стол пис')}`)).headers.get('location')).toBe('/audit/record?stream=product-1');
+    const read = statements.filter((sql) => /\bproducts?\b|product_name_words/.test(sql));
+    statements = undefined;
+    expect(read.some((sql) => sql.includes('product_name_words'))).toBe(true);
+    for (const sql of read.filter((sql) => /FROM products\b/.test(sql))) expect(sql).toMatch(/^SELECT id(, sku)? FROM products WHERE /);
+  });
+
   test('the log’s record filter takes a record by name or number too; the start of a key still filters by it', async () => {
     const { auditor } = await named();
     const found = await auditor.get(`/audit/log?stream=${encodeURIComponent('Магистраль')}&order=oldest`);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { anchorKeyFrom, newAnchorKey, signAnchor } from '../../src/audit/anchors.ts';
-import { DOCUMENT_TYPES } from '../../src/events/documents.ts';
+import { DOCUMENT_TYPES } from '../../src/records/document/events.ts';
 import { leaves } from '../../src/http/workbench/show.ts';
 import { demoCompany } from '../../src/seed/demo-company.ts';
 import { manualClock } from '../helpers.ts';

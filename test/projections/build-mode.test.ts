@@ -80,6 +80,10 @@ async function writeHistory(tb: Company, seed: number): Promise<void> {
   for (const contractor of shuffled(of((t) => t === 'contractor'), random).slice(0, 6)) {
     revisions.push({ type: 'contractor', data: { ...contractor.data, name: `${contractor.data.name} (переименован)`, bonus: { status: random(2), percent: 1 + random(9) } } });
   }
+  // Products renamed: their names' words move (a build adds them in any order, then drops and adds them again).
+  for (const product of shuffled(of((t) => t === 'product'), random).slice(0, 6)) {
+    revisions.push({ type: 'product', data: { ...product.data, name: `Переименованный ${product.data.name}` } });
+  }
   expect((await importRecords(tb, shuffled(revisions, random))).failures).toEqual([]);
 
   // Sales recorded after their contractors' programmes changed earn the new percent (a build takes it from the events).

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { GENESIS_HASH, chainHash } from '../../src/events/hash.ts';
 import { ConcurrencyError, type NewEvent } from '../../src/events/rows.ts';
 import type { DatabaseSetting } from '../../src/storage/database.ts';
@@ -23,7 +24,8 @@ import { verify } from '../../src/read-models/verify.ts';
  * The engine port's contract (`src/storage/engine.ts`): the same behaviours asked of every adapter, on SQLite, on
  * PGlite, and on the server TRADEBOOK_TEST_POSTGRES_URL names when it is set. Each test opens an engine on an
  * empty database, as a company would (migrated, its read tables brought up by the read-models layer, which also
- * rebuilds and verifies them through the engine's `readTables`).
+ * rebuilds and verifies them through the engine's `readTables`): a copy of one migrated once (SQLite), or the
+ * suite's database migrated once and emptied of its rows before each test (PostgreSQL).
  */
 
 const brand = (id: number, name: string, expectedVersion?: NewEvent['expectedVersion']): NewEvent =>
@@ -284,9 +286,17 @@ async function broughtUp(opening: Promise<Engine>, onBuilt?: OnBuilt): Promise<E
 }
 
 describe('the engine contract (SQLite)', () => {
+  // Migrated once, its read tables built: each test's database is a copy of it instead of one migrated again.
+  const migrated = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tradebook-contract-')), 'migrated.db');
+  beforeAll(async () => {
+    await (await broughtUp(SqliteEngine.open(migrated, readModels))).close();
+    // Closed, its log written back: the file alone is the whole database.
+    expect(fs.existsSync(`${migrated}-wal`)).toBe(false);
+  });
+  afterAll(() => fs.rmSync(path.dirname(migrated), { recursive: true, force: true }));
   contract(async () => {
     const file = path.join(tempDir(), 'contract.db');
-    fs.rmSync(file, { force: true });
+    fs.copyFileSync(migrated, file);
     return { engine: await broughtUp(SqliteEngine.open(file, readModels)), setting: { engine: 'sqlite', file }, reopen: (options) => broughtUp(SqliteEngine.open(file, readModels, options), options.onBuilt) };
   });
 });
@@ -301,4 +311,4 @@ describeEngines('the engine contract', (database) => {
       reopen: url === undefined ? undefined : (options) => broughtUp(PostgresEngine.open(url, readModels, options), options.onBuilt),
     };
   });
-});
+}, { migrate: async (db) => (await broughtUp(PostgresEngine.on(db, readModels))).close() });

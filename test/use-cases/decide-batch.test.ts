@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { z } from 'zod';
-import { AddCategoryInput, ImportCategoryInput, addCategory, importCategory } from '../../src/commands/categories.ts';
+import { AddCategoryInput, ImportCategoryInput, addCategory, importCategory } from '../../src/records/category/deciders.ts';
 import { AddContractorInput, EditContractorInput, ImportContractorInput, addContractor, editContractor, importContractor } from '../../src/records/contractor/deciders.ts';
-import { ImportMoneyDocumentInput, documentDecider } from '../../src/commands/documents.ts';
+import { ImportMoneyDocumentInput, documentDecider } from '../../src/records/document/deciders.ts';
 import type { Decider } from '../../src/commands/lookups.ts';
 import { AddProductInput, ImportProductInput, UpdatePricesInput, addProduct, importProduct, updatePrices } from '../../src/records/product/deciders.ts';
-import { ImportBrandInput, importBrand } from '../../src/commands/brands.ts';
+import { ImportBrandInput, importBrand } from '../../src/records/brand/deciders.ts';
 import type { EventMetas, NewEvent } from '../../src/events/store.ts';
 import type { EventLog } from '../../src/storage/port.ts';
 import { parseRecord } from '../../src/lib/validation.ts';

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { AddBrandInput, EditBrandInput, brandCodes, addBrand, editBrand } from '../../commands/brands.ts';
+import { AddBrandInput, EditBrandInput, brandCodes, addBrand, editBrand } from '../../records/brand/deciders.ts';
 import type { Company } from '../../company.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';

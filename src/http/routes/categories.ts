@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { AddCategoryInput, EditCategoryInput, categoryCodes, addCategory, editCategory } from '../../commands/categories.ts';
+import { AddCategoryInput, EditCategoryInput, categoryCodes, addCategory, editCategory } from '../../records/category/deciders.ts';
 import type { Company } from '../../company.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { calendarDate } from '../../commands/documents.ts';
-import type { DocumentType } from '../../events/documents.ts';
+import { calendarDate } from '../../lib/validation.ts';
+import type { DocumentType } from '../../records/document/events.ts';
 import type { Company } from '../../company.ts';
 import type { AppEnv } from '../env.ts';
 import type { ReadEndpoint } from '../openapi.ts';

@@ -1,4 +1,4 @@
-import { DOCUMENT_TYPES, type DocumentType } from '../../events/documents.ts';
+import { DOCUMENT_TYPES, type DocumentType } from '../../records/document/events.ts';
 
 /**
  * Links built from stored values (stream names, document types, ids, form values): every path segment and

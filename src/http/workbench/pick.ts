@@ -2,10 +2,9 @@ import type { Context } from 'hono';
 import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import type { Company } from '../../company.ts';
-import type { DocumentType } from '../../events/documents.ts';
+import type { DocumentType } from '../../records/document/events.ts';
 import { PAGE_HEADERS, type View, sendPage } from './layout.ts';
 import { href } from './links.ts';
-import { recordNames } from './record-names.ts';
 import { day, typeName } from './show.ts';
 import type { Texts } from './texts.ts';
 
@@ -68,15 +67,21 @@ async function contractorsMeant(tb: Company, t: Texts, text: string): Promise<Fo
   });
 }
 
-/** The records a person means for a record's page: contractors, documents by their number, a product by its SKU. */
+/** The products a person means: the one with the SKU typed, then those named so (`byName`), each once. */
+async function productsMeant(tb: Company, t: Texts, text: string): Promise<Found[]> {
+  const [bySku, byName] = await Promise.all([tb.products.idBySku(text.trim()), tb.products.byName(text, PICKS + 1)]);
+  const skuFound = bySku === undefined || byName.some((p) => p.id === bySku) ? [] : [{ id: bySku, name: (await tb.products.namesByIds([bySku])).get(bySku)!, sku: text.trim() }];
+  return [...skuFound, ...byName].map((p) => ({ stream: `product-${p.id}`, id: p.id, label: `${p.name} (product-${p.id}), ${t.recordFields.sku.toLowerCase()} ${p.sku}` }));
+}
+
+/** The records a person means for a record's page: contractors, documents by their number, products by SKU or name. */
 async function recordsMeant(tb: Company, t: Texts, text: string): Promise<Found[]> {
-  const [contractors, documents, product] = await Promise.all([
+  const [contractors, documents, products] = await Promise.all([
     contractorsMeant(tb, t, text),
     tb.documents.search({ number: text }, PICKS + 1),
-    tb.products.idBySku(text.trim()),
+    productsMeant(tb, t, text),
   ]);
   const listed = documents.map((json) => JSON.parse(json) as { type: DocumentType; id: number; number: string | null; date: string; contractor: { name: string | null } });
-  const products = product === undefined ? new Map<string, string>() : await recordNames(tb, t, [`product-${product}`]);
   return [
     ...contractors,
     ...listed.map((d) => ({
@@ -84,7 +89,7 @@ async function recordsMeant(tb: Company, t: Texts, text: string): Promise<Found[
       id: d.id,
       label: `${t.record.documentNamed(typeName(t, d.type), d.number, day(d.date))} (${d.type}-${d.id})${d.contractor.name ? `, ${d.contractor.name}` : ''}`,
     })),
-    ...[...products].map(([stream, name]) => ({ stream, id: product!, label: `${name} (${stream}), ${t.recordFields.sku.toLowerCase()} ${text.trim()}` })),
+    ...products,
   ];
 }
 

@@ -1,6 +1,6 @@
 import { html } from 'hono/html';
 import type { Company } from '../../company.ts';
-import { DOCUMENT_TYPES, type DocumentType } from '../../events/documents.ts';
+import { DOCUMENT_TYPES, type DocumentType } from '../../records/document/events.ts';
 import { ownPageHref } from './links.ts';
 import { day, leafName, storedText, typeName } from './show.ts';
 import type { Texts } from './texts.ts';

@@ -3,7 +3,7 @@ import { html } from 'hono/html';
 import { z } from 'zod';
 import { foldVersions } from '../../audit/history.ts';
 import type { FoldedRecord } from '../../audit/record-fold.ts';
-import { DOCUMENT_TYPES } from '../../events/documents.ts';
+import { DOCUMENT_TYPES } from '../../records/document/events.ts';
 import { parseMoment } from '../../lib/clock.ts';
 import type { Company } from '../../company.ts';
 import { formValues, problems, readForm } from './forms.ts';

@@ -2,7 +2,7 @@ import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import { formatMoscow, isCalendarDate } from '../../lib/clock.ts';
 import { fromKopecks } from '../../lib/money.ts';
-import type { DocumentType } from '../../events/documents.ts';
+import type { DocumentType } from '../../records/document/events.ts';
 import { contractorHref, documentHref } from './links.ts';
 import type { Texts } from './texts.ts';
 

@@ -1,7 +1,7 @@
 import { type AnchorProblem, type AnchorsFileProblem, anchorProblemText } from '../../audit/anchors.ts';
 import { ENGLISH_WHO, type WhoWords } from '../../audit/history.ts';
 import { type LinkProblem, linkProblemText } from '../../audit/verify-chain.ts';
-import type { DocumentType } from '../../events/documents.ts';
+import type { DocumentType } from '../../records/document/events.ts';
 import type { DomainEvent } from '../../events/registry.ts';
 import { moscowText } from './show.ts';
 
@@ -317,7 +317,7 @@ export const ru = {
     title: 'Запись на дату',
     titleOf: (stream: string, at: string) => `${stream} на ${at}`,
     stream: 'Запись: название, ИНН, телефон, номер документа или артикул',
-    streamPlaceholder: 'например, Ромашка, 7701234567 или SA-000024',
+    streamPlaceholder: 'например, Ромашка, ручка, 7701234567 или SA-000024',
     at: 'На дату (по Москве)',
     explain:
       'Собственные поля записи, собранные из её событий до указанного момента: деньги в рублях, время московское. Дата без времени означает конец этого дня. Показатели, вычисляемые из других записей (оплата и дерево документа, сальдо контрагента), сюда не входят: сальдо контрагента на дату — это конечное сальдо акта сверки.',
@@ -402,7 +402,7 @@ export const ru = {
   },
   log: {
     title: 'Журнал событий',
-    stream: 'Запись: название, номер или начало ключа',
+    stream: 'Запись: название, артикул, номер или начало ключа',
     streamPlaceholder: 'например, Ромашка или sale-187',
     type: 'Событие',
     anyType: 'любое',
@@ -709,7 +709,7 @@ export const en: Texts = {
     title: 'A record as of a moment',
     titleOf: (stream, at) => `${stream} as of ${at}`,
     stream: "Record: a name, INN, phone, document number or SKU",
-    streamPlaceholder: 'e.g. Romashka, 7701234567 or SA-000024',
+    streamPlaceholder: 'e.g. Romashka, pen, 7701234567 or SA-000024',
     at: 'As of (Moscow time)',
     explain:
       "A record's own fields, folded from its events up to the moment: money in rubles, times in Moscow time. A date alone means the end of that day. Figures derived from other records (a document's paid and tree, a contractor's balance) are not among them: a contractor's balance at a date is the closing balance of its reconciliation.",

@@ -1,6 +1,6 @@
 import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
-import type { DocumentType } from '../../events/documents.ts';
+import type { DocumentType } from '../../records/document/events.ts';
 import type { View } from './layout.ts';
 import { documentHref } from './links.ts';
 import { day, statusName, typeName } from './show.ts';

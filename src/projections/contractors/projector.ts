@@ -1,13 +1,14 @@
 import { phoneDigits } from '../../lib/phone.ts';
 import { type SqlSession, byCount, inChunks, placeholders, valueList } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../records/contractor/events.ts';
-import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES } from '../../events/documents.ts';
+import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES } from '../../records/document/events.ts';
 import { type ContractorEvent, evolveContractor, evolveContractorStatus } from '../../records/contractor/evolve.ts';
 import type { StoredEvent } from '../../events/rows.ts';
 import { idCounts, idCountsTable } from '../id-counts.ts';
 import { newIds } from '../new-ids.ts';
 import { type ApplyMode, type FlushBudget, type Projector, type TableNames, drainInChunks } from '../projector.ts';
-import { contractorView, nameKey } from './views.ts';
+import { nameKey } from '../../lib/name-key.ts';
+import { contractorView } from './views.ts';
 
 /**
  * Contractors with their response JSON kept ready. `contractor_id_counts` counts the ids in nested ranges

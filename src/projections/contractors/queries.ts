@@ -2,7 +2,7 @@ import { phoneDigits } from '../../lib/phone.ts';
 import { type SqlSession, keyedRead } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../records/contractor/events.ts';
 import { idCount, idPage, pageLimit } from '../id-counts.ts';
-import { nameKey } from './views.ts';
+import { nameKey } from '../../lib/name-key.ts';
 
 // A page's first id from the counts, then the rows on from it in id order; the count is one seek.
 const PAGING = { rows: 'contractors', counts: 'contractor_id_counts' };

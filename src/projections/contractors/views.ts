@@ -24,6 +24,3 @@ export function contractorView(c: ContractorRecord, balance: number, bonusBalanc
     banks: c.banks.map((b) => ({ bik: b.bik, bank: b.bank, korNumber: b.korNumber, rasNumber: b.rasNumber })),
   };
 }
-
-/** A name as searches compare it, whatever its case: lower case (Unicode, the same on every engine), ё read as е. */
-export const nameKey = (name: string | null) => (name === null ? null : name.toLowerCase().replaceAll('ё', 'е'));

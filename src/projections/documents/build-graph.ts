@@ -1,4 +1,4 @@
-import { DOCUMENT_TYPES, type DocumentRecord, type DocumentRef, type DocumentType } from '../../events/documents.ts';
+import { DOCUMENT_TYPES, type DocumentRecord, type DocumentRef, type DocumentType } from '../../records/document/events.ts';
 import { type FigureNode, componentFigures, nameOf } from './components.ts';
 import { treeNodeHeadAt } from './views.ts';
 

@@ -1,4 +1,4 @@
-import { type DocumentRecord, type DocumentRef, type DocumentType, isLineDocument } from '../../events/documents.ts';
+import { type DocumentRecord, type DocumentRef, type DocumentType, isLineDocument } from '../../records/document/events.ts';
 import type { DocumentRecords, DocumentRow } from './records.ts';
 import { treeNodeHead, treeNodeJson } from './views.ts';
 

@@ -1,5 +1,5 @@
 import { type SqlSession, byCount } from '../../storage/sql.ts';
-import type { DocumentType } from '../../events/documents.ts';
+import type { DocumentType } from '../../records/document/events.ts';
 import type { StoredEvent } from '../../events/rows.ts';
 import { type PartitionColumn, idCounts, idCountsTable } from '../id-counts.ts';
 import { newIds } from '../new-ids.ts';

@@ -1,7 +1,7 @@
 import { ROWS_PER_STATEMENT, type SqlSession } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../records/contractor/events.ts';
-import type { DocumentRecord } from '../../events/documents.ts';
-import { type DocumentEvent, evolveDocument } from '../../events/folds.ts';
+import type { DocumentRecord } from '../../records/document/events.ts';
+import { type DocumentEvent, evolveDocument } from '../../records/document/evolve.ts';
 import type { StoredEvent } from '../../events/rows.ts';
 import { bindContractorRefresh } from '../contractors/projector.ts';
 import { type ApplyMode, type FlushBudget, type Projector, type TableNames, drain, drainInChunks } from '../projector.ts';

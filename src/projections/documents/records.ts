@@ -1,6 +1,6 @@
 import { ROWS_PER_STATEMENT, type SqlSession, byCount, inChunks, placeholders, valueList } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../records/contractor/events.ts';
-import type { DocumentRecord, DocumentRef, DocumentType } from '../../events/documents.ts';
+import type { DocumentRecord, DocumentRef, DocumentType } from '../../records/document/events.ts';
 import type { StoredEvent } from '../../events/rows.ts';
 import { type PartitionColumn, idCounts } from '../id-counts.ts';
 import { newIds } from '../new-ids.ts';

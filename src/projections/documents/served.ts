@@ -1,7 +1,7 @@
 import { ROWS_PER_STATEMENT, type SqlSession, byCount, inChunks, placeholders, valueList } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../records/contractor/events.ts';
 import type { TableNames } from '../projector.ts';
-import { type DocumentRecord, isLineDocument } from '../../events/documents.ts';
+import { type DocumentRecord, isLineDocument } from '../../records/document/events.ts';
 import type { DocumentRow } from './records.ts';
 import { type ShownContractor, lineDocumentView, moneyDocumentView, shownContractor } from './views.ts';
 

@@ -1,5 +1,5 @@
 import type { ContractorRecord } from '../../records/contractor/events.ts';
-import type { DocumentFields, DocumentType } from '../../events/documents.ts';
+import type { DocumentFields, DocumentType } from '../../records/document/events.ts';
 import { formatMoscow } from '../../lib/clock.ts';
 import { fromKopecks } from '../../lib/money.ts';
 

@@ -2,6 +2,7 @@ import { ROWS_PER_STATEMENT, type SqlSession, byCount, placeholders, valueList }
 import type { ProductRecord } from '../../records/product/events.ts';
 import { type ProductEvent, evolveProduct } from '../../records/product/evolve.ts';
 import type { StoredEvent } from '../../events/rows.ts';
+import { nameWords } from '../../lib/name-key.ts';
 import { idCounts, idCountsTable } from '../id-counts.ts';
 import { newIds } from '../new-ids.ts';
 import { rowsKeptBack } from '../rows-kept-back.ts';
@@ -12,14 +13,17 @@ import { type Named, SERVICE_CATEGORY, productFullJson, productListView } from '
  * Products with their response JSON kept ready (list and single read), so a page is a concatenation
  * of stored strings. `product_id_counts` counts the ids in nested ranges (`id-counts.ts`): a page at any
  * offset finds its first id in a few seeks and reads on in id order, and a product added below the highest
- * id changes nine counts, never the rows after it.
+ * id changes nine counts, never the rows after it. `product_name_words` holds each word of a product's name
+ * (`nameWords`) beside the whole name: a search by the start of a word is a range of its key, the rest of what
+ * was typed checked against the name in the same rows, never the wide product rows. It
+ * changes only with a name, so price updates never touch it.
  */
 export const productsProjector: Projector = {
   name: 'products',
-  version: 2,
+  version: 3,
   // Its views show the brand's and the group's names.
   after: ['brands', 'categories'],
-  tables: ['products', 'product_id_counts'],
+  tables: ['products', 'product_id_counts', 'product_name_words'],
   schema: (n, { types: t, clusteredTableSuffix }) => [
     `CREATE TABLE ${n('products')} (
        id ${t.integer} PRIMARY KEY,
@@ -33,6 +37,11 @@ export const productsProjector: Projector = {
     `CREATE INDEX ${n('products_brand')} ON ${n('products')} (brand_id)`,
     `CREATE INDEX ${n('products_category')} ON ${n('products')} (category_id)`,
     idCountsTable(n('product_id_counts'), [], { types: t, clusteredTableSuffix }),
+    `CREATE TABLE ${n('product_name_words')} (
+       word ${t.text} NOT NULL,
+       product_id ${t.integer} NOT NULL,
+       name ${t.text} NOT NULL,
+       PRIMARY KEY (word, product_id))${clusteredTableSuffix}`,
   ],
   countedIds: [{ rows: 'products', counts: 'product_id_counts' }],
   readIndexes: () => [],
@@ -55,13 +64,26 @@ export const productsProjector: Projector = {
     const recordsOf = byCount((count) => `SELECT id, record FROM ${n('products')} WHERE id IN (${valueList(count)})`);
     const idsByBrand = `SELECT id FROM ${n('products')} WHERE brand_id = ?`;
     const idsByCategory = `SELECT id FROM ${n('products')} WHERE category_id = ?`;
+    const addWords = byCount((rows) => `INSERT INTO ${n('product_name_words')} (word, product_id, name) VALUES ${placeholders(rows, 3)}`);
+    const dropWord = `DELETE FROM ${n('product_name_words')} WHERE word = ? AND product_id = ?`;
 
     // New products wait here and go a hundred a statement (a batch of adds is one insert, in any id order): they
     // are written before this projector reads its table, and at `persist` (the end of every apply and replayed
     // chunk), with the counts they changed. No other projector reads products.
     const adding = rowsKeptBack(session, insert, (a, b) => (a[0] as number) - (b[0] as number));
+    // A new name's words, kept back like the rows and inserted in word order.
+    const words = rowsKeptBack(session, addWords, (a, b) => (a[0] === b[0] ? (a[1] as number) - (b[1] as number) : (a[0] as string) < (b[0] as string) ? -1 : 1));
+    const addWordsOf = (p: ProductRecord) => nameWords(p.name).forEach((word) => words.add([word, p.id, p.name]));
+    /** A product renamed: the old name's words dropped (by their keys), the new name's added. */
+    const renamed = async (before: ProductRecord, after: ProductRecord) => {
+      if (before.name === after.name) return;
+      await words.write();
+      for (const word of nameWords(before.name)) await session.run(dropWord, [word, before.id]);
+      addWordsOf(after);
+    };
     const persist = async () => {
       await adding.write();
+      await words.write();
       await counts.persist();
       known.forget();
     };
@@ -108,9 +130,9 @@ export const productsProjector: Projector = {
     };
     const add = async (p: ProductRecord) => {
       if (!(await known.isNew([], p.id))) {
-        unwritten.delete(p.id);
-        await adding.write();
-        return save(p); // applying the same event twice changes nothing
+        // Applying the same event twice changes nothing.
+        await renamed(await load(p.id), p);
+        return save(p);
       }
       // Live, and in a build above every id so far, a new product is rendered as it is added, with the names as they
       // are now, and written once (only a product a later event changes is rendered again at the flush): live, a
@@ -121,6 +143,7 @@ export const productsProjector: Projector = {
       const renderedNow = mode === 'live' || (await known.above([], p.id));
       known.add([], p.id);
       counts.add([], p.id);
+      addWordsOf(p);
       if (renderedNow) {
         // Written a statement's worth at a time: rows this wide kept back for a whole transaction outlived the young generation.
         const { record, list, full } = await render(p);
@@ -137,6 +160,7 @@ export const productsProjector: Projector = {
     // Nothing outlives a flush, so a rolled-back transaction leaves nothing behind for the next one.
     const discard = () => {
       adding.discard();
+      words.discard();
       counts.discard();
       known.forget();
       unwritten.clear();
@@ -165,10 +189,12 @@ export const productsProjector: Projector = {
 
     const edit = async (event: ProductEvent) => {
       const current = await load(event.data.id);
-      return save(evolveProduct(() => current, event)!);
+      const edited = evolveProduct(() => current, event)!;
+      await renamed(current, edited);
+      return save(edited);
     };
     /** A renamed brand or group: its products are rendered again at the flush. */
-    const renamed = async (names: Map<number, Named>, id: number, idsOf: string) => {
+    const brandOrGroupRenamed = async (names: Map<number, Named>, id: number, idsOf: string) => {
       names.delete(id);
       rerender(await ids(idsOf, id));
     };
@@ -189,10 +215,10 @@ export const productsProjector: Projector = {
           break;
         }
         case 'BrandEdited':
-          if (event.data.name !== undefined) return renamed(brands, event.data.id, idsByBrand);
+          if (event.data.name !== undefined) return brandOrGroupRenamed(brands, event.data.id, idsByBrand);
           break;
         case 'CategoryEdited':
-          if (event.data.name !== undefined) return renamed(categories, event.data.id, idsByCategory);
+          if (event.data.name !== undefined) return brandOrGroupRenamed(categories, event.data.id, idsByCategory);
           break;
       }
     };

@@ -36,4 +36,5 @@ export const ContractorEdited = defineEvent('ContractorEdited', 1, z.object({ id
 /** A contractor status is created the first time a contractor names it, in its own stream. */
 export const ContractorStatusCreated = defineEvent('ContractorStatusCreated', 1, z.object({ name: z.string() }));
 
-export const contractorEvents = [ContractorAdded, ContractorEdited, ContractorStatusCreated] as const;
+export const contractorEvents = [ContractorAdded, ContractorEdited] as const;
+export const contractorStatusEvents = [ContractorStatusCreated] as const;

@@ -1,15 +1,16 @@
-import { type Current, type EventOf, unfolded } from '../../events/fold.ts';
-import type { ContractorRecord } from './events.ts';
+import { type Current, unfolded } from '../../events/fold.ts';
+import type { EventsOf } from '../kind.ts';
+import type { ContractorRecord, contractorEvents, contractorStatusEvents } from './events.ts';
 
-export type ContractorEvent = EventOf<'ContractorAdded' | 'ContractorEdited'>;
-export type ContractorStatusEvent = EventOf<'ContractorStatusCreated'>;
+export type ContractorEvent = EventsOf<typeof contractorEvents>;
+export type ContractorStatusEvent = EventsOf<typeof contractorStatusEvents>;
 
 /** A contractor status is a name that exists once a contractor named it. */
 export interface ContractorStatusRecord {
   name: string;
 }
 
-/** How each contractor event changes the contractor, and a status's one event (see events/folds.ts for who folds with them). */
+/** How each contractor event changes the contractor, and a status's one event (folded by every reader of records: see records/registry.ts). */
 export function evolveContractor(current: Current<ContractorRecord>, event: ContractorEvent): ContractorRecord | undefined {
   switch (event.type) {
     case 'ContractorAdded':

@@ -3,10 +3,21 @@ import type { ProductFields, ProductRecord } from './events.ts';
 import { evolveProduct } from './evolve.ts';
 import { fromKopecks } from '../../lib/money.ts';
 import { type DomainError, fail, ok, type Result } from '../../lib/result.ts';
-import type { CatalogueState } from '../../commands/catalogue-state.ts';
+import type { BrandState } from '../brand/deciders.ts';
+import type { CategoryState } from '../category/deciders.ts';
 import { changedFields, type Decision } from '../../commands/decision.ts';
-import { type Decider, type Lookups, ids } from '../../commands/lookups.ts';
+import { type Decider, ids } from '../../commands/lookups.ts';
+import type { Lookups } from '../registry.ts';
 import { money, quantity, recordId, requiredText, text, wholeNumber } from '../../lib/validation.ts';
+
+/** What the product commands need to know to decide: the products, and the groups and brands they name. */
+export interface ProductState {
+  product(id: number): ProductRecord | undefined;
+  productIdBySku(sku: string): number | undefined;
+  nextProductId(): number;
+}
+
+type ProductDeciderState = ProductState & Pick<CategoryState, 'category'> & Pick<BrandState, 'brand'>;
 
 export const VAT_RATES = [0, 5, 7, 10, 20, 22] as const;
 
@@ -63,7 +74,7 @@ export interface PricesResult extends ProductResult {
 type ProductInput = Omit<ImportProduct, 'id'>;
 
 /** Errors of the references and uniqueness rules a product must keep, given the product's own id. */
-function referenceErrors(input: ProductInput, id: number | undefined, state: CatalogueState): DomainError[] {
+function referenceErrors(input: ProductInput, id: number | undefined, state: ProductDeciderState): DomainError[] {
   const errors: DomainError[] = [];
   const skuOwner = state.productIdBySku(input.sku);
   if (skuOwner !== undefined && skuOwner !== id) errors.push({ code: 'ERROR_SKU', field: 'sku', message: `sku ${input.sku} is used by product ${skuOwner}` });
@@ -121,14 +132,14 @@ function editedFields(input: ProductInput & { id?: number }): Partial<ProductFie
   return fields;
 }
 
-export function decideAddProduct(input: ProductInput, state: CatalogueState, id = state.nextProductId()): Result<Decision<ProductResult>> {
+export function decideAddProduct(input: ProductInput, state: ProductDeciderState, id = state.nextProductId()): Result<Decision<ProductResult>> {
   const errors = referenceErrors(input, id, state);
   if (errors.length > 0) return fail(...errors);
   const record = newProduct(id, input);
   return ok({ events: [{ stream: `product-${id}`, type: 'ProductAdded', data: record, expectedVersion: 'no_stream' }], result: { id, sku: record.sku } });
 }
 
-export function decideEditProduct(input: ProductInput & { id: number }, state: CatalogueState): Result<Decision<ProductResult>> {
+export function decideEditProduct(input: ProductInput & { id: number }, state: ProductDeciderState): Result<Decision<ProductResult>> {
   const current = state.product(input.id);
   if (!current) return fail({ code: 'ERROR_ID', field: 'id', message: `product ${input.id} does not exist` });
   const errors = referenceErrors(input, input.id, state);
@@ -142,13 +153,13 @@ export function decideEditProduct(input: ProductInput & { id: number }, state: C
  * An import line edits the product it names (by id, or else by sku) and adds one otherwise, keeping a given id.
  * So re-importing a file finds every product already there and appends nothing.
  */
-export function decideImportProduct(input: ImportProduct, state: CatalogueState): Result<Decision<ProductResult>> {
+export function decideImportProduct(input: ImportProduct, state: ProductDeciderState): Result<Decision<ProductResult>> {
   const existing = input.id ?? state.productIdBySku(input.sku);
   if (existing !== undefined && state.product(existing)) return decideEditProduct({ ...input, id: existing }, state);
   return decideAddProduct(input, state, input.id ?? state.nextProductId());
 }
 
-export function decideUpdatePrices(input: UpdatePrices, state: CatalogueState): Result<Decision<PricesResult>> {
+export function decideUpdatePrices(input: UpdatePrices, state: ProductDeciderState): Result<Decision<PricesResult>> {
   const known = state.productIdBySku(input.sku);
   const current = known === undefined ? undefined : state.product(known);
   if (current === undefined) return fail({ code: 'ERROR_SKU', field: 'sku', message: `no product has sku ${input.sku}` });

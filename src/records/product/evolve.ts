@@ -1,9 +1,10 @@
-import { type Current, type EventOf, unfolded } from '../../events/fold.ts';
-import type { ProductRecord } from './events.ts';
+import { type Current, unfolded } from '../../events/fold.ts';
+import type { EventsOf } from '../kind.ts';
+import type { ProductRecord, productEvents } from './events.ts';
 
-export type ProductEvent = EventOf<'ProductAdded' | 'ProductEdited' | 'ProductPricesUpdated'>;
+export type ProductEvent = EventsOf<typeof productEvents>;
 
-/** How each product event changes the product (see events/folds.ts for who folds with it). */
+/** How each product event changes the product (folded by every reader of records: see records/registry.ts). */
 export function evolveProduct(current: Current<ProductRecord>, event: ProductEvent): ProductRecord | undefined {
   switch (event.type) {
     case 'ProductAdded':

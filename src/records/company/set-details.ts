@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { COMPANY_STREAM, type CompanyDetails } from '../events/company.ts';
-import type { NewEvent } from '../events/store.ts';
-import { type Result, ok } from '../lib/result.ts';
-import { issuesToErrors, requiredText, text } from '../lib/validation.ts';
-import { calendarDate } from './documents.ts';
+import { COMPANY_STREAM, type CompanyDetails } from './events.ts';
+import type { NewEvent } from '../../events/store.ts';
+import { type Result, ok } from '../../lib/result.ts';
+import { calendarDate, issuesToErrors, requiredText, text } from '../../lib/validation.ts';
 
 // `text` refuses the characters XML cannot hold: a name with one would break the акт's XLSX.
 const optionalDetail = () => text(500).nullable().default(null);

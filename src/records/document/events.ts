@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent } from './define.ts';
+import { defineEvent } from '../../events/define.ts';
 
 /**
  * Facts about sales, purchase and money documents. A document is addressed by its type and id (ids are unique

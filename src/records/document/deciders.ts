@@ -1,20 +1,22 @@
 import { z } from 'zod';
-import type { ProductRecord } from '../records/product/events.ts';
-import type { ContractorRecord } from '../records/contractor/events.ts';
-import { DOCUMENT_TYPES, type DocumentFields, type DocumentRecord, type DocumentLine, type DocumentRef, type DocumentType, isLineDocument } from '../events/documents.ts';
-import type { NewEvent } from '../events/store.ts';
-import { canonicalJson } from '../lib/canonical-json.ts';
-import { isCalendarDate, parseMoscow } from '../lib/clock.ts';
-import { type DomainError, fail, ok, type Result } from '../lib/result.ts';
-import { changedFields, type Decision } from './decision.ts';
-import type { Decider } from './lookups.ts';
-import { money, quantity, recordId, requiredText, text, wholeNumber } from '../lib/validation.ts';
+import { DOCUMENT_TYPES, type DocumentFields, type DocumentRecord, type DocumentLine, type DocumentRef, type DocumentType, isLineDocument } from './events.ts';
+import type { ContractorState } from '../contractor/deciders.ts';
+import type { ProductState } from '../product/deciders.ts';
+import type { NewEvent } from '../../events/store.ts';
+import { canonicalJson } from '../../lib/canonical-json.ts';
+import { parseMoscow } from '../../lib/clock.ts';
+import { type DomainError, fail, ok, type Result } from '../../lib/result.ts';
+import { changedFields, type Decision } from '../../commands/decision.ts';
+import type { Decider } from '../../commands/lookups.ts';
+import { calendarDate, money, quantity, recordId, requiredText, text, wholeNumber } from '../../lib/validation.ts';
 
-export interface DocumentsState {
+/** What the document commands need to know to decide. */
+export interface DocumentState {
   document(type: DocumentType, id: number): DocumentRecord | undefined;
-  contractor(id: number): ContractorRecord | undefined;
-  product(id: number): ProductRecord | undefined;
 }
+
+/** A document's own record, and the contractor and products it names. */
+type DocumentDeciderState = DocumentState & Pick<ContractorState, 'contractor'> & Pick<ProductState, 'product'>;
 
 /** Σ count × price × (1 − discount/100), each line rounded to kopecks (prices in kopecks). */
 export function linesSum(lines: Pick<DocumentLine, 'pr_count' | 'pr_price' | 'pr_discount'>[]): number {
@@ -22,7 +24,6 @@ export function linesSum(lines: Pick<DocumentLine, 'pr_count' | 'pr_price' | 'pr
 }
 
 const flag = () => z.union([z.literal(0), z.literal(1), z.literal('0'), z.literal('1')]).transform(Number);
-export const calendarDate = () => z.string().refine(isCalendarDate, 'must be a real date YYYY-MM-DD');
 /** Shown in Moscow time, stored as UTC ISO. */
 const moscowTime = () =>
   z
@@ -145,7 +146,7 @@ function fieldsOf(type: DocumentType, input: DocumentInput): DocumentFields {
 
 const sameRefs = (a: DocumentRef[], b: DocumentRef[]) => canonicalJson(a) === canonicalJson(b);
 
-function referenceErrors(type: DocumentType, input: DocumentInput, fields: DocumentFields, state: DocumentsState): DomainError[] {
+function referenceErrors(type: DocumentType, input: DocumentInput, fields: DocumentFields, state: DocumentDeciderState): DomainError[] {
   const errors: DomainError[] = [];
   if (!state.contractor(fields.contractorId)) errors.push({ code: 'ERROR_CONTRACTOR', field: 'contractor', message: `contractor ${fields.contractorId} does not exist` });
   // A line may name no product (a service written out by hand), but one it names must be in the catalogue.
@@ -167,7 +168,7 @@ function referenceErrors(type: DocumentType, input: DocumentInput, fields: Docum
 }
 
 /** True when `doc` reaches `ancestor` through its `basedOn` chain (a link to it would close a cycle). */
-function descendsFrom(doc: DocumentRef, ancestor: DocumentRef, state: DocumentsState): boolean {
+function descendsFrom(doc: DocumentRef, ancestor: DocumentRef, state: DocumentDeciderState): boolean {
   const seen = new Set<string>();
   const up = [doc];
   while (up.length > 0) {
@@ -191,7 +192,7 @@ function onePerField(errors: DomainError[]): DomainError[] {
  * Records a document, or revises the one with the same type and id: changed fields, posting or un-posting,
  * and a changed `basedOn` list are each their own event, and a line that changes nothing appends nothing.
  */
-export function decideImportDocument(type: DocumentType, input: DocumentInput, state: DocumentsState): Result<Decision<DocumentResult>> {
+export function decideImportDocument(type: DocumentType, input: DocumentInput, state: DocumentDeciderState): Result<Decision<DocumentResult>> {
   const fields = fieldsOf(type, input);
   const errors = referenceErrors(type, input, fields, state);
   if (errors.length > 0) return fail(...errors);

@@ -1,9 +1,16 @@
 import { z } from 'zod';
-import { fail, ok, type Result } from '../lib/result.ts';
-import type { CatalogueState } from './catalogue-state.ts';
-import type { Decision } from './decision.ts';
-import { type Decider, ids } from './lookups.ts';
-import { type CodeOverrides, recordId, requiredText, text } from '../lib/validation.ts';
+import type { BrandRecord } from './events.ts';
+import { fail, ok, type Result } from '../../lib/result.ts';
+import type { Decision } from '../../commands/decision.ts';
+import { type Decider, ids } from '../../commands/lookups.ts';
+import { type CodeOverrides, recordId, requiredText, text } from '../../lib/validation.ts';
+
+/** What the brand commands need to know to decide. */
+export interface BrandState {
+  brand(id: number): BrandRecord | undefined;
+  brandIdByName(name: string): number | undefined;
+  nextBrandId(): number;
+}
 
 export const brandCodes: CodeOverrides = { name: 'ERROR_BRAND_NAME', id: 'ERROR_BRAND_ID' };
 
@@ -21,12 +28,12 @@ export interface BrandResult {
   name: string;
 }
 
-function nameTaken(name: string, id: number | undefined, state: CatalogueState) {
+function nameTaken(name: string, id: number | undefined, state: BrandState) {
   const owner = state.brandIdByName(name);
   return owner !== undefined && owner !== id ? fail({ code: 'ERROR_BRAND_NAME', field: 'name', message: `brand ${owner} is already named ${name}` }) : undefined;
 }
 
-export function decideAddBrand(input: AddBrand, state: CatalogueState, id = state.nextBrandId()): Result<Decision<BrandResult>> {
+export function decideAddBrand(input: AddBrand, state: BrandState, id = state.nextBrandId()): Result<Decision<BrandResult>> {
   const taken = nameTaken(input.name, id, state);
   if (taken) return taken;
   return ok({
@@ -35,7 +42,7 @@ export function decideAddBrand(input: AddBrand, state: CatalogueState, id = stat
   });
 }
 
-export function decideEditBrand(input: EditBrand, state: CatalogueState): Result<Decision<BrandResult>> {
+export function decideEditBrand(input: EditBrand, state: BrandState): Result<Decision<BrandResult>> {
   const current = state.brand(input.id);
   if (!current) return fail({ code: 'ERROR_BRAND_ID', field: 'id', message: `brand ${input.id} does not exist` });
   const taken = nameTaken(input.name, input.id, state);
@@ -50,7 +57,7 @@ export function decideEditBrand(input: EditBrand, state: CatalogueState): Result
 }
 
 /** An import line edits the brand it names (by id, or else by name) and adds one otherwise. */
-export function decideImportBrand(input: ImportBrand, state: CatalogueState): Result<Decision<BrandResult>> {
+export function decideImportBrand(input: ImportBrand, state: BrandState): Result<Decision<BrandResult>> {
   const existing = input.id ?? state.brandIdByName(input.name);
   if (existing !== undefined && state.brand(existing)) return decideEditBrand({ ...input, id: existing }, state);
   return decideAddBrand(input, state, input.id ?? state.nextBrandId());

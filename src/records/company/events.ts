@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent } from './define.ts';
+import { defineEvent } from '../../events/define.ts';
 
 /**
  * Facts about the company itself: its details as the акт сверки and the document pages name it. Each setting is

@@ -1,9 +1,16 @@
 import { z } from 'zod';
-import { type DomainError, fail, ok, type Result } from '../lib/result.ts';
-import type { CatalogueState } from './catalogue-state.ts';
-import type { Decision } from './decision.ts';
-import { type Decider, ids } from './lookups.ts';
-import { type CodeOverrides, recordId, requiredText, wholeNumber } from '../lib/validation.ts';
+import type { CategoryRecord } from './events.ts';
+import { type DomainError, fail, ok, type Result } from '../../lib/result.ts';
+import type { Decision } from '../../commands/decision.ts';
+import { type Decider, ids } from '../../commands/lookups.ts';
+import { type CodeOverrides, recordId, requiredText, wholeNumber } from '../../lib/validation.ts';
+
+/** What the product group commands need to know to decide. */
+export interface CategoryState {
+  category(id: number): CategoryRecord | undefined;
+  categoryIdBySiblingName(parent: number, name: string): number | undefined;
+  nextCategoryId(): number;
+}
 
 export const categoryCodes: CodeOverrides = { name: 'ERROR_CATEGORY_NAME', id: 'ERROR_CATEGORY_ID', parent: 'ERROR_CATEGORY_ID' };
 
@@ -20,7 +27,7 @@ export interface CategoryResult {
   name: string;
 }
 
-function siblingNameError(name: string, parent: number, id: number | undefined, state: CatalogueState): DomainError[] {
+function siblingNameError(name: string, parent: number, id: number | undefined, state: CategoryState): DomainError[] {
   const owner = state.categoryIdBySiblingName(parent, name);
   return owner !== undefined && owner !== id
     ? [{ code: 'ERROR_CATEGORY_NAME', field: 'name', message: `group ${owner} under the same parent is already named ${name}` }]
@@ -28,7 +35,7 @@ function siblingNameError(name: string, parent: number, id: number | undefined, 
 }
 
 /** The parent must be the top level (0) or an existing group that is not the group itself or one of its descendants. */
-function parentError(parent: number, id: number | undefined, state: CatalogueState): DomainError[] {
+function parentError(parent: number, id: number | undefined, state: CategoryState): DomainError[] {
   if (parent === 0) return [];
   const bad = (message: string): DomainError[] => [{ code: 'ERROR_CATEGORY_ID', field: 'parent', message }];
   for (let at = state.category(parent), depth = 0; ; depth++) {
@@ -40,7 +47,7 @@ function parentError(parent: number, id: number | undefined, state: CatalogueSta
   }
 }
 
-export function decideAddCategory(input: AddCategory, state: CatalogueState, id = state.nextCategoryId()): Result<Decision<CategoryResult>> {
+export function decideAddCategory(input: AddCategory, state: CategoryState, id = state.nextCategoryId()): Result<Decision<CategoryResult>> {
   const parent = input.parent ?? 0;
   const errors = [...parentError(parent, id, state), ...siblingNameError(input.name, parent, id, state)];
   if (errors.length > 0) return fail(...errors);
@@ -50,7 +57,7 @@ export function decideAddCategory(input: AddCategory, state: CatalogueState, id 
   });
 }
 
-export function decideEditCategory(input: EditCategory, state: CatalogueState): Result<Decision<CategoryResult>> {
+export function decideEditCategory(input: EditCategory, state: CategoryState): Result<Decision<CategoryResult>> {
   const current = state.category(input.id);
   if (!current) return fail({ code: 'ERROR_CATEGORY_ID', field: 'id', message: `group ${input.id} does not exist` });
   const parent = input.parent ?? current.parent;
@@ -62,7 +69,7 @@ export function decideEditCategory(input: EditCategory, state: CatalogueState): 
 }
 
 /** An import line edits the group it names (by id, or else by name under its parent) and adds one otherwise. */
-export function decideImportCategory(input: ImportCategory, state: CatalogueState): Result<Decision<CategoryResult>> {
+export function decideImportCategory(input: ImportCategory, state: CategoryState): Result<Decision<CategoryResult>> {
   const existing = input.id ?? state.categoryIdBySiblingName(input.parent ?? 0, input.name);
   if (existing !== undefined && state.category(existing)) return decideEditCategory({ ...input, id: existing }, state);
   return decideAddCategory(input, state, input.id ?? state.nextCategoryId());

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent } from './define.ts';
+import { defineEvent } from '../../events/define.ts';
 
 /**
  * The record of one import run, in its own stream `import-<runId>`, appended when the run ends: who ran it, the

@@ -4,10 +4,9 @@ import Database from 'better-sqlite3';
 import { decideBatch } from '../src/use-cases/decide-batch.ts';
 import { updatePrices } from '../src/records/product/deciders.ts';
 import { lastSeq } from '../src/storage/sqlite/event-log.ts';
-import { Company } from '../src/company.ts';
+import { Company, releaseReadModels } from '../src/company.ts';
 import { SqliteEngine } from '../src/storage/sqlite/engine.ts';
 import { ROOT, runMeasured } from './processes.ts';
-import { readModels } from '../src/read-models/read-models.ts';
 
 export const DATA_DIR = path.join(ROOT, 'bench', 'data');
 
@@ -73,8 +72,8 @@ export async function ensureLogs(sizes: Sizes, dataset: string): Promise<[string
   if (files.every((f) => fs.existsSync(f))) return files;
   const growing = path.join(DATA_DIR, `${sizes.name}-log-growing.db`);
   copyDatabase(dataset, growing);
-  const engine = await SqliteEngine.open(growing, readModels);
-  const tb = new Company(engine);
+  const engine = await SqliteEngine.open(growing, releaseReadModels);
+  const tb = await Company.over(engine);
   try {
     const skus = engine.db.prepare('SELECT sku FROM products ORDER BY id').pluck().all() as string[];
     if (skus.length === 0) throw new Error('the data set has no products to update prices of');

@@ -4,12 +4,11 @@
  * Prints the median time per request through the HTTP app and the query plans used.
  */
 import { createApp } from '../src/http/app.ts';
-import { Company } from '../src/company.ts';
+import { Company, releaseReadModels } from '../src/company.ts';
 import { SqliteEngine } from '../src/storage/sqlite/engine.ts';
-import { readModels } from '../src/read-models/read-models.ts';
 
-const engine = await SqliteEngine.open(process.env.TRADEBOOK_DB || 'data/tradebook.db', readModels);
-const tb = new Company(engine);
+const engine = await SqliteEngine.open(process.env.TRADEBOOK_DB || 'data/tradebook.db', releaseReadModels);
+const tb = await Company.over(engine);
 const { key } = await tb.keys.create({ name: 'bench' });
 const app = createApp(tb);
 const month = { from: '2026-03-01', to: '2026-03-31' };

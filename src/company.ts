@@ -8,10 +8,15 @@ import { categoryQueries } from './projections/categories.ts';
 import { contractorQueries } from './projections/contractors/queries.ts';
 import { documentQueries } from './projections/documents/queries.ts';
 import { productQueries } from './projections/products/queries.ts';
+import { projectors } from './projections/registry.ts';
 import type { Engine, EngineOptions } from './storage/engine.ts';
 import type { DatabaseSetting } from './storage/database.ts';
-import { openEngine } from './storage/open-engine.ts';
-import { readModels } from './read-models/read-models.ts';
+import type { RebuildProgress, Verification } from './storage/read-tables.ts';
+import { type OnBuilt, bringUp, openWithReadTables } from './read-models/open.ts';
+import { type ReadModels, readModelsOf } from './read-models/read-models.ts';
+import { rebuild } from './read-models/rebuild.ts';
+import { staleReadModels } from './read-models/stale.ts';
+import { verify } from './read-models/verify.ts';
 import { AccessTokens } from './tokens/access-tokens.ts';
 import { ApiKeys } from './tokens/api-keys.ts';
 import { KeyCache, type KeyCacheSettings } from './tokens/key-cache.ts';
@@ -38,7 +43,15 @@ function failureOf(error: unknown): Result<never> {
   throw error;
 }
 
+/**
+ * The read models this release keeps, in the order events are applied to them: handed to the engine and to the
+ * read-models layer here, and by the command line's keys, rebuild and verify.
+ */
+export const releaseReadModels: ReadModels = readModelsOf(projectors);
+
 export interface OpenCompanyOptions extends EngineOptions {
+  /** Told the read models whose tables were built at open, or why writes are refused. */
+  onBuilt?: OnBuilt;
   /** Keys kept in memory, changes made elsewhere heard within `boundMs` (none: every key read each time). */
   keyCache?: KeyCacheSettings;
   /** How the log's followers are woken (see `LogWaker`). */
@@ -82,8 +95,10 @@ export class Company<E extends Engine = Engine> implements WriteContext {
   /** Started by the first follower (a command line never has one). */
   private logWaker: LogWaker | undefined;
 
+  /** `engine` must have been opened with `readModels` (`openEngine`), and its read tables brought up (`bringUp`). */
   constructor(
     readonly engine: E,
+    private readonly readModels: ReadModels,
     readonly clock: Clock = systemClock,
     keyCache?: KeyCacheSettings,
     private readonly feed: Partial<FeedSettings> = {},
@@ -119,9 +134,21 @@ export class Company<E extends Engine = Engine> implements WriteContext {
     return this.logWaker;
   }
 
-  /** The company in the database `setting` names (`TRADEBOOK_DB`), on its engine, with its read tables current. */
+  /** The company in the database `setting` names (`TRADEBOOK_DB`), on its engine, with this release's read tables current. */
   static async open(setting: DatabaseSetting, options: OpenCompanyOptions = {}): Promise<Company> {
-    return new Company(await openEngine(setting, readModels, options), options.clock, options.keyCache, options.feed);
+    const engine = await openWithReadTables(setting, releaseReadModels, options);
+    return new Company(engine, releaseReadModels, options.clock, options.keyCache, options.feed);
+  }
+
+  /** The company on `engine`, opened already with this release's read models (tests open their own); its read tables brought up. */
+  static async over<E extends Engine>(engine: E, options: OpenCompanyOptions = {}): Promise<Company<E>> {
+    try {
+      await bringUp(engine, releaseReadModels, options.onBuilt);
+    } catch (error) {
+      await engine.close();
+      throw error;
+    }
+    return new Company(engine, releaseReadModels, options.clock, options.keyCache, options.feed);
   }
 
   /**
@@ -134,17 +161,20 @@ export class Company<E extends Engine = Engine> implements WriteContext {
 
   /** The read models whose tables are not current: missing, of another version, or behind the log. */
   staleProjections(): Promise<string[]> {
-    return this.engine.staleProjections();
+    return staleReadModels(this.readModels, this.engine.readOn);
   }
 
-  /** Rebuilds every read table beside the served ones and swaps them in (see `Engine.rebuild`). */
-  rebuild(options?: Parameters<Engine['rebuild']>[0]): Promise<{ events: number }> {
-    return this.engine.rebuild(options);
+  /**
+   * Rebuilds every read table beside the served ones and swaps them in (`read-models/rebuild.ts`), once the writes in
+   * flight are done: for when no write of this process is (tests, tools); `tradebook rebuild` uses `rebuildReadTables`.
+   */
+  async rebuild(options: { onProgress?: (progress: RebuildProgress) => void } = {}): Promise<{ events: number }> {
+    return rebuild(this.readModels, await this.engine.readTables.beside(), options);
   }
 
-  /** The chain and the read tables against a fresh build, in one snapshot (see `Engine.verify`). */
-  verify() {
-    return this.engine.verify();
+  /** The chain and the read tables against a fresh build, in one snapshot (`read-models/verify.ts`). */
+  verify(): Promise<Verification> {
+    return this.engine.readTables.fresh((fresh) => verify(this.readModels, fresh));
   }
 
   /** The key cache stops listening and the engine closes, both at once: SQLite's connections close before this returns. */

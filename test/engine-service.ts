@@ -8,7 +8,7 @@ import { ApiClient, testService } from './helpers.ts';
 import { EMPTY_ROWS, REAL_SERVER_URL, createDatabase, pgliteDatabase, startPglite } from './storage/postgres/engines.ts';
 import type { Hono } from 'hono';
 import type { AppEnv } from '../src/http/env.ts';
-import { readModels } from '../src/read-models/read-models.ts';
+import { releaseReadModels as readModels } from '../src/company.ts';
 
 /**
  * The engine the behavioural suites run on: `TRADEBOOK_TEST_ENGINE` (set by the vitest project): SQLite by default,
@@ -80,7 +80,7 @@ export async function engineService(options: { clock?: Clock } = {}): Promise<En
   if (TEST_ENGINE === 'sqlite') return testService(options);
   const { database, empty } = await sharedDatabase();
   await empty();
-  const tb = new Company(await PostgresEngine.on(database(), readModels, { clock: options.clock }), options.clock);
+  const tb = await Company.over(await PostgresEngine.on(database(), readModels, { clock: options.clock }), { clock: options.clock });
   open.push(tb);
   const { key } = await tb.keys.create({ name: 'test' });
   const app = createApp(tb);

@@ -14,7 +14,7 @@ import type { Sqlite } from '../src/storage/sqlite/open.ts';
 import type { KeyCacheSettings } from '../src/tokens/key-cache.ts';
 import { dumpReadTables } from './read-tables.ts';
 import { type Response, readResponse } from './server-process.ts';
-import { readModels } from '../src/read-models/read-models.ts';
+import { releaseReadModels as readModels } from '../src/company.ts';
 import type { LiveReadModels } from '../src/storage/read-tables.ts';
 
 export type { Response };
@@ -135,11 +135,12 @@ export type SqliteCompany = Company<SqliteEngine> & { readonly db: Sqlite; reado
  */
 export async function openSqliteCompany(
   file: string,
-  options: Omit<EngineOptions, 'onBuilt'> & { keyCache?: KeyCacheSettings; onRebuilt?: (names: string[]) => void } = {},
+  options: EngineOptions & { keyCache?: KeyCacheSettings; onRebuilt?: (names: string[]) => void } = {},
 ): Promise<SqliteCompany> {
-  const { onRebuilt, keyCache, ...engineOptions } = options;
-  const engine = await SqliteEngine.open(file, readModels, { ...engineOptions, onBuilt: onRebuilt && ((_, names) => onRebuilt(names)) });
-  return Object.assign(new Company(engine, options.clock, keyCache), { db: engine.db, projections: engine.projections, readTables: () => dumpReadTables(engine.db) });
+  const { onRebuilt, ...engineOptions } = options;
+  const engine = await SqliteEngine.open(file, readModels, engineOptions);
+  const tb = await Company.over(engine, { ...engineOptions, onBuilt: onRebuilt && ((_, names) => onRebuilt(names)) });
+  return Object.assign(tb, { db: engine.db, projections: engine.projections, readTables: () => dumpReadTables(engine.db) });
 }
 
 export interface TestService {

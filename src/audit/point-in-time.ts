@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { EventRow } from '../events/rows.ts';
 import { parseMoment } from '../lib/clock.ts';
-import type { ReadModels, RebuildProgress } from '../storage/read-tables.ts';
+import type { BuildSite } from '../storage/read-tables.ts';
 import type { CopySource } from '../storage/copy.ts';
 import { writePointInTimeFile } from '../storage/open-engine.ts';
 
@@ -34,7 +34,7 @@ async function* upTo(events: Iterable<EventRow> | AsyncIterable<EventRow>, until
 
 /**
  * Writes `file`, a SQLite database from either engine's `source` (named `sourceName` in the copy): the log up to
- * `until` (the same rows, so the same hashes), the API keys, and the read tables of `readModels` rebuilt from that prefix, as they
+ * `until` (the same rows, so the same hashes), the API keys, and the read tables built by `build` from that prefix, as they
  * were at that seq. The copy is marked read-only (a row in `point_in_time` and a trigger refusing new events). It
  * is written under a temporary name and renamed when complete, so an interrupted run leaves no half-written copy
  * behind.
@@ -44,14 +44,13 @@ export async function writePointInTime(
   sourceName: string,
   until: number,
   file: string,
-  readModels: ReadModels,
-  options: { onProgress?: (progress: RebuildProgress) => void } = {},
+  build: (site: BuildSite) => Promise<void>,
 ): Promise<{ events: number }> {
   const partial = `${file}.partial`;
   const removePartial = () => ['', '-wal', '-shm'].forEach((suffix) => fs.rmSync(partial + suffix, { force: true }));
   removePartial();
   try {
-    const built = await writePointInTimeFile(partial, upTo(source.events, until), source.keys, until, sourceName, readModels, options.onProgress);
+    const built = await writePointInTimeFile(partial, upTo(source.events, until), source.keys, until, sourceName, build);
     fs.renameSync(partial, file);
     return { events: built };
   } finally {

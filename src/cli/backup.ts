@@ -3,7 +3,6 @@ import type { Command } from 'commander';
 import { UsageError, cliDatabase } from './open.ts';
 import { shownDatabase } from '../storage/database.ts';
 import { openStored } from '../storage/open-engine.ts';
-import { readModels } from '../read-models/read-models.ts';
 
 export function backupCommand(program: Command): void {
   program
@@ -13,7 +12,7 @@ export function backupCommand(program: Command): void {
     .option('--json', 'print the report as one JSON object')
     .action(async (file: string, options: { json?: boolean }) => {
       const setting = cliDatabase();
-      const stored = openStored(setting, readModels);
+      const stored = openStored(setting);
       const started = Date.now();
       let pages: number;
       try {

@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import { type CopySource, type CopyTarget, SourceIsPointInTimeError, TargetNotEmptyError } from '../storage/copy.ts';
 import { type DatabaseSetting, databaseSetting, sameDatabase, settingProblem, shownDatabase as shown } from '../storage/database.ts';
 import { openCopyDestination, openStored } from '../storage/open-engine.ts';
-import { readModels } from '../read-models/read-models.ts';
 import { Company } from '../company.ts';
 import { copyCompany } from '../use-cases/copy-company.ts';
 import { EXIT } from './exit.ts';
@@ -72,7 +71,7 @@ function copyEnd(setting: DatabaseSetting, name: string): DatabaseSetting {
 /** The database TRADEBOOK_DB names as a copy's source: one snapshot of it, held until `close`. */
 export async function openSource(setting: DatabaseSetting): Promise<{ copy: CopySource; close(): Promise<void> }> {
   // A missing file, one that is no database or cannot be opened: one line from the command line's own handling.
-  const stored = openStored(setting, readModels);
+  const stored = openStored(setting);
   try {
     return { copy: await inEnvironment(`cannot read ${shown(setting)}`, () => stored.copySource()), close: () => stored.close() };
   } catch (error) {

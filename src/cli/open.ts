@@ -1,8 +1,8 @@
 import { type AuditReads, auditReads } from '../audit/reads.ts';
-import { Company } from '../company.ts';
 import { type DatabaseSetting, databaseSetting } from '../storage/database.ts';
-import { openKeys, openLog } from '../storage/open-engine.ts';
-import { readModels } from '../read-models/read-models.ts';
+import { Company, releaseReadModels } from '../company.ts';
+import { openLog } from '../storage/open-engine.ts';
+import { openKeys } from '../read-models/open.ts';
 import { systemClock } from '../lib/clock.ts';
 import { ApiKeys } from '../tokens/api-keys.ts';
 
@@ -28,20 +28,20 @@ const onBuilt = (line: string) => process.stderr.write(`${line}\n`);
  * one; `keys create` creates it with its folder, as the server does.
  */
 export async function openKeysForCli(options: { mustExist?: boolean } = {}): Promise<{ keys: ApiKeys; close(): Promise<void> }> {
-  const { keys, writer, close } = await openKeys(cliDatabase(), readModels, { ...options, onBuilt });
+  const { keys, writer, close } = await openKeys(cliDatabase(), releaseReadModels, { ...options, onBuilt });
   return { keys: new ApiKeys(keys, systemClock, writer), close };
 }
 
 /** The event log of the command line's database, read a page or a record at a time, and its length, on either engine. */
 export async function openLogForCli(): Promise<Pick<AuditReads, 'eventsAfter' | 'streamVersions' | 'lastSeq'> & { close(): Promise<void> }> {
-  const { readOn, close } = await openLog(cliDatabase(), readModels);
+  const { readOn, close } = await openLog(cliDatabase());
   const audit = auditReads(readOn);
   return { eventsAfter: audit.eventsAfter, streamVersions: audit.streamVersions, lastSeq: audit.lastSeq, close };
 }
 
 /** One record's history (each event, who, each field before → after) from the command line's database, on either engine. */
 export async function openHistoryForCli(): Promise<Pick<AuditReads, 'wholeHistory'> & { close(): Promise<void> }> {
-  const { readOn, close } = await openLog(cliDatabase(), readModels);
+  const { readOn, close } = await openLog(cliDatabase());
   return { wholeHistory: auditReads(readOn).wholeHistory, close };
 }
 

@@ -3,11 +3,16 @@ import type { Command } from 'commander';
 import { resolveUntil, writePointInTime } from '../audit/point-in-time.ts';
 import { UsageError, cliDatabase } from './open.ts';
 import { type DatabaseSetting, shownDatabase } from '../storage/database.ts';
-import { readModels } from '../read-models/read-models.ts';
+import { releaseReadModels } from '../company.ts';
+import { servedBuild } from '../read-models/build.ts';
 import { rebuildReadTables } from '../read-models/rebuild-read-tables.ts';
+import { serveRebuildThread } from '../read-models/rebuild-thread.ts';
 import { openSource } from './copy.ts';
 import { progressReporter } from './progress.ts';
 import { TIME_FORMS } from './times.ts';
+
+// Loaded as the rebuild's thread (the same bundle), this runs the rebuild it was started for, with this release's read models.
+serveRebuildThread(releaseReadModels);
 
 export function rebuildCommand(program: Command): void {
   program
@@ -30,7 +35,7 @@ async function rebuildLive(setting: DatabaseSetting): Promise<{ events: number; 
   const progress = progressReporter('rebuild', 'events');
   const started = Date.now();
   try {
-    const { events } = await rebuildReadTables(setting, {
+    const { events } = await rebuildReadTables(setting, releaseReadModels, {
       onProgress: progress.update,
       onRetry: (reason) => process.stderr.write(`${reason}\n`),
       onBuilt: (line) => process.stderr.write(`${line}\n`),
@@ -55,7 +60,7 @@ async function writeCopy(setting: DatabaseSetting, untilText: string | undefined
       );
     }
     const progress = progressReporter('rebuild', 'events');
-    await writePointInTime(source.copy, shownDatabase(setting), until, into, readModels, { onProgress: progress.update });
+    await writePointInTime(source.copy, shownDatabase(setting), until, into, servedBuild(releaseReadModels, until, progress.update));
     progress.stop();
   } finally {
     await source.close();

@@ -4,7 +4,8 @@ import { type Anchor, type AnchorCheck, checkAnchors, keyFingerprint, parseAncho
 import { StorageFault } from '../storage/errors.ts';
 import { openStored, storageErrorOf } from '../storage/open-engine.ts';
 import { auditReads } from '../audit/reads.ts';
-import { readModels } from '../read-models/read-models.ts';
+import { releaseReadModels } from '../company.ts';
+import { verify } from '../read-models/verify.ts';
 import { EXIT } from './exit.ts';
 import { UsageError, cliDatabase } from './open.ts';
 
@@ -38,9 +39,9 @@ function anchorLine(check: AnchorCheck): string {
  * the chain and the read tables in one snapshot, nothing left behind, then the anchors against the log.
  */
 async function check(anchors: Anchor[] | undefined) {
-  const stored = openStored(cliDatabase(), readModels);
+  const stored = openStored(cliDatabase());
   try {
-    const { chain, projections } = await stored.verify();
+    const { chain, projections } = await stored.fresh((fresh) => verify(releaseReadModels, fresh));
     return { chain, projections, anchors: anchors && (await checkAnchors(anchors, auditReads(stored.readOn).hashAt)) };
   } finally {
     await stored.close();

@@ -1,32 +1,25 @@
-import { buildInto } from '../projections/build.ts';
 import type { Projector } from '../projections/projector.ts';
-import { Projections, createProjectionTables, createReadIndexes, projectors, readModelVersions, staleProjections } from '../projections/registry.ts';
-import { type ReadModels, servedNames } from '../storage/read-tables.ts';
-import { bringReadTablesUp } from './bring-up.ts';
-import { rebuild } from './rebuild.ts';
-import { buildViaScratch } from './scratch-build.ts';
-import { verify } from './verify.ts';
+import { Projections, readModelVersions } from '../projections/registry.ts';
+import type { AppendedToReadTables } from '../storage/read-tables.ts';
+import type { SqlSession } from '../storage/sql.ts';
 
 /**
- * The read models of `list` as an engine is handed them (`storage/read-tables.ts`): the engine supplies its
- * sessions, transactions, copies and swaps; bring-up, rebuild, verify and the builds are these read models' own.
+ * A release's read models, as the composition root (`company.ts`) hands them on: to an engine, what applies a
+ * unit's appended events to the served tables (`AppendedToReadTables`); to this layer, the list it brings up,
+ * rebuilds and verifies.
  */
-export function readModelsOf(list: Projector[]): ReadModels {
-  return {
-    tables: list.flatMap((p) => p.tables),
-    versions: readModelVersions(list),
-    servedIndexes: (dialect) => list.flatMap((p) => p.schema(servedNames, dialect).filter((statement) => statement.startsWith('CREATE INDEX'))),
-    live: (session) => new Projections(session, list),
-    stale: (session) => staleProjections(session, list),
-    bringUp: (engine) => bringReadTablesUp(list, engine),
-    rebuild: (beside, options) => rebuild(list, beside, options),
-    verify: (fresh) => verify(list, fresh),
-    build: (session, names, events, steps) => buildInto(list, session, names, events, steps),
-    buildViaScratch: (events, until, target, names, transaction) => buildViaScratch(list, events, until, target, names, transaction),
-    createTables: (session, lastSeq) => createProjectionTables(session, list, lastSeq),
-    createReadIndexes: (session, names) => createReadIndexes(session, list, names),
-  };
+export interface ReadModels extends AppendedToReadTables {
+  /** In the order events are applied to them. */
+  readonly list: Projector[];
+  /** Every read table's served name. */
+  readonly tables: readonly string[];
 }
 
-/** This release's read models. */
-export const readModels = readModelsOf(projectors);
+export function readModelsOf(list: Projector[]): ReadModels {
+  return {
+    list,
+    tables: list.flatMap((p) => p.tables),
+    versions: readModelVersions(list),
+    live: (session: SqlSession) => new Projections(session, list),
+  };
+}

@@ -1,8 +1,9 @@
 import type { DatabaseSetting } from '../storage/database.ts';
-import type { EngineOptions } from '../storage/engine.ts';
-import { openEngine, rebuildPostgresDatabase } from '../storage/open-engine.ts';
+import { besidePostgresDatabase } from '../storage/open-engine.ts';
 import type { RebuildProgress } from '../storage/read-tables.ts';
-import { readModels } from './read-models.ts';
+import { type OnBuilt, openWithReadTables } from './open.ts';
+import type { ReadModels } from './read-models.ts';
+import { rebuild } from './rebuild.ts';
 import { rebuildOnThread } from './rebuild-thread.ts';
 
 /**
@@ -12,9 +13,10 @@ import { rebuildOnThread } from './rebuild-thread.ts';
  */
 export async function rebuildReadTables(
   setting: DatabaseSetting,
-  options: { onProgress: (progress: RebuildProgress) => void; onRetry: (reason: string) => void; onBuilt?: EngineOptions['onBuilt'] },
+  readModels: ReadModels,
+  options: { onProgress: (progress: RebuildProgress) => void; onRetry: (reason: string) => void; onBuilt?: OnBuilt },
 ): Promise<{ events: number }> {
-  if (setting.engine === 'postgres') return rebuildPostgresDatabase(setting.url, readModels, options.onProgress);
-  await (await openEngine(setting, readModels, { onBuilt: options.onBuilt })).close();
-  return rebuildOnThread(setting.file, options.onProgress, options.onRetry);
+  if (setting.engine === 'postgres') return besidePostgresDatabase(setting.url, (beside) => rebuild(readModels, beside, { onProgress: options.onProgress }));
+  await (await openWithReadTables(setting, readModels, { onBuilt: options.onBuilt })).close();
+  return rebuildOnThread(setting.file, readModels, options.onProgress, options.onRetry);
 }

@@ -1,7 +1,8 @@
 import { type ResourceLimits, Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { rebuildSqliteFile } from '../storage/rebuild-sqlite-file.ts';
+import { besideSqliteFile } from '../storage/sqlite-file-beside.ts';
 import type { RebuildProgress } from '../storage/read-tables.ts';
-import { readModels } from './read-models.ts';
+import type { ReadModels } from './read-models.ts';
+import { rebuild } from './rebuild.ts';
 
 /**
  * `tradebook rebuild` runs the rebuild on a worker thread for one reason: a worker's heap can be given limits, and
@@ -18,7 +19,16 @@ import { readModels } from './read-models.ts';
 const YOUNG_MB = 16;
 const DEFAULT_OLD_MB = 128;
 
-export function rebuildOnThread(file: string, onProgress: (progress: RebuildProgress) => void, onRetry: (reason: string) => void): Promise<{ events: number }> {
+/** Every read table of `readModels` in the SQLite file `file` rebuilt beside the served ones and swapped in, on a connection of its own. */
+function rebuildSqliteFile(file: string, readModels: ReadModels, onProgress: (progress: RebuildProgress) => void): Promise<{ events: number }> {
+  return besideSqliteFile(file, (beside) => rebuild(readModels, beside, { onProgress }));
+}
+
+/**
+ * The rebuild of `file` on a thread of its own. The thread runs the same bundle and is handed the read models by
+ * the composition root that loads it (`serveRebuildThread`): they are code, and cannot cross threads.
+ */
+export function rebuildOnThread(file: string, readModels: ReadModels, onProgress: (progress: RebuildProgress) => void, onRetry: (reason: string) => void): Promise<{ events: number }> {
   // Run from its TypeScript sources (no bundle built, see bin/bundle.mjs), this module cannot be a worker: Node 20
   // gives a worker none of tsx's loader hooks. The rebuild then runs on this thread, without the heap limit.
   if (import.meta.url.endsWith('.ts')) return rebuildSqliteFile(file, readModels, onProgress);
@@ -32,7 +42,7 @@ export function rebuildOnThread(file: string, onProgress: (progress: RebuildProg
 
 function runThread(file: string, onProgress: (progress: RebuildProgress) => void, resourceLimits: ResourceLimits | undefined): Promise<{ events: number }> {
   return new Promise((resolve, reject) => {
-    // This module runs the rebuild when it is loaded as the worker (see the end of the file); in the bundle, that is the bundle.
+    // The bundle runs the rebuild when it is loaded as the worker (`serveRebuildThread`).
     const worker = new Worker(new URL(import.meta.url), { workerData: { rebuild: file }, resourceLimits });
     let result: { events: number } | undefined;
     let failure: unknown;
@@ -49,7 +59,7 @@ function runThread(file: string, onProgress: (progress: RebuildProgress) => void
 }
 
 /** The worker's side: the rebuild, its progress and its outcome posted to the thread that started it. */
-async function rebuildAsWorker(file: string): Promise<void> {
+async function rebuildAsWorker(file: string, readModels: ReadModels): Promise<void> {
   try {
     const done = await rebuildSqliteFile(file, readModels, (progress) => parentPort!.postMessage({ progress }));
     parentPort!.postMessage({ done });
@@ -59,4 +69,10 @@ async function rebuildAsWorker(file: string): Promise<void> {
   }
 }
 
-if (!isMainThread && workerData?.rebuild !== undefined) void rebuildAsWorker(workerData.rebuild as string);
+/**
+ * Runs the rebuild this thread was started for, when it is a rebuild's worker (the bundle loaded by `runThread`);
+ * called by the composition root as the bundle loads, with the read models it hands the rebuild.
+ */
+export function serveRebuildThread(readModels: ReadModels): void {
+  if (!isMainThread && workerData?.rebuild !== undefined) void rebuildAsWorker(workerData.rebuild as string, readModels);
+}

@@ -2,7 +2,7 @@ import type { StoredEvent } from '../events/rows.ts';
 import { buildInto } from '../projections/build.ts';
 import type { Projector } from '../projections/projector.ts';
 import { createProjectionTables, setCheckpoints } from '../projections/registry.ts';
-import type { LoadTarget, TableNames } from '../storage/read-tables.ts';
+import type { BuildSite, TableNames } from '../storage/read-tables.ts';
 import { servedNames } from '../storage/read-tables.ts';
 import { openScratchDatabase } from '../storage/scratch.ts';
 
@@ -10,17 +10,16 @@ import { openScratchDatabase } from '../storage/scratch.ts';
  * Builds every read table of `list` from `events` (the log up to `until`, in order) by way of a scratch database
  * (`storage/scratch.ts`): the read models write the same rows on every engine
  * (`test/storage/postgres/cross-engine.test.ts`), and the embedded engine applies an event without a round trip,
- * where PostgreSQL would take one a statement (a few hundred events/s). The rows are then loaded into `target` under
- * `names`, a table a `transaction`, and the checkpoints set at `until`; the read indexes are the caller's. The
- * scratch database is removed whatever happens.
+ * where PostgreSQL would take one a statement (a few hundred events/s). The rows are then loaded into `target`
+ * under `names`, a table a transaction of the target's, and the checkpoints set at `until`; the read indexes are
+ * the caller's. The scratch database is removed whatever happens.
  */
 export async function buildViaScratch(
   list: Projector[],
   events: AsyncIterable<StoredEvent>,
   until: number,
-  target: LoadTarget,
+  target: BuildSite & Required<Pick<BuildSite, 'load'>>,
   names: TableNames,
-  transaction: <T>(work: () => Promise<T>) => Promise<T>,
 ): Promise<void> {
   const scratch = openScratchDatabase();
   try {
@@ -29,7 +28,7 @@ export async function buildViaScratch(
       readIndexes: false,
       transaction: scratch.transaction,
     });
-    const { session } = target;
+    const { session, transaction } = target;
     await transaction(() => createProjectionTables(session, list, 0, names, false));
     for (const table of list.flatMap((p) => p.tables)) {
       const { rows, columns } = scratch.rowsOf(table);

@@ -1,5 +1,5 @@
 import type { Clock } from '../lib/clock.ts';
-import type { RebuildProgress, Verification } from './read-tables.ts';
+import type { FreshBuild, ReadTableStore } from './read-tables.ts';
 import type { LogChangeSource } from './log-changes.ts';
 import type { CopySource, CopyTarget } from './copy.ts';
 import type { KeyChangeSource } from './key-changes.ts';
@@ -16,8 +16,6 @@ import type { SqlSession } from './sql.ts';
 /** What opening an engine for a company is told. */
 export interface EngineOptions {
   clock?: Clock;
-  /** Told the read models whose tables were built at open (a line saying why, and their names), or why writes are refused. */
-  onBuilt?: (line: string, names: string[]) => void;
   /** Told once when writes start failing for a storage fault, once when they succeed again (SQLite's group commit). */
   onStorageFault?: (line: string) => void;
   /** PostgreSQL: a statement unanswered this long is abandoned with its connections (none: waited for). */
@@ -26,7 +24,11 @@ export interface EngineOptions {
   trace?: (sql: string) => void;
 }
 
-/** A database open for a company: migrated, its read tables current, its writer ready. */
+/**
+ * A database open for a company: migrated, its writer ready, its appends applied to the read tables it was handed
+ * (`AppendedToReadTables`). The read-models layer brings those tables up through `readTables` before anything is
+ * served, and rebuilds and verifies them there.
+ */
 export interface Engine {
   /** The one writer of the database: every unit of work goes through it. */
   readonly writer: Writer;
@@ -57,16 +59,8 @@ export interface Engine {
    * again); undefined for any other.
    */
   storageErrorOf(error: unknown): StorageFault | StorageBusyError | undefined;
-  /** The read models whose tables are not current: missing, of another version, or behind the log. */
-  staleProjections(): Promise<string[]>;
-  /**
-   * Rebuilds every read table beside the served ones and swaps them in, settling with the number of events
-   * replayed; on the writer's connection between its groups, so for when no write of this process is in flight
-   * (tests, tools); `tradebook rebuild` uses `rebuildReadTables` instead.
-   */
-  rebuild(options?: { onProgress?: (progress: RebuildProgress) => void }): Promise<{ events: number }>;
-  /** The chain and the read tables against a fresh build, in one snapshot; as `rebuild`, for tests and tools. */
-  verify(): Promise<Verification>;
+  /** Where the read-models layer brings up, rebuilds and verifies the read tables. */
+  readonly readTables: ReadTableStore;
   /** Starts what a long-running server needs beside its requests (SQLite: lock waits off the event loop, checkpoints on a thread). */
   serve(log: (line: string) => void): { stop(): Promise<void> };
   close(): Promise<void>;
@@ -79,8 +73,8 @@ export interface Engine {
 export interface StoredDatabase {
   /** The log and the keys as they are stored (`audit/reads.ts` reads them). */
   readonly readOn: SqlSession;
-  /** The chain and the read tables against a fresh build, in one snapshot; nothing is left behind. */
-  verify(): Promise<Verification>;
+  /** Runs `work` with a fresh build of the read tables beside one snapshot (`verify`); nothing is left behind. */
+  fresh<T>(work: (fresh: FreshBuild) => Promise<T>): Promise<T>;
   /** The log and keys in one snapshot, held until `close`. */
   copySource(): Promise<CopySource>;
   /** A consistent copy written to a new file while servers keep writing; undefined where the engine's own tools do that. */

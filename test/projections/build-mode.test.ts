@@ -7,7 +7,7 @@ import { PostgresEngine } from '../../src/storage/postgres/engine.ts';
 import { expectRebuildEqualsLive, importRecords, line, sale } from '../documents-fixtures.ts';
 import { testService } from '../helpers.ts';
 import { describeEngines } from '../storage/postgres/engines.ts';
-import { readModels } from '../../src/read-models/read-models.ts';
+import { releaseReadModels as readModels } from '../../src/company.ts';
 
 type Line = { type: string; data: Record<string, unknown> };
 type Ref = { type: string; id: number };
@@ -108,7 +108,7 @@ test('a build from a log in random id order, with revisions and contractor edits
 
 describeEngines('a build in build mode', (database) => {
   test('from a log in random id order, with revisions and contractor edits, it leaves the live tables row for row', async () => {
-    const tb = new Company(await PostgresEngine.on(database(), readModels, { clock: systemClock }), systemClock);
+    const tb = await Company.over(await PostgresEngine.on(database(), readModels, { clock: systemClock }), { clock: systemClock });
     await writeHistory(tb, 20_261_127);
     await expectRebuildEqualsLive(tb);
   });

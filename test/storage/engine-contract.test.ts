@@ -13,14 +13,19 @@ import { PostgresEngine } from '../../src/storage/postgres/engine.ts';
 import { SqliteEngine } from '../../src/storage/sqlite/engine.ts';
 import { tempDir } from '../helpers.ts';
 import { describeEngines } from './postgres/engines.ts';
-import { readModels } from '../../src/read-models/read-models.ts';
+import { releaseReadModels as readModels } from '../../src/company.ts';
 import { auditReads } from '../../src/audit/reads.ts';
+import { type OnBuilt, bringUp } from '../../src/read-models/open.ts';
+import { rebuild } from '../../src/read-models/rebuild.ts';
+import { staleReadModels } from '../../src/read-models/stale.ts';
+import { verify } from '../../src/read-models/verify.ts';
 
 /**
  * The engine port's contract (`src/storage/engine.ts`): the same behaviours asked of every adapter, on SQLite, on
  * PGlite, and on the server TRADEBOOK_TEST_POSTGRES_URL names when it is set. Each test opens an engine on an
- * empty database, as a company would (migrated, read tables current): a copy of one migrated once (SQLite), or
- * the suite's database migrated once and emptied of its rows before each test (PostgreSQL).
+ * empty database, as a company would (migrated, its read tables brought up by the read-models layer, which also
+ * rebuilds and verifies them through the engine's `readTables`): a copy of one migrated once (SQLite), or the
+ * suite's database migrated once and emptied of its rows before each test (PostgreSQL).
  */
 
 const brand = (id: number, name: string, expectedVersion?: NewEvent['expectedVersion']): NewEvent =>
@@ -33,7 +38,7 @@ interface Opened {
   /** The database as a setting, where it has one a command could name (not PGlite's, which lives in this process). */
   setting?: DatabaseSetting;
   /** The same database opened again, where it can be (not PGlite's: the test's handle is its only one). */
-  reopen?: (options: EngineOptions) => Promise<Engine>;
+  reopen?: (options: EngineOptions & { onBuilt?: OnBuilt }) => Promise<Engine>;
 }
 
 function contract(open: () => Promise<Opened>): void {
@@ -45,6 +50,8 @@ function contract(open: () => Promise<Opened>): void {
   };
   const append = (engine: Engine, events: NewEvent[]) => engine.writer.run(() => engine.log.append(events, { keyId: 1 }));
   const brands = (engine: Engine) => engine.readOn.objects<{ id: number; name: string }>('SELECT id, name FROM product_brands ORDER BY id');
+  const stale = (engine: Engine) => staleReadModels(readModels, engine.readOn);
+  const verified = (engine: Engine) => engine.readTables.fresh((fresh) => verify(readModels, fresh));
   const closeAll = async () => {
     for (const engine of opened.splice(0)) await engine.close();
   };
@@ -195,9 +202,9 @@ function contract(open: () => Promise<Opened>): void {
       await append(engine, [brand(1, 'A'), brand(2, 'B')]);
       await append(engine, [renamed(2, 'B2')]);
       const before = await brands(engine);
-      expect(await engine.rebuild()).toEqual({ events: 3 });
+      expect(await rebuild(readModels, await engine.readTables.beside())).toEqual({ events: 3 });
       expect(await brands(engine)).toEqual(before);
-      expect(await engine.staleProjections()).toEqual([]);
+      expect(await stale(engine)).toEqual([]);
       await append(engine, [brand(3, 'C')]);
       expect((await brands(engine)).map((row) => row.name)).toEqual(['A', 'B2', 'C']);
     } finally {
@@ -224,7 +231,7 @@ function contract(open: () => Promise<Opened>): void {
       opened.push(again);
       expect(lines).toEqual([]);
       expect(await brands(again)).toEqual(before);
-      expect(await again.staleProjections()).toEqual([]);
+      expect(await stale(again)).toEqual([]);
     } finally {
       await closeAll();
     }
@@ -234,11 +241,11 @@ function contract(open: () => Promise<Opened>): void {
     const { engine } = await openEngine();
     try {
       await append(engine, [brand(1, 'A'), brand(2, 'B')]);
-      const checked = await engine.verify();
+      const checked = await verified(engine);
       expect(checked.chain).toEqual({ ok: true, events: 2 });
       expect(checked.projections).toMatchObject({ ok: true, differences: [] });
       await engine.writer.run(() => engine.decideOn.run("UPDATE product_brands SET name = 'edited' WHERE id = 2"));
-      const after = await engine.verify();
+      const after = await verified(engine);
       expect(after.chain.ok).toBe(true);
       expect(after.projections.differences).toEqual(['table product_brands: live rows not in a fresh rebuild: 1, rebuilt rows not live: 1; first: id 2']);
     } finally {
@@ -252,7 +259,7 @@ function contract(open: () => Promise<Opened>): void {
     try {
       await engine.writer.run(() => engine.keys.insert({ name: 'k', scope: 'api', keyHash: 'h', created: '2026-11-27T00:00:00.000Z', expires: null }));
       await append(engine, [brand(1, 'A'), brand(2, 'B')]);
-      const stored = openStored(setting!, readModels);
+      const stored = openStored(setting!);
       try {
         const source = await stored.copySource();
         const rows = [];
@@ -271,11 +278,18 @@ function contract(open: () => Promise<Opened>): void {
   });
 }
 
+/** An engine opened with this release's read models, its read tables brought up as a company's are. */
+async function broughtUp(opening: Promise<Engine>, onBuilt?: OnBuilt): Promise<Engine> {
+  const engine = await opening;
+  await bringUp(engine, readModels, onBuilt);
+  return engine;
+}
+
 describe('the engine contract (SQLite)', () => {
   // Migrated once, its read tables built: each test's database is a copy of it instead of one migrated again.
   const migrated = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tradebook-contract-')), 'migrated.db');
   beforeAll(async () => {
-    await (await SqliteEngine.open(migrated, readModels)).close();
+    await (await broughtUp(SqliteEngine.open(migrated, readModels))).close();
     // Closed, its log written back: the file alone is the whole database.
     expect(fs.existsSync(`${migrated}-wal`)).toBe(false);
   });
@@ -283,7 +297,7 @@ describe('the engine contract (SQLite)', () => {
   contract(async () => {
     const file = path.join(tempDir(), 'contract.db');
     fs.copyFileSync(migrated, file);
-    return { engine: await SqliteEngine.open(file, readModels), setting: { engine: 'sqlite', file }, reopen: (options) => SqliteEngine.open(file, readModels, options) };
+    return { engine: await broughtUp(SqliteEngine.open(file, readModels)), setting: { engine: 'sqlite', file }, reopen: (options) => broughtUp(SqliteEngine.open(file, readModels, options), options.onBuilt) };
   });
 });
 
@@ -292,9 +306,9 @@ describeEngines('the engine contract', (database) => {
     const db = database();
     const { url } = db;
     return {
-      engine: await PostgresEngine.on(db, readModels),
+      engine: await broughtUp(PostgresEngine.on(db, readModels)),
       setting: url === undefined ? undefined : { engine: 'postgres', url },
-      reopen: url === undefined ? undefined : (options) => PostgresEngine.open(url, readModels, options),
+      reopen: url === undefined ? undefined : (options) => broughtUp(PostgresEngine.open(url, readModels, options), options.onBuilt),
     };
   });
-}, { migrate: async (db) => (await PostgresEngine.on(db, readModels)).close() });
+}, { migrate: async (db) => (await broughtUp(PostgresEngine.on(db, readModels))).close() });

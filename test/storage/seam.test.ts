@@ -127,6 +127,30 @@ test('the storage check sees a crossing when there is one', () => {
   expect(storageCrossing(path.join(STORAGE, 'example.ts'), '../company.ts')).toBe('imports from above storage (company.ts)');
 });
 
+/** The source files `file` reaches through its relative imports, itself included. */
+function reachedFrom(file: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(file) || !fs.existsSync(file)) return seen;
+  seen.add(file);
+  for (const specifier of importsOf(fs.readFileSync(file, 'utf8'))) {
+    if (specifier.startsWith('.')) reachedFrom(path.resolve(path.dirname(file), specifier), seen);
+  }
+  return seen;
+}
+
+test('the PostgreSQL adapter reaches nothing of the SQLite one, not even through a neutral module of storage/', () => {
+  // A build by way of a SQLite scratch database is the read-models layer's strategy (read-models/scratch-build.ts).
+  const [sqlite, postgres] = ADAPTERS;
+  const reached = sourceFiles(postgres).flatMap((file) =>
+    [...reachedFrom(file)].filter((target) => within(target, sqlite)).map((target) => `${path.relative(SRC, file)} reaches ${path.relative(SRC, target)}`),
+  );
+  expect(reached).toEqual([]);
+});
+
+test('the reach check follows imports through modules in between', () => {
+  const reached = [...reachedFrom(path.join(STORAGE, 'scratch.ts'))].map((file) => path.relative(SRC, file));
+  expect(reached).toEqual(expect.arrayContaining(['storage/scratch.ts', 'storage/sqlite/open.ts', 'storage/sqlite/maintenance.ts']));
+});
+
 test('nothing outside src/storage/ writes SQL only SQLite accepts', () => {
   const crossings: string[] = [];
   for (const file of sourceFiles(SRC).filter((file) => !file.startsWith(STORAGE + path.sep))) {

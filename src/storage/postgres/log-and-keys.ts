@@ -1,10 +1,7 @@
-import { type Clock, systemClock } from '../../lib/clock.ts';
 import { type PostgresDatabase, type Sql, openPostgres } from './connection.ts';
 import { unreachableOf } from './errors.ts';
 import { PostgresKeyStore } from './keys-and-tokens.ts';
 import { migrate } from './migrate.ts';
-import { PostgresEngine } from './engine.ts';
-import type { ReadModels } from '../read-tables.ts';
 import { lastSeq } from './event-log.ts';
 import { PostgresWriter } from './writer.ts';
 
@@ -15,23 +12,24 @@ export interface LogAndKeys {
   readonly writer: PostgresWriter;
   /** Committed work only: the log and the keys as auditors read them (`audit/reads.ts`). */
   readonly pool: Sql;
+  /** The seq the log ended at when it was opened: 0 for a new database, whose read tables are still to be made. */
+  readonly logEnd: number;
   close(): Promise<void>;
 }
 
 /**
- * Connects to the database `url` names and migrates it (an empty database gets its schema, read tables included):
+ * Connects to the database `url` names and migrates it (an empty database gets its schema, its read tables none):
  * keys are changed through a writer of its own, under the chain head's lock as every server's writes. A database
  * that cannot be reached is `DatabaseUnreachable`, the URL named without its password.
  */
-export async function openLogAndKeys(url: string, readModels: ReadModels, clock: Clock = systemClock): Promise<LogAndKeys> {
+export async function openLogAndKeys(url: string): Promise<LogAndKeys> {
   let db: PostgresDatabase | undefined;
+  let logEnd: number;
   try {
     db = openPostgres(url);
     // The first statement: whether the server is there, lets us in and has the database shows here.
     await migrate(db.session);
-    // A new database gets its read tables too, empty, as a new SQLite file does (it verifies like any other);
-    // one with a log is left for a server or `rebuild` to bring up.
-    if ((await lastSeq(db.session)) === 0) await PostgresEngine.onMigrated(db, readModels, { clock });
+    logEnd = await lastSeq(db.session);
   } catch (error) {
     await db?.close();
     throw unreachableOf(error, url) ?? error;
@@ -42,6 +40,7 @@ export async function openLogAndKeys(url: string, readModels: ReadModels, clock:
     keys: new PostgresKeyStore(writer, pool),
     writer,
     pool,
+    logEnd,
     close,
   };
 }

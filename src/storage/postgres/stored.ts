@@ -1,4 +1,3 @@
-import type { ReadModels } from '../read-tables.ts';
 import type { CopyDestination, StoredDatabase } from '../engine.ts';
 import { openPostgres } from './connection.ts';
 import { postgresSession } from './session.ts';
@@ -7,13 +6,13 @@ import { postgresCopyTarget } from './copy-target.ts';
 import { unreachableOf } from './errors.ts';
 import { shownUrl } from '../database.ts';
 import { NotADatabase } from '../errors.ts';
-import { verifyPostgres } from './verify.ts';
+import { freshBuild } from './build-beside.ts';
 
 /**
  * The PostgreSQL database as it is, on one connection of its own (the snapshot of a verify or a copy is a
  * transaction on it): nothing migrated, nothing left behind. PostgreSQL's own tools back it up.
  */
-export function openStoredPostgres(url: string, readModels: ReadModels): StoredDatabase {
+export function openStoredPostgres(url: string): StoredDatabase {
   const db = openPostgres(url, { poolSize: 1 });
   // A database tradebook never opened holds no log: said so, rather than as the table a statement does not find.
   const refuseWithoutLog = async () => {
@@ -22,9 +21,9 @@ export function openStoredPostgres(url: string, readModels: ReadModels): StoredD
   };
   return {
     readOn: postgresSession(() => db.pool),
-    verify: () =>
+    fresh: (work) =>
       refuseWithoutLog()
-        .then(() => verifyPostgres(db.session, readModels))
+        .then(() => freshBuild(db.session, work))
         .catch((error: unknown) => {
           throw unreachableOf(error, url) ?? error;
         }),

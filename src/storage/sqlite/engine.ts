@@ -8,13 +8,12 @@ import { SqliteKeyChanges } from './key-changes.ts';
 import { SqliteLogChanges } from './log-changes.ts';
 import { Checkpointer } from './checkpointer.ts';
 import { storageFaultOf } from '../storage-fault.ts';
-import { verifySqlite } from './verify.ts';
 import { FaultLog } from '../errors.ts';
 import type { Engine, EngineOptions } from '../engine.ts';
 import { EventStore } from './event-log.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
-import type { LiveReadModels, ReadModels, RebuildProgress } from '../read-tables.ts';
-import { ensureProjections, rebuild } from './rebuild.ts';
+import type { AppendedToReadTables, LiveReadModels, ReadTableStore } from '../read-tables.ts';
+import { sqliteReadTables } from './read-tables.ts';
 
 /** One company's trade records in a SQLite file: the embedded engine, a writer and a reader connection. */
 export class SqliteEngine implements Engine {
@@ -29,18 +28,19 @@ export class SqliteEngine implements Engine {
   readonly tokens;
   readonly sessions;
   readonly pointInTime: number | undefined;
+  readonly readTables: ReadTableStore;
   readonly storageErrorOf = storageFaultOf;
 
   private constructor(
     readonly db: Sqlite,
     private readonly reader: Sqlite,
-    private readonly readModels: ReadModels,
+    appended: AppendedToReadTables,
     clock: Clock,
     onStorageFault: ((line: string) => void) | undefined,
   ) {
     this.log = new EventStore(db, clock);
     const writes = sqliteSession(db);
-    const projections = (this.projections = readModels.live(writes));
+    const projections = (this.projections = appended.live(writes));
     this.log.onAppend((events) => projections.apply(events));
     this.writer = new GroupCommit(db, () => projections.saveCheckpoint(), onStorageFault && new FaultLog('writes', onStorageFault));
     // Commands decide inside the write transaction, on the writer's connection: an import line sees the lines
@@ -52,22 +52,20 @@ export class SqliteEngine implements Engine {
     this.tokens = new SqliteTokenStore(db);
     this.sessions = new SqliteSessionStore(db);
     this.pointInTime = pointInTimeOf(db);
+    this.readTables = sqliteReadTables(db);
   }
 
-  /** Opens (and creates when missing) the database, migrates it and makes the read tables current. */
-  static async open(file: string, readModels: ReadModels, options: EngineOptions = {}): Promise<SqliteEngine> {
+  /** Opens (and creates when missing) the database and migrates it; its read tables are brought up above (`read-models/`). */
+  static async open(file: string, appended: AppendedToReadTables, options: EngineOptions = {}): Promise<SqliteEngine> {
     const db = openSqlite(file, { trace: options.trace });
-    let rebuilt: string[];
     try {
       await migrate(kyselyOf(db));
-      rebuilt = await ensureProjections(db, readModels);
     } catch (error) {
       db.close();
       throw error;
     }
-    if (rebuilt.length > 0) options.onBuilt?.(`rebuilt projections whose version changed: ${rebuilt.join(', ')}`, rebuilt);
     const reader = openSqlite(file, { readonly: true, trace: options.trace });
-    return new SqliteEngine(db, reader, readModels, options.clock ?? systemClock, options.onStorageFault);
+    return new SqliteEngine(db, reader, appended, options.clock ?? systemClock, options.onStorageFault);
   }
 
   /** Another process's change is seen through the reader, which never writes. */
@@ -78,19 +76,6 @@ export class SqliteEngine implements Engine {
   /** Seen through the reader, as key changes are. */
   logChanges(everyMs: number): SqliteLogChanges {
     return new SqliteLogChanges(this.reader, everyMs);
-  }
-
-  rebuild(options: { onProgress?: (progress: RebuildProgress) => void } = {}): Promise<{ events: number }> {
-    return rebuild(this.db, this.readModels, options);
-  }
-
-  verify() {
-    return verifySqlite(this.db, this.readModels);
-  }
-
-  /** Read on the read connection. */
-  staleProjections(): Promise<string[]> {
-    return this.readModels.stale(sqliteSession(this.reader));
   }
 
   serve(log: (line: string) => void): { stop(): Promise<void> } {

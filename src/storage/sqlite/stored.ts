@@ -1,13 +1,12 @@
 import fs from 'node:fs';
 import type { CopyDestination, StoredDatabase } from '../engine.ts';
 import { DatabaseUnreachable } from '../errors.ts';
-import type { ReadModels } from '../read-tables.ts';
 import { backupTo } from './backup.ts';
 import { sqliteCopySource } from './copy-source.ts';
 import { sqliteCopyTarget } from './copy-target.ts';
 import { openSqlite } from './open.ts';
 import { sqliteSession } from './session.ts';
-import { verifySqlite } from './verify.ts';
+import { freshBuild } from './read-tables.ts';
 
 /** Refuses a path where there is no file, instead of creating an empty database there. */
 export function refuseMissing(file: string): void {
@@ -18,12 +17,12 @@ export function refuseMissing(file: string): void {
  * The SQLite file as it is, read-only, without the migrations or catch-up an ordinary open runs: the commands that
  * only look must see what is there.
  */
-export function openStoredSqlite(file: string, readModels: ReadModels): StoredDatabase {
+export function openStoredSqlite(file: string): StoredDatabase {
   refuseMissing(file);
   const db = openSqlite(file, { readonly: true });
   return {
     readOn: sqliteSession(db),
-    verify: () => verifySqlite(db, readModels),
+    fresh: (work) => freshBuild(db, work),
     copySource: () => sqliteCopySource(db),
     backup: (into) => backupTo(db, into),
     close: async () => {

@@ -25,7 +25,8 @@ import { openSqliteCompany } from '../../helpers.ts';
 import { runCli } from '../../server-process.ts';
 import { type TestDatabase, describeEngines } from './engines.ts';
 import { all } from './log-checks.ts';
-import { readModels } from '../../../src/read-models/read-models.ts';
+import { releaseReadModels as readModels } from '../../../src/company.ts';
+import { servedBuild } from '../../../src/read-models/build.ts';
 
 /** Over 2,000 events: the log goes in with more than one statement. */
 const SIZES = { products: 100, contractors: 20, documents: 2000 };
@@ -68,7 +69,7 @@ async function pointInTimeOfSource(until: number): Promise<string> {
   const pointInTime = path.join(dir, `until-${until}-${Math.random()}.db`);
   const { db, copy } = source();
   try {
-    await writePointInTime(await copy, file, until, pointInTime, readModels);
+    await writePointInTime(await copy, file, until, pointInTime, servedBuild(readModels, until));
   } finally {
     db.close();
   }

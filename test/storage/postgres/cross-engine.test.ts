@@ -9,7 +9,7 @@ import { PostgresEngine } from '../../../src/storage/postgres/engine.ts';
 import { importRecords } from '../../../src/use-cases/import.ts';
 import { ApiClient, manualClock, testService } from '../../helpers.ts';
 import { describeEngines } from './engines.ts';
-import { readModels } from '../../../src/read-models/read-models.ts';
+import { releaseReadModels as readModels } from '../../../src/company.ts';
 import { dumpReadTables } from '../../read-tables.ts';
 
 /** The same history written to a company: the demo company imported, then edits and price updates over HTTP. */
@@ -48,7 +48,7 @@ describeEngines('one history, both engines', (database) => {
     const start = Date.parse('2026-11-25T09:00:00Z');
     const sqlite = await testService({ clock: manualClock(start) });
     const clock = manualClock(start);
-    const postgres = new Company(await PostgresEngine.on(database(), readModels, { clock }), clock);
+    const postgres = await Company.over(await PostgresEngine.on(database(), readModels, { clock }), { clock });
     try {
       // The same key on both: the log's meta names the key by id, the history by name.
       const { key } = await postgres.keys.create({ name: 'test', key: sqlite.key });

@@ -6,7 +6,7 @@ import { PostgresEngine } from '../../../src/storage/postgres/engine.ts';
 import { manualClock } from '../../helpers.ts';
 import { OLD_CLOCK_START, POSTGRES_SCHEMA, expectServedAsBefore, insertsOf, oldRows } from '../e770409-schema.ts';
 import { describeEngines } from './engines.ts';
-import { readModels } from '../../../src/read-models/read-models.ts';
+import { releaseReadModels as readModels } from '../../../src/company.ts';
 
 /** Every table's columns, every index, constraint and trigger of the current schema, but kysely's and the runner's bookkeeping. */
 async function schemaOf(session: Sql): Promise<unknown[][]> {
@@ -57,7 +57,7 @@ describeEngines('migrations', (database, real) => {
     expect(await session.sql('SELECT count(*)::int AS n FROM schema_migrations')).toEqual([{ n: 2 }]);
 
     const clock = manualClock(OLD_CLOCK_START);
-    const company = new Company(await PostgresEngine.on(database(), readModels, { clock }), clock);
+    const company = await Company.over(await PostgresEngine.on(database(), readModels, { clock }), { clock });
     try {
       await expectServedAsBefore(company, (table) => session.sql(`SELECT * FROM ${table} ORDER BY 1`));
     } finally {

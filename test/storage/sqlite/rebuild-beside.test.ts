@@ -1,7 +1,6 @@
 import Database from 'better-sqlite3';
 import { describe, expect, test } from 'vitest';
 import { ok } from '../../../src/lib/result.ts';
-import { rebuild } from '../../../src/storage/sqlite/rebuild.ts';
 import { Projections, createProjectionTables, projectors } from '../../../src/projections/registry.ts';
 import { toStoredEvent } from '../../../src/events/store.ts';
 import { readEvents } from '../../../src/storage/sqlite/event-log.ts';
@@ -12,7 +11,6 @@ import { expectRebuildEqualsLive, importRecords, line, money, romashka, sale, ta
 import { openSqliteCompany, tempDir, testService } from '../../helpers.ts';
 import path from 'node:path';
 import { dumpReadTables } from '../../read-tables.ts';
-import { readModels } from '../../../src/read-models/read-models.ts';
 
 const buildTables = (db: Database.Database) =>
   db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rebuilding\\_%' ESCAPE '\\' ORDER BY name").pluck().all();
@@ -35,7 +33,7 @@ describe('rebuild beside the served tables', () => {
     tb.db.exec('CREATE TABLE rebuilding_products (id INTEGER PRIMARY KEY)');
     tb.db.exec('CREATE TABLE rebuilding_gone (x)');
     expect(dumpReadTables(tb.db)).toEqual(before);
-    await rebuild(tb.db, readModels);
+    await tb.rebuild();
     expect(buildTables(tb.db)).toEqual([]);
     expect(dumpReadTables(tb.db)).toEqual(before);
   });
@@ -44,7 +42,7 @@ describe('rebuild beside the served tables', () => {
     const { tb } = await catalogue();
     const before = dumpReadTables(tb.db);
     await expect(
-      rebuild(tb.db, readModels, {
+      tb.rebuild({
         onProgress: () => {
           throw new Error('stopped');
         },
@@ -60,7 +58,7 @@ describe('rebuild beside the served tables', () => {
     const reader = new Database(file, { readonly: true });
     const other = await openSqliteCompany(file);
     let seen: unknown;
-    await rebuild(tb.db, readModels, {
+    await tb.rebuild({
       onProgress: async () => {
         if (seen !== undefined) return;
         // Between the build's transactions: its tables exist beside the served ones, which still serve.
@@ -87,7 +85,7 @@ describe('rebuild beside the served tables', () => {
     reader.exec('BEGIN');
     const before = page.all();
     await api.write('/api/add-product', 'products', [{ name: 'Сыр', sku: 'C', categoryId: 0 }]);
-    await rebuild(tb.db, readModels);
+    await tb.rebuild();
     expect(page.all()).toEqual(before);
     reader.exec('COMMIT');
     expect(page.all()).toHaveLength(3);

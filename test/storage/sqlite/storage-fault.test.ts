@@ -6,11 +6,11 @@ import { main } from '../../../src/cli/main.ts';
 import { openSqlite } from '../../../src/storage/sqlite/open.ts';
 import { FaultLog, StorageFault } from '../../../src/storage/errors.ts';
 import { storageFaultOf } from '../../../src/storage/storage-fault.ts';
-import { compareWithRebuild } from '../../../src/storage/sqlite/verify.ts';
-import { rebuild } from '../../../src/storage/sqlite/rebuild.ts';
+import { freshBuild } from '../../../src/storage/sqlite/read-tables.ts';
+import { verify } from '../../../src/read-models/verify.ts';
 import { Projections } from '../../../src/projections/registry.ts';
 import { smallDisk, tempDir, testService } from '../../helpers.ts';
-import { readModels } from '../../../src/read-models/read-models.ts';
+import { releaseReadModels as readModels } from '../../../src/company.ts';
 
 const diskFull = () => new Database.SqliteError('database or disk is full', 'SQLITE_FULL');
 
@@ -71,7 +71,7 @@ test('a storage failure while verify rebuilds is "could not check" (exit 2), nev
   });
   const db = openSqlite(file, { readonly: true });
   try {
-    await expect(compareWithRebuild(db, readModels)).rejects.toThrow(expect.objectContaining({ kind: 'full' }));
+    await expect(freshBuild(db, (fresh) => verify(readModels, fresh))).rejects.toThrow(expect.objectContaining({ kind: 'full' }));
   } finally {
     db.close();
   }
@@ -102,7 +102,7 @@ test('a rebuild that fails for a storage fault throws it and leaves the served t
     throw diskFull();
   });
   try {
-    await expect(rebuild(tb.db, readModels)).rejects.toThrow(expect.objectContaining({ code: 'SQLITE_FULL' }));
+    await expect(tb.rebuild()).rejects.toThrow(expect.objectContaining({ code: 'SQLITE_FULL' }));
   } finally {
     flush.mockRestore();
   }

@@ -22,8 +22,7 @@ export const projectors: Projector[] = inDependencyOrder([
 ]);
 
 /** The read models' names and versions as one string: two processes keep the same read models when theirs are equal. */
-export const readModelVersions = (list: Projector[] = projectors) => list.map((p) => `${p.name}@${p.version}`).join(' ');
-
+export const readModelVersions = (list: Projector[]) => list.map((p) => `${p.name}@${p.version}`).join(' ');
 
 /**
  * The projectors writing through one session. `apply` runs inside the appending transaction and moves every
@@ -38,7 +37,7 @@ export class Projections {
 
   constructor(
     private readonly session: SqlSession,
-    readonly list: Projector[] = projectors,
+    readonly list: Projector[],
     private readonly names: TableNames = servedNames,
     mode: ApplyMode = 'live',
   ) {

@@ -45,7 +45,7 @@ test('the row writer leaves the same rows live and in a build, for products in a
 
   const live = await fresh('live.db');
   await createProjectionTables(sqliteSession(live), projectors, 0);
-  const projections = new Projections(sqliteSession(live));
+  const projections = new Projections(sqliteSession(live), projectors);
   for (const e of events) await inWriteTransaction(live, () => projections.apply([e]));
 
   const built = await fresh('built.db');

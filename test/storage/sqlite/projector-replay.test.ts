@@ -17,7 +17,7 @@ describe('projectors replayed', () => {
     const db = openSqlite(path.join(tempDir(), 'twice.db'));
     db.exec('CREATE TABLE projection_checkpoints (name TEXT PRIMARY KEY, version INTEGER NOT NULL, last_seq INTEGER NOT NULL)');
     await createProjectionTables(sqliteSession(db), projectors, 0);
-    const projections = new Projections(sqliteSession(db));
+    const projections = new Projections(sqliteSession(db), projectors);
     const events = [...readEvents(tb.db)].map(toStoredEvent);
     await inWriteTransaction(db, async () => { await projections.apply(events); });
     const once = dumpReadTables(db);
@@ -42,7 +42,7 @@ describe('projectors replayed', () => {
       const db = openSqlite(path.join(tempDir(), name));
       db.exec('CREATE TABLE projection_checkpoints (name TEXT PRIMARY KEY, version INTEGER NOT NULL, last_seq INTEGER NOT NULL)');
       await createProjectionTables(sqliteSession(db), projectors, 0);
-      return { db, projections: new Projections(sqliteSession(db)) };
+      return { db, projections: new Projections(sqliteSession(db), projectors) };
     };
     const stepwise = await fresh('stepwise.db');
     await inWriteTransaction(stepwise.db, async () => {
@@ -67,7 +67,7 @@ describe('projectors replayed', () => {
     const db = openSqlite(path.join(tempDir(), 'failed.db'));
     db.exec('CREATE TABLE projection_checkpoints (name TEXT PRIMARY KEY, version INTEGER NOT NULL, last_seq INTEGER NOT NULL)');
     await createProjectionTables(sqliteSession(db), projectors, 0);
-    const projections = new Projections(sqliteSession(db));
+    const projections = new Projections(sqliteSession(db), projectors);
     await inWriteTransaction(db, async () => { await projections.apply(events); });
     const before = dumpReadTables(db);
     const last = events[events.length - 1].seq;

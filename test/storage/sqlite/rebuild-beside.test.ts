@@ -111,7 +111,7 @@ describe('rebuild beside the served tables', () => {
     expect((await api.write('/api/update-product-prices', 'data', [{ sku: 'K', salePrice: 80 }, { sku: 'S', salePrice: 5 }])).status).toBe(200);
     const db = openSqlite(path.join(tempDir(), 'steps.db'));
     await createProjectionTables(sqliteSession(db), projectors, 0);
-    const projections = new Projections(sqliteSession(db));
+    const projections = new Projections(sqliteSession(db), projectors);
     await inWriteTransaction(db, async () => { await projections.replay([...readEvents(tb.db)].map(toStoredEvent)); });
     let steps = 0;
     while (!(await inWriteTransaction(db, () => projections.flush(1)))) steps++;

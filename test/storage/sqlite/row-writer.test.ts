@@ -1,16 +1,16 @@
 import path from 'node:path';
 import { expect, test } from 'vitest';
-import { type StoredEvent, toStoredEvent } from '../../src/events/store.ts';
-import { buildInto } from '../../src/projections/build.ts';
-import { Projections, createProjectionTables, projectors } from '../../src/projections/registry.ts';
-import { servedNames } from '../../src/projections/projector.ts';
-import { readEvents } from '../../src/storage/sqlite/event-log.ts';
-import { inWriteTransaction } from '../../src/storage/sqlite/maintenance.ts';
-import { openSqlite } from '../../src/storage/sqlite/open.ts';
-import { sqliteSession } from '../../src/storage/sqlite/session.ts';
-import { variedHistory } from '../catalogue-history.ts';
-import { tempDir } from '../helpers.ts';
-import { dumpReadTables } from '../read-tables.ts';
+import { type StoredEvent, toStoredEvent } from '../../../src/events/store.ts';
+import { buildInto } from '../../../src/projections/build.ts';
+import { Projections, createProjectionTables, projectors } from '../../../src/projections/registry.ts';
+import { servedNames } from '../../../src/projections/projector.ts';
+import { readEvents } from '../../../src/storage/sqlite/event-log.ts';
+import { inWriteTransaction } from '../../../src/storage/sqlite/maintenance.ts';
+import { openSqlite } from '../../../src/storage/sqlite/open.ts';
+import { sqliteSession } from '../../../src/storage/sqlite/session.ts';
+import { variedHistory } from '../../catalogue-history.ts';
+import { tempDir } from '../../helpers.ts';
+import { dumpReadTables } from '../../read-tables.ts';
 
 /**
  * Products added in descending id order (each below the highest so far: a build writes them narrow and renders

@@ -197,7 +197,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
 
   private async writeChildren(records: R[], replacing: boolean): Promise<void> {
     for (const [i, child] of (this.model.children ?? []).entries()) {
-      if (replacing) for (const r of records) await this.session.run(this.sql.children[i].drop, [r.id]);
+      if (replacing) await inChunks(records.map((r) => r.id), (ids) => this.session.run(this.sql.children[i].drop(ids.length), ids));
       const rows = records.flatMap((r) => child.rows(r));
       await inChunks(rows, (chunk) => this.session.run(this.sql.children[i].insert(chunk.length), chunk.flat()));
     }
@@ -321,7 +321,7 @@ function statements<R extends { id: number }>(model: RecordReadModel<R>, n: Tabl
     children: (model.children ?? []).map((child) => {
       const columns = Object.keys(child.columns);
       return {
-        drop: `DELETE FROM ${n(child.table)} WHERE ${child.parent} = ?`,
+        drop: byCount((count) => `DELETE FROM ${n(child.table)} WHERE ${child.parent} IN (${valueList(count)})`),
         insert: byCount((rows) => `INSERT INTO ${n(child.table)} (${columns.join(', ')}) VALUES ${placeholders(rows, columns.length)} ON CONFLICT DO NOTHING`),
       };
     }),

@@ -121,7 +121,9 @@ export function changesRoutes(tb: Company, streams: ChangeStreams): Hono<AppEnv>
       return streams.serve(c, tb, lastEventId === undefined ? after : Number(lastEventId), types);
     }
     const page = await pageWhenMoved(tb, after, limit, types, wait * 1000, wait > 0 ? c.req.raw.signal : undefined);
-    return sendJson(c, answers.of(page, { after, limit, types }, c.get('key').scope));
+    const scope = c.get('key').scope;
+    // Only long-polls ask alike (one commit wakes them at one position); a catch-up's pages are each asked once.
+    return sendJson(c, wait > 0 ? answers.of(page, { after, limit, types }, scope) : changePageJson(page, { after, limit }, scope));
   });
   return app;
 }

@@ -58,11 +58,29 @@ export const changesReads: ReadEndpoint[] = [
   },
 ];
 
-/** The JSON of a page of changes for a key of `scope`. */
-export function changePageJson(page: ChangePage, query: { after: number; limit: number }, scope: KeyScope): string {
-  const data = page.rows.map((row) => changeJson(row, scope));
-  return `{"meta":{"after":${query.after},"limit":${query.limit},"count":${data.length},"next":${page.next}},"data":[${data.join(',')}]}`;
+/**
+ * The JSON of a page of changes for a key of `scope`, as UTF-8: each change written into one buffer. Joined into
+ * one string first, the page was copied whole twice more (the join, then flattened to count and encode its bytes):
+ * a fifth of a catch-up's time.
+ */
+export function changePageJson(page: ChangePage, query: { after: number; limit: number }, scope: KeyScope): Buffer<ArrayBuffer> {
+  const head = `{"meta":{"after":${query.after},"limit":${query.limit},"count":${page.rows.length},"next":${page.next}},"data":[`;
+  const changes = page.rows.map((row) => changeJson(row, scope));
+  // The head and the punctuation are ASCII: a byte a character.
+  let length = head.length + Math.max(0, changes.length - 1) + END.length;
+  for (const change of changes) length += Buffer.byteLength(change);
+  const body = Buffer.allocUnsafe(length);
+  let at = body.write(head, 0, 'latin1');
+  changes.forEach((change, i) => {
+    if (i > 0) body[at++] = COMMA;
+    at += body.write(change, at);
+  });
+  body.write(END, at, 'latin1');
+  return body;
 }
+
+const COMMA = ','.charCodeAt(0);
+const END = ']}';
 
 /** Answers kept for the long-polls that ask alike: a few, the latest. */
 const KEPT_ANSWERS = 64;

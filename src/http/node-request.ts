@@ -20,7 +20,7 @@ export function nodeResponse(c: Context): ServerResponse | undefined {
 }
 
 /**
- * A signal aborted once the client has gone (or its answer has gone out): from Node's response closing when Node
+ * A signal aborted when the client goes before its answer has been sent: from Node's response closing when Node
  * serves. hono's `c.req.raw.signal` has the adapter build a whole fetch `Request` for it: half of what a long-poll
  * cost the server.
  */
@@ -28,7 +28,8 @@ export function closedSignal(c: Context): AbortSignal {
   const outgoing = nodeResponse(c);
   if (outgoing === undefined) return c.req.raw.signal;
   const closed = new AbortController();
-  outgoing.once('close', () => closed.abort());
+  // Not once its answer has been sent: an abort builds an error with its stack, and nobody waits any more.
+  outgoing.once('close', () => outgoing.writableEnded || closed.abort());
   return closed.signal;
 }
 

@@ -1,6 +1,6 @@
 import type { ColumnType } from '../storage/dialect.ts';
 import type { StoredEvent } from '../events/rows.ts';
-import type { Projector } from './projector.ts';
+import type { Projector, TableNames } from './projector.ts';
 import type { Partition, PartitionColumn } from './id-counts.ts';
 
 /** Columns by name, in the order they are written, each with its type. */
@@ -70,6 +70,12 @@ export interface RecordTable<R> {
   patch?(record: R, changes: Partial<R>): R;
   /** The table counting its ids in nested ranges (`id-counts.ts`), for its lists paged in id order. */
   pagedBy?: string;
+  /**
+   * The same rows as a `SELECT` of the stored columns, in order, from the tables of read models it comes `after`:
+   * where the strategy copies such rows (`WriteStrategy.derivedRows`), they are copied at once when those are
+   * flushed instead of written event by event.
+   */
+  copiedFrom?(names: TableNames): string;
   /** The partition `pagedBy` counts each record's id in (e.g. a document's type and month): a record edited into another moves. */
   pagedWithin?: { columns: readonly PartitionColumn[]; of(record: R): Partition };
 }

@@ -81,6 +81,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   }
 
   handler(): EventHandler {
+    if (this.sql.copy !== undefined && this.strategy.derivedRows === 'copied-at-the-end') return this.copier(this.sql.copy);
     // Not async: most of a long log is events no read model does I/O for.
     const handle = (event: StoredEvent) => {
       if (this.reads.has(event.type)) return this.model.apply(event, this);
@@ -94,6 +95,17 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
       flush: (budget: FlushBudget) => this.flush(budget),
       discard: () => this.discard(),
     });
+  }
+
+  /** Copies the rows at the first flush (after the read models they are copied from), and does nothing per event. */
+  private copier(copy: string): EventHandler {
+    let copied = false;
+    const flush = async () => {
+      if (!copied) await this.session.run(copy);
+      copied = true;
+      return true;
+    };
+    return Object.assign(() => {}, { flush });
   }
 
   add(record: R): Promise<void> | void {
@@ -355,6 +367,7 @@ function statements<R extends { id: number }>(model: RecordReadModel<R>, n: Tabl
   const types: Columns = { ...stored, ...rendered };
   return {
     insert: byCount((rows) => `INSERT INTO ${t} (${all.join(', ')}) VALUES ${placeholders(rows, all.length)}`),
+    copy: model.records.copiedFrom && `INSERT INTO ${t} (${storedColumns.join(', ')}) ${model.records.copiedFrom(n)}`,
     update: `UPDATE ${t} SET ${[...updated, ...renderedColumns].map((c) => `${c} = ?`).join(', ')} WHERE ${byKey}`,
     updatedAt: updated.map((c) => storedColumns.indexOf(c)),
     keyAt: keyColumns.map((c) => storedColumns.indexOf(c)),

@@ -36,6 +36,11 @@ export interface WriteStrategy {
    */
   renders: 'the-records-touched' | 'every-record-at-the-end';
   /**
+   * Rows that are a copy of other read models' rows (`RecordTable.copiedFrom`): kept up event by event live; a
+   * build copies them once those are flushed, with one statement, and does nothing for them per event.
+   */
+  derivedRows: 'kept-up' | 'copied-at-the-end';
+  /**
    * Values taken from other read models' records, kept from the events that set them (`kept-values.ts`): live,
    * read with `read` when not kept, `limit` at most; a build reads none (one not kept is `none`).
    */
@@ -56,6 +61,7 @@ export const liveWrites: WriteStrategy = {
   rendersAtAdd: () => true,
   sums: 'of-the-records',
   renders: 'the-records-touched',
+  derivedRows: 'kept-up',
   kept: (read, _none, limit) => keptOrRead(read, limit),
 };
 
@@ -66,5 +72,6 @@ export const buildWrites: WriteStrategy = {
   rendersAtAdd: (known, partition, id) => known.above(partition, id),
   sums: 'all-at-the-flush',
   renders: 'every-record-at-the-end',
+  derivedRows: 'copied-at-the-end',
   kept: (_read, none) => keptFromEvents(none),
 };

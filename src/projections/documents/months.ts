@@ -22,12 +22,14 @@ interface DocumentMonth {
  * reads on in (type, month, id) order, each row joined from `documents` by its key, and the month's count is one
  * seek. Counting or skipping the month's index entries instead cost O(month) per request. A document dated into
  * another month changes nine counts in each.
- * Its key is the document's: both tables number documents as the log first records them (`numbers.ts`).
+ * Its key is the document's: both tables number documents as the log first records them (`numbers.ts`). Its rows
+ * are the served documents' (type, id, key, month): a build copies them once those are flushed.
  */
 const monthsModel: RecordReadModel<DocumentMonth> = {
   name: 'document_months',
   version: 3,
-  after: [],
+  // A build copies its rows from the served documents.
+  after: ['documents'],
   tables: ['document_months', 'document_month_id_counts'],
   schema: (n, { types: t, clusteredTableSuffix }) => [
     `CREATE TABLE ${n('document_months')} (
@@ -48,6 +50,8 @@ const monthsModel: RecordReadModel<DocumentMonth> = {
     numbered: 'key',
     pagedBy: 'document_month_id_counts',
     pagedWithin: { columns: MONTH_PARTITION, of: (m) => [m.type, m.month] },
+    // In this table's key order: its rows land on neighbouring pages.
+    copiedFrom: (n) => `SELECT id, type, key, month FROM ${n('documents')} ORDER BY type, id`,
   },
   reads: ['DocumentRecorded', 'DocumentRevised'],
   adds: ['DocumentRecorded'],

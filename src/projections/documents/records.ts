@@ -89,7 +89,6 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
   /**
    * New documents (in any id order), with their links, wait here and go a hundred a statement: every read of the
    * tables and every other write writes them first, and `persist` at the end of every apply and replayed chunk.
-   * (document_months keeps back the same documents and writes them after these.)
    */
   const added = rowsKeptBack(session, insert);
   const addedLinks = rowsKeptBack(session, addLinks);

@@ -62,6 +62,12 @@ export interface RecordTable<R> {
    * the writer sets it on a new record, and never rewrites it.
    */
   numbered?: keyof R & string;
+  /**
+   * The table whose `numbered` column the numbers follow, when not this one: one of a read model applied first
+   * that numbers the same records in the same order, its highest read through its key where this table has no
+   * index on the column.
+   */
+  numberedAs?: string;
   /** The stored columns a record is read back from, and how. */
   read: { columns: readonly string[]; record(values: unknown[]): R };
   /** The served bytes: columns rendered from the record and what `render` reads besides. */

@@ -68,14 +68,14 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     private readonly names: TableNames,
     private readonly strategy: WriteStrategy,
   ) {
-    const { table, partition, numbered, pagedBy, pagedWithin, rendered, patch } = model.records;
+    const { table, partition, numbered, numberedAs, pagedBy, pagedWithin, rendered, patch } = model.records;
     if (partition !== undefined && (Object.keys(rendered).length > 0 || patch !== undefined || model.children !== undefined)) {
       throw new Error(`${model.name}: a partitioned table's rows are written whole, without rendered columns, patches or children`);
     }
     this.sql = statements(model, names, session);
     this.known = strategy.ids(session, names(table), partition?.columns);
     this.counts = pagedBy === undefined ? NO_COUNTS : strategy.counts(session, names(pagedBy), pagedWithin?.columns);
-    this.numbers = numbered === undefined ? undefined : strategy.numbers(session, names(table), numbered);
+    this.numbers = numbered === undefined ? undefined : strategy.numbers(session, names(numberedAs ?? table), numbered);
     this.reads = new Set(model.reads);
     this.adds = new Set(model.adds);
   }

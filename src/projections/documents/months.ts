@@ -48,6 +48,9 @@ const monthsModel: RecordReadModel<DocumentMonth> = {
     rendered: {},
     partition: { columns: ['type'], of: (m) => [m.type] },
     numbered: 'key',
+    // Its highest through the records' primary key (this table has no index on `key`): the documents read model,
+    // applied first, keeps a transaction's first new document back until it is numbered here too.
+    numberedAs: 'document_records',
     pagedBy: 'document_month_id_counts',
     pagedWithin: { columns: MONTH_PARTITION, of: (m) => [m.type, m.month] },
     // In this table's key order: its rows land on neighbouring pages.

@@ -69,7 +69,19 @@ const GROW_BATCH = 1000;
  */
 export async function ensureLogs(sizes: Sizes, dataset: string): Promise<[string, string]> {
   const files: [string, string] = [logPath(sizes, 0), logPath(sizes, 1)];
-  if (files.every((f) => fs.existsSync(f))) return files;
+  if (!files.every((f) => fs.existsSync(f))) await growLog(sizes, dataset, sizes.logEvents.map((events, i) => ({ events, file: files[i] })));
+  return files;
+}
+
+/** The long log (`--long-log`): the data set's log grown to `events`, kept for the next run. */
+export async function ensureLongLog(sizes: Sizes, dataset: string, events: number): Promise<string> {
+  const file = path.join(DATA_DIR, `${sizes.name}-log-${events}.db`);
+  if (!fs.existsSync(file)) await growLog(sizes, dataset, [{ events, file }]);
+  return file;
+}
+
+/** Grows a copy of the data set's log by price updates, saving a copy at each length in `stops` (ascending). */
+async function growLog(sizes: Sizes, dataset: string, stops: { events: number; file: string }[]): Promise<void> {
   const growing = path.join(DATA_DIR, `${sizes.name}-log-growing.db`);
   copyDatabase(dataset, growing);
   const engine = await SqliteEngine.open(growing, releaseReadModels);
@@ -78,9 +90,9 @@ export async function ensureLogs(sizes: Sizes, dataset: string): Promise<[string
     const skus = engine.db.prepare('SELECT sku FROM products ORDER BY id').pluck().all() as string[];
     if (skus.length === 0) throw new Error('the data set has no products to update prices of');
     let next = 0;
-    for (const [index, target] of sizes.logEvents.entries()) {
-      console.log(`growing the log to ${target} events with price updates…`);
-      while (lastSeq(engine.db) < target) {
+    for (const { events, file } of stops) {
+      console.log(`growing the log to ${events} events with price updates…`);
+      while (lastSeq(engine.db) < events) {
         const batch = Array.from({ length: GROW_BATCH }, () => {
           const n = next++;
           // Each round over the catalogue sets prices no product had before, so every record appends an event.
@@ -90,11 +102,10 @@ export async function ensureLogs(sizes: Sizes, dataset: string): Promise<[string
         const applied = await tb.write(() => decideBatch(batch, updatePrices, tb.state, tb.log, { source: 'bench' }));
         if (!applied.ok) throw new Error(`price updates failed: ${JSON.stringify(applied.errors.slice(0, 3))}`);
       }
-      engine.db.prepare('VACUUM INTO ?').run(files[index]);
+      engine.db.prepare('VACUUM INTO ?').run(file);
     }
   } finally {
     tb.close();
     for (const suffix of ['', '-wal', '-shm']) fs.rmSync(growing + suffix, { force: true });
   }
-  return files;
 }

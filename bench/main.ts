@@ -7,7 +7,7 @@ import { type EngineUnderTest, sqliteUnderTest } from './engines.ts';
 import { FEED_SERVER_ENV, type FeedResults, measureFeed, printFeed } from './feed.ts';
 import { rebuildFloor } from './floors.ts';
 import { type ImportOrders, measureImportOrders, printImportOrders } from './import-orders.ts';
-import { DATA_DIR, FULL, QUICK, type Sizes, copyDatabase, ensureDataset, ensureLogs } from './dataset.ts';
+import { DATA_DIR, FULL, QUICK, type Sizes, copyDatabase, ensureDataset, ensureLogs, ensureLongLog } from './dataset.ts';
 import { type LoadSettings, type Target, LoadRunner, readLoad } from './load.ts';
 import { PostgresServer, postgresUnderTest, rebuildFloorOnPostgres, shown } from './postgres.ts';
 import { ROOT, SERVER_SCRIPT, type Child, runMeasured, serverNodeOptions, startProcess, waitUntilAnswering } from './processes.ts';
@@ -48,7 +48,12 @@ interface Options {
   servers: number[];
   /** `--feed`: only the phase of following the log (`feed.ts`), on SQLite. */
   feedOnly: boolean;
+  /** `--long-log [events]`: only a rebuild of (and a start on) a log grown that long, on SQLite. */
+  longLog?: number;
 }
+
+/** The long log's default length: a company's whole history, as the rebuild is meant to take it. */
+const LONG_LOG_EVENTS = 10_000_000;
 
 function optionsOf(argv: string[]): Options {
   const value = (flag: string) => {
@@ -62,7 +67,9 @@ function optionsOf(argv: string[]): Options {
   if (servers.some((n) => !Number.isInteger(n) || n < 1 || n > 10)) throw new Error(`--servers takes a number of servers from 1 to 10, or several separated by commas: ${value('--servers')}`);
   if (value('--servers') !== undefined && engine === 'sqlite') throw new Error('--servers is for PostgreSQL (--engine postgres or both): a SQLite file is served by one process');
   const sizes = argv.includes('--quick') ? QUICK : FULL;
-  return { sizes, settings: sizes === QUICK ? { runs: 3, duration: 1 } : { runs: 3, duration: 5 }, engines: engines[engine], servers, feedOnly: argv.includes('--feed') };
+  const longLog = argv.includes('--long-log') ? Number(/^\d+$/.test(value('--long-log') ?? '') ? value('--long-log') : LONG_LOG_EVENTS) : undefined;
+  if (longLog !== undefined && longLog <= sizes.logEvents[1]) throw new Error(`--long-log takes a number of events above ${sizes.logEvents[1]} (the longer of the usual logs)`);
+  return { sizes, settings: sizes === QUICK ? { runs: 3, duration: 1 } : { runs: 3, duration: 5 }, engines: engines[engine], servers, feedOnly: argv.includes('--feed'), longLog };
 }
 
 export async function main(argv: string[]): Promise<void> {
@@ -72,6 +79,7 @@ export async function main(argv: string[]): Promise<void> {
   // With a stale bundle the processes would run from the sources (tsx): their time and memory would count that.
   for (const [name, entry] of Object.entries(ENTRIES as Record<string, string>)) await ensureBundle(entry, name);
   const dataset = await ensureDataset(sizes);
+  if (options.longLog !== undefined) return measureLongLog(sizes, dataset, options.longLog);
   const logs = await ensureLogs(sizes, dataset);
 
   const results: Results = {
@@ -344,6 +352,23 @@ async function measureRebuild(setting: string): Promise<RebuildResult> {
   const seconds = Number(match[2]);
   console.log(`rebuild of ${events} events: ${Math.round(events / seconds)} events/s, peak RSS ${(run.peakRss / 2 ** 20).toFixed(0)} MB`);
   return { events, seconds, eventsPerSecond: events / seconds, processSeconds: run.seconds, peakRssMb: run.peakRss / 2 ** 20 };
+}
+
+/** `--long-log`: the rebuild of a log of `events` (the data set's, grown by price updates), and a start on it. */
+async function measureLongLog(sizes: Sizes, dataset: string, events: number): Promise<void> {
+  const file = await ensureLongLog(sizes, dataset, events);
+  const loadAverage = { start: os.loadavg(), end: [] as number[] };
+  const rebuild = await measureRebuild(file);
+  const startupMs = await measureStartup(file);
+  loadAverage.end = os.loadavg();
+  console.log(`\n## The long log (${rebuild.events} events, SQLite)\n`);
+  console.log('| rebuild | events/s | peak RSS | start-up on it (median of 3) |\n|---|---|---|---|');
+  console.log(`| ${rebuild.seconds.toFixed(1)} s | ${Math.round(rebuild.eventsPerSecond)} | ${rebuild.peakRssMb.toFixed(0)} MB | ${startupMs.median.toFixed(0)} ms |`);
+  const out = path.join(ROOT, 'bench', 'results', `${new Date().toISOString().slice(0, 10)}${sizes === QUICK ? '-quick' : ''}-long-log-${events}.json`);
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  const machine = { cpus: os.cpus().length, model: os.cpus()[0]?.model ?? 'unknown', node: process.version };
+  fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), machine, loadAverage, rebuild, startupMs }, null, 2) + '\n');
+  console.log(`\nwritten to ${path.relative(ROOT, out)}`);
 }
 
 /** Milliseconds from spawning the server on `setting` to its first 200, STARTUP_RUNS times. */

@@ -7,6 +7,22 @@ import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
+/**
+ * The processes started here that are still running. A test that times out or throws before its clean-up would
+ * leave its server listening (and its database open) after the test file: they are killed when this process ends.
+ */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/** `child`, killed with this process should it still be running then. */
+function tracked<T extends ChildProcess>(child: T): T {
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return child;
+}
+
 export interface ServerProcess {
   child: ChildProcess;
   port: number;
@@ -19,11 +35,13 @@ export interface ServerProcess {
 }
 
 export function startServer(file: string, key: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/server.mjs')], {
-    cwd: ROOT,
-    env: { ...process.env, TRADEBOOK_DB: file, TRADEBOOK_API_KEY: key, PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = tracked(
+    spawn(process.execPath, [path.join(ROOT, 'bin/server.mjs')], {
+      cwd: ROOT,
+      env: { ...process.env, TRADEBOOK_DB: file, TRADEBOOK_API_KEY: key, PORT: '0', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
@@ -120,11 +138,13 @@ export function runCli(file: string, args: string[], stdin?: string): Promise<{ 
 
 /** Runs `script` (under the repository) as a process to its end; resolves with its exit code and output. */
 export function runToExit(script: string, args: string[], env: Record<string, string>, stdin?: string): Promise<{ status: number; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [path.join(ROOT, script), ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = tracked(
+    spawn(process.execPath, [path.join(ROOT, script), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    }),
+  );
   let stdout = '';
   let stderr = '';
   // Decoded as a stream: a character whose bytes two chunks share is not split into two broken ones.
@@ -136,7 +156,7 @@ export function runToExit(script: string, args: string[], env: Record<string, st
 
 /** Starts the command line without waiting for it (to interrupt it). */
 export function spawnCli(file: string, args: string[]): ChildProcess {
-  return spawn(process.execPath, [path.join(ROOT, 'bin/tradebook.mjs'), ...args], { cwd: ROOT, env: { ...process.env, TRADEBOOK_DB: file }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return tracked(spawn(process.execPath, [path.join(ROOT, 'bin/tradebook.mjs'), ...args], { cwd: ROOT, env: { ...process.env, TRADEBOOK_DB: file }, stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
 export interface Response {

@@ -35,10 +35,24 @@ export async function withBuildSettings<T>(db: Sqlite, build: () => Promise<T>):
   db.pragma('synchronous = NORMAL');
   db.pragma(`wal_autocheckpoint = ${BUILD_CHECKPOINT}`);
   try {
-    return await build();
+    return await withTemporaryFiles(db, build);
   } finally {
     db.pragma(`synchronous = ${synchronous}`);
     db.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
+  }
+}
+
+/**
+ * Runs `work` with the connection's temporary B-trees in files (a serving connection keeps them in memory,
+ * `openSqlite`): the sorts of a build's indexes and the differences of a comparison are as large as whole tables.
+ */
+export async function withTemporaryFiles<T>(db: Sqlite, work: () => Promise<T>): Promise<T> {
+  const tempStore = db.pragma('temp_store', { simple: true });
+  db.pragma('temp_store = FILE');
+  try {
+    return await work();
+  } finally {
+    db.pragma(`temp_store = ${tempStore}`);
   }
 }
 

@@ -5,7 +5,7 @@ import type { StoredEvent } from '../../events/store.ts';
 import { type BuildBeside, type BuildSite, type FreshBuild, type ReadTableStore, servedNames } from '../read-tables.ts';
 import { storageFaultOf } from '../storage-fault.ts';
 import { lastSeq, replayEvents } from './event-log.ts';
-import { inWriteTransaction, indexesOf, tableExists, tablesNamedWith, withAttached, withBuildSettings } from './maintenance.ts';
+import { inWriteTransaction, indexesOf, tableExists, tablesNamedWith, withAttached, withBuildSettings, withTemporaryFiles } from './maintenance.ts';
 import { type Sqlite, openSqlite } from './open.ts';
 import { sqliteSession } from './session.ts';
 
@@ -95,14 +95,16 @@ export async function freshBuild<T>(db: Sqlite, work: (fresh: FreshBuild) => Pro
     return await work({
       // A database is attached outside a transaction only.
       snapshot: (read) =>
-        withAttached(db, scratch.name, 'rebuilt', async () => {
-          db.exec('BEGIN');
-          try {
-            return await read(session);
-          } finally {
-            db.exec('COMMIT');
-          }
-        }),
+        withAttached(db, scratch.name, 'rebuilt', () =>
+          withTemporaryFiles(db, async () => {
+            db.exec('BEGIN');
+            try {
+              return await read(session);
+            } finally {
+              db.exec('COMMIT');
+            }
+          }),
+        ),
       async build(build) {
         await build(buildSite(scratch, db), servedNames);
         scratch.close();

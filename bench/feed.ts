@@ -8,27 +8,57 @@ import type { Spread } from './stats.ts';
  * Following the log under load (README "Following changes"): the write scenario's throughput with 100 server-sent
  * event streams and 100 long-polls following it against without them, run for run; how long a change takes from
  * its write to every stream; what an idle stream costs the server (memory, CPU); and one consumer catching up on
- * the longest log, by pages and by a stream.
+ * the longest log, by pages and by a stream. On PostgreSQL with two servers or more, how long a change written
+ * through one server takes to reach the streams on the others (its commit's NOTIFY heard there).
  */
 
-export interface FeedResults {
+/** From sending a one-record write to each stream's receipt of its change: an upper bound of commit to delivery. */
+export interface DeliveryMs {
+  writes: number;
+  p50: number;
+  p99: number;
+  max: number;
+  writeAnswerP99: number;
+}
+
+/** One SQLite server followed while it is written, then the longest log caught up on. */
+export interface FollowingOneServer {
   followers: { streams: number; longPolls: number };
   /** `benchCpuSeconds`: this process's own CPU in the measured runs (the followers' clients run here, on the same cores as the server). */
   writes: { name: string; without: LoadFigures; with: LoadFigures; ratio: number; benchCpuSeconds: { without: number; with: number } };
-  /** From sending a one-record write to each stream's receipt of its change: an upper bound of commit to delivery. */
-  deliveryMs: { writes: number; p50: number; p99: number; max: number; writeAnswerP99: number };
+  deliveryMs: DeliveryMs;
   /** The server's CPU over one heartbeat period, with no stream and with `streams` idle ones (their heartbeats included). */
   idle: { streams: number; rssBytesEach: number; cpuMsPerSecond: number; cpuMsPerSecondWithout: number };
   catchUp: { events: number; pagesPerSecond: number; streamPerSecond: number };
+}
+
+/** `servers` PostgreSQL servers on one database: writes through the first, `streams` streams spread over the others. */
+export interface FollowingAcrossServers {
+  /** The PostgreSQL server's version. */
+  postgres: string;
+  servers: number;
+  streams: number;
+  deliveryMs: DeliveryMs;
+}
+
+/**
+ * The feed's phase: SQLite's figures at the top level (absent when only PostgreSQL ran), as the results file has
+ * always kept them; the PostgreSQL runs of two servers or more across them.
+ */
+export interface FeedResults extends Partial<FollowingOneServer> {
+  acrossServers?: FollowingAcrossServers[];
   /** The issue's targets, judged on these figures. */
   targets: { target: string; value: string; met: boolean }[];
 }
 
-const FOLLOWERS = 100;
+/** Streams (and long-polls) following the writes. */
+export const FOLLOWERS = 100;
 const IDLE_STREAMS = 1000;
 /** The server's heartbeat period (TRADEBOOK_STREAM_HEARTBEAT_MS's default): the idle CPU is measured over one. */
 const HEARTBEAT_S = 15;
 const DELIVERY_WRITES = 30;
+/** Across servers, as many writes as the measurement the issue's 250 ms were first read against (p50 31 ms, p99 72 ms). */
+export const DELIVERY_WRITES_ACROSS_SERVERS = 200;
 
 /** What the servers of this phase are started with: room for the streams, from one client address. */
 export const FEED_SERVER_ENV = {
@@ -106,7 +136,7 @@ export async function measureFeed(options: {
   settings: LoadSettings;
   /** Starts a server on the longest log (stopped by the caller's `stop`). */
   onLongLog: () => Promise<{ target: Target; events: number; stop(): Promise<void> }>;
-}): Promise<FeedResults> {
+}): Promise<FollowingOneServer> {
   const { server, headers, settings } = options;
   const changes = `${server.url}/api/changes`;
 
@@ -155,32 +185,7 @@ export async function measureFeed(options: {
   const writes = { name: options.write.name, without: without.figures(), with: withFollowers.figures(), ratio: 0, benchCpuSeconds };
   writes.ratio = writes.with.requestsPerSecond.median / writes.without.requestsPerSecond.median;
 
-  // Delivery: one-record writes, one at a time, each timed to its arrival on every stream.
-  const start = await options.lastSeq();
-  const arrivals = new Map<number, number[]>();
-  const streams = Array.from({ length: FOLLOWERS }, () =>
-    openStream(`${changes}?after=${start}`, headers, (seq, at) => {
-      const list = arrivals.get(seq) ?? [];
-      list.push(at);
-      arrivals.set(seq, list);
-    }),
-  );
-  await Promise.all(streams.map((s) => s.opened));
-  const delays: number[] = [];
-  const answers: number[] = [];
-  for (let i = 0; i < DELIVERY_WRITES; i++) {
-    const sent = performance.now();
-    await options.writeOne();
-    answers.push(performance.now() - sent);
-    const seq = await options.lastSeq();
-    const deadline = performance.now() + 10_000;
-    while ((arrivals.get(seq)?.length ?? 0) < FOLLOWERS && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
-    const got = arrivals.get(seq) ?? [];
-    if (got.length < FOLLOWERS) throw new Error(`change ${seq} reached ${got.length} of ${FOLLOWERS} streams within 10 s`);
-    delays.push(...got.map((at) => at - sent));
-  }
-  streams.forEach((s) => s.close());
-  const deliveryMs = { writes: DELIVERY_WRITES, p50: percentile(delays, 50), p99: percentile(delays, 99), max: Math.max(...delays), writeAnswerP99: percentile(answers, 99) };
+  const deliveryMs = await measureDelivery({ streamsOn: [server], headers, writeOne: options.writeOne, lastSeq: options.lastSeq, writes: DELIVERY_WRITES });
 
   // Catch-up on the longest log: pages of 1,000, then one stream.
   const long = await options.onLongLog();
@@ -199,24 +204,83 @@ export async function measureFeed(options: {
     stream.close();
     const streamPerSecond = long.events / ((performance.now() - streamFrom) / 1000);
     const catchUp = { events: long.events, pagesPerSecond, streamPerSecond };
-    const targets = [
-      // A run that answered nothing (a loaded machine) makes no ratio.
-      { target: 'writes with 100 streams and 100 long-polls ≥ 0.9× without', value: `${writes.ratio.toFixed(2)}×`, met: Number.isFinite(writes.ratio) && writes.ratio >= 0.9 },
-      { target: 'write to delivery on every stream, p99 ≤ 50 ms (SQLite)', value: `${deliveryMs.p99.toFixed(1)} ms`, met: deliveryMs.p99 <= 50 },
-      { target: 'an idle stream ≤ 64 KB of the server', value: `${(idleFigures.rssBytesEach / 1024).toFixed(1)} KB`, met: idleFigures.rssBytesEach <= 64 * 1024 },
-      // Their heartbeats are their whole cost: 1,000 comments a period.
-      { target: 'idle streams take no CPU between changes (server with them − without)', value: `${(cpuMsPerSecond - cpuMsPerSecondWithout).toFixed(1)} ms/s for ${IDLE_STREAMS}`, met: cpuMsPerSecond - cpuMsPerSecondWithout < 5 },
-      { target: 'one consumer catches up ≥ 50,000 changes/s', value: `${Math.round(Math.max(pagesPerSecond, streamPerSecond))}/s`, met: Math.max(pagesPerSecond, streamPerSecond) >= 50_000 },
-    ];
-    return { followers: { streams: FOLLOWERS, longPolls: FOLLOWERS }, writes, deliveryMs, idle: idleFigures, catchUp, targets };
+    return { followers: { streams: FOLLOWERS, longPolls: FOLLOWERS }, writes, deliveryMs, idle: idleFigures, catchUp };
   } finally {
     await long.stop();
   }
 }
 
+/**
+ * One-record writes, one at a time, each timed from its sending to its change's arrival on every one of 100
+ * streams, spread over `streamsOn` (the writer's own server, or the servers beside it).
+ */
+export async function measureDelivery(options: {
+  streamsOn: Target[];
+  headers: Record<string, string>;
+  /** One write of one record; resolves when answered. */
+  writeOne: () => Promise<void>;
+  lastSeq: () => Promise<number>;
+  writes: number;
+}): Promise<DeliveryMs> {
+  const { streamsOn, headers } = options;
+  const start = await options.lastSeq();
+  const arrivals = new Map<number, number[]>();
+  const streams = Array.from({ length: FOLLOWERS }, (_, i) =>
+    openStream(`${streamsOn[i % streamsOn.length].url}/api/changes?after=${start}`, headers, (seq, at) => {
+      const list = arrivals.get(seq) ?? [];
+      list.push(at);
+      arrivals.set(seq, list);
+    }),
+  );
+  try {
+    await Promise.all(streams.map((s) => s.opened));
+    const delays: number[] = [];
+    const answers: number[] = [];
+    for (let i = 0; i < options.writes; i++) {
+      const sent = performance.now();
+      await options.writeOne();
+      answers.push(performance.now() - sent);
+      const seq = await options.lastSeq();
+      const deadline = performance.now() + 10_000;
+      while ((arrivals.get(seq)?.length ?? 0) < FOLLOWERS && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+      const got = arrivals.get(seq) ?? [];
+      if (got.length < FOLLOWERS) throw new Error(`change ${seq} reached ${got.length} of ${FOLLOWERS} streams within 10 s`);
+      delays.push(...got.map((at) => at - sent));
+    }
+    return { writes: options.writes, p50: percentile(delays, 50), p99: percentile(delays, 99), max: Math.max(...delays), writeAnswerP99: percentile(answers, 99) };
+  } finally {
+    streams.forEach((s) => s.close());
+  }
+}
+
+/** The phase's figures and the issue's targets judged on them: SQLite's when it ran, each PostgreSQL count of servers'. */
+export function feedResults(one: FollowingOneServer | undefined, across: FollowingAcrossServers[]): FeedResults {
+  const targets: FeedResults['targets'] = [];
+  if (one) {
+    const { writes, deliveryMs, idle, catchUp } = one;
+    const catchUpPerSecond = Math.max(catchUp.pagesPerSecond, catchUp.streamPerSecond);
+    targets.push(
+      // A run that answered nothing (a loaded machine) makes no ratio.
+      { target: 'writes with 100 streams and 100 long-polls ≥ 0.9× without', value: `${writes.ratio.toFixed(2)}×`, met: Number.isFinite(writes.ratio) && writes.ratio >= 0.9 },
+      { target: 'write to delivery on every stream, p99 ≤ 50 ms (SQLite)', value: `${deliveryMs.p99.toFixed(1)} ms`, met: deliveryMs.p99 <= 50 },
+      { target: 'an idle stream ≤ 64 KB of the server', value: `${(idle.rssBytesEach / 1024).toFixed(1)} KB`, met: idle.rssBytesEach <= 64 * 1024 },
+      // Their heartbeats are their whole cost: 1,000 comments a period.
+      { target: 'idle streams take no CPU between changes (server with them − without)', value: `${(idle.cpuMsPerSecond - idle.cpuMsPerSecondWithout).toFixed(1)} ms/s for ${idle.streams}`, met: idle.cpuMsPerSecond - idle.cpuMsPerSecondWithout < 5 },
+      { target: 'one consumer catches up ≥ 50,000 changes/s', value: `${Math.round(catchUpPerSecond)}/s`, met: catchUpPerSecond >= 50_000 },
+    );
+  }
+  for (const a of across) {
+    targets.push({ target: `write through one server to delivery on every stream of the other${a.servers > 2 ? 's' : ''}, p99 ≤ 250 ms (PostgreSQL, ${a.servers} servers)`, value: `${a.deliveryMs.p99.toFixed(1)} ms`, met: a.deliveryMs.p99 <= 250 });
+  }
+  return { ...one, ...(across.length > 0 ? { acrossServers: across } : {}), targets };
+}
+
 const range = (s: Spread, digits = 0) => `${s.median.toFixed(digits)} (${s.min.toFixed(digits)}–${s.max.toFixed(digits)})`;
 
-export function printFeed(f: FeedResults): void {
+const printDelivery = (d: DeliveryMs, where: string) =>
+  console.log(`\nwrite sent → change on each of ${where}, ${d.writes} writes: p50 ${d.p50.toFixed(1)} ms, p99 ${d.p99.toFixed(1)} ms, max ${d.max.toFixed(1)} ms (the write's own answer p99 ${d.writeAnswerP99.toFixed(1)} ms)`);
+
+function printOneServer(f: FollowingOneServer): void {
   console.log(`\n## Following changes (SQLite, ${f.followers.streams} streams and ${f.followers.longPolls} long-polls beside the writes)\n`);
   console.log('| | requests/s | p99 ms | server CPU µs/request | records/s |');
   console.log('|---|---|---|---|---|');
@@ -226,11 +290,19 @@ export function printFeed(f: FeedResults): void {
   ] as const) {
     console.log(`| ${label} | ${range(figures.requestsPerSecond)} | ${range(figures.p99Ms, 1)} | ${range(figures.cpuUsPerRequest)} | ${figures.recordsPerSecond ? range(figures.recordsPerSecond) : ''} |`);
   }
-  const d = f.deliveryMs;
-  console.log(`\nwrite sent → change on each of ${f.followers.streams} streams, ${d.writes} writes: p50 ${d.p50.toFixed(1)} ms, p99 ${d.p99.toFixed(1)} ms, max ${d.max.toFixed(1)} ms (the write's own answer p99 ${d.writeAnswerP99.toFixed(1)} ms)`);
+  printDelivery(f.deliveryMs, `${f.followers.streams} streams`);
   console.log(`bench process's own CPU in the measured runs (the followers' clients, on the server's cores): ${f.writes.benchCpuSeconds.without.toFixed(2)} s without, ${f.writes.benchCpuSeconds.with.toFixed(2)} s followed`);
   console.log(`${f.idle.streams} idle streams: ${(f.idle.rssBytesEach / 1024).toFixed(1)} KB of the server's RSS each; the server's CPU over a heartbeat period ${f.idle.cpuMsPerSecond.toFixed(1)} ms a second with them, ${f.idle.cpuMsPerSecondWithout.toFixed(1)} without`);
   console.log(`catch-up of ${f.catchUp.events} changes by one consumer: ${Math.round(f.catchUp.pagesPerSecond)}/s by pages of 1,000, ${Math.round(f.catchUp.streamPerSecond)}/s by a stream`);
+}
+
+export function printFeed(f: FeedResults): void {
+  // `writes` is there only when the SQLite phase ran, and then so is the rest of its figures.
+  if (f.writes) printOneServer(f as FollowingOneServer);
+  for (const a of f.acrossServers ?? []) {
+    console.log(`\n## Following changes across ${a.servers} servers on one database (PostgreSQL ${a.postgres})`);
+    printDelivery(a.deliveryMs, `${a.streams} streams on the other server${a.servers > 2 ? 's' : ''}, written through the first`);
+  }
   console.log('\n| target | this run | met |');
   console.log('|---|---|---|');
   for (const t of f.targets) console.log(`| ${t.target} | ${t.value} | ${t.met ? 'yes' : 'no'} |`);

@@ -4,7 +4,7 @@ import path from 'node:path';
 // @ts-expect-error: a plain ES module of the entry points, without type declarations
 import { ENTRIES, ensureBundle } from '../bin/bundle.mjs';
 import { type EngineUnderTest, sqliteUnderTest } from './engines.ts';
-import { FEED_SERVER_ENV, type FeedResults, measureFeed, printFeed } from './feed.ts';
+import { DELIVERY_WRITES_ACROSS_SERVERS, FEED_SERVER_ENV, FOLLOWERS, type FollowingAcrossServers, type FollowingOneServer, feedResults, measureDelivery, measureFeed, printFeed } from './feed.ts';
 import { rebuildFloor } from './floors.ts';
 import { type ImportOrders, measureImportOrders, printImportOrders } from './import-orders.ts';
 import { DATA_DIR, FULL, QUICK, type Sizes, copyDatabase, ensureDataset, ensureLogs, ensureLongLog } from './dataset.ts';
@@ -22,6 +22,8 @@ const CEILING_PORT = 3918;
 const SALES_BODY_PORT = 3919;
 /** The first server listens on SERVER_PORT; more servers of one PostgreSQL database on the ports after the fixed-body servers'. */
 const serverPort = (index: number) => (index === 0 ? SERVER_PORT : SALES_BODY_PORT + index);
+/** The `index`th of servers started together (`startServers`), as the load reaches it. */
+const targetOf = (server: Child, index: number): Target => ({ url: `http://127.0.0.1:${serverPort(index)}`, pid: server.pid });
 /** At most this many of the event rows a write scenario's last run appended are bare-inserted for its ceiling. */
 const CEILING_ROWS = { full: 50_000, quick: 5_000 };
 const STARTUP_RUNS = 3;
@@ -46,7 +48,7 @@ interface Options {
   engines: Engine[];
   /** How many servers share the PostgreSQL database, one load phase each. */
   servers: number[];
-  /** `--feed`: only the phase of following the log (`feed.ts`), on SQLite. */
+  /** `--feed`: only the phase of following the log (`feed.ts`), on each engine `--engine` names (on PostgreSQL, across `--servers`). */
   feedOnly: boolean;
   /** `--long-log [events]`: only a rebuild of (and a start on) a log grown that long, on SQLite. */
   longLog?: number;
@@ -66,10 +68,12 @@ function optionsOf(argv: string[]): Options {
   const servers = (value('--servers') ?? '1').split(',').map(Number);
   if (servers.some((n) => !Number.isInteger(n) || n < 1 || n > 10)) throw new Error(`--servers takes a number of servers from 1 to 10, or several separated by commas: ${value('--servers')}`);
   if (value('--servers') !== undefined && engine === 'sqlite') throw new Error('--servers is for PostgreSQL (--engine postgres or both): a SQLite file is served by one process');
+  const feedOnly = argv.includes('--feed');
+  if (feedOnly && engine !== 'sqlite' && Math.max(...servers) < 2) throw new Error('--feed on PostgreSQL measures delivery from one server to others: give --servers 2 (or more)');
   const sizes = argv.includes('--quick') ? QUICK : FULL;
   const longLog = argv.includes('--long-log') ? Number(/^\d+$/.test(value('--long-log') ?? '') ? value('--long-log') : LONG_LOG_EVENTS) : undefined;
   if (longLog !== undefined && longLog <= sizes.logEvents[1]) throw new Error(`--long-log takes a number of events above ${sizes.logEvents[1]} (the longer of the usual logs)`);
-  return { sizes, settings: sizes === QUICK ? { runs: 3, duration: 1 } : { runs: 3, duration: 5 }, engines: engines[engine], servers, feedOnly: argv.includes('--feed'), longLog };
+  return { sizes, settings: sizes === QUICK ? { runs: 3, duration: 1 } : { runs: 3, duration: 5 }, engines: engines[engine], servers, feedOnly, longLog };
 }
 
 export async function main(argv: string[]): Promise<void> {
@@ -80,7 +84,6 @@ export async function main(argv: string[]): Promise<void> {
   for (const [name, entry] of Object.entries(ENTRIES as Record<string, string>)) await ensureBundle(entry, name);
   const dataset = await ensureDataset(sizes);
   if (options.longLog !== undefined) return measureLongLog(sizes, dataset, options.longLog);
-  const logs = await ensureLogs(sizes, dataset);
 
   const results: Results = {
     date: new Date().toISOString(),
@@ -93,18 +96,34 @@ export async function main(argv: string[]): Promise<void> {
     ceilings: {},
     rebuild: [],
   };
+  const resultsName = `${results.date.slice(0, 10)}${sizes === QUICK ? '-quick' : ''}${options.feedOnly ? '-feed' : ''}${options.engines.includes('postgres') ? `${options.engines.includes('sqlite') ? '-sqlite' : ''}-postgres-x${options.servers.join('-')}` : ''}`;
+  const work = path.join(DATA_DIR, `${sizes.name}-work.db`);
   if (options.feedOnly) {
-    const work = path.join(DATA_DIR, `${sizes.name}-work.db`);
-    copyDatabase(dataset, work);
-    const feed = await measureFollowing(sqliteUnderTest(work), logs[1], settings);
+    let oneServer: FollowingOneServer | undefined;
+    if (options.engines.includes('sqlite')) {
+      const [, longLog] = await ensureLogs(sizes, dataset);
+      copyDatabase(dataset, work);
+      oneServer = await measureFollowing(sqliteUnderTest(work), longLog, settings);
+    }
+    let acrossServers: FollowingAcrossServers[] = [];
+    if (options.engines.includes('postgres')) {
+      const server = new PostgresServer();
+      try {
+        acrossServers = await followAcrossServers(server, (await buildOnPostgres(server, dataset, sizes)).name, options.servers);
+      } finally {
+        await server.close();
+      }
+    }
+    const feed = feedResults(oneServer, acrossServers);
     printFeed(feed);
-    const out = path.join(ROOT, 'bench', 'results', `${results.date.slice(0, 10)}${sizes === QUICK ? '-quick' : ''}-feed.json`);
+    const out = path.join(ROOT, 'bench', 'results', `${resultsName}.json`);
     fs.writeFileSync(out, JSON.stringify({ ...results, loadAverage: { ...results.loadAverage, end: os.loadavg() }, feed }, null, 2) + '\n');
     console.log(`\nwritten to ${path.relative(ROOT, out)}`);
     return;
   }
+  const logs = await ensureLogs(sizes, dataset);
+  let oneServer: FollowingOneServer | undefined;
   if (options.engines.includes('sqlite')) {
-    const work = path.join(DATA_DIR, `${sizes.name}-work.db`);
     copyDatabase(dataset, work);
     Object.assign(results, await measureLoad(sqliteUnderTest(work), 1, options));
     for (const file of logs) results.rebuild.push(await measureRebuild(file));
@@ -113,9 +132,20 @@ export async function main(argv: string[]): Promise<void> {
     results.startupMs = await measureStartup(logs[1]);
     results.targets = targetsOf(results);
     copyDatabase(dataset, work);
-    results.feed = await measureFollowing(sqliteUnderTest(work), logs[1], settings);
+    oneServer = await measureFollowing(sqliteUnderTest(work), logs[1], settings);
   }
-  if (options.engines.includes('postgres')) results.postgres = await benchPostgres(dataset, logs, options);
+  let acrossServers: FollowingAcrossServers[] = [];
+  if (options.engines.includes('postgres')) {
+    const server = new PostgresServer();
+    try {
+      results.postgres = await benchPostgres(server, dataset, logs, options);
+      acrossServers = await followAcrossServers(server, postgresName(sizes), options.servers);
+      if (acrossServers.length === 0) results.postgres.notMeasured.push('delivery of a change from one server to the streams on another: it takes --servers 2 or more');
+    } finally {
+      await server.close();
+    }
+  }
+  if (oneServer || acrossServers.length > 0) results.feed = feedResults(oneServer, acrossServers);
   const importOrders: ImportOrders[] = [];
   for (const engine of options.engines) importOrders.push(await measureImportOrders({ size: IMPORT_ORDER_SIZE[sizes.name], engine }));
 
@@ -123,8 +153,7 @@ export async function main(argv: string[]): Promise<void> {
   printResults(results);
   if (results.feed) printFeed(results.feed);
   importOrders.forEach(printImportOrders);
-  const engines = results.postgres ? `${options.engines.includes('sqlite') ? '-sqlite' : ''}-postgres-x${options.servers.join('-')}` : '';
-  const out = path.join(ROOT, 'bench', 'results', `${results.date.slice(0, 10)}${sizes === QUICK ? '-quick' : ''}${engines}.json`);
+  const out = path.join(ROOT, 'bench', 'results', `${resultsName}.json`);
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, JSON.stringify({ ...results, importOrders }, null, 2) + '\n');
   console.log(`\nwritten to ${path.relative(ROOT, out)}`);
@@ -135,60 +164,98 @@ export async function main(argv: string[]): Promise<void> {
  * open (the read tables built from the log) timed on its own, then for each number of servers a fresh copy of it
  * (`CREATE DATABASE … TEMPLATE`) loaded through that many servers; the grown logs copied in and rebuilt there.
  */
-async function benchPostgres(dataset: string, logs: [string, string], options: Options): Promise<PostgresResults> {
-  const server = new PostgresServer();
-  try {
-    const name = `tradebook_bench_${options.sizes.name}`;
-    const url = await server.recreate(name);
-    const copy = await copyInto(dataset, url);
-    console.log(`PostgreSQL: ${copy.events} events copied into ${shown(url)} in ${copy.seconds} s; first open (builds the read tables from the log)…`);
-    const opened = await startServers(url, 1, FIRST_OPEN_TIMEOUT_MS);
-    await opened.servers[0].stop();
-    const firstOpen = {
-      events: copy.events,
-      seconds: opened.ms / 1000,
-      eventsPerSecond: copy.events / (opened.ms / 1000),
-      line: /"msg":"(built the read tables from the log[^"]*)"/.exec(opened.servers[0].output())?.[1],
-    };
-    console.log(`first open: ${firstOpen.seconds.toFixed(1)} s (${firstOpen.eventsPerSecond.toFixed(0)} events/s): ${firstOpen.line ?? 'no build logged'}`);
-
-    const notMeasured: string[] = [];
-    const runs: PostgresResults['runs'] = [];
-    for (const servers of options.servers) {
-      // Every load phase starts from the same built copy, as SQLite's starts from a fresh copy of the data set.
-      const db = await postgresUnderTest(await server.recreate(`${name}_work`, name));
-      if (!db.databaseCpu && runs.length === 0) notMeasured.push("the PostgreSQL processes' CPU: the server is not on this machine");
-      try {
-        console.log(`PostgreSQL, ${servers} server${servers > 1 ? 's' : ''}:`);
-        runs.push({ servers, ...(await measureLoad(db, servers, options)) });
-      } finally {
-        await db.close();
-      }
+async function benchPostgres(server: PostgresServer, dataset: string, logs: [string, string], options: Options): Promise<PostgresResults> {
+  const { name, url, copy, firstOpen } = await buildOnPostgres(server, dataset, options.sizes);
+  const notMeasured: string[] = [];
+  const runs: PostgresResults['runs'] = [];
+  for (const servers of options.servers) {
+    // Every load phase starts from the same built copy, as SQLite's starts from a fresh copy of the data set.
+    const db = await postgresUnderTest(await server.recreate(`${name}_work`, name));
+    if (!db.databaseCpu && runs.length === 0) notMeasured.push("the PostgreSQL processes' CPU: the server is not on this machine");
+    try {
+      console.log(`PostgreSQL, ${servers} server${servers > 1 ? 's' : ''}:`);
+      runs.push({ servers, ...(await measureLoad(db, servers, options)) });
+    } finally {
+      await db.close();
     }
-
-    const rebuild: PostgresResults['rebuild'] = [];
-    const logUrls: string[] = [];
-    for (const file of logs) {
-      const logUrl = await server.recreate(`${name}_log_${path.basename(file, '.db').split('-').at(-1)}`);
-      const { seconds: copySeconds } = await copyInto(file, logUrl);
-      rebuild.push({ ...(await measureRebuild(logUrl)), copySeconds });
-      logUrls.push(logUrl);
-    }
-    return {
-      server: `PostgreSQL ${await server.version()}`,
-      database: shown(url),
-      copy,
-      firstOpen,
-      runs,
-      rebuild,
-      // On the longer log, whose read tables the rebuild just made current.
-      rebuildFloor: await rebuildFloorOnPostgres(logUrls[1]),
-      startupMs: await measureStartup(logUrls[1]),
-      notMeasured,
-    };
-  } finally {
-    await server.close();
   }
+
+  const rebuild: PostgresResults['rebuild'] = [];
+  const logUrls: string[] = [];
+  for (const file of logs) {
+    const logUrl = await server.recreate(`${name}_log_${path.basename(file, '.db').split('-').at(-1)}`);
+    const { seconds: copySeconds } = await copyInto(file, logUrl);
+    rebuild.push({ ...(await measureRebuild(logUrl)), copySeconds });
+    logUrls.push(logUrl);
+  }
+  return {
+    server: `PostgreSQL ${await server.version()}`,
+    database: shown(url),
+    copy,
+    firstOpen,
+    runs,
+    rebuild,
+    // On the longer log, whose read tables the rebuild just made current.
+    rebuildFloor: await rebuildFloorOnPostgres(logUrls[1]),
+    startupMs: await measureStartup(logUrls[1]),
+    notMeasured,
+  };
+}
+
+/** The bench's built PostgreSQL database of a data set's size; each phase works on copies of it. */
+const postgresName = (sizes: Sizes) => `tradebook_bench_${sizes.name}`;
+
+/**
+ * The data set moved into `postgresName` made afresh, as an operator would (`tradebook copy --to`), and its first
+ * open (the read tables built from the log) timed on its own.
+ */
+async function buildOnPostgres(server: PostgresServer, dataset: string, sizes: Sizes): Promise<{ name: string; url: string } & Pick<PostgresResults, 'copy' | 'firstOpen'>> {
+  const name = postgresName(sizes);
+  const url = await server.recreate(name);
+  const copy = await copyInto(dataset, url);
+  console.log(`PostgreSQL: ${copy.events} events copied into ${shown(url)} in ${copy.seconds} s; first open (builds the read tables from the log)…`);
+  const opened = await startServers(url, 1, FIRST_OPEN_TIMEOUT_MS);
+  await opened.servers[0].stop();
+  const firstOpen = {
+    events: copy.events,
+    seconds: opened.ms / 1000,
+    eventsPerSecond: copy.events / (opened.ms / 1000),
+    line: /"msg":"(built the read tables from the log[^"]*)"/.exec(opened.servers[0].output())?.[1],
+  };
+  console.log(`first open: ${firstOpen.seconds.toFixed(1)} s (${firstOpen.eventsPerSecond.toFixed(0)} events/s): ${firstOpen.line ?? 'no build logged'}`);
+  return { name, url, copy, firstOpen };
+}
+
+/**
+ * The feed across servers (`feed.ts`), for each count of `--servers` of two or more: a fresh copy of the built
+ * database `template` served by that many servers (room for the streams, as on SQLite), one-record writes through
+ * the first, timed to their arrival on 100 streams spread over the others.
+ */
+async function followAcrossServers(server: PostgresServer, template: string, counts: number[]): Promise<FollowingAcrossServers[]> {
+  const measured: FollowingAcrossServers[] = [];
+  for (const count of counts.filter((n) => n >= 2)) {
+    const db = await postgresUnderTest(await server.recreate(`${template}_work`, template));
+    try {
+      const { servers } = await startServers(db.setting, count, undefined, FEED_SERVER_ENV);
+      try {
+        const [writer, ...followed] = servers.map(targetOf);
+        console.log(`following changes across ${count} PostgreSQL servers: ${DELIVERY_WRITES_ACROSS_SERVERS} writes…`);
+        const deliveryMs = await measureDelivery({
+          streamsOn: followed,
+          headers: AUTH,
+          writeOne: oneRecordWriter(writer.url, await db.skus()),
+          lastSeq: () => db.lastEventSeq(),
+          writes: DELIVERY_WRITES_ACROSS_SERVERS,
+        });
+        measured.push({ postgres: await server.version(), servers: count, streams: FOLLOWERS, deliveryMs });
+      } finally {
+        await Promise.all(servers.map((s) => s.stop()));
+      }
+    } finally {
+      await db.close();
+    }
+  }
+  return measured;
 }
 
 /** `tradebook copy --to url` from a SQLite file, as the command reports it. */
@@ -208,7 +275,7 @@ async function measureLoad(db: EngineUnderTest, serverCount: number, { sizes, se
   const results: LoadResults = { ceilings: {}, scenarios: {} };
   const subject = { auditKey: await createAuditKey(db.setting), busiest: await db.busiest() };
   const { servers } = await startServers(db.setting, serverCount);
-  const targets: Target[] = servers.map((s, i) => ({ url: `http://127.0.0.1:${serverPort(i)}`, pid: s.pid }));
+  const targets = servers.map(targetOf);
   const fixedBodies: Child[] = [];
   try {
     const base = targets[0].url;
@@ -305,8 +372,8 @@ async function measureSettingVariants(db: EngineUnderTest, measured: Target, pro
   }
 }
 
-/** The feed's phase (`feed.ts`): a server on `db` followed while it is written, then one on the longest log. */
-async function measureFollowing(db: EngineUnderTest, longLog: string, settings: LoadSettings): Promise<FeedResults> {
+/** The feed's phase on SQLite (`feed.ts`): a server on `db` followed while it is written, then one on the longest log. */
+async function measureFollowing(db: EngineUnderTest, longLog: string, settings: LoadSettings): Promise<FollowingOneServer> {
   const serve = async (setting: string) => {
     const since = performance.now();
     const child = spawnServer(setting, SERVER_PORT, FEED_SERVER_ENV);
@@ -317,23 +384,27 @@ async function measureFollowing(db: EngineUnderTest, longLog: string, settings: 
   try {
     const skus = await db.skus();
     const write = (await writeScenarios(new Probe(target.url, AUTH), skus)).updatePrices100!;
-    let price = 0;
-    const writeOne = async () => {
-      const path = `${target.url}/api/update-product-prices`;
-      const token = ((await (await fetch(path, { headers: AUTH })).json()) as { data: { access_token: string } }).data.access_token;
-      const body = JSON.stringify({ data: [{ sku: skus[price % skus.length], salePrice: 9000 + price++ / 100 }] });
-      const res = await fetch(path, { method: 'POST', headers: { ...AUTH, 'X-Access-Token': token, 'Content-Type': 'application/json' }, body });
-      if (res.status !== 200) throw new Error(`a one-record write was answered ${res.status}: ${await res.text()}`);
-    };
     const onLongLog = async () => {
       await child.stop();
       const long = await serve(longLog);
       return { target: long.target, events: await sqliteUnderTest(longLog).lastEventSeq(), stop: () => long.child.stop() };
     };
-    return await measureFeed({ server: target, headers: AUTH, write, writeOne, lastSeq: () => db.lastEventSeq(), settings, onLongLog });
+    return await measureFeed({ server: target, headers: AUTH, write, writeOne: oneRecordWriter(target.url, skus), lastSeq: () => db.lastEventSeq(), settings, onLongLog });
   } finally {
     await child.stop();
   }
+}
+
+/** One-record `update-product-prices` writes through the server at `url` (token GET, then POST), each a new price. */
+function oneRecordWriter(url: string, skus: string[]): () => Promise<void> {
+  let price = 0;
+  return async () => {
+    const path = `${url}/api/update-product-prices`;
+    const token = ((await (await fetch(path, { headers: AUTH })).json()) as { data: { access_token: string } }).data.access_token;
+    const body = JSON.stringify({ data: [{ sku: skus[price % skus.length], salePrice: 9000 + price++ / 100 }] });
+    const res = await fetch(path, { method: 'POST', headers: { ...AUTH, 'X-Access-Token': token, 'Content-Type': 'application/json' }, body });
+    if (res.status !== 200) throw new Error(`a one-record write was answered ${res.status}: ${await res.text()}`);
+  };
 }
 
 /** An audit key made in the database through the command line, for the workbench's pages. */
@@ -386,10 +457,10 @@ async function measureStartup(setting: string) {
 const spawnServer = (setting: string, port: number, env: Record<string, string> = {}) =>
   startProcess(SERVER_SCRIPT, [], { TRADEBOOK_DB: setting, PORT: String(port), TRADEBOOK_API_KEY: API_KEY, ...env }, serverNodeOptions());
 
-/** `count` servers on one database, started together; the milliseconds until the last of them answered. */
-async function startServers(setting: string, count: number, timeoutMs?: number): Promise<{ servers: Child[]; ms: number }> {
+/** `count` servers on one database, started together (with `env` beside the defaults); the milliseconds until the last of them answered. */
+async function startServers(setting: string, count: number, timeoutMs?: number, env: Record<string, string> = {}): Promise<{ servers: Child[]; ms: number }> {
   const started = performance.now();
-  const servers = Array.from({ length: count }, (_, i) => spawnServer(setting, serverPort(i)));
+  const servers = Array.from({ length: count }, (_, i) => spawnServer(setting, serverPort(i), env));
   try {
     const answered = await Promise.all(servers.map((s, i) => waitUntilAnswering(s, `http://127.0.0.1:${serverPort(i)}/api/products?limit=1`, AUTH, started, timeoutMs)));
     return { servers, ms: Math.max(...answered) };

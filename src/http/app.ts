@@ -62,11 +62,17 @@ function allowedMethods(): Map<string, string> {
   return new Map([...methods].map(([path, names]) => [path, [...names].join(', ')]));
 }
 
+/**
+ * The OpenAPI document's text, built at its first request and kept: it depends on the code alone, and building it
+ * (every schema turned into JSON Schema) took a tenth of a server's start and of every app a test makes.
+ */
+let openapiText: string | undefined;
+const openapiJson = () => (openapiText ??= JSON.stringify(openApiDocument(reads, writes)));
+
 /** The whole HTTP interface over one open tradebook. Paths work with and without a trailing slash. */
 export function createApp(tb: Company, options: AppOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
   const proxies = options.trustedProxies ?? TrustedProxies.NONE;
-  const openapi = JSON.stringify(openApiDocument(reads, writes));
 
   app.use('*', closeAfterUnreadBody);
   app.route('/', healthRoutes(tb, options.shuttingDown ?? (() => false)));
@@ -76,7 +82,7 @@ export function createApp(tb: Company, options: AppOptions = {}): Hono<AppEnv> {
     '/',
     workbenchRoutes(tb, { idleMs: options.sessionIdleMs ?? DEFAULT_IDLE_MS, proxies, onSignInFailure: options.onSignInFailure ?? (() => {}) }),
   );
-  app.get('/api/openapi.json', (c) => sendJson(c, openapi));
+  app.get('/api/openapi.json', (c) => sendJson(c, openapiJson()));
 
   // The key is checked before anything else, from the headers alone: no byte of a body is read for a request
   // without a valid key. Its 401 closes the connection, so the server stops receiving that body. Then the body.

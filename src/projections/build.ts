@@ -3,13 +3,14 @@ import type { BuildSteps, EventReader, TableNames } from '../storage/read-tables
 import type { SqlSession } from '../storage/sql.ts';
 import type { Projector } from './projector.ts';
 import { Projections, createProjectionTables, createReadIndexes } from './registry.ts';
+import { buildWrites } from './write-strategies.ts';
 
 /** Deferred items (products, document components, contractors) flushed a transaction at the end of a build. */
 const FLUSH_STEP = 5000;
 
 /**
  * Builds every projection's tables under `names` from `events` (in seq order, the whole prefix to build): the
- * tables created, then the events applied in transactions of `chunk` (in build mode, see `ApplyMode`), then the
+ * tables created, then the events applied in transactions of `chunk` (as a build writes: `buildWrites`), then the
  * deferred work flushed in steps of FLUSH_STEP items, then the ids counted, then (when asked) the read indexes,
  * built from the loaded tables at once. Engine-neutral: the
  * caller chooses where the tables go and where the events come from.
@@ -22,7 +23,7 @@ export async function buildInto(
   steps: BuildSteps,
 ): Promise<number> {
   await steps.transaction(() => createProjectionTables(session, list, 0, names, false));
-  const projections = new Projections(session, list, names, 'build');
+  const projections = new Projections(session, list, names, buildWrites);
   let done = 0;
   let more = true;
   const counted = (next: IteratorResult<StoredEvent>) => {

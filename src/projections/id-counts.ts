@@ -1,5 +1,4 @@
 import type { ReadModelDialect } from '../storage/dialect.ts';
-import type { ApplyMode } from './projector.ts';
 import { type SqlSession, byCount, inChunks, placeholders } from '../storage/sql.ts';
 
 /**
@@ -57,11 +56,10 @@ interface Change {
  * touches a few dozen), then sets `before` anew under every range above one that changed (but where only the last
  * range of its level changed: ids in order), a hundred such ranges a statement, writing only the rows whose
  * `before` moved. The caller calls `persist` before its transaction ends
- * and `discard` when it is rolled back. In a build nothing is kept up: the build counts the loaded rows at its end
- * (`countIds`).
+ * and `discard` when it is rolled back. A build keeps none up (`write-strategies.ts`): it counts the loaded rows at
+ * its end (`countIds`).
  */
-export function idCounts(session: SqlSession, table: string, partition: readonly PartitionColumn[] = [], mode: ApplyMode = 'live') {
-  if (mode === 'build') return { add: (_values: Partition, _id: number) => {}, remove: (_values: Partition, _id: number) => {}, persist: async () => {}, discard: () => {} };
+export function idCounts(session: SqlSession, table: string, partition: readonly PartitionColumn[] = []) {
   const parts = partition.map((c) => c.name);
   const key = [...parts, 'level', 'node'];
   const upsert = byCount(

@@ -1,5 +1,4 @@
 import { type SqlSession, byCount, inChunks, valueList } from '../storage/sql.ts';
-import type { ApplyMode } from './projector.ts';
 
 /** Values of the partition columns, in their order. */
 type Partition = readonly unknown[];
@@ -10,11 +9,11 @@ type Partition = readonly unknown[];
  * since (whose rows may still be kept back, unwritten), then among those `lookUp` found or not found for a batch
  * about to be applied (a hundred ids a statement), then in the table. So ids in order cost nothing, a batch in
  * any other order a statement per hundred, and rows below the highest can be kept back and written many a
- * statement as well. The caller calls `forget` before its transaction ends or is rolled back. A build (`mode`)
- * keeps each partition's highest across its transactions: nothing else writes the tables it builds, and a
- * transaction of it rolled back stops it.
+ * statement as well. The caller calls `forget` before its transaction ends or is rolled back. With `keepHighest`
+ * (a build's: `write-strategies.ts`) each partition's highest is kept across transactions: nothing else writes
+ * the tables a build writes, and a transaction of it rolled back stops it.
  */
-export function newIds(session: SqlSession, table: string, partition: readonly string[] = [], mode: ApplyMode = 'live') {
+export function newIds(session: SqlSession, table: string, partition: readonly string[] = [], keepHighest = false) {
   const where = (columns: readonly string[]) => columns.map((column) => `${column} = ?`).join(' AND ');
   const highestOf = `SELECT max(id) FROM ${table}${partition.length > 0 ? ` WHERE ${where(partition)}` : ''}`;
   const exists = `SELECT 1 FROM ${table} WHERE ${where([...partition, 'id'])}`;
@@ -78,7 +77,7 @@ export function newIds(session: SqlSession, table: string, partition: readonly s
     },
     forget() {
       for (const ids of partitions.values()) {
-        if (mode === 'live') ids.highest = undefined;
+        if (!keepHighest) ids.highest = undefined;
         ids.added.clear();
         ids.found.clear();
       }

@@ -2,17 +2,11 @@ import type { ReadModelDialect } from '../storage/dialect.ts';
 import { ROWS_PER_STATEMENT, type SqlSession } from '../storage/sql.ts';
 import type { StoredEvent } from '../events/rows.ts';
 import type { IdPaging } from './id-counts.ts';
+import type { WriteStrategy } from './write-strategies.ts';
 
 // Declared in storage, which names tables for builds beside the served ones too.
 import type { TableNames } from '../storage/read-tables.ts';
 export { type TableNames, servedNames } from '../storage/read-tables.ts';
-
-/**
- * How a handler is applied. `live`: a batch at a time, to tables that are read meanwhile, each write leaving them
- * whole. `build`: the whole log from its start into new tables nothing reads until the build ends, so what can be
- * derived from the loaded rows at once (the id counts) is derived once at the end instead of kept up event by event.
- */
-export type ApplyMode = 'live' | 'build';
 
 /**
  * A read model: the tables it owns, how to create them, and how one event changes them.
@@ -32,8 +26,8 @@ export interface Projector {
   schema(names: TableNames, dialect: ReadModelDialect): string[];
   /** Indexes only the reads (the API, the commands) use: a rebuild creates them after its bulk load. */
   readIndexes(names: TableNames): string[];
-  /** The event handler writing through `session`. Must be idempotent per event. */
-  bind(session: SqlSession, names: TableNames, mode: ApplyMode): EventHandler;
+  /** The event handler writing through `session`, as `strategy` writes (live or in a build). Must be idempotent per event. */
+  bind(session: SqlSession, names: TableNames, strategy: WriteStrategy): EventHandler;
   /** The tables whose ids it counts in nested ranges (`id-counts.ts`), served names: a build counts them at its end. */
   countedIds?: readonly IdPaging[];
 }

@@ -1,6 +1,7 @@
 import type { ColumnType } from '../storage/dialect.ts';
 import type { StoredEvent } from '../events/rows.ts';
-import type { Projector } from './projector.ts';
+import type { Projector, TableNames } from './projector.ts';
+import type { Partition, PartitionColumn } from './id-counts.ts';
 
 /** Columns by name, in the order they are written, each with its type. */
 export type Columns = Readonly<Record<string, ColumnType>>;
@@ -17,6 +18,8 @@ export interface RecordReadModel<R extends { id: number }> extends Pick<Projecto
   reads: readonly StoredEvent['type'][];
   /** Those of `reads` whose `data.id` is a new record's (a batch's are looked up at once). */
   adds: readonly StoredEvent['type'][];
+  /** The key of the record an event of `adds` adds, for a partitioned table (`RecordTable.partition`): its partition's values and id. */
+  addedKey?(event: StoredEvent): readonly [Partition, number];
   /** How an event changes its records, told to `changes`; a promise only when it must read. */
   apply(event: StoredEvent, changes: RecordChanges<R>): Promise<void> | void;
   /** Renders records' served columns (`records.rendered`, in order), a batch at a time. */
@@ -42,12 +45,29 @@ export interface Sums {
   columns: readonly string[];
 }
 
-/** The table of a read model's records: one row a record, keyed by `id`. */
+/** The table of a read model's records: one row a record, keyed by `id` (within its `partition`, when it has one). */
 export interface RecordTable<R> {
   table: string;
   /** Columns written from the record whenever it changes, `id` first, and their values for a record. */
   stored: Columns;
   row(record: R): unknown[];
+  /**
+   * Stored columns whose values, with `id`, identify a record (its ids are unique within them: a document's
+   * type), and their values for a record. A partitioned table's rows are written whole: no rendered columns, no
+   * patches, no children.
+   */
+  partition?: { columns: readonly string[]; of(record: R): Partition };
+  /**
+   * A stored field, named as its column, numbering the records in the order they are first added (`numbers.ts`):
+   * the writer sets it on a new record, and never rewrites it.
+   */
+  numbered?: keyof R & string;
+  /**
+   * The table whose `numbered` column the numbers follow, when not this one: one of a read model applied first
+   * that numbers the same records in the same order, its highest read through its key where this table has no
+   * index on the column.
+   */
+  numberedAs?: string;
   /** The stored columns a record is read back from, and how. */
   read: { columns: readonly string[]; record(values: unknown[]): R };
   /** The served bytes: columns rendered from the record and what `render` reads besides. */
@@ -56,6 +76,14 @@ export interface RecordTable<R> {
   patch?(record: R, changes: Partial<R>): R;
   /** The table counting its ids in nested ranges (`id-counts.ts`), for its lists paged in id order. */
   pagedBy?: string;
+  /**
+   * The same rows as a `SELECT` of the stored columns, in order, from the tables of read models it comes `after`:
+   * where the strategy copies such rows (`WriteStrategy.derivedRows`), they are copied at once when those are
+   * flushed instead of written event by event.
+   */
+  copiedFrom?(names: TableNames): string;
+  /** The partition `pagedBy` counts each record's id in (e.g. a document's type and month): a record edited into another moves. */
+  pagedWithin?: { columns: readonly PartitionColumn[]; of(record: R): Partition };
 }
 
 /** Rows of another table derived from a record (`parent` holds its id), e.g. a contractor's phones. */
@@ -70,8 +98,11 @@ export interface ChildRows<R> {
 export interface RecordChanges<R> {
   /** A new record (one already there, an event applied again, is replaced). */
   add(record: R): Promise<void> | void;
-  /** A record changed from what it is now (`undefined` when there is none, nothing is written). */
-  edit(id: number, change: (current: R | undefined) => R | undefined): Promise<void>;
+  /**
+   * A record changed from what it is now (`undefined` when there is none, nothing is written); `partition` holds
+   * its partition's values in a partitioned table.
+   */
+  edit(id: number, change: (current: R | undefined) => R | undefined, partition?: Partition): Promise<void>;
   /** Changes merged into a record without reading it (many price updates of one product render it once). */
   patch(id: number, changes: Partial<R>): void;
   /** The records whose stored `column` holds `value` are rendered again, `lookup`'s value of `value` read anew. */

@@ -7,9 +7,10 @@ import { inDependencyOrder } from './dependency-order.ts';
 import { contractorsProjector } from './contractors/projector.ts';
 import { documentMonthsProjector } from './documents/months.ts';
 import { documentsProjector } from './documents/projector.ts';
-import { type ApplyMode, type EventHandler, type Projector, type TableNames, servedNames } from './projector.ts';
+import { type EventHandler, type Projector, type TableNames, servedNames } from './projector.ts';
 import { countIds } from './id-counts.ts';
 import { productsProjector } from './products/projector.ts';
+import { type WriteStrategy, liveWrites } from './write-strategies.ts';
 
 /** Every read model, in the order events are applied to them: each after the ones it declares (`after`). */
 export const projectors: Projector[] = inDependencyOrder([
@@ -39,9 +40,9 @@ export class Projections {
     private readonly session: SqlSession,
     readonly list: Projector[],
     private readonly names: TableNames = servedNames,
-    mode: ApplyMode = 'live',
+    strategy: WriteStrategy = liveWrites,
   ) {
-    this.handlers = list.map((p) => p.bind(session, names, mode));
+    this.handlers = list.map((p) => p.bind(session, names, strategy));
     const checkpoints = names('projection_checkpoints');
     this.checkpoint = `UPDATE ${checkpoints} SET last_seq = ? WHERE last_seq < ?`;
     this.checkpointToEnd = `UPDATE ${checkpoints} SET last_seq = (SELECT max(seq) FROM events) WHERE last_seq < (SELECT max(seq) FROM events)`;
@@ -109,7 +110,7 @@ export class Projections {
     return undefined;
   }
 
-  /** The end of a build (`mode` 'build'), once every event is applied and flushed: the ids of the loaded rows counted. */
+  /** The end of a build (`buildWrites`), once every event is applied and flushed: the ids of the loaded rows counted. */
   async finish(): Promise<void> {
     const n = this.names;
     for (const p of this.list) for (const { rows, counts, partition } of p.countedIds ?? []) await countIds(this.session, { rows: n(rows), counts: n(counts), partition });

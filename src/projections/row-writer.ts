@@ -1,12 +1,13 @@
 import { ROWS_PER_STATEMENT, type SqlSession, byCount, inChunks, placeholders, valueList } from '../storage/sql.ts';
 import type { StoredEvent } from '../events/rows.ts';
 import { type EventHandler, type FlushBudget, type Projector, type TableNames, drainReadingAhead, inIdOrder } from './projector.ts';
+import type { Partition } from './id-counts.ts';
 import type { Columns, RecordChanges, RecordReadModel, RenderContext } from './read-model.ts';
-import { type IdCounts, type NewIds, type WriteStrategy, writeStrategy } from './write-strategies.ts';
+import { NO_COUNTS, type IdCounts, type NewIds, type Numbers, type WriteStrategy } from './write-strategies.ts';
 
-/** The projector of a declared read model: its rows written by a `RowWriter`, in the strategy the mode chooses. */
+/** The projector of a declared read model: its rows written by a `RowWriter`, in the strategy it is bound with. */
 export function recordProjector<R extends { id: number }>(model: RecordReadModel<R>): Projector {
-  const { table, pagedBy } = model.records;
+  const { table, pagedBy, pagedWithin } = model.records;
   return {
     name: model.name,
     version: model.version,
@@ -14,10 +15,16 @@ export function recordProjector<R extends { id: number }>(model: RecordReadModel
     tables: model.tables,
     schema: model.schema,
     readIndexes: model.readIndexes,
-    ...(pagedBy === undefined ? {} : { countedIds: [{ rows: table, counts: pagedBy }] }),
-    bind: (session, names, mode) => new RowWriter(model, session, names, writeStrategy(mode)).handler(),
+    ...(pagedBy === undefined ? {} : { countedIds: [{ rows: table, counts: pagedBy, partition: pagedWithin?.columns }] }),
+    bind: (session, names, strategy) => new RowWriter(model, session, names, strategy).handler(),
   };
 }
+
+/** The partition of a table that has none. */
+const NO_PARTITION: Partition = [];
+
+/** A record's identity in the writer's maps: its id, or in a partitioned table its partition's values and id as text. */
+type Key = number | string;
 
 /** A narrow row's value for a rendered column of each type, until the flush renders it. */
 const UNRENDERED = { integer: 0, real: 0, text: '' } as const;
@@ -28,19 +35,22 @@ const UNRENDERED = { integer: 0, real: 0, text: '' } as const;
  * changed records kept back too and written whole, rendered, with them (one version of the row), patches and
  * re-renders deferred to the flush (write-behind: a record rendered once however many events touched it), the flush reading a statement's worth of rows ahead and rewriting them in id order within the
  * budget it is given. Nothing outlives a flush, and `discard` forgets everything when a transaction is rolled back.
+ * A partitioned table's records are known by their partition and id; a record edited into another partition of
+ * its counts (`pagedWithin`) is counted there.
  */
 export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
-  private readonly sql: ReturnType<typeof statements>;
+  private readonly sql: ReturnType<typeof statements<R>>;
   private readonly known: NewIds;
   private readonly counts: IdCounts;
+  private readonly numbers: Numbers | undefined;
   private readonly reads: ReadonlySet<string>;
   private readonly adds: ReadonlySet<string>;
-  /** New records not written yet, by id. */
-  private readonly adding = new Map<number, R>();
-  /** Records changed and not written yet, by id: written whole, rendered, with the records kept back. */
-  private readonly changed = new Map<number, R>();
+  /** New records not written yet, by key. */
+  private readonly adding = new Map<Key, R>();
+  /** Records changed and not written yet, by key: written whole, rendered, with the records kept back. */
+  private readonly changed = new Map<Key, R>();
   /** Of those, the ones written narrow, rendered at the flush (`WriteStrategy.rendersAtAdd`). */
-  private readonly narrow = new Set<number>();
+  private readonly narrow = new Set<Key>();
   /** Rows whose rendered columns are written at the flush, each with the changes merged into it since (`patch`). */
   private readonly pending = new Map<number, Partial<R>>();
   /** Rows noted in the model's `sets` and not written yet, by set, each by its values as JSON. */
@@ -58,14 +68,20 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     private readonly names: TableNames,
     private readonly strategy: WriteStrategy,
   ) {
+    const { table, partition, numbered, numberedAs, pagedBy, pagedWithin, rendered, patch } = model.records;
+    if (partition !== undefined && (Object.keys(rendered).length > 0 || patch !== undefined || model.children !== undefined)) {
+      throw new Error(`${model.name}: a partitioned table's rows are written whole, without rendered columns, patches or children`);
+    }
     this.sql = statements(model, names, session);
-    this.known = strategy.ids(session, names(model.records.table));
-    this.counts = model.records.pagedBy === undefined ? NO_COUNTS : strategy.counts(session, names(model.records.pagedBy));
+    this.known = strategy.ids(session, names(table), partition?.columns);
+    this.counts = pagedBy === undefined ? NO_COUNTS : strategy.counts(session, names(pagedBy), pagedWithin?.columns);
+    this.numbers = numbered === undefined ? undefined : strategy.numbers(session, names(numberedAs ?? table), numbered);
     this.reads = new Set(model.reads);
     this.adds = new Set(model.adds);
   }
 
   handler(): EventHandler {
+    if (this.sql.copy !== undefined && this.strategy.derivedRows === 'copied-at-the-end') return this.copier(this.sql.copy);
     // Not async: most of a long log is events no read model does I/O for.
     const handle = (event: StoredEvent) => {
       if (this.reads.has(event.type)) return this.model.apply(event, this);
@@ -73,25 +89,41 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     };
     return Object.assign(handle, {
       // A batch's new ids looked up at once: ids in any order cost a statement a hundred, not a seek each.
-      prepare: (events: readonly StoredEvent[]) => this.known.lookUp(events.flatMap((e) => (this.adds.has(e.type) ? [[[], (e.data as { id: number }).id] as const] : []))),
+      prepare: (events: readonly StoredEvent[]) =>
+        this.known.lookUp(events.flatMap((e) => (this.adds.has(e.type) ? [this.model.addedKey?.(e) ?? ([NO_PARTITION, (e.data as { id: number }).id] as const)] : []))),
       persist: () => this.persist(),
       flush: (budget: FlushBudget) => this.flush(budget),
       discard: () => this.discard(),
     });
   }
 
-  add(record: R): Promise<void> | void {
-    const isNew = this.known.isNew([], record.id);
-    return typeof isNew === 'boolean' ? this.place(record, isNew) : isNew.then((answer) => this.place(record, answer));
+  /** Copies the rows at the first flush (after the read models they are copied from), and does nothing per event. */
+  private copier(copy: string): EventHandler {
+    let copied = false;
+    const flush = async () => {
+      if (!copied) await this.session.run(copy);
+      copied = true;
+      return true;
+    };
+    return Object.assign(() => {}, { flush });
   }
 
-  async edit(id: number, change: (current: R | undefined) => R | undefined): Promise<void> {
-    const kept = this.adding.get(id);
-    const next = change(this.patched(id, kept ?? this.changed.get(id) ?? (await this.readOne(id))));
+  add(record: R): Promise<void> | void {
+    const partition = this.partitionOf(record);
+    const isNew = this.known.isNew(partition, record.id);
+    return typeof isNew === 'boolean' ? this.place(record, partition, isNew) : isNew.then((answer) => this.place(record, partition, answer));
+  }
+
+  async edit(id: number, change: (current: R | undefined) => R | undefined, partition = NO_PARTITION): Promise<void> {
+    const key = this.keyOf(partition, id);
+    const kept = this.adding.get(key);
+    const current = this.patched(id, kept ?? this.changed.get(key) ?? (await this.readOne(partition, id)));
+    const next = change(current);
     if (next === undefined) return;
     // The changes patched in are written with it.
     this.pending.delete(id);
-    (kept !== undefined ? this.adding : this.changed).set(id, next);
+    if (current !== undefined) this.recount(current, next);
+    (kept !== undefined ? this.adding : this.changed).set(key, next);
   }
 
   patch(id: number, changes: Partial<R>): void {
@@ -121,24 +153,56 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   }
 
   /** A new record kept back, or (an add applied again) the one there replaced. */
-  private place(record: R, isNew: boolean): Promise<void> | void {
-    if (!isNew) return this.replace(record);
-    const renders = this.strategy.rendersAtAdd(this.known, record.id);
-    return typeof renders === 'boolean' ? this.keep(record, renders) : renders.then((answer) => this.keep(record, answer));
+  private place(record: R, partition: Partition, isNew: boolean): Promise<void> | void {
+    if (!isNew) return this.replace(record, partition);
+    const renders = this.strategy.rendersAtAdd(this.known, partition, record.id);
+    return typeof renders === 'boolean' ? this.number(record, partition, renders) : renders.then((answer) => this.number(record, partition, answer));
   }
 
-  private keep(record: R, renders: boolean): Promise<void> | void {
-    this.known.add([], record.id);
-    this.counts.add([], record.id);
-    this.adding.set(record.id, record);
-    if (!renders) this.narrow.add(record.id);
+  /** A new record given the next number (`RecordTable.numbered`), when its table numbers them. */
+  private number(record: R, partition: Partition, renders: boolean): Promise<void> | void {
+    const { numbered } = this.model.records;
+    if (numbered === undefined) return this.keep(record, partition, renders);
+    const next = this.numbers!.next();
+    if (typeof next !== 'number') return next.then((n) => this.keep(Object.assign(record, { [numbered]: n }), partition, renders));
+    return this.keep(Object.assign(record, { [numbered]: next }), partition, renders);
+  }
+
+  private keep(record: R, partition: Partition, renders: boolean): Promise<void> | void {
+    const key = this.keyOf(partition, record.id);
+    this.known.add(partition, record.id);
+    this.counts.add(this.countedIn(record), record.id);
+    this.adding.set(key, record);
+    if (!renders) this.narrow.add(key);
     // Written a statement's worth at a time: records kept back for a whole transaction outlived the young generation.
     if (this.adding.size >= ROWS_PER_STATEMENT) return this.writeAdds();
   }
 
-  private replace(record: R): void {
-    this.pending.delete(record.id);
-    (this.adding.has(record.id) ? this.adding : this.changed).set(record.id, record);
+  /** An add applied again: the record there replaced, keeping its number and counted where it is now. */
+  private replace(record: R, partition: Partition): Promise<void> {
+    const { numbered } = this.model.records;
+    return this.edit(record.id, (current) => (numbered === undefined || current === undefined ? record : { ...record, [numbered]: current[numbered] }), partition);
+  }
+
+  private partitionOf(record: R): Partition {
+    return this.model.records.partition?.of(record) ?? NO_PARTITION;
+  }
+
+  private keyOf(partition: Partition, id: number): Key {
+    return partition.length === 0 ? id : `${partition.join('\u0000')}\u0000${id}`;
+  }
+
+  /** The partition of its counts a record's id is counted in. */
+  private countedIn(record: R): Partition {
+    return this.model.records.pagedWithin?.of(record) ?? NO_PARTITION;
+  }
+
+  /** A record edited into another partition of its counts moves there. */
+  private recount(current: R, next: R): void {
+    const [from, to] = [this.countedIn(current), this.countedIn(next)];
+    if (from.every((value, i) => value === to[i])) return;
+    this.counts.remove(from, current.id);
+    this.counts.add(to, next.id);
   }
 
   /** `record` with the changes patched into it since the last flush. */
@@ -151,8 +215,8 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     if (this.sql.flushed.length > 0 && !this.pending.has(id)) this.pending.set(id, {});
   }
 
-  private async readOne(id: number): Promise<R | undefined> {
-    const [found] = await this.session.rows<unknown[]>(this.sql.readOne, [id]);
+  private async readOne(partition: Partition, id: number): Promise<R | undefined> {
+    const [found] = await this.session.rows<unknown[]>(this.sql.readOne, [...partition, id]);
     return found === undefined ? undefined : this.model.records.read.record(found);
   }
 
@@ -162,9 +226,10 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     const records = [...this.changed.values()];
     this.changed.clear();
     const rendered = await this.model.render(records, this.context);
+    const { updatedAt, keyAt } = this.sql;
     for (const [i, record] of records.entries()) {
-      const [id, ...values] = this.model.records.row(record);
-      await this.session.run(this.sql.update, [...values, ...rendered[i], id]);
+      const stored = this.model.records.row(record);
+      await this.session.run(this.sql.update, [...updatedAt.map((at) => stored[at]), ...rendered[i], ...keyAt.map((at) => stored[at])]);
     }
     await this.writeChildren(records, true);
   }
@@ -174,13 +239,13 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     await this.writeNoted();
     await this.writeChanged();
     if (this.adding.size === 0) return;
-    const records = [...this.adding.values()].sort((a, b) => a.id - b.id);
+    const records = [...this.adding.values()].sort(this.sql.order);
     this.adding.clear();
-    const wide = records.filter((r) => !this.narrow.has(r.id));
+    const wide = records.filter((r) => !this.narrow.has(this.keyOf(this.partitionOf(r), r.id)));
     const rendered = await this.model.render(wide, this.context);
     let next = 0;
     const rows = records.map((r) => {
-      if (!this.narrow.delete(r.id)) return [...this.model.records.row(r), ...rendered[next++]];
+      if (!this.narrow.delete(this.keyOf(this.partitionOf(r), r.id))) return [...this.model.records.row(r), ...rendered[next++]];
       this.toRender(r.id);
       return [...this.model.records.row(r), ...this.sql.unrendered];
     });
@@ -208,6 +273,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     await this.writeAdds();
     await this.counts.persist();
     this.known.forget();
+    this.numbers?.forget();
   }
 
   /** The deferred renders, in id order, a statement's worth of rows read ahead of the one rewritten. */
@@ -263,6 +329,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     this.looked.clear();
     this.counts.discard();
     this.known.forget();
+    this.numbers?.forget();
   }
 }
 
@@ -275,16 +342,24 @@ async function readChunks<T>(keys: number[], read: (chunk: number[]) => Promise<
   return rows;
 }
 
+/** Two keys' order: by their first values that differ. */
+function compareKeys(a: Partition, b: Partition): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return (a[i] as number | string) < (b[i] as number | string) ? -1 : 1;
+  return 0;
+}
+
 /** Rows whose first value is a key, by key, each with the values after it. */
 const keyed = (rows: number[][]) => new Map(rows.map(([key, ...values]) => [Number(key), values.map(Number)]));
 
-const NO_COUNTS: IdCounts = { add: () => {}, remove: () => {}, persist: async () => {}, discard: () => {} };
-
 /** The statements a model's declaration makes, every table named through `n`. */
 function statements<R extends { id: number }>(model: RecordReadModel<R>, n: TableNames, { dialect }: SqlSession) {
-  const { table, stored, read, rendered, patch } = model.records;
+  const { table, stored, read, rendered, patch, partition, numbered } = model.records;
   const t = n(table);
   const storedColumns = Object.keys(stored);
+  const keyColumns = [...(partition?.columns ?? []), 'id'];
+  const byKey = keyColumns.map((c) => `${c} = ?`).join(' AND ');
+  // A number is given once; the key stays.
+  const updated = storedColumns.filter((c) => !keyColumns.includes(c) && c !== numbered);
   const renderedColumns = Object.keys(rendered);
   const all = [...storedColumns, ...renderedColumns];
   // A patch changes only what the read columns hold: the flush rewrites them with the rendered ones.
@@ -292,8 +367,13 @@ function statements<R extends { id: number }>(model: RecordReadModel<R>, n: Tabl
   const types: Columns = { ...stored, ...rendered };
   return {
     insert: byCount((rows) => `INSERT INTO ${t} (${all.join(', ')}) VALUES ${placeholders(rows, all.length)}`),
-    update: `UPDATE ${t} SET ${all.slice(1).map((c) => `${c} = ?`).join(', ')} WHERE id = ?`,
-    readOne: `SELECT ${read.columns.join(', ')} FROM ${t} WHERE id = ?`,
+    copy: model.records.copiedFrom && `INSERT INTO ${t} (${storedColumns.join(', ')}) ${model.records.copiedFrom(n)}`,
+    update: `UPDATE ${t} SET ${[...updated, ...renderedColumns].map((c) => `${c} = ?`).join(', ')} WHERE ${byKey}`,
+    updatedAt: updated.map((c) => storedColumns.indexOf(c)),
+    keyAt: keyColumns.map((c) => storedColumns.indexOf(c)),
+    /** Records in key order: rows inserted in it land on neighbouring pages. */
+    order: partition === undefined ? (a: R, b: R) => a.id - b.id : (a: R, b: R) => compareKeys([...partition.of(a), a.id], [...partition.of(b), b.id]),
+    readOne: `SELECT ${read.columns.join(', ')} FROM ${t} WHERE ${byKey}`,
     readMany: byCount((count) => `SELECT id, ${read.columns.join(', ')} FROM ${t} WHERE id IN (${valueList(count)})`),
     idsWhere: (column: string) => `SELECT id FROM ${t} WHERE ${column} = ?`,
     unrendered: renderedColumns.map((c) => UNRENDERED[rendered[c]]),

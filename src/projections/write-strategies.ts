@@ -1,7 +1,8 @@
 import type { SqlSession } from '../storage/sql.ts';
-import { idCounts } from './id-counts.ts';
+import { type Partition, type PartitionColumn, idCounts } from './id-counts.ts';
 import { newIds } from './new-ids.ts';
-import type { ApplyMode } from './projector.ts';
+import { numbers } from './numbers.ts';
+import { type KeptValues, keptFromEvents, keptOrRead } from './kept-values.ts';
 
 /**
  * How the row writer writes: `live`, a batch at a time into tables read meanwhile, each transaction leaving them
@@ -10,35 +11,67 @@ import type { ApplyMode } from './projector.ts';
  */
 export interface WriteStrategy {
   /** What is known of a table's ids (`new-ids.ts`): a build keeps each partition's highest across its transactions. */
-  ids(session: SqlSession, table: string): NewIds;
+  ids(session: SqlSession, table: string, partition?: readonly string[]): NewIds;
   /** The id counts of a table kept up row by row (live), or left to the build's end, which counts the loaded ids at once. */
-  counts(session: SqlSession, table: string): IdCounts;
+  counts(session: SqlSession, table: string, partition?: readonly PartitionColumn[]): IdCounts;
+  /** The numbers of a table's rows in the order they are added (`numbers.ts`): a build reads the highest once. */
+  numbers(session: SqlSession, table: string, column: string): Numbers;
   /**
    * Whether a new record is rendered as it is written. Live always: a narrow row rewritten at the flush would cost
    * PostgreSQL a second version of the row and of its index entries. A build only above every id so far: on
    * SQLite wide rows inserted all over the table split its pages, where narrow ones rewritten in id order at the
    * flush stay on neighbouring pages (both measured in docs/performance.md).
    */
-  rendersAtAdd(known: NewIds, id: number): boolean | Promise<boolean>;
+  rendersAtAdd(known: NewIds, partition: Partition, id: number): boolean | Promise<boolean>;
   /**
    * How a render's sums over other read models' rows are read (`RenderContext.sums`): live, for the records
    * rendered (an index range each); in a build, not while the log is applied (what they sum is still coming in, and
    * the read index is built at the end), and at the flush for every record at once, in one pass over the rows.
    */
   sums: 'of-the-records' | 'all-at-the-flush';
+  /**
+   * Which records the flush renders: live, those touched since the last flush; a build, every record once, at its
+   * end (each touched anyway), from what the read model kept of them: what it derives from other records (a
+   * document's component) is then known in memory rather than read back, and nothing needs rendering before.
+   */
+  renders: 'the-records-touched' | 'every-record-at-the-end';
+  /**
+   * Rows that are a copy of other read models' rows (`RecordTable.copiedFrom`): kept up event by event live; a
+   * build copies them once those are flushed, with one statement, and does nothing for them per event.
+   */
+  derivedRows: 'kept-up' | 'copied-at-the-end';
+  /**
+   * Values taken from other read models' records, kept from the events that set them (`kept-values.ts`): live,
+   * read with `read` when not kept, `limit` at most; a build reads none (one not kept is `none`).
+   */
+  kept<V>(read: (id: number) => Promise<V>, none: V, limit: number): KeptValues<V>;
 }
 
 export type NewIds = ReturnType<typeof newIds>;
 export type IdCounts = ReturnType<typeof idCounts>;
+export type Numbers = ReturnType<typeof numbers>;
 
-const strategy = (mode: ApplyMode, rendersAtAdd: WriteStrategy['rendersAtAdd'], sums: WriteStrategy['sums']): WriteStrategy => ({
-  ids: (session, table) => newIds(session, table, [], mode),
-  counts: (session, table) => idCounts(session, table, [], mode),
-  rendersAtAdd,
-  sums,
-});
+/** The id counts of a build: none kept up (it counts the loaded rows at its end), and of a table not paged by id. */
+export const NO_COUNTS: IdCounts = { add: () => {}, remove: () => {}, persist: async () => {}, discard: () => {} };
 
-export const liveWrites = strategy('live', () => true, 'of-the-records');
-export const buildWrites = strategy('build', (known, id) => known.above([], id), 'all-at-the-flush');
+export const liveWrites: WriteStrategy = {
+  ids: (session, table, partition) => newIds(session, table, partition),
+  counts: (session, table, partition) => idCounts(session, table, partition),
+  numbers: (session, table, column) => numbers(session, table, column),
+  rendersAtAdd: () => true,
+  sums: 'of-the-records',
+  renders: 'the-records-touched',
+  derivedRows: 'kept-up',
+  kept: (read, _none, limit) => keptOrRead(read, limit),
+};
 
-export const writeStrategy = (mode: ApplyMode): WriteStrategy => (mode === 'build' ? buildWrites : liveWrites);
+export const buildWrites: WriteStrategy = {
+  ids: (session, table, partition) => newIds(session, table, partition, true),
+  counts: () => NO_COUNTS,
+  numbers: (session, table, column) => numbers(session, table, column, true),
+  rendersAtAdd: (known, partition, id) => known.above(partition, id),
+  sums: 'all-at-the-flush',
+  renders: 'every-record-at-the-end',
+  derivedRows: 'copied-at-the-end',
+  kept: (_read, none) => keptFromEvents(none),
+};

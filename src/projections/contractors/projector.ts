@@ -4,10 +4,10 @@ import type { ContractorRecord } from '../../records/contractor/events.ts';
 import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES } from '../../records/document/events.ts';
 import { evolveContractor, evolveContractorStatus } from '../../records/contractor/evolve.ts';
 import { idCountsTable } from '../id-counts.ts';
-import type { ApplyMode, TableNames } from '../projector.ts';
+import type { TableNames } from '../projector.ts';
 import type { RecordReadModel, Sums } from '../read-model.ts';
 import { RowWriter, recordProjector } from '../row-writer.ts';
-import { writeStrategy } from '../write-strategies.ts';
+import type { WriteStrategy } from '../write-strategies.ts';
 import { nameKey } from '../../lib/name-key.ts';
 import { contractorView } from './views.ts';
 
@@ -111,7 +111,7 @@ export const contractorsProjector = recordProjector(contractorsModel);
  * Recomputes contractors' balances and re-renders their JSON, a statement's worth of contractors at a time (ids
  * unknown are skipped): the documents' flush, when documents of theirs moved.
  */
-export function bindContractorRefresh(session: SqlSession, n: TableNames, mode: ApplyMode): (ids: number[]) => Promise<void> {
-  const writer = new RowWriter(contractorsModel, session, n, writeStrategy(mode));
+export function bindContractorRefresh(session: SqlSession, n: TableNames, strategy: WriteStrategy): (ids: number[]) => Promise<void> {
+  const writer = new RowWriter(contractorsModel, session, n, strategy);
   return (ids) => writer.rerender(ids);
 }

@@ -1,14 +1,19 @@
-import { type SqlSession, byCount } from '../../storage/sql.ts';
 import type { DocumentType } from '../../records/document/events.ts';
-import type { StoredEvent } from '../../events/rows.ts';
-import { type PartitionColumn, idCounts, idCountsTable } from '../id-counts.ts';
-import { newIds } from '../new-ids.ts';
-import { rowsKeptBack } from '../rows-kept-back.ts';
+import { type PartitionColumn, idCountsTable } from '../id-counts.ts';
+import type { RecordReadModel } from '../read-model.ts';
+import { recordProjector } from '../row-writer.ts';
 import { TYPE_PARTITION } from './records.ts';
-import type { ApplyMode, Projector, TableNames } from '../projector.ts';
 
 /** The months' counts are kept per type and month. */
 export const MONTH_PARTITION: PartitionColumn[] = [...TYPE_PARTITION, { name: 'month', type: 'text' }];
+
+/** A document's calendar month, and its key in `documents`. */
+interface DocumentMonth {
+  id: number;
+  type: DocumentType;
+  key: number;
+  month: string;
+}
 
 /**
  * Each document's calendar month (`YYYY-MM` of its date) and the counts of its type's ids in each month, in nested
@@ -17,11 +22,13 @@ export const MONTH_PARTITION: PartitionColumn[] = [...TYPE_PARTITION, { name: 'm
  * reads on in (type, month, id) order, each row joined from `documents` by its key, and the month's count is one
  * seek. Counting or skipping the month's index entries instead cost O(month) per request. A document dated into
  * another month changes nine counts in each.
+ * Its key is the document's: both tables number documents as the log first records them (`numbers.ts`). Its rows
+ * are the served documents' (type, id, key, month): a build copies them once those are flushed.
  */
-export const documentMonthsProjector: Projector = {
+const monthsModel: RecordReadModel<DocumentMonth> = {
   name: 'document_months',
   version: 3,
-  // Reads the key of the document the same event records.
+  // A build copies its rows from the served documents.
   after: ['documents'],
   tables: ['document_months', 'document_month_id_counts'],
   schema: (n, { types: t, clusteredTableSuffix }) => [
@@ -32,74 +39,39 @@ export const documentMonthsProjector: Projector = {
     `CREATE INDEX ${n('document_months_id')} ON ${n('document_months')} (type, month, id, key)`,
     idCountsTable(n('document_month_id_counts'), MONTH_PARTITION, { types: t, clusteredTableSuffix }),
   ],
-  countedIds: [{ rows: 'document_months', counts: 'document_month_id_counts', partition: MONTH_PARTITION }],
   readIndexes: () => [],
-  bind(session: SqlSession, n: TableNames, mode: ApplyMode) {
-    // A build's rows are the served documents' own (type, id, key, month) once the documents are flushed (this
-    // projector's flush comes after theirs): copied at once, in key order of this table, instead of kept up per event.
-    if (mode === 'build') {
-      const copy = `INSERT INTO ${n('document_months')} (type, id, key, month) SELECT type, id, key, month FROM ${n('documents')} ORDER BY type, id`;
-      let copied = false;
-      const flush = async () => {
-        if (!copied) await session.run(copy);
-        copied = true;
-        return true;
-      };
-      return Object.assign(() => {}, { flush });
-    }
-    const monthOf = `SELECT month FROM ${n('document_months')} WHERE type = ? AND id = ?`;
-    const counts = idCounts(session, n('document_month_id_counts'), MONTH_PARTITION);
-    const known = newIds(session, n('document_months'), ['type']);
-    // The documents projector runs first (`after`) and writes the documents it keeps back first: the document's
-    // record, and so its key, exist when its row goes in.
-    const insert = byCount(
-      (rows) =>
-        `INSERT INTO ${n('document_months')} (type, id, key, month)
-         VALUES ${Array(rows).fill(`(?, ?, (SELECT key FROM ${n('document_records')} WHERE type = ? AND id = ?), ?)`).join(', ')}`,
-    );
-    const move = `UPDATE ${n('document_months')} SET month = ? WHERE type = ? AND id = ?`;
-
-    /**
-     * Rows of new documents wait here and go a hundred a statement, as the documents projector keeps back the same
-     * documents' records: before this projector reads its rows, and at `persist` (after the documents projector's).
-     */
-    const added = rowsKeptBack(session, insert);
-
-    const place = async (type: DocumentType, id: number, date: string) => {
-      const month = date.slice(0, 7);
-      if (await known.isNew([type], id)) {
-        added.add([type, id, type, id, month]);
-        known.add([type], id);
-        counts.add([type, month], id);
-        return;
-      }
-      await added.write();
-      const current = (await session.value<string>(monthOf, [type, id]))!;
-      if (current === month) return; // applying the same event twice changes nothing
-      await session.run(move, [month, type, id]);
-      counts.remove([type, current], id);
-      counts.add([type, month], id);
-    };
-    const discard = () => {
-      added.discard();
-      counts.discard();
-      known.forget();
-    };
-    const persist = async () => {
-      await added.write();
-      await counts.persist();
-      known.forget();
-    };
-
-    const handle = (event: StoredEvent) => {
-      if (event.type === 'DocumentRecorded') return place(event.data.docType, event.data.id, event.data.fields.date);
-      if (event.type === 'DocumentRevised' && event.data.changes.date !== undefined) return place(event.data.docType, event.data.id, event.data.changes.date);
-    };
-    // A batch's documents looked up at once: documents in any id order cost a statement a hundred, not a seek each.
-    const prepare = (events: readonly StoredEvent[]) =>
-      known.lookUp(events.flatMap((e) => (e.type === 'DocumentRecorded' || e.type === 'DocumentRevised' ? [[[e.data.docType], e.data.id] as const] : [])));
-    // `persist` comes at the end of every apply and replayed chunk, inside its transaction: the rows kept back, the
-    // counts changed, the highest ids and the ids looked up do not outlive it.
-    return Object.assign(handle, { prepare, persist, discard });
+  records: {
+    table: 'document_months',
+    stored: { id: 'integer', type: 'text', key: 'integer', month: 'text' },
+    row: (m) => [m.id, m.type, m.key, m.month],
+    read: { columns: ['id', 'type', 'key', 'month'], record: ([id, type, key, month]) => ({ id, type, key, month }) as DocumentMonth },
+    rendered: {},
+    partition: { columns: ['type'], of: (m) => [m.type] },
+    numbered: 'key',
+    // Its highest through the records' primary key (this table has no index on `key`): the documents read model,
+    // applied first, keeps a transaction's first new document back until it is numbered here too.
+    numberedAs: 'document_records',
+    pagedBy: 'document_month_id_counts',
+    pagedWithin: { columns: MONTH_PARTITION, of: (m) => [m.type, m.month] },
+    // In this table's key order: its rows land on neighbouring pages.
+    copiedFrom: (n) => `SELECT id, type, key, month FROM ${n('documents')} ORDER BY type, id`,
   },
+  reads: ['DocumentRecorded', 'DocumentRevised'],
+  adds: ['DocumentRecorded'],
+  addedKey: (event) => [[(event.data as { docType: DocumentType }).docType], (event.data as { id: number }).id],
+  apply(event, months) {
+    if (event.type === 'DocumentRecorded') {
+      const { docType: type, id, fields } = event.data;
+      // Numbered by the writer.
+      return months.add({ id, type, key: 0, month: fields.date.slice(0, 7) });
+    }
+    if (event.type === 'DocumentRevised' && event.data.changes.date !== undefined) {
+      const month = event.data.changes.date.slice(0, 7);
+      // Applying the same event twice changes nothing.
+      return months.edit(event.data.id, (current) => (current === undefined || current.month === month ? undefined : { ...current, month }), [event.data.docType]);
+    }
+  },
+  render: (months) => months.map(() => []),
 };
+
+export const documentMonthsProjector = recordProjector(monthsModel);

@@ -4,12 +4,13 @@ import type { DocumentRecord } from '../../records/document/events.ts';
 import { type DocumentEvent, evolveDocument } from '../../records/document/evolve.ts';
 import type { StoredEvent } from '../../events/rows.ts';
 import { bindContractorRefresh } from '../contractors/projector.ts';
-import { type ApplyMode, type FlushBudget, type Projector, type TableNames, drain, drainInChunks } from '../projector.ts';
+import { type FlushBudget, type Projector, type TableNames, drain, drainInChunks } from '../projector.ts';
 import { idCountsTable } from '../id-counts.ts';
 import { buildGraph } from './build-graph.ts';
 import { bindComponents } from './components.ts';
 import { type DocumentRow, TYPE_PARTITION, bindDocumentRecords } from './records.ts';
 import { bindServedDocuments } from './served.ts';
+import type { WriteStrategy } from '../write-strategies.ts';
 
 /** Changes of these fields move the figures of the whole linked component (tree nodes, paid). */
 const COMPONENT_FIELDS = ['sum', 'created', 'register'];
@@ -87,19 +88,20 @@ export const documentsProjector: Projector = {
     `CREATE INDEX ${n('documents_type_newest')} ON ${n('documents')} (type, date, key)`,
     `CREATE INDEX ${n('documents_contractor_newest')} ON ${n('documents')} (contractor_id, date, key)`,
   ],
-  bind(session: SqlSession, n: TableNames, mode: ApplyMode) {
+  bind(session: SqlSession, n: TableNames, strategy: WriteStrategy) {
     const contractorRecord = `SELECT record FROM ${n('contractors')} WHERE id = ?`;
     const contractor = async (id: number) => {
       const json = await session.value<string>(contractorRecord, [id]);
       return json === undefined ? undefined : (JSON.parse(json) as ContractorRecord);
     };
-    const records = bindDocumentRecords(session, n, contractor, mode);
+    const records = bindDocumentRecords(session, n, contractor, strategy);
     const components = bindComponents(records);
     const served = bindServedDocuments(session, n, contractor);
-    const refreshContractors = bindContractorRefresh(session, n, mode);
-    // A build renders every document once at its end, in key order, with the figures of its component taken
-    // from what it kept of every document (`buildGraph`), not from walking the links it wrote.
-    const graph = mode === 'build' ? buildGraph() : undefined;
+    const refreshContractors = bindContractorRefresh(session, n, strategy);
+    // Rendering every document once at the end, in key order, the figures of its component are taken from what
+    // was kept of every document (`buildGraph`), not from walking the links written.
+    const rendersAll = strategy.renders === 'every-record-at-the-end';
+    const graph = rendersAll ? buildGraph() : undefined;
     let renderedUpTo = 0;
     let nextRows: Promise<DocumentRow[]> | undefined;
 
@@ -214,8 +216,8 @@ export const documentsProjector: Projector = {
         case 'ContractorEdited': {
           records.contractorChanged(event.data.id, event.data.changes.bonus);
           const shown = ['type', 'name', 'contactPerson', 'inn', 'kpp'];
-          // A build renders every document at its end, with its contractor as it is then.
-          if (mode === 'live' && Object.keys(event.data.changes).some((k) => shown.includes(k))) return contractorEdited(event.data.id);
+          // Every document rendered at the end shows its contractor as it is then.
+          if (!rendersAll && Object.keys(event.data.changes).some((k) => shown.includes(k))) return contractorEdited(event.data.id);
           break;
         }
       }

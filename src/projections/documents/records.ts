@@ -2,10 +2,10 @@ import { ROWS_PER_STATEMENT, type SqlSession, byCount, inChunks, placeholders, v
 import type { ContractorRecord } from '../../records/contractor/events.ts';
 import type { DocumentRecord, DocumentRef, DocumentType } from '../../records/document/events.ts';
 import type { StoredEvent } from '../../events/rows.ts';
-import { type PartitionColumn, idCounts } from '../id-counts.ts';
-import { newIds } from '../new-ids.ts';
+import type { PartitionColumn } from '../id-counts.ts';
 import { rowsKeptBack } from '../rows-kept-back.ts';
-import type { ApplyMode, TableNames } from '../projector.ts';
+import type { TableNames } from '../projector.ts';
+import type { WriteStrategy } from '../write-strategies.ts';
 
 /**
  * What events write about a document, at once (commands and the other projections read it while events are
@@ -53,7 +53,7 @@ export function numberDigits(number: string | null): string | null {
   return digits === undefined || digits === '' ? null : digits;
 }
 
-export function bindDocumentRecords(session: SqlSession, n: TableNames, contractor: (id: number) => Promise<ContractorRecord | undefined>, mode: ApplyMode) {
+export function bindDocumentRecords(session: SqlSession, n: TableNames, contractor: (id: number) => Promise<ContractorRecord | undefined>, strategy: WriteStrategy) {
   const columns = `key, type, id, record, bonus_percent AS "bonusPercent" FROM ${n('document_records')}`;
   const row = `SELECT ${columns} WHERE type = ? AND id = ?`;
   const rowByKey = `SELECT ${columns} WHERE key = ?`;
@@ -70,8 +70,10 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
       `${wanted(count)} SELECT l.parent_type AS "parentType", l.parent_id AS "parentId", l.child_type AS "childType", l.child_id AS "childId"
        FROM wanted w JOIN ${n('document_links')} l ON l.parent_type = w.type AND l.parent_id = w.id`,
   );
-  const counts = idCounts(session, n('document_id_counts'), TYPE_PARTITION, mode);
-  const known = newIds(session, n('document_records'), ['type'], mode);
+  const counts = strategy.counts(session, n('document_id_counts'), TYPE_PARTITION);
+  const known = strategy.ids(session, n('document_records'), ['type']);
+  // The key a new document takes: every engine gives a document the same key (`numbers.ts`).
+  const keys = strategy.numbers(session, n('document_records'), 'key');
   const insert = byCount(
     (rows) =>
       `INSERT INTO ${n('document_records')} (key, type, id, status, contractor_id, number, number_key, number_digits, sum, bonus_percent, bonus_accrual, record)
@@ -83,12 +85,10 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
     (rows) => `INSERT INTO ${n('document_links')} (child_type, child_id, parent_type, parent_id) VALUES ${placeholders(rows, 4)} ON CONFLICT DO NOTHING`,
   );
   const ofContractor = `SELECT key FROM ${n('document_records')} WHERE contractor_id = ?`;
-  const highestKey = `SELECT coalesce(max(key), 0) FROM ${n('document_records')}`;
 
   /**
    * New documents (in any id order), with their links, wait here and go a hundred a statement: every read of the
    * tables and every other write writes them first, and `persist` at the end of every apply and replayed chunk.
-   * (document_months keeps back the same documents and writes them after these.)
    */
   const added = rowsKeptBack(session, insert);
   const addedLinks = rowsKeptBack(session, addLinks);
@@ -116,45 +116,27 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
   };
 
   /**
-   * The key the next new document takes: the highest so far plus one, as SQLite numbers rows itself, so every
-   * engine gives a document the same key (no sequence: a rolled-back insert would burn one). Read once a
-   * transaction (forgotten at `persist`), once in a build (nothing else adds documents to its tables).
+   * Each contractor's bonus percent, null without an active programme: kept from the events that set the programme
+   * (a contractor's events come before its sales), else (live) read and parsed once, not for every sale, until the
+   * flush ends (`forgetContractors`).
    */
-  let nextKey: number | undefined;
-
-  /**
-   * Each contractor's bonus percent, null without an active programme: read and parsed once, not for every sale,
-   * until an event changes the contractor (`contractorChanged`) or the flush ends (`forgetContractors`), at most
-   * CONTRACTORS_KEPT at a time. A build replays every contractor's events before its sales, so it keeps the
-   * percent of each contractor whose programme is active, from those events, and reads nothing: one missing has none.
-   */
-  const bonusPercents = new Map<number, number | null>();
   const percentOf = (bonus: ContractorRecord['bonus'] | undefined) => (bonus?.status === 1 ? (bonus.percent ?? 0) : null);
-  const bonusPercentOf = async (contractorId: number) => {
-    let percent = bonusPercents.get(contractorId);
-    if (mode === 'build') return percent ?? null;
-    if (percent === undefined) {
-      percent = percentOf((await contractor(contractorId))?.bonus);
-      if (bonusPercents.size >= CONTRACTORS_KEPT) bonusPercents.clear();
-      bonusPercents.set(contractorId, percent);
-    }
-    return percent;
-  };
+  const bonusPercents = strategy.kept(async (id) => percentOf((await contractor(id))?.bonus), null, CONTRACTORS_KEPT);
 
   /** A new document's row and links, kept back. */
   const add = async (type: DocumentType, id: number, doc: DocumentRecord): Promise<WrittenDocument> => {
     const { contractorId, number, sum } = doc.fields;
     // A sale earns bonus at the percent of the contractor's programme as it is when the sale is recorded.
-    const bonusPercent = type === 'sale' ? await bonusPercentOf(contractorId) : null;
-    const key = (nextKey ??= (await session.value<number>(highestKey))! + 1);
-    nextKey++;
+    const bonusPercent = type === 'sale' ? await bonusPercents.get(contractorId) : null;
+    const next = keys.next();
+    const key = typeof next === 'number' ? next : await next;
     added.add([key, type, id, doc.status, contractorId, number, numberKey(number), numberDigits(number), sum, bonusPercent, accrual(sum, bonusPercent), JSON.stringify(doc)]);
     for (const p of doc.basedOn) addedLinks.add([type, id, p.type, p.id]);
     known.add([type], id);
     counts.add([type], id);
-    // A build writes them a statement's worth at a time: a transaction's documents kept back outlived the young
-    // generation (a scavenge copies what is alive). Applied live, a batch's go after its other writes, in few statements.
-    if (mode === 'build' && added.size() >= ROWS_PER_STATEMENT) await writeAdded();
+    // Written a statement's worth at a time: a transaction's documents kept back outlived the young generation (a
+    // scavenge copies what is alive).
+    if (added.size() >= ROWS_PER_STATEMENT) await writeAdded();
     return { key, before: undefined, doc };
   };
 
@@ -200,7 +182,7 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
       await writeAdded();
       await counts.persist();
       known.forget();
-      if (mode === 'live') nextKey = undefined;
+      keys.forget();
     },
     /** Forgets the documents kept back, each type's highest document and the next key (the transaction is rolled back). */
     discard: () => {
@@ -208,19 +190,13 @@ export function bindDocumentRecords(session: SqlSession, n: TableNames, contract
       addedLinks.discard();
       counts.discard();
       known.forget();
-      nextKey = undefined;
+      keys.forget();
     },
-    /** A contractor was added or edited; `bonus` is its programme when the event set it. */
+    /** A contractor was added or edited; `bonus` is its programme when the event set it (the contractor's now). */
     contractorChanged: (contractorId: number, bonus: ContractorRecord['bonus'] | undefined) => {
-      // Live, it is read again when a sale needs it; in a build, the programme the event set is the contractor's now.
-      if (mode === 'live') bonusPercents.delete(contractorId);
-      else if (bonus !== undefined) {
-        const percent = percentOf(bonus);
-        if (percent === null) bonusPercents.delete(contractorId);
-        else bonusPercents.set(contractorId, percent);
-      }
+      if (bonus !== undefined) bonusPercents.set(contractorId, percentOf(bonus));
     },
-    forgetContractors: () => bonusPercents.clear(),
+    forgetContractors: () => bonusPercents.forget(),
   };
 }
 

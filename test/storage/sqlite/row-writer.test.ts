@@ -9,7 +9,8 @@ import { inWriteTransaction } from '../../../src/storage/sqlite/maintenance.ts';
 import { openSqlite } from '../../../src/storage/sqlite/open.ts';
 import { sqliteSession } from '../../../src/storage/sqlite/session.ts';
 import { variedHistory } from '../../catalogue-history.ts';
-import { tempDir } from '../../helpers.ts';
+import { importRecords, line, romashka, sale, table } from '../../documents-fixtures.ts';
+import { tempDir, testService } from '../../helpers.ts';
 import { dumpReadTables } from '../../read-tables.ts';
 
 /**
@@ -33,15 +34,16 @@ function productsOutOfOrder(after: StoredEvent): StoredEvent[] {
   return events;
 }
 
+async function fresh(name: string) {
+  const db = openSqlite(path.join(tempDir(), name));
+  db.exec('CREATE TABLE projection_checkpoints (name TEXT PRIMARY KEY, version INTEGER NOT NULL, last_seq INTEGER NOT NULL)');
+  return db;
+}
+
 test('the row writer leaves the same rows live and in a build, for products in any id order, patched and edited while kept back', async () => {
   const { tb } = await variedHistory();
   const logged = [...readEvents(tb.db)].map(toStoredEvent);
   const events = [...logged, ...productsOutOfOrder([...logged].reverse().find((e) => e.type === 'ProductAdded')!)];
-  const fresh = async (name: string) => {
-    const db = openSqlite(path.join(tempDir(), name));
-    db.exec('CREATE TABLE projection_checkpoints (name TEXT PRIMARY KEY, version INTEGER NOT NULL, last_seq INTEGER NOT NULL)');
-    return db;
-  };
 
   const live = await fresh('live.db');
   await createProjectionTables(sqliteSession(live), projectors, 0);
@@ -59,4 +61,42 @@ test('the row writer leaves the same rows live and in a build, for products in a
   expect(product(153)).toMatchObject({ id: 153, salePrice: 15.3, brand: null });
   live.close();
   built.close();
+});
+
+test('a partitioned table (document months): documents re-dated move between months, and a log applied again leaves the rows of applying it once, live and in a build', async () => {
+  const { tb } = await testService();
+  const dated = (id: number, date: string) => sale(id, 0, 100, { date, number: `S-${id}` });
+  const recorded = [dated(5, '2026-01-10'), dated(2, '2026-02-10'), dated(9, '2026-01-20'), dated(1, '2026-03-01')];
+  expect((await importRecords(tb, [line('contractor', romashka), line('product', table), ...recorded])).failures).toEqual([]);
+  // Re-dated: 5 into another month, 2 within its month, 9 away and back, and 7 recorded below the highest into 5's new month.
+  const revised = [dated(5, '2026-07-01'), dated(2, '2026-02-11'), dated(9, '2026-05-05'), dated(7, '2026-07-02'), dated(9, '2026-01-21')];
+  for (const revision of revised) expect((await importRecords(tb, [revision])).failures).toEqual([]);
+  const events = [...readEvents(tb.db)].map(toStoredEvent);
+
+  const once = await fresh('once.db');
+  await createProjectionTables(sqliteSession(once), projectors, 0);
+  const live = new Projections(sqliteSession(once), projectors);
+  for (const e of events) await inWriteTransaction(once, () => live.apply([e]));
+
+  const twice = await fresh('twice.db');
+  await createProjectionTables(sqliteSession(twice), projectors, 0);
+  const replayed = new Projections(sqliteSession(twice), projectors);
+  for (let round = 0; round < 2; round++) {
+    await inWriteTransaction(twice, async () => {
+      await replayed.replay(events);
+      await replayed.flush();
+    });
+  }
+
+  const built = await fresh('built.db');
+  await buildInto(projectors, sqliteSession(built), servedNames, events[Symbol.iterator](), { transaction: (work) => inWriteTransaction(built, work), chunk: 3, readIndexes: true });
+
+  const monthSize = (db: typeof once, month: string) =>
+    db.prepare("SELECT size FROM document_month_id_counts WHERE type = 'sale' AND month = ? AND level = 9").pluck().get(month) ?? 0;
+  expect(['2026-01', '2026-02', '2026-03', '2026-05', '2026-07'].map((m) => monthSize(once, m))).toEqual([1, 1, 1, 0, 2]);
+  const keys = once.prepare("SELECT m.id, m.key = r.key FROM document_months m JOIN document_records r ON r.type = m.type AND r.id = m.id ORDER BY m.id").raw().all();
+  expect(keys).toEqual([[1, 1], [2, 1], [5, 1], [7, 1], [9, 1]]);
+  expect(dumpReadTables(twice)).toEqual(dumpReadTables(once));
+  expect(dumpReadTables(built)).toEqual(dumpReadTables(once));
+  for (const db of [once, twice, built]) db.close();
 });

@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * The behavioural suites that reach storage (they open their service with `engineService`): on SQLite with
@@ -34,6 +36,33 @@ const onPostgres = [
 /** The bundles the tests' server and command-line processes run, built before any test (see test/bundles.ts). */
 const bundles = 'test/bundles.ts';
 
+/**
+ * The files that take longest (tens of seconds each on a loaded two-core machine: servers and command lines as
+ * processes, tens of thousands of documents, a browser). Where vitest has no durations of its own yet, as in a fresh
+ * clone on CI, it starts the largest files first; these, some of them short files, start before any other, so that
+ * none is left running alone at the end of the run while the other workers have nothing to do.
+ */
+const slowest = [
+  'test/cli/postgres.test.ts',
+  'test/http/workbench-browser.test.ts',
+  'test/storage/postgres/copy.test.ts',
+  'test/reliability/postgres-servers.test.ts',
+  'test/reliability/statement-export.test.ts',
+  'test/reliability/heavy-answers.test.ts',
+  'test/storage/sqlite/rebuild-process.test.ts',
+  'test/projections/build-mode.test.ts',
+];
+
+class SlowestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    // Durations of a former run, where there are some, order the files better than this list.
+    const ran = (file: TestSpecification) => this.ctx.cache.getFileTestResults(`${file.project.name}:${path.relative(this.ctx.config.root, file.moduleId)}`) !== undefined;
+    const rank = (file: TestSpecification) => (ran(file) ? -1 : slowest.indexOf(path.relative(this.ctx.config.root, file.moduleId)));
+    return [...sorted.filter((file) => rank(file) >= 0).sort((a, b) => rank(a) - rank(b)), ...sorted.filter((file) => rank(file) < 0)];
+  }
+}
+
 const postgresPass = process.env.TRADEBOOK_TEST_POSTGRES_URL
   ? { name: 'postgres', env: { TRADEBOOK_TEST_ENGINE: 'postgres' }, globalSetup: [bundles, 'test/postgres-template.ts'] }
   : { name: 'pglite', env: { TRADEBOOK_TEST_ENGINE: 'pglite' }, globalSetup: [bundles] };
@@ -44,6 +73,7 @@ export default defineConfig({
     // Vitest's default on two cores is one worker; the suite mostly waits (on processes, servers, fsync, the
     // database), so three keep both cores busy. Three share two cores: a test's time limit allows for that.
     maxWorkers: 3,
+    sequence: { sequencer: SlowestFirst },
     testTimeout: 60_000,
     hookTimeout: 60_000,
     projects: [

@@ -47,7 +47,11 @@ export function startServer(file: string, key: string, env: Record<string, strin
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
+    // One that did not start in time is ended: no test holds it to stop it later.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start:\n${output}`));
+    }, 20_000);
     const onData = () => {
       const match = /listening on port (\d+)/.exec(output);
       if (!match) return;

@@ -30,8 +30,9 @@ describe('TRADEBOOK_DB=postgres://…: what does not run there is refused in one
   });
   afterAll(() => new Promise((resolve) => listener.close(resolve)));
 
+  // The refusals are the command line's own handling, run in this process; the server's, as a process.
   test('tradebook backup points to PostgreSQL\'s own tools', async () => {
-    const run = await cli(url, ['backup', 'copy.db']);
+    const run = await runCliHere(url, ['backup', 'copy.db']);
     expect([run.status, run.stdout, run.stderr]).toEqual([2, '', 'tradebook: on PostgreSQL, back up with its own tools: pg_dump for a copy, or base backups with WAL archiving (README, "Running on PostgreSQL")\n']);
     expect(connections).toBe(0);
   });
@@ -39,7 +40,7 @@ describe('TRADEBOOK_DB=postgres://…: what does not run there is refused in one
   test('a database that cannot be reached: one line naming it (never its password), exit 2', async () => {
     const unreachable = 'postgres://root:secret@127.0.0.1:1/x';
     for (const args of [['keys', 'list'], ['keys', 'create'], ['events'], ['import', '-'], ['seed', '--demo']]) {
-      const run = await cli(unreachable, args, '');
+      const run = await runCliHere(unreachable, args, '');
       expect([run.status, run.stdout, run.stderr]).toEqual([2, '', 'tradebook: cannot connect to postgres://root:***@127.0.0.1:1/x: connect ECONNREFUSED 127.0.0.1:1\n']);
     }
     // The server says so before it listens.
@@ -58,7 +59,7 @@ describe('TRADEBOOK_DB=postgres://… that cannot be used: one line naming it, e
   test('a URL the driver cannot parse (no host)', async () => {
     const url = 'postgres://root:secret@/tradebook';
     for (const args of commands) {
-      const run = await cli(url, args);
+      const run = await runCliHere(url, args);
       expect([run.status, run.stdout, run.stderr]).toEqual([2, '', 'tradebook: cannot connect to postgres://root:***@/tradebook: Invalid URL\n']);
     }
     const server = await runToExit('bin/server.mjs', [], { TRADEBOOK_DB: url, PORT: '0' });
@@ -70,7 +71,7 @@ describe('TRADEBOOK_DB=postgres://… that cannot be used: one line naming it, e
     url.searchParams.set('no_such_setting', 'on');
     const said = `cannot connect to ${url}: unrecognized configuration parameter "no_such_setting"`;
     for (const args of commands) {
-      const run = await cli(url.toString(), args);
+      const run = await runCliHere(url.toString(), args);
       expect([run.status, run.stdout, run.stderr]).toEqual([2, '', `tradebook: ${said}\n`]);
     }
     const server = await runToExit('bin/server.mjs', [], { TRADEBOOK_DB: url.toString(), PORT: '0' });
@@ -252,6 +253,10 @@ describe.runIf(REAL_SERVER_URL)('tradebook keys, events, history and anchor on a
   });
 });
 
+/**
+ * The copies and verifies run as processes (a SQLite file's read tables are built on a thread of the built command
+ * line); what only reads a database (events, keys list) or is refused before a row is copied runs in this process.
+ */
 describe.runIf(REAL_SERVER_URL)('tradebook copy from PostgreSQL back into a SQLite file, as processes', () => {
   let admin: PostgresDatabase;
   const databases: { url: string; drop(): Promise<void> }[] = [];
@@ -259,41 +264,41 @@ describe.runIf(REAL_SERVER_URL)('tradebook copy from PostgreSQL back into a SQLi
   /** A SQLite tradebook with a demo company and two keys (one with an expiry, revoked). */
   let first: string;
   let firstEvents: string;
+  /** What `keys list`, with and without --json, prints of the first file. */
+  const firstKeys = new Map<string, { status: number; stdout: string; stderr: string }>();
   let last: { seq: number; hash: string };
+  /** A database on the server holding the first file's company, copied up once: the tests only read it. */
+  let url: string;
   beforeAll(async () => {
     admin = openPostgres(REAL_SERVER_URL!, { poolSize: 1 });
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tradebook-test-'));
     first = path.join(dir, 'first.db');
+    expect((await cli(first, ['seed', '--demo', '--products', '30', '--contractors', '8', '--documents', '300'])).status).toBe(0);
     for (const args of [
-      ['seed', '--demo', '--products', '30', '--contractors', '8', '--documents', '300'],
       ['keys', 'create', '--name', 'bookkeeper'],
       ['keys', 'create', '--name', 'auditor', '--scope', 'audit', '--expires', '2030-01-01 00:00:00'],
       ['keys', 'revoke', '2'],
     ]) {
-      expect((await cli(first, args)).status).toBe(0);
+      expect((await runCliHere(first, args)).status).toBe(0);
     }
-    firstEvents = (await cli(first, ['events'])).stdout;
+    firstEvents = (await runCliHere(first, ['events'])).stdout;
     const { seq, hash } = JSON.parse(firstEvents.trimEnd().split('\n').at(-1)!);
     last = { seq, hash };
-  }, 60_000);
+    for (const args of [['keys', 'list'], ['keys', 'list', '--json']]) firstKeys.set(args.join(' '), await runCliHere(first, args));
+    const database = await createDatabase(admin);
+    databases.push(database);
+    expect((await cli(first, ['copy', '--to', database.url])).status).toBe(0);
+    url = database.url;
+  }, 120_000);
   afterAll(async () => {
     for (const database of databases) await database.drop();
     await admin?.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  /** A new database on the server, holding the first file's company. */
-  async function companyOnServer(): Promise<string> {
-    const database = await createDatabase(admin);
-    databases.push(database);
-    expect((await cli(first, ['copy', '--to', database.url])).status).toBe(0);
-    return database.url;
-  }
-
   const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
   test('up to PostgreSQL and back down into a new file: the same events and keys, the read tables built, verify passes there', async () => {
-    const url = await companyOnServer();
     const back = path.join(dir, 'back.db');
     const run = await cli(url, ['copy', '--to', back]);
     expect(run.status).toBe(0);
@@ -304,10 +309,10 @@ describe.runIf(REAL_SERVER_URL)('tradebook copy from PostgreSQL back into a SQLi
       ),
     );
     expect(run.stderr).toContain(`build: the read tables of ${back}\n`);
-    expect(await cli(back, ['events'])).toEqual({ status: 0, stdout: firstEvents, stderr: '' });
+    expect(await runCliHere(back, ['events'])).toEqual({ status: 0, stdout: firstEvents, stderr: '' });
     for (const args of [['keys', 'list'], ['keys', 'list', '--json']]) {
-      const listed = await cli(back, args);
-      expect(listed).toEqual(await cli(first, args));
+      const listed = await runCliHere(back, args);
+      expect(listed).toEqual(firstKeys.get(args.join(' ')));
       expect(listed.stdout).toContain('auditor');
     }
     const verified = await cli(back, ['verify']);
@@ -320,36 +325,34 @@ describe.runIf(REAL_SERVER_URL)('tradebook copy from PostgreSQL back into a SQLi
     const json = await cli(url, ['copy', '--to', empty, '--json']);
     expect(json.status).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual({ from: url, to: empty, events: last.seq, keys: 2, seq: last.seq, hash: last.hash, seconds: expect.any(Number), ok: true });
-    expect((await cli(empty, ['events'])).stdout).toBe(firstEvents);
+    expect((await runCliHere(empty, ['events'])).stdout).toBe(firstEvents);
     expect((await cli(empty, ['verify'])).status).toBe(0);
   });
 
   test('between two databases of one engine: PostgreSQL into another, a SQLite file into another', async () => {
-    const url = await companyOnServer();
     const second = await createDatabase(admin);
     databases.push(second);
     expect((await cli(url, ['copy', '--to', second.url])).status).toBe(0);
     const copy = path.join(dir, 'copy.db');
     expect((await cli(first, ['copy', '--to', copy])).status).toBe(0);
     for (const db of [second.url, copy]) {
-      expect(await cli(db, ['events'])).toEqual({ status: 0, stdout: firstEvents, stderr: '' });
-      expect(await cli(db, ['keys', 'list'])).toEqual(await cli(first, ['keys', 'list']));
+      expect(await runCliHere(db, ['events'])).toEqual({ status: 0, stdout: firstEvents, stderr: '' });
+      expect(await runCliHere(db, ['keys', 'list'])).toEqual(firstKeys.get('keys list'));
     }
     expect((await cli(copy, ['verify'])).status).toBe(0);
   });
 
   test('a file holding an event, or a key and no event, is refused in one line, exit 2, and left as it was', async () => {
-    const url = await companyOnServer();
     const withEvents = path.join(dir, 'with-events.db');
     fs.copyFileSync(first, withEvents);
     const withAKey = path.join(dir, 'with-a-key.db');
-    expect((await cli(withAKey, ['keys', 'create'])).status).toBe(0);
+    expect((await runCliHere(withAKey, ['keys', 'create'])).status).toBe(0);
     for (const [target, held] of [
       [withEvents, `${last.seq} events, 2 keys`],
       [withAKey, '0 events, 1 keys'],
     ]) {
       const before = fs.readFileSync(target);
-      expect(await cli(url, ['copy', '--to', target])).toEqual({
+      expect(await runCliHere(url, ['copy', '--to', target])).toEqual({
         status: 2,
         stdout: '',
         stderr: `tradebook: cannot copy to ${target}: it is not empty (${held}); a copy goes only into an empty database\n`,
@@ -359,7 +362,6 @@ describe.runIf(REAL_SERVER_URL)('tradebook copy from PostgreSQL back into a SQLi
   });
 
   test('a database onto itself, however named, and a source server not there: one line, exit 2, nothing written', async () => {
-    const url = await companyOnServer();
     const before = fs.readFileSync(first);
     const link = path.join(dir, 'link.db');
     fs.symlinkSync(first, link);
@@ -370,13 +372,13 @@ describe.runIf(REAL_SERVER_URL)('tradebook copy from PostgreSQL back into a SQLi
       [first, path.relative(ROOT, first)],
       [first, link],
     ]) {
-      expect(await cli(from, ['copy', '--to', to])).toEqual({ status: 2, stdout: '', stderr: `tradebook: TRADEBOOK_DB and --to are the same database, ${from}: a copy goes into another one\n` });
+      expect(await runCliHere(from, ['copy', '--to', to])).toEqual({ status: 2, stdout: '', stderr: `tradebook: TRADEBOOK_DB and --to are the same database, ${from}: a copy goes into another one\n` });
     }
     expect(fs.readFileSync(first).equals(before)).toBe(true);
-    expect((await cli(url, ['events'])).stdout).toBe(firstEvents);
+    expect((await runCliHere(url, ['events'])).stdout).toBe(firstEvents);
 
     const target = path.join(dir, 'never.db');
-    expect(await cli('postgres://root:secret@127.0.0.1:1/x', ['copy', '--to', target])).toEqual({
+    expect(await runCliHere('postgres://root:secret@127.0.0.1:1/x', ['copy', '--to', target])).toEqual({
       status: 2,
       stdout: '',
       stderr: 'tradebook: cannot read postgres://root:***@127.0.0.1:1/x: connect ECONNREFUSED 127.0.0.1:1\n',

@@ -7,6 +7,7 @@ import { readEvents } from '../../src/storage/postgres/event-log.ts';
 import { tempDir, until } from '../helpers.ts';
 import { HttpClient, type ServerProcess, runCli, startServer } from '../server-process.ts';
 import { REAL_SERVER_URL, createDatabase } from '../storage/postgres/engines.ts';
+import { migratedTemplate } from '../postgres-template.ts';
 import { signInOver } from '../workbench-client.ts';
 
 /**
@@ -39,12 +40,18 @@ describe.runIf(REAL_SERVER_URL)('several servers on one PostgreSQL database', ()
   let database: { url: string; drop(): Promise<void> };
   let db: PostgresDatabase;
   const servers: ServerProcess[] = [];
-  beforeAll(() => {
+  /** Each test's database is a copy of one migrated once, with its read tables built: its servers find it ready. */
+  let template: { name: string; drop(): Promise<void> };
+  beforeAll(async () => {
     admin = openPostgres(REAL_SERVER_URL!, { poolSize: 1 });
+    template = await migratedTemplate(admin, REAL_SERVER_URL!);
   });
-  afterAll(() => admin.close());
+  afterAll(async () => {
+    await template?.drop();
+    await admin.close();
+  });
   beforeEach(async () => {
-    database = await createDatabase(admin);
+    database = await createDatabase(admin, template.name);
     db = openPostgres(database.url, { poolSize: 2 });
   });
   afterEach(async () => {
@@ -54,7 +61,6 @@ describe.runIf(REAL_SERVER_URL)('several servers on one PostgreSQL database', ()
   });
 
   const start = async (count: number) => {
-    // One at a time: the first migrates the empty database, the others find it ready (together they take turns too).
     for (let i = 0; i < count; i++) servers.push(await startServer(database.url, KEY));
     return servers.map((server) => new HttpClient(server.url, KEY));
   };

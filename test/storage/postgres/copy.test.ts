@@ -22,6 +22,7 @@ import { openSqlite } from '../../../src/storage/sqlite/open.ts';
 import { copyCompany } from '../../../src/use-cases/copy-company.ts';
 import { importRecords } from '../../../src/use-cases/import.ts';
 import { openSqliteCompany } from '../../helpers.ts';
+import { runCliHere } from '../../cli-in-process.ts';
 import { runCli } from '../../server-process.ts';
 import { type TestDatabase, describeEngines } from './engines.ts';
 import { all } from './log-checks.ts';
@@ -176,9 +177,10 @@ describeEngines('tradebook copy into PostgreSQL', (database, real) => {
           'its read tables are built: tradebook can serve it\n$',
       ),
     );
-    // Built from the copied log: they equal a fresh build.
-    expect((await runCli(url, ['verify'])).stdout).toMatch(/^verify: OK: hash chain of \d+ events intact; 15 read tables equal a fresh rebuild\n$/);
-    expect(await runCli(file, ['copy', '--to', url])).toEqual({
+    // Built from the copied log: they equal a fresh build. The copies run as processes, as an operator runs them;
+    // the checks and refusals after them in this process.
+    expect((await runCliHere(url, ['verify'])).stdout).toMatch(/^verify: OK: hash chain of \d+ events intact; 15 read tables equal a fresh rebuild\n$/);
+    expect(await runCliHere(file, ['copy', '--to', url])).toEqual({
       status: 2,
       stdout: '',
       stderr: `tradebook: cannot copy to ${url}: it is not empty (${sourceEvents.length} events, 2 keys); a copy goes only into an empty database\n`,
@@ -192,11 +194,11 @@ describeEngines('tradebook copy into PostgreSQL', (database, real) => {
       ['postgres://root@[::1/db', 'tradebook: --to must be a postgres:// or postgresql:// URL, got postgres://root@[::1/db'],
       ['postgres://root:secret@127.0.0.1:1/db', 'tradebook: cannot copy to postgres://root:***@127.0.0.1:1/db: connect ECONNREFUSED 127.0.0.1:1'],
     ]) {
-      expect(await runCli(file, ['copy', '--to', to])).toEqual({ status: 2, stdout: '', stderr: `${line}\n` });
+      expect(await runCliHere(file, ['copy', '--to', to])).toEqual({ status: 2, stdout: '', stderr: `${line}\n` });
     }
     // A database onto itself, and a source that is neither a file nor PostgreSQL, are refused before anything is read.
-    expect(await runCli(url, ['copy', '--to', url])).toEqual({ status: 2, stdout: '', stderr: `tradebook: TRADEBOOK_DB and --to are the same database, ${url}: a copy goes into another one\n` });
-    expect(await runCli('mysql://root@127.0.0.1/db', ['copy', '--to', url])).toEqual({
+    expect(await runCliHere(url, ['copy', '--to', url])).toEqual({ status: 2, stdout: '', stderr: `tradebook: TRADEBOOK_DB and --to are the same database, ${url}: a copy goes into another one\n` });
+    expect(await runCliHere('mysql://root@127.0.0.1/db', ['copy', '--to', url])).toEqual({
       status: 2,
       stdout: '',
       stderr: 'tradebook: TRADEBOOK_DB must be a SQLite file or a postgres:// or postgresql:// URL, got mysql://root@127.0.0.1/db\n',

@@ -101,21 +101,27 @@ test('a rebuild beside a writer that keeps taking the write lock waits its turn 
     });
   }
   const before = readTables(file);
-  // Holds the write lock about half the time, in turns of 2 ms, as long as the rebuild runs.
+  // Holds the write lock about half the time, in turns of 2 ms, as long as the rebuild runs: held across a timer,
+  // not a loop waiting for the clock, so the test keeps no core busy while the rebuild needs both.
   const writer = new Database(file);
   writer.pragma('busy_timeout = 10000');
   let running = true;
+  let turn = Promise.resolve();
   const hold = () => {
     if (!running) return;
     writer.exec('BEGIN IMMEDIATE');
-    const until = Date.now() + 2;
-    while (Date.now() < until);
-    writer.exec('COMMIT');
-    setTimeout(hold, 2);
+    turn = new Promise((resolve) =>
+      setTimeout(() => {
+        writer.exec('COMMIT');
+        resolve();
+        setTimeout(hold, 2);
+      }, 2),
+    );
   };
   hold();
   const run = await runCli(file, ['rebuild']);
   running = false;
+  await turn;
   writer.close();
   expect(run.stderr.split('\n').filter((l) => l !== '' && !l.startsWith('rebuild: '))).toEqual([]);
   expect(run.status).toBe(0);

@@ -1,8 +1,7 @@
-import { EVENT_COLUMNS, type EventRow } from '../events/rows.ts';
 import { lastSeq } from '../storage/log-reads.ts';
 import { type SqlSession, valueList } from '../storage/sql.ts';
 import { LogTail } from './tail.ts';
-import { EVENT_TYPES, RECORD_KINDS, type RecordKind, TYPES_OF_KIND } from './change.ts';
+import { CHANGE_COLUMNS, type ChangeColumns, type ChangeRow, EVENT_TYPES, RECORD_KINDS, type RecordKind, TYPES_OF_KIND, changeRow } from './change.ts';
 
 /**
  * Pages of the log as followers read them: after a position, in seq order, perhaps of some event types only.
@@ -14,7 +13,7 @@ import { EVENT_TYPES, RECORD_KINDS, type RecordKind, TYPES_OF_KIND } from './cha
 export const SCAN_WINDOW = 10_000;
 
 export interface ChangePage {
-  rows: EventRow[];
+  rows: ChangeRow[];
   /** The `after` of the next page: past every seq this page looked at, whether or not it matched. */
   next: number;
 }
@@ -30,10 +29,11 @@ export function eventTypesOf(names: readonly string[]): { types: Set<string> } |
   return { types };
 }
 
-const COLUMNS = EVENT_COLUMNS.join(', ');
-const RANGE = `SELECT ${COLUMNS} FROM events WHERE seq > ? AND seq <= ? ORDER BY seq`;
+const RANGE = `SELECT ${CHANGE_COLUMNS} FROM events WHERE seq > ? AND seq <= ? ORDER BY seq`;
 // One text for every filter: the list always has a place for each event type, the unused ones repeat a used one.
-const FILTERED = `SELECT ${COLUMNS} FROM events WHERE seq > ? AND seq <= ? AND type IN (${valueList(EVENT_TYPES.length)}) ORDER BY seq LIMIT ?`;
+const FILTERED = `SELECT ${CHANGE_COLUMNS} FROM events WHERE seq > ? AND seq <= ? AND type IN (${valueList(EVENT_TYPES.length)}) ORDER BY seq LIMIT ?`;
+
+const changeRows = async (session: SqlSession, text: string, params: readonly unknown[]) => (await session.rows<ChangeColumns>(text, params)).map(changeRow);
 
 /** What the followers of one database share: its tail, and the one read of its head in flight. */
 interface Shared {
@@ -44,7 +44,7 @@ const sharedOf = new WeakMap<SqlSession, Shared>();
 
 function shared(session: SqlSession): Shared {
   let found = sharedOf.get(session);
-  if (found === undefined) sharedOf.set(session, (found = { tail: new LogTail((after, end) => session.objects<EventRow>(RANGE, [after, end])), head: undefined }));
+  if (found === undefined) sharedOf.set(session, (found = { tail: new LogTail((after, end) => changeRows(session, RANGE, [after, end])), head: undefined }));
   return found;
 }
 
@@ -60,8 +60,8 @@ export async function changesAfter(session: SqlSession, after: number, limit: nu
   const end = Math.min(head, after + (types === undefined ? limit : SCAN_WINDOW));
   if (end <= after) return { rows: [], next: after };
   const near = await tail.rowsAfter(after, end, head);
-  if (types === undefined) return { rows: near ?? await session.objects<EventRow>(RANGE, [after, end]), next: end };
-  const rows = near ? near.filter((row) => types.has(row.type)).slice(0, limit) : await session.objects<EventRow>(FILTERED, [after, end, ...typeList(types), limit]);
+  if (types === undefined) return { rows: near ?? (await changeRows(session, RANGE, [after, end])), next: end };
+  const rows = near ? near.filter((row) => types.has(row.type)).slice(0, limit) : await changeRows(session, FILTERED, [after, end, ...typeList(types), limit]);
   return { rows, next: rows.length === limit ? rows[limit - 1].seq : end };
 }
 

@@ -4,12 +4,14 @@ import type { Company } from '../company.ts';
 import type { AppEnv } from '../http/env.ts';
 import type { ReadEndpoint } from '../http/openapi.ts';
 import { queryInt, validQuery } from '../http/query.ts';
-import { requestHeader } from '../http/node-request.ts';
+import { closedSignal, requestHeader } from '../http/node-request.ts';
 import { SharedJson, sendError, sendJson } from '../http/respond.ts';
 import type { KeyScope } from '../storage/port.ts';
 import { EVENT_TYPES, RECORD_KINDS, changeJson, visibleTypes } from './change.ts';
 import { type ChangePage, changesAfter, eventTypesOf } from './pages.ts';
+import { LatestKept } from './kept.ts';
 import { changePage } from './schemas.ts';
+import { utf8Joined } from './utf8.ts';
 import type { ChangeStreams } from './streams.ts';
 
 const MAX_CHANGES_PAGE = 1000;
@@ -58,10 +60,12 @@ export const changesReads: ReadEndpoint[] = [
   },
 ];
 
-/** The JSON of a page of changes for a key of `scope`. */
-export function changePageJson(page: ChangePage, query: { after: number; limit: number }, scope: KeyScope): string {
-  const data = page.rows.map((row) => changeJson(row, scope));
-  return `{"meta":{"after":${query.after},"limit":${query.limit},"count":${data.length},"next":${page.next}},"data":[${data.join(',')}]}`;
+/** The JSON of a page of changes for a key of `scope`, as UTF-8. */
+export function changePageJson(page: ChangePage, query: { after: number; limit: number }, scope: KeyScope): Buffer<ArrayBuffer> {
+  const parts = [`{"meta":{"after":${query.after},"limit":${query.limit},"count":${page.rows.length},"next":${page.next}},"data":[`];
+  page.rows.forEach((row, i) => parts.push(i === 0 ? '' : ',', changeJson(row, scope)));
+  parts.push(']}');
+  return utf8Joined(parts);
 }
 
 /** Answers kept for the long-polls that ask alike: a few, the latest. */
@@ -69,21 +73,14 @@ const KEPT_ANSWERS = 64;
 
 /**
  * The answers of pages lately sent, each built (and gzipped) once: the long-polls one commit wakes at one position
- * ask alike. The log never changes below its head, so a page is all its query, `next` and the key's scope say:
- * a kept answer is never stale.
+ * ask alike. A page is all its query, `next` and the key's scope say.
  */
 class PageAnswers {
-  private readonly kept = new Map<string, SharedJson>();
+  private readonly kept = new LatestKept<SharedJson>(KEPT_ANSWERS);
 
   of(page: ChangePage, query: { after: number; limit: number; types: ReadonlySet<string> | undefined }, scope: KeyScope): SharedJson {
     const name = `${scope} ${query.after} ${query.limit} ${page.next} ${query.types === undefined ? '' : [...query.types].sort().join(',')}`;
-    let answer = this.kept.get(name);
-    if (answer === undefined) {
-      answer = new SharedJson(changePageJson(page, query, scope));
-      if (this.kept.size >= KEPT_ANSWERS) this.kept.delete(this.kept.keys().next().value!);
-      this.kept.set(name, answer);
-    }
-    return answer;
+    return this.kept.of(name, () => new SharedJson(changePageJson(page, query, scope)));
   }
 }
 
@@ -120,7 +117,7 @@ export function changesRoutes(tb: Company, streams: ChangeStreams): Hono<AppEnv>
       if (refused !== undefined) return sendError(c, 429, 'ERROR_TOO_MANY_STREAMS', `${refused}; close one or try again later`, { 'Retry-After': '5' });
       return streams.serve(c, tb, lastEventId === undefined ? after : Number(lastEventId), types);
     }
-    const page = await pageWhenMoved(tb, after, limit, types, wait * 1000, wait > 0 ? c.req.raw.signal : undefined);
+    const page = await pageWhenMoved(tb, after, limit, types, wait * 1000, wait > 0 ? closedSignal(c) : undefined);
     const scope = c.get('key').scope;
     // Only long-polls ask alike (one commit wakes them at one position); a catch-up's pages are each asked once.
     return sendJson(c, wait > 0 ? answers.of(page, { after, limit, types }, scope) : changePageJson(page, { after, limit }, scope));

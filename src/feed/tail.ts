@@ -1,4 +1,4 @@
-import type { EventRow } from '../events/rows.ts';
+import type { ChangeRow } from './change.ts';
 
 /** Rows the tail holds at most: a follower further behind the head than this reads its pages from the database. */
 export const TAIL_ROWS = 2048;
@@ -13,12 +13,12 @@ export const TAIL_ROWS = 2048;
  */
 export class LogTail {
   /** rows[i].seq is start + 1 + i. */
-  private rows: EventRow[] = [];
+  private rows: ChangeRow[] = [];
   /** The seq before the first row; undefined before the first follower asks. */
   private start: number | undefined;
   private filling: Promise<void> | undefined;
 
-  constructor(private readonly readRange: (after: number, end: number) => Promise<EventRow[]>) {}
+  constructor(private readonly readRange: (after: number, end: number) => Promise<ChangeRow[]>) {}
 
   private get end(): number {
     return this.start! + this.rows.length;
@@ -29,7 +29,7 @@ export class LogTail {
    * back than the tail reaches (the caller reads the database). The tail is filled up to `head` first, in one
    * read for every follower waiting on it.
    */
-  async rowsAfter(after: number, end: number, head: number): Promise<EventRow[] | undefined> {
+  async rowsAfter(after: number, end: number, head: number): Promise<ChangeRow[] | undefined> {
     if (this.start === undefined || after > this.end + TAIL_ROWS) this.begin(after);
     while (after >= this.start! && head - after <= TAIL_ROWS) {
       if (this.end >= head) return this.rows.slice(after - this.start!, end - this.start!);

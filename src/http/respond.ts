@@ -29,7 +29,7 @@ const gzipFast = (body: string | Buffer) =>
 export class SharedJson {
   private zipped: Promise<Buffer<ArrayBuffer>> | undefined;
 
-  constructor(readonly json: string) {}
+  constructor(readonly json: string | Buffer<ArrayBuffer>) {}
 
   gzipped(): Promise<Buffer<ArrayBuffer>> {
     return (this.zipped ??= gzipFast(this.json));
@@ -52,8 +52,8 @@ function send(c: Context, body: string | Buffer<ArrayBuffer> | SharedJson, statu
   return (body instanceof SharedJson ? body.gzipped() : gzipFast(body)).then((zipped) => c.body(zipped, status, { ...plain, 'Content-Encoding': 'gzip' }));
 }
 
-/** Sends a body that is already JSON text (read models keep records serialised), or one that answers share. */
-export function sendJson(c: Context, json: string | SharedJson, status: ContentfulStatusCode = 200, headers: Record<string, string> = {}): Response | Promise<Response> {
+/** Sends a body that is already JSON (read models keep records serialised), as text or UTF-8, or one that answers share. */
+export function sendJson(c: Context, json: string | Buffer<ArrayBuffer> | SharedJson, status: ContentfulStatusCode = 200, headers: Record<string, string> = {}): Response | Promise<Response> {
   return send(c, json, status, headers);
 }
 

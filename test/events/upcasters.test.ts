@@ -40,6 +40,8 @@ describe('upcasters', () => {
 
     const old = toStoredEvent((await tb.audit.eventsAfter(1, 1))[0]);
     expect(old).toMatchObject({ schemaVersion: 1, data: { id: 1, changes: { purchasePrice: 700, salePrice: 1250 } } });
+    // Followers read it in its current shape too, its money in rubles.
+    expect((await api.get('/api/changes?after=1')).body.data[0]).toMatchObject({ seq: 2, type: 'ProductPricesUpdated', data: { id: 1, changes: { purchasePrice: 7, salePrice: 12.5 } } });
 
     await tb.rebuild();
     const product = (await api.get('/api/product?id=1')).body.data;

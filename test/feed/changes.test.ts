@@ -54,6 +54,26 @@ describe('GET /api/changes', () => {
     expect(audited.body.meta).toEqual({ after: 0, limit: 2, count: 2, next: 2 });
   });
 
+  test('text that reads like an amount stays text; every amount, however deep, in rubles', async () => {
+    const { api, tb } = await service();
+    const tricky = 'Стол {"price":5,"salePrice":100,"sum":7}';
+    const product = { name: tricky, sku: ',"minPrice":3', categoryId: 0, salePrice: 0.5, purchasePrice: 0, additionalPrices: [{ name: ',"price":1', price: 12345.67 }] };
+    const comment = '{"sum":100,"pr_price":1}';
+    const imported = await importRecords(tb, [
+      line('product', product),
+      line('contractor', romashka),
+      sale(5, 1, 0.07, { comment, products: [{ pr_id: 1, pr_name: ',"pr_price":2', pr_count: 1, pr_price: 0.07 }] }),
+    ]);
+    expect(imported.failures).toEqual([]);
+    expect((await api.write('/api/update-product-prices', 'data', [{ sku: ',"minPrice":3', minPrice: 1e11, salePrice: null }])).status).toBe(200);
+
+    const { data } = (await api.get('/api/changes')).body;
+    const of = (type: string) => data.find((c: { type: string }) => c.type === type).data;
+    expect(of('ProductAdded')).toMatchObject({ name: tricky, sku: ',"minPrice":3', salePrice: 0.5, purchasePrice: 0, minPrice: null, additionalPrices: [{ name: ',"price":1', price: 12345.67 }] });
+    expect(of('ProductPricesUpdated')).toEqual({ id: 1, changes: { minPrice: 1e11, salePrice: null } });
+    expect(of('DocumentRecorded').fields).toMatchObject({ comment, sum: 0.07, products: [expect.objectContaining({ pr_name: ',"pr_price":2', pr_price: 0.07 })] });
+  });
+
   test('pages follow one another by next, the last one ending where the log does', async () => {
     const { api } = await service();
     const products = Array.from({ length: 7 }, (_, i) => ({ name: `Товар ${i}`, sku: `S${i}`, categoryId: 0 }));
@@ -172,7 +192,15 @@ describe('GET /api/changes', () => {
 
 describe('followers woken by one commit', () => {
   const counting = (session: SqlSession) => {
-    const counted: { reads: number; session: SqlSession } = { reads: 0, session: { ...session, objects: (...args: Parameters<SqlSession['objects']>) => (counted.reads++, session.objects(...args)) } as SqlSession };
+    // Reads of rows, as arrays or objects (the head's `value` is not counted).
+    const counted: { reads: number; session: SqlSession } = {
+      reads: 0,
+      session: {
+        ...session,
+        rows: (...args: Parameters<SqlSession['rows']>) => (counted.reads++, session.rows(...args)),
+        objects: (...args: Parameters<SqlSession['objects']>) => (counted.reads++, session.objects(...args)),
+      } as SqlSession,
+    };
     return counted;
   };
 

@@ -78,6 +78,19 @@ describe('server-sent events on /api/changes', () => {
     expect(follower.changes.map((c) => c.type)).toEqual(['BrandAdded', 'BrandAdded', 'BrandAdded']);
   });
 
+  test('served without Node (app.request), a stream answers the same events through hono', async () => {
+    const { api, app, key } = await served();
+    expect((await api.write('/api/add-product-brand', 'brand', brands(1, 2))).status).toBe(200);
+    const res = await app.request('/api/changes?after=1', { headers: { Accept: 'text/event-stream', Authorization: `Bearer ${key}` } });
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('id: 2\n')) text += decoder.decode((await reader.read()).value, { stream: true });
+    await reader.cancel();
+    expect(text).toMatch(/^retry: \d+\n\nid: 2\nevent: BrandAdded\ndata: \{"seq":2,/);
+  });
+
   test('types filters a stream; an idle stream gets a comment every heartbeat', async () => {
     const { api, key, url } = await served({ heartbeatMs: 200 });
     expect((await api.write('/api/add-product-brand', 'brand', brands(1, 1))).status).toBe(200);
@@ -154,6 +167,18 @@ describe('server-sent events on /api/changes', () => {
     const { text } = await reading;
     expect(text).toMatch(/retry: \d+\n: the server is shutting down; reconnect with Last-Event-ID\n\n$/);
     await within(5000, () => streams.count === 0);
+  });
+});
+
+describe('a long-poll on Node\'s server', () => {
+  test('one whose client goes away stops waiting at once, not at its timeout', async () => {
+    const { tb, key, url } = await served();
+    const going = new AbortController();
+    const polling = fetch(`${url}?wait=60`, { headers: { Authorization: `Bearer ${key}` }, signal: going.signal }).catch(() => 'gone');
+    await within(5000, () => tb.waker.waiting);
+    going.abort();
+    expect(await polling).toBe('gone');
+    await within(5000, () => !tb.waker.waiting);
   });
 });
 

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Company } from '../../company.ts';
-import type { EventRow } from '../../events/store.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { changeJson, visibleTypes } from '../change.ts';
+import { type ChangeRow, changeJson, visibleTypes } from '../change.ts';
 import { changesAfter, eventTypesOf } from '../pages.ts';
 import { OUTBOUND_DEFAULTS, type OutboundSettings, post } from './outbound.ts';
 import { signedHeaders } from './signature.ts';
@@ -141,7 +140,7 @@ export class HookDeliverer {
   }
 
   /** One batch to the hook's receiver; whether it was acknowledged (the hook moved on) or not (its failure recorded). */
-  private async send(hook: Webhook, rows: EventRow[], next: number): Promise<boolean> {
+  private async send(hook: Webhook, rows: ChangeRow[], next: number): Promise<boolean> {
     const data = rows.map((row) => changeJson(row, 'api'));
     const body = `{"meta":{"hook":${hook.id},"after":${hook.position},"next":${next},"count":${data.length}},"data":[${data.join(',')}]}`;
     // The same batch has the same id on every attempt: a receiver that got it already tells it by its id.

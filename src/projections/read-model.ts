@@ -68,6 +68,12 @@ export interface RecordTable<R> {
    * index on the column.
    */
   numberedAs?: string;
+  /**
+   * The values of the stored columns the table holds UNIQUE besides its key, for a record: a batch may move them
+   * between records (product A's SKU to B, A's to another), which the writer keeps to whatever order rows are
+   * written in.
+   */
+  unique?(record: R): readonly unknown[];
   /** The stored columns a record is read back from, and how. */
   read: { columns: readonly string[]; record(values: unknown[]): R };
   /** The served bytes: columns rendered from the record and what `render` reads besides. */

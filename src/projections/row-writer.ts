@@ -49,7 +49,9 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   private readonly adding = new Map<Key, R>();
   /** Records changed and not written yet, by key: written whole, rendered, with the records kept back. */
   private readonly changed = new Map<Key, R>();
-  /** Of those, the ones written narrow, rendered at the flush (`WriteStrategy.rendersAtAdd`). */
+  /** Of the records changed, those an edit gave other values of the table's unique columns (`RecordTable.unique`). */
+  private readonly moving = new Set<Key>();
+  /** Of the new ones, those written narrow, rendered at the flush (`WriteStrategy.rendersAtAdd`). */
   private readonly narrow = new Set<Key>();
   /** Rows whose rendered columns are written at the flush, each with the changes merged into it since (`patch`). */
   private readonly pending = new Map<number, Partial<R>>();
@@ -69,8 +71,8 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     private readonly strategy: WriteStrategy,
   ) {
     const { table, partition, numbered, numberedAs, pagedBy, pagedWithin, rendered, patch } = model.records;
-    if (partition !== undefined && (Object.keys(rendered).length > 0 || patch !== undefined || model.children !== undefined)) {
-      throw new Error(`${model.name}: a partitioned table's rows are written whole, without rendered columns, patches or children`);
+    if (partition !== undefined && (Object.keys(rendered).length > 0 || patch !== undefined || model.children !== undefined || model.records.unique !== undefined)) {
+      throw new Error(`${model.name}: a partitioned table's rows are written whole, without rendered columns, patches, children or unique columns`);
     }
     this.sql = statements(model, names, session);
     this.known = strategy.ids(session, names(table), partition?.columns);
@@ -123,6 +125,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     // The changes patched in are written with it.
     this.pending.delete(id);
     if (current !== undefined) this.recount(current, next);
+    if (kept === undefined && current !== undefined && this.movesUnique(current, next)) this.moving.add(key);
     (kept !== undefined ? this.adding : this.changed).set(key, next);
   }
 
@@ -205,6 +208,13 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     this.counts.add(to, next.id);
   }
 
+  private movesUnique(current: R, next: R): boolean {
+    const { unique } = this.model.records;
+    if (unique === undefined) return false;
+    const after = unique(next);
+    return unique(current).some((value, i) => value !== after[i]);
+  }
+
   /** `record` with the changes patched into it since the last flush. */
   private patched(id: number, record: R | undefined): R | undefined {
     const changes = this.pending.get(id);
@@ -220,18 +230,35 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     return found === undefined ? undefined : this.model.records.read.record(found);
   }
 
-  /** The records changed, rendered a batch at a time, each written whole: one version of its row. */
+  /**
+   * The records changed, rendered a batch at a time, each written whole (one version of its row), a statement's
+   * worth of rows at a time. Both engines check a unique column row by row within a statement, so a record taking a
+   * value another of them leaves could meet it still there: the rows of records whose unique values moved are
+   * deleted first and inserted anew.
+   */
   private async writeChanged(): Promise<void> {
     if (this.changed.size === 0) return;
-    const records = [...this.changed.values()];
+    const changed = [...this.changed];
     this.changed.clear();
-    const rendered = await this.model.render(records, this.context);
-    const { updatedAt, keyAt } = this.sql;
-    for (const [i, record] of records.entries()) {
-      const stored = this.model.records.row(record);
-      await this.session.run(this.sql.update, [...updatedAt.map((at) => stored[at]), ...rendered[i], ...keyAt.map((at) => stored[at])]);
-    }
-    await this.writeChildren(records, true);
+    const rendered = await this.model.render(changed.map(([, record]) => record), this.context);
+    const rows = changed.map(([key, record], i) => ({ id: record.id, moved: this.moving.has(key), stored: this.model.records.row(record), rendered: rendered[i] }));
+    this.moving.clear();
+    const moved = rows.filter((r) => r.moved);
+    await inChunks(moved, (chunk) => this.session.run(this.sql.deleteMany(chunk.length), chunk.map((r) => r.id)));
+    await this.updateRows(this.sql.update, rows.filter((r) => !r.moved));
+    await inChunks(moved, (chunk) => this.session.run(this.sql.insert(chunk.length), chunk.flatMap((r) => [...r.stored, ...r.rendered])));
+    await this.writeChildren(changed.map(([, record]) => record), true);
+  }
+
+  /** Rows found by their key updated a statement's worth at a time: `update`'s stored columns, then the rendered ones. */
+  private async updateRows(update: Update, rows: { stored: unknown[]; rendered: unknown[] }[]): Promise<void> {
+    const { keyAt } = this.sql;
+    await inChunks(rows, (chunk) =>
+      this.session.run(
+        update.text(chunk.length),
+        chunk.flatMap(({ stored, rendered }) => [...keyAt.map((at) => stored[at]), ...update.storedAt.map((at) => stored[at]), ...rendered]),
+      ),
+    );
   }
 
   /** The records kept back, in id order, rendered now or (narrow) at the flush, the records changed and the rows noted. */
@@ -292,11 +319,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     const { read, row } = this.model.records;
     const records = found.map(([id, ...values]) => this.patched(id as number, read.record(values))!);
     const rendered = await this.model.render(records, this.context);
-    const values = records.flatMap((r, i) => {
-      const stored = row(r);
-      return [r.id, ...this.sql.rewrittenStored.map((at) => stored[at]), ...rendered[i]];
-    });
-    await this.session.run(this.sql.rewrite(records.length), values);
+    await this.updateRows(this.sql.rewrite, records.map((r, i) => ({ stored: row(r), rendered: rendered[i] })));
   }
 
   private lookup(name: string, id: number): unknown {
@@ -324,6 +347,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     this.noted.clear();
     this.adding.clear();
     this.changed.clear();
+    this.moving.clear();
     this.narrow.clear();
     this.pending.clear();
     this.looked.clear();
@@ -351,6 +375,12 @@ function compareKeys(a: Partition, b: Partition): number {
 /** Rows whose first value is a key, by key, each with the values after it. */
 const keyed = (rows: number[][]) => new Map(rows.map(([key, ...values]) => [Number(key), values.map(Number)]));
 
+/** A multi-row update of a table's rows found by their key: its text for a count of rows, and the stored columns it writes before the rendered ones (their places in a stored row). */
+interface Update {
+  text(rows: number): string;
+  storedAt: number[];
+}
+
 /** The statements a model's declaration makes, every table named through `n`. */
 function statements<R extends { id: number }>(model: RecordReadModel<R>, n: TableNames, { dialect }: SqlSession) {
   const { table, stored, read, rendered, patch, partition, numbered } = model.records;
@@ -362,15 +392,28 @@ function statements<R extends { id: number }>(model: RecordReadModel<R>, n: Tabl
   const updated = storedColumns.filter((c) => !keyColumns.includes(c) && c !== numbered);
   const renderedColumns = Object.keys(rendered);
   const all = [...storedColumns, ...renderedColumns];
-  // A patch changes only what the read columns hold: the flush rewrites them with the rendered ones.
   const flushed = patch === undefined ? renderedColumns : [...read.columns, ...renderedColumns];
   const types: Columns = { ...stored, ...rendered };
+  /** Stored columns (by name) and then the rendered ones, of up to a statement's worth of rows, each row's key first. */
+  const updateOf = (storedNames: readonly string[]): Update => {
+    const columns = [...storedNames, ...renderedColumns];
+    const given = [...keyColumns, ...columns];
+    return {
+      text: byCount(
+        (rows) =>
+          `WITH v (${given.join(', ')}) AS (VALUES ${dialect.typedRows(rows, given.map((c) => types[c]))})
+           UPDATE ${t} SET ${columns.map((c) => `${c} = v.${c}`).join(', ')} FROM v WHERE ${keyColumns.map((c) => `${t}.${c} = v.${c}`).join(' AND ')}`,
+      ),
+      storedAt: storedNames.map((c) => storedColumns.indexOf(c)),
+    };
+  };
   return {
     insert: byCount((rows) => `INSERT INTO ${t} (${all.join(', ')}) VALUES ${placeholders(rows, all.length)}`),
     copy: model.records.copiedFrom && `INSERT INTO ${t} (${storedColumns.join(', ')}) ${model.records.copiedFrom(n)}`,
-    update: `UPDATE ${t} SET ${[...updated, ...renderedColumns].map((c) => `${c} = ?`).join(', ')} WHERE ${byKey}`,
-    updatedAt: updated.map((c) => storedColumns.indexOf(c)),
+    /** An edit rewrites every stored column but the key and the number, and the rendered ones. */
+    update: updateOf(updated),
     keyAt: keyColumns.map((c) => storedColumns.indexOf(c)),
+    deleteMany: byCount((count) => `DELETE FROM ${t} WHERE id IN (${valueList(count)})`),
     /** Records in key order: rows inserted in it land on neighbouring pages. */
     order: partition === undefined ? (a: R, b: R) => a.id - b.id : (a: R, b: R) => compareKeys([...partition.of(a), a.id], [...partition.of(b), b.id]),
     readOne: `SELECT ${read.columns.join(', ')} FROM ${t} WHERE ${byKey}`,
@@ -378,12 +421,8 @@ function statements<R extends { id: number }>(model: RecordReadModel<R>, n: Tabl
     idsWhere: (column: string) => `SELECT id FROM ${t} WHERE ${column} = ?`,
     unrendered: renderedColumns.map((c) => UNRENDERED[rendered[c]]),
     flushed,
-    rewrittenStored: patch === undefined ? [] : read.columns.map((c) => storedColumns.indexOf(c)),
-    rewrite: byCount(
-      (rows) =>
-        `WITH v (id, ${flushed.join(', ')}) AS (VALUES ${dialect.typedRows(rows, ['integer', ...flushed.map((c) => types[c])])})
-         UPDATE ${t} SET ${flushed.map((c) => `${c} = v.${c}`).join(', ')} FROM v WHERE ${t}.id = v.id`,
-    ),
+    /** A patch changes only what the read columns hold: the flush rewrites them with the rendered ones. */
+    rewrite: updateOf(patch === undefined ? [] : read.columns),
     lookups: Object.fromEntries(Object.entries(model.lookups ?? {}).map(([name, { table: from, column }]) => [name, `SELECT ${column} FROM ${n(from)} WHERE id = ?`])),
     sums: Object.fromEntries(
       Object.entries(model.sums ?? {}).map(([name, { table: from, key, where, columns }]) => {

@@ -255,6 +255,20 @@ describe('edit-product', () => {
     expect((await api.get('/api/product?sku=E1')).status).toBe(404);
   });
 
+  test('products trading SKUs within one batch (through a third) keep them, whatever order their rows are written in', async () => {
+    const { api } = await testService();
+    await api.write('/api/add-product', 'products', [product('X'), product('Y')]);
+    const res = await api.write('/api/edit-product', 'products', [
+      { id: 1, ...product('Z') },
+      { id: 2, ...product('X') },
+      { id: 1, ...product('Y') },
+    ]);
+    expect(res.status).toBe(200);
+    expect((await api.get('/api/product?sku=X')).body.data.id).toBe(2);
+    expect((await api.get('/api/product?sku=Y')).body.data.id).toBe(1);
+    expect((await api.get('/api/product?sku=Z')).status).toBe(404);
+  });
+
   test('an edit that changes nothing appends no event', async () => {
     const { api, tb } = await testService();
     await api.write('/api/add-product', 'products', [product('S', { salePrice: 10 })]);

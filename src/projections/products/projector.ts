@@ -47,6 +47,7 @@ const productsModel: RecordReadModel<ProductRecord> = {
     table: 'products',
     stored: { id: 'integer', sku: 'text', category_id: 'integer', brand_id: 'integer', record: 'text' },
     row: (p) => [p.id, p.sku, p.categoryId, p.brandId, JSON.stringify(p)],
+    unique: (p) => [p.sku],
     read: { columns: ['record'], record: ([json]) => JSON.parse(json as string) as ProductRecord },
     rendered: { list_json: 'text', full_json: 'text' },
     // Prices touch no indexed column: the flush rewrites only the record and its views, sparing the sku, brand and group indexes.

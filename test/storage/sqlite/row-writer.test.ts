@@ -5,6 +5,7 @@ import { buildInto } from '../../../src/projections/build.ts';
 import { Projections, createProjectionTables, projectors } from '../../../src/projections/registry.ts';
 import { servedNames } from '../../../src/projections/projector.ts';
 import { readEvents } from '../../../src/storage/sqlite/event-log.ts';
+import { chunks } from '../../../src/storage/sql.ts';
 import { inWriteTransaction } from '../../../src/storage/sqlite/maintenance.ts';
 import { openSqlite } from '../../../src/storage/sqlite/open.ts';
 import { sqliteSession } from '../../../src/storage/sqlite/session.ts';
@@ -34,8 +35,8 @@ function productsOutOfOrder(after: StoredEvent): StoredEvent[] {
   return events;
 }
 
-async function fresh(name: string) {
-  const db = openSqlite(path.join(tempDir(), name));
+async function fresh(name: string, trace?: (sql: string) => void) {
+  const db = openSqlite(path.join(tempDir(), name), { trace });
   db.exec('CREATE TABLE projection_checkpoints (name TEXT PRIMARY KEY, version INTEGER NOT NULL, last_seq INTEGER NOT NULL)');
   return db;
 }
@@ -99,4 +100,49 @@ test('a partitioned table (document months): documents re-dated move between mon
   expect(dumpReadTables(twice)).toEqual(dumpReadTables(once));
   expect(dumpReadTables(built)).toEqual(dumpReadTables(once));
   for (const db of [once, twice, built]) db.close();
+});
+
+test('a batch of edited records is written a hundred rows a statement, to the rows of applying the edits one at a time, products trading SKUs among them', async () => {
+  const { api, tb } = await testService();
+  const contractor = (i: number, name: string) => ({ type: 'ФЛ', name, contactPerson: 'Иванов', phone1: `+7 916 000-${String(i).padStart(4, '0')}` });
+  const ids = Array.from({ length: 250 }, (_, i) => i + 1);
+  for (const batch of chunks(ids)) {
+    expect((await api.write('/api/add-contractor', 'contractors', batch.map((i) => contractor(i, `Контрагент ${i}`)))).status).toBe(200);
+  }
+  for (const batch of chunks(ids)) {
+    expect((await api.write('/api/edit-contractor', 'contractors', batch.map((i) => ({ id: i, ...contractor(i + 1, `Клиент ${i}`) })))).status).toBe(200);
+  }
+  // 150 products, each (from the last) taking the SKU of the one after it, the last a new one.
+  const skus = Array.from({ length: 150 }, (_, i) => `S-${i + 1}`);
+  for (const batch of chunks(skus, 10)) {
+    expect((await api.write('/api/add-product', 'products', batch.map((sku) => ({ name: `Товар ${sku}`, sku, categoryId: 0 })))).status).toBe(200);
+  }
+  for (const batch of chunks([...skus.keys()].reverse(), 10)) {
+    const edits = batch.map((i) => ({ id: i + 1, name: `Товар ${i + 1}`, sku: skus[i + 1] ?? 'S-new', categoryId: 0 }));
+    expect((await api.write('/api/edit-product', 'products', edits)).status).toBe(200);
+  }
+  const events = [...readEvents(tb.db)].map(toStoredEvent);
+  const isEdit = (e: StoredEvent) => e.type === 'ContractorEdited' || e.type === 'ProductEdited';
+  expect(events.filter(isEdit)).toHaveLength(400);
+
+  const oneAtATime = await fresh('one-at-a-time.db');
+  await createProjectionTables(sqliteSession(oneAtATime), projectors, 0);
+  const one = new Projections(sqliteSession(oneAtATime), projectors);
+  for (const e of events) await inWriteTransaction(oneAtATime, () => one.apply([e]));
+
+  let statements: string[] | undefined;
+  const batched = await fresh('batched.db', (sql) => statements?.push(sql));
+  await createProjectionTables(sqliteSession(batched), projectors, 0);
+  const all = new Projections(sqliteSession(batched), projectors);
+  await inWriteTransaction(batched, () => all.apply(events.filter((e) => !isEdit(e))));
+  statements = [];
+  await inWriteTransaction(batched, () => all.apply(events.filter(isEdit)));
+  const updates = statements.filter((sql) => /\bUPDATE\s+"?contractors"?\s/i.test(sql));
+  expect(updates, updates.join('\n')).toHaveLength(3);
+
+  expect(dumpReadTables(batched)).toEqual(dumpReadTables(oneAtATime));
+  const sku = batched.prepare('SELECT id, sku FROM products WHERE id IN (1, 150) ORDER BY id').raw().all();
+  expect(sku).toEqual([[1, 'S-2'], [150, 'S-new']]);
+  oneAtATime.close();
+  batched.close();
 });

@@ -87,7 +87,7 @@ export async function main(argv: string[]): Promise<void> {
 
   const results: Results = {
     date: new Date().toISOString(),
-    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model ?? 'unknown', node: process.version },
+    machine: machineOf(),
     loadAverage: { start: os.loadavg(), end: [] },
     sizes,
     settings,
@@ -425,6 +425,9 @@ async function measureRebuild(setting: string): Promise<RebuildResult> {
   return { events, seconds, eventsPerSecond: events / seconds, processSeconds: run.seconds, peakRssMb: run.peakRss / 2 ** 20 };
 }
 
+/** What the results were measured on. */
+const machineOf = () => ({ cpus: os.cpus().length, model: os.cpus()[0]?.model ?? 'unknown', node: process.version });
+
 /** `--long-log`: the rebuild of a log of `events` (the data set's, grown by price updates), and a start on it. */
 async function measureLongLog(sizes: Sizes, dataset: string, events: number): Promise<void> {
   const file = await ensureLongLog(sizes, dataset, events);
@@ -437,8 +440,7 @@ async function measureLongLog(sizes: Sizes, dataset: string, events: number): Pr
   console.log(`| ${rebuild.seconds.toFixed(1)} s | ${Math.round(rebuild.eventsPerSecond)} | ${rebuild.peakRssMb.toFixed(0)} MB | ${startupMs.median.toFixed(0)} ms |`);
   const out = path.join(ROOT, 'bench', 'results', `${new Date().toISOString().slice(0, 10)}${sizes === QUICK ? '-quick' : ''}-long-log-${events}.json`);
   fs.mkdirSync(path.dirname(out), { recursive: true });
-  const machine = { cpus: os.cpus().length, model: os.cpus()[0]?.model ?? 'unknown', node: process.version };
-  fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), machine, loadAverage, rebuild, startupMs }, null, 2) + '\n');
+  fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), machine: machineOf(), loadAverage, rebuild, startupMs }, null, 2) + '\n');
   console.log(`\nwritten to ${path.relative(ROOT, out)}`);
 }
 

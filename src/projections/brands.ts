@@ -26,12 +26,11 @@ const brandsModel: RecordReadModel<BrandRow> = {
     read: { columns: ['id', 'name', 'logo'], record: ([id, name, logo]) => ({ id, name, logo }) as BrandRow },
     rendered: { json: 'text' },
   },
-  reads: ['BrandAdded', 'BrandEdited'],
-  adds: ['BrandAdded'],
-  apply(event, brands) {
-    if (event.type === 'BrandAdded') return brands.add(event.data);
-    if (event.type === 'BrandEdited') return brands.edit(event.data.id, (current) => evolveBrand(() => current, event));
+  on: {
+    BrandAdded: (event, brands) => brands.add(event.data),
+    BrandEdited: (event, brands) => brands.edit(event.data.id, (current) => evolveBrand(() => current, event)),
   },
+  adds: ['BrandAdded'],
   render: (brands) => brands.map((b) => [JSON.stringify({ id: b.id, name: b.name, logo: b.logo })]),
 };
 

@@ -26,12 +26,11 @@ const categoriesModel: RecordReadModel<CategoryRow> = {
     read: { columns: ['id', 'name', 'parent'], record: ([id, name, parent]) => ({ id, name, parent }) as CategoryRow },
     rendered: {},
   },
-  reads: ['CategoryAdded', 'CategoryEdited'],
-  adds: ['CategoryAdded'],
-  apply(event, categories) {
-    if (event.type === 'CategoryAdded') return categories.add(event.data);
-    if (event.type === 'CategoryEdited') return categories.edit(event.data.id, (current) => evolveCategory(() => current, event));
+  on: {
+    CategoryAdded: (event, categories) => categories.add(event.data),
+    CategoryEdited: (event, categories) => categories.edit(event.data.id, (current) => evolveCategory(() => current, event)),
   },
+  adds: ['CategoryAdded'],
   render: (categories) => categories.map(() => []),
 };
 

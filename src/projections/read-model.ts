@@ -3,6 +3,11 @@ import type { StoredEvent } from '../events/rows.ts';
 import type { Projector, TableNames } from './projector.ts';
 import type { Partition, PartitionColumn } from './id-counts.ts';
 
+/** By event type, how an event of that type changes a read model's records, told to `changes`; a promise only when it must read. */
+export type EventHandlers<R extends { id: number }> = {
+  readonly [T in StoredEvent['type']]?: (event: Extract<StoredEvent, { type: T }>, changes: RecordChanges<R>) => Promise<void> | void;
+};
+
 /** Columns by name, in the order they are written, each with its type. */
 export type Columns = Readonly<Record<string, ColumnType>>;
 
@@ -14,14 +19,12 @@ export type Columns = Readonly<Record<string, ColumnType>>;
  */
 export interface RecordReadModel<R extends { id: number }> extends Pick<Projector, 'name' | 'version' | 'after' | 'tables' | 'schema' | 'readIndexes'> {
   records: RecordTable<R>;
-  /** The event types it reads; every other event leaves its records as they are. */
-  reads: readonly StoredEvent['type'][];
-  /** Those of `reads` whose `data.id` is a new record's (a batch's are looked up at once). */
+  /** How each event type it reads changes its records; every other event leaves them as they are. */
+  on: EventHandlers<R>;
+  /** Those of the types it reads whose `data.id` is a new record's (a batch's are looked up at once). */
   adds: readonly StoredEvent['type'][];
   /** The key of the record an event of `adds` adds, for a partitioned table (`RecordTable.partition`): its partition's values and id. */
   addedKey?(event: StoredEvent): readonly [Partition, number];
-  /** How an event changes its records, told to `changes`; a promise only when it must read. */
-  apply(event: StoredEvent, changes: RecordChanges<R>): Promise<void> | void;
   /** Renders records' served columns (`records.rendered`, in order), a batch at a time. */
   render(records: R[], context: RenderContext): Promise<unknown[][]> | unknown[][];
   /** Values of other read models' tables a render reads, each read once until the next flush: by name, table and column. */

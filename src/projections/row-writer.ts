@@ -43,7 +43,6 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   private readonly known: NewIds;
   private readonly counts: IdCounts;
   private readonly numbers: Numbers | undefined;
-  private readonly reads: ReadonlySet<string>;
   private readonly adds: ReadonlySet<string>;
   /** New records not written yet, by key. */
   private readonly adding = new Map<Key, R>();
@@ -78,15 +77,16 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     this.known = strategy.ids(session, names(table), partition?.columns);
     this.counts = pagedBy === undefined ? NO_COUNTS : strategy.counts(session, names(pagedBy), pagedWithin?.columns);
     this.numbers = numbered === undefined ? undefined : strategy.numbers(session, names(numberedAs ?? table), numbered);
-    this.reads = new Set(model.reads);
     this.adds = new Set(model.adds);
   }
 
   handler(): EventHandler {
     if (this.sql.copy !== undefined && this.strategy.derivedRows === 'copied-at-the-end') return this.copier(this.sql.copy);
     // Not async: most of a long log is events no read model does I/O for.
+    const on = this.model.on as Readonly<Record<string, ((event: StoredEvent, changes: RecordChanges<R>) => Promise<void> | void) | undefined>>;
     const handle = (event: StoredEvent) => {
-      if (this.reads.has(event.type)) return this.model.apply(event, this);
+      const apply = on[event.type];
+      if (apply !== undefined) return apply(event, this);
       if (this.adding.size > 0 || this.changed.size > 0 || this.noted.size > 0) return this.writeAdds();
     };
     return Object.assign(handle, {

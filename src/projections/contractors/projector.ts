@@ -82,18 +82,12 @@ const contractorsModel: RecordReadModel<ContractorRecord> = {
     },
   ],
   sets: { contractor_statuses: { name: 'text' } },
-  reads: ['ContractorAdded', 'ContractorEdited', 'ContractorStatusCreated'],
-  adds: ['ContractorAdded'],
-  apply(event, contractors) {
-    switch (event.type) {
-      case 'ContractorAdded':
-        return contractors.add(evolveContractor(() => undefined, event)!);
-      case 'ContractorEdited':
-        return contractors.edit(event.data.id, (current) => evolveContractor(() => current, event));
-      case 'ContractorStatusCreated':
-        return contractors.note('contractor_statuses', [evolveContractorStatus(event).name]);
-    }
+  on: {
+    ContractorAdded: (event, contractors) => contractors.add(evolveContractor(() => undefined, event)!),
+    ContractorEdited: (event, contractors) => contractors.edit(event.data.id, (current) => evolveContractor(() => current, event)),
+    ContractorStatusCreated: (event, contractors) => contractors.note('contractor_statuses', [evolveContractorStatus(event).name]),
   },
+  adds: ['ContractorAdded'],
   sums: { figures: CONTRACTOR_FIGURES },
   async render(contractors, context) {
     const figures = await context.sums('figures', contractors.map((c) => c.id));

@@ -56,21 +56,21 @@ const monthsModel: RecordReadModel<DocumentMonth> = {
     // In this table's key order: its rows land on neighbouring pages.
     copiedFrom: (n) => `SELECT id, type, key, month FROM ${n('documents')} ORDER BY type, id`,
   },
-  reads: ['DocumentRecorded', 'DocumentRevised'],
-  adds: ['DocumentRecorded'],
-  addedKey: (event) => [[(event.data as { docType: DocumentType }).docType], (event.data as { id: number }).id],
-  apply(event, months) {
-    if (event.type === 'DocumentRecorded') {
+  on: {
+    DocumentRecorded: (event, months) => {
       const { docType: type, id, fields } = event.data;
       // Numbered by the writer.
       return months.add({ id, type, key: 0, month: fields.date.slice(0, 7) });
-    }
-    if (event.type === 'DocumentRevised' && event.data.changes.date !== undefined) {
+    },
+    DocumentRevised: (event, months) => {
+      if (event.data.changes.date === undefined) return;
       const month = event.data.changes.date.slice(0, 7);
       // Applying the same event twice changes nothing.
       return months.edit(event.data.id, (current) => (current === undefined || current.month === month ? undefined : { ...current, month }), [event.data.docType]);
-    }
+    },
   },
+  adds: ['DocumentRecorded'],
+  addedKey: (event) => [[(event.data as { docType: DocumentType }).docType], (event.data as { id: number }).id],
   render: (months) => months.map(() => []),
 };
 

@@ -62,27 +62,17 @@ const productsModel: RecordReadModel<ProductRecord> = {
       rows: (p) => nameWords(p.name).map((word) => [word, p.id, p.name]),
     },
   ],
-  reads: ['ProductAdded', 'ProductEdited', 'ProductPricesUpdated', 'BrandEdited', 'CategoryEdited'],
+  on: {
+    ProductAdded: (event, products) => products.add(evolveProduct(() => undefined, event)!),
+    ProductEdited: (event, products) => products.edit(event.data.id, (current) => evolveProduct(() => current, event)),
+    // Most of a long log: merged into the product's pending changes, rendered once at the flush.
+    ProductPricesUpdated: (event, products) => products.patch(event.data.id, event.data.changes),
+    // A renamed brand or group shows in its products' views: they are rendered again with the name as it is then.
+    BrandEdited: (event, products) => (event.data.name === undefined ? undefined : products.rerenderWhere('brand_id', event.data.id, 'brand')),
+    CategoryEdited: (event, products) => (event.data.name === undefined ? undefined : products.rerenderWhere('category_id', event.data.id, 'category')),
+  },
   adds: ['ProductAdded'],
   lookups: { brand: { table: 'product_brands', column: 'name' }, category: { table: 'product_categories', column: 'name' } },
-  apply(event, products) {
-    switch (event.type) {
-      case 'ProductAdded':
-        return products.add(evolveProduct(() => undefined, event)!);
-      case 'ProductEdited':
-        return products.edit(event.data.id, (current) => evolveProduct(() => current, event));
-      case 'ProductPricesUpdated':
-        // Most of a long log: merged into the product's pending changes, rendered once at the flush.
-        return products.patch(event.data.id, event.data.changes);
-      // A renamed brand or group shows in its products' views: they are rendered again with the name as it is then.
-      case 'BrandEdited':
-        if (event.data.name !== undefined) return products.rerenderWhere('brand_id', event.data.id, 'brand');
-        break;
-      case 'CategoryEdited':
-        if (event.data.name !== undefined) return products.rerenderWhere('category_id', event.data.id, 'category');
-        break;
-    }
-  },
   async render(products, context) {
     const rows: string[][] = [];
     for (const p of products) {

@@ -106,7 +106,15 @@ test('a refused token is answered without parsing its body: a 1 MiB body of 520,
     const used = process.cpuUsage(start);
     return used.user + used.system;
   };
-  const ratio = (await cpu(refused)) / (await cpu(small));
+  // The process's CPU counts its garbage collector's threads too: one round of each can land on a collection.
+  // Five rounds, interleaved, and the median of each kind.
+  const [refusedCpu, smallCpu]: number[][] = [[], []];
+  for (let round = 0; round < 5; round++) {
+    refusedCpu.push(await cpu(refused));
+    smallCpu.push(await cpu(small));
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[2];
+  const ratio = median(refusedCpu) / median(smallCpu);
   // Parsing, normalising and hashing such a body first cost ~400 small requests' worth; what remains is mostly
   // handing 1 MiB to the app through a fetch Request (~8).
   expect(ratio).toBeLessThan(25);

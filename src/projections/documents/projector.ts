@@ -16,7 +16,7 @@ import { TYPE_PARTITION } from './records.ts';
  *
  * In parts: `records.ts` writes what an event changes at once (records, counts, links), `components.ts`
  * derives paid and the trees, `served.ts` renders the served rows, `handler.ts` decides what each event leaves
- * to the flush; this module holds the tables.
+ * to the flush, `renders.ts` which served rows the flush renders; this module holds the tables.
  */
 export const documentsProjector: Projector = {
   name: 'documents',

@@ -4,6 +4,7 @@ import type { DocumentRecord, DocumentRef, DocumentType } from '../../records/do
 import type { StoredEvent } from '../../events/rows.ts';
 import type { PartitionColumn } from '../id-counts.ts';
 import { rowsKeptBack } from '../rows-kept-back.ts';
+import { type KeyedChildRows, childRowsWriter } from '../child-rows.ts';
 import type { TableNames } from '../projector.ts';
 import type { IdCounts, NewIds, Numbers, WriteStrategy } from '../write-strategies.ts';
 import type { KeptValues } from '../kept-values.ts';
@@ -35,6 +36,22 @@ export interface WrittenDocument {
   before: DocumentRecord | undefined;
   doc: DocumentRecord;
 }
+
+/** A document as its links are derived from it. */
+interface DocumentAt {
+  type: DocumentType;
+  id: number;
+  doc: DocumentRecord;
+}
+
+/** A document's links, one to each document it is based on, keyed by the document (the link's child). */
+const LINKS: KeyedChildRows<DocumentAt> = {
+  table: 'document_links',
+  parent: ['child_type', 'child_id'],
+  columns: { child_type: 'text', child_id: 'integer', parent_type: 'text', parent_id: 'integer' },
+  parentKey: ({ type, id }) => [type, id],
+  rows: ({ type, id, doc }) => doc.basedOn.map((p) => [type, id, p.type, p.id]),
+};
 
 /** The bonus a sale of `sum` earns at `percent` (none without a programme). */
 const accrual = (sum: number, percent: number | null) => (percent === null ? 0 : Math.round((sum * percent) / 100));
@@ -79,10 +96,6 @@ function recordStatements(session: SqlSession, n: TableNames) {
          VALUES ${placeholders(rows, 12)}`,
     ),
     update: `UPDATE ${n('document_records')} SET status = ?, contractor_id = ?, number = ?, number_key = ?, number_digits = ?, sum = ?, bonus_accrual = ?, record = ? WHERE key = ?`,
-    dropLinks: `DELETE FROM ${n('document_links')} WHERE child_type = ? AND child_id = ?`,
-    addLinks: byCount(
-      (rows) => `INSERT INTO ${n('document_links')} (child_type, child_id, parent_type, parent_id) VALUES ${placeholders(rows, 4)} ON CONFLICT DO NOTHING`,
-    ),
     ofContractor: `SELECT key FROM ${n('document_records')} WHERE contractor_id = ?`,
   };
 }
@@ -102,7 +115,7 @@ export class DocumentRecords {
   /** The key a new document takes: every engine gives a document the same key (`numbers.ts`). */
   private readonly keys: Numbers;
   private readonly added: ReturnType<typeof rowsKeptBack>;
-  private readonly addedLinks: ReturnType<typeof rowsKeptBack>;
+  private readonly links: ReturnType<typeof childRowsWriter<DocumentAt>>;
   /**
    * Each contractor's bonus percent: kept from the events that set the programme (a contractor's events come
    * before its sales), else (live) read and parsed once, not for every sale, until the flush ends (`forgetContractors`).
@@ -120,13 +133,13 @@ export class DocumentRecords {
     this.known = strategy.ids(session, n('document_records'), ['type']);
     this.keys = strategy.numbers(session, n('document_records'), 'key');
     this.added = rowsKeptBack(session, this.sql.insert);
-    this.addedLinks = rowsKeptBack(session, this.sql.addLinks);
+    this.links = childRowsWriter(session, n, LINKS);
     this.bonusPercents = strategy.kept(async (id) => percentOf((await contractor(id))?.bonus), null, CONTRACTORS_KEPT);
   }
 
   private async writeAdded(): Promise<void> {
     await this.added.write();
-    await this.addedLinks.write();
+    await this.links.write();
   }
 
   /** The rows a statement per hundred items reads for `items` (the ones found, in no particular order), after the documents kept back are written. */
@@ -187,11 +200,7 @@ export class DocumentRecords {
     const { contractorId, number, sum } = doc.fields;
     const values = [doc.status, contractorId, number, numberKey(number), numberDigits(number), sum, accrual(sum, current.bonusPercent), JSON.stringify(doc), current.key];
     await this.session.run(this.sql.update, values);
-    if (JSON.stringify(before.basedOn) !== JSON.stringify(doc.basedOn)) {
-      await this.session.run(this.sql.dropLinks, [type, id]);
-      for (const p of doc.basedOn) this.addedLinks.add([type, id, p.type, p.id]);
-      await this.addedLinks.write();
-    }
+    await this.links.change({ type, id, doc: before }, { type, id, doc });
     return { key: current.key, before, doc };
   }
 
@@ -203,7 +212,7 @@ export class DocumentRecords {
     const next = this.keys.next();
     const key = typeof next === 'number' ? next : await next;
     this.added.add([key, type, id, doc.status, contractorId, number, numberKey(number), numberDigits(number), sum, bonusPercent, accrual(sum, bonusPercent), JSON.stringify(doc)]);
-    for (const p of doc.basedOn) this.addedLinks.add([type, id, p.type, p.id]);
+    this.links.add({ type, id, doc });
     this.known.add([type], id);
     this.counts.add([type], id);
     // Written a statement's worth at a time: a transaction's documents kept back outlived the young generation (a
@@ -228,7 +237,7 @@ export class DocumentRecords {
   /** Forgets the documents kept back, each type's highest document and the next key (the transaction is rolled back). */
   discard(): void {
     this.added.discard();
-    this.addedLinks.discard();
+    this.links.discard();
     this.counts.discard();
     this.known.forget();
     this.keys.forget();

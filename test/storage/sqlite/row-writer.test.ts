@@ -10,7 +10,7 @@ import { inWriteTransaction } from '../../../src/storage/sqlite/maintenance.ts';
 import { openSqlite } from '../../../src/storage/sqlite/open.ts';
 import { sqliteSession } from '../../../src/storage/sqlite/session.ts';
 import { variedHistory } from '../../catalogue-history.ts';
-import { importRecords, line, romashka, sale, table } from '../../documents-fixtures.ts';
+import { importRecords, line, money, romashka, sale, table } from '../../documents-fixtures.ts';
 import { tempDir, testService } from '../../helpers.ts';
 import { dumpReadTables } from '../../read-tables.ts';
 
@@ -145,4 +145,45 @@ test('a batch of edited records is written a hundred rows a statement, to the ro
   expect(sku).toEqual([[1, 'S-2'], [150, 'S-new']]);
   oneAtATime.close();
   batched.close();
+});
+
+test("a document's links are written with it and rewritten only when its basedOn changed, live one at a time, in one batch and in a build", async () => {
+  const { tb } = await testService();
+  const payment = (id: number, status: number, basedOn: { type: string; id: number }[]) => money('paymentin', id, status, 100, basedOn);
+  const sales = [1, 2, 3].map((id) => sale(id, 0, 100, { number: `S-${id}` }));
+  const recorded = [line('contractor', romashka), line('product', table), ...sales, payment(1, 0, [{ type: 'sale', id: 1 }]), payment(2, 0, [{ type: 'sale', id: 2 }])];
+  expect((await importRecords(tb, recorded)).failures).toEqual([]);
+  const postings = [payment(1, 1, [{ type: 'sale', id: 1 }]), payment(2, 1, [{ type: 'sale', id: 2 }])];
+  expect((await importRecords(tb, postings)).failures).toEqual([]);
+  const relinked = [payment(1, 1, []), payment(2, 1, [{ type: 'sale', id: 3 }, { type: 'sale', id: 2 }])];
+  expect((await importRecords(tb, relinked)).failures).toEqual([]);
+  const events = [...readEvents(tb.db)].map(toStoredEvent);
+  const [postedAt, linkedAt] = [events.findIndex((e) => e.type === 'DocumentPosted'), events.findIndex((e) => e.type === 'DocumentLinked')];
+  expect(postedAt).toBeGreaterThan(0);
+  expect(linkedAt).toBeGreaterThan(postedAt);
+
+  let statements: string[] | undefined;
+  const once = await fresh('once.db', (sql) => statements?.push(sql));
+  await createProjectionTables(sqliteSession(once), projectors, 0);
+  const live = new Projections(sqliteSession(once), projectors);
+  const linkWrites = () => statements!.filter((sql) => /^\s*(INSERT INTO|DELETE FROM)\s+"?document_links"?\s/i.test(sql));
+  for (const [i, e] of events.entries()) {
+    statements = [];
+    await inWriteTransaction(once, () => live.apply([e]));
+    if (i >= postedAt && i < linkedAt) expect(linkWrites(), `${e.type} writes no link`).toEqual([]);
+    if (e.type === 'DocumentLinked') expect(linkWrites().length).toBeGreaterThan(0);
+  }
+  const links = once.prepare('SELECT child_type, child_id, parent_type, parent_id FROM document_links ORDER BY 1, 2, 3, 4').raw().all();
+  expect(links).toEqual([['paymentin', 2, 'sale', 2], ['paymentin', 2, 'sale', 3]]);
+
+  const batched = await fresh('batched.db');
+  await createProjectionTables(sqliteSession(batched), projectors, 0);
+  await inWriteTransaction(batched, () => new Projections(sqliteSession(batched), projectors).apply(events));
+
+  const built = await fresh('built.db');
+  await buildInto(projectors, sqliteSession(built), servedNames, events[Symbol.iterator](), { transaction: (work) => inWriteTransaction(built, work), chunk: 4, readIndexes: true });
+
+  expect(dumpReadTables(batched)).toEqual(dumpReadTables(once));
+  expect(dumpReadTables(built)).toEqual(dumpReadTables(once));
+  for (const db of [once, batched, built]) db.close();
 });

@@ -38,7 +38,7 @@ export function childRowsWriter<R>(session: SqlSession, n: TableNames, child: Ke
     /** A record changed from `before`: its rows replaced (and those kept back written first) when they differ. */
     async change(before: R, after: R): Promise<void> {
       const rows = child.rows(after);
-      if (JSON.stringify(child.rows(before)) === JSON.stringify(rows)) return;
+      if (sameRows(child.rows(before), rows)) return;
       await kept.write();
       await session.run(drop, child.parentKey(after));
       for (const row of rows) kept.add(row);
@@ -47,3 +47,6 @@ export function childRowsWriter<R>(session: SqlSession, n: TableNames, child: Ke
     discard: () => kept.discard(),
   };
 }
+
+/** Whether two lists of rows hold the same values in the same order. */
+const sameRows = (a: unknown[][], b: unknown[][]) => a.length === b.length && a.every((row, i) => row.length === b[i].length && row.every((value, j) => value === b[i][j]));

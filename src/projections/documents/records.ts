@@ -1,9 +1,9 @@
-import { ROWS_PER_STATEMENT, type SqlSession, byCount, inChunks, placeholders, valueList } from '../../storage/sql.ts';
+import { type SqlSession, byCount, inChunks, valueList } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../records/contractor/events.ts';
 import type { DocumentRecord, DocumentRef, DocumentType } from '../../records/document/events.ts';
 import type { StoredEvent } from '../../events/rows.ts';
 import type { PartitionColumn } from '../id-counts.ts';
-import { rowsKeptBack } from '../rows-kept-back.ts';
+import { rowsKeptByKey } from '../rows-kept-back.ts';
 import { type KeyedChildRows, childRowsWriter } from '../child-rows.ts';
 import type { TableNames } from '../projector.ts';
 import type { IdCounts, NewIds, Numbers, WriteStrategy } from '../write-strategies.ts';
@@ -54,6 +54,18 @@ const LINKS: KeyedChildRows<DocumentAt> = {
   rows: ({ type, id, doc }) => doc.basedOn.map((p) => [type, id, p.type, p.id]),
 };
 
+/** The columns of `document_records`, in the order of a row's values, the key first. */
+const RECORD_COLUMNS = ['key', 'type', 'id', 'status', 'contractor_id', 'number', 'number_key', 'number_digits', 'sum', 'bonus_percent', 'bonus_accrual', 'record'];
+
+/** Those an event rewrites: a document keeps its key, address and the bonus percent of when it was recorded. */
+const RECORD_CHANGES = ['status', 'contractor_id', 'number', 'number_key', 'number_digits', 'sum', 'bonus_accrual', 'record'];
+
+/** A document's row in `document_records` (`RECORD_COLUMNS`). */
+function recordRow(key: number, type: DocumentType, id: number, doc: DocumentRecord, bonusPercent: number | null): unknown[] {
+  const { contractorId, number, sum } = doc.fields;
+  return [key, type, id, doc.status, contractorId, number, numberKey(number), numberDigits(number), sum, bonusPercent, accrual(sum, bonusPercent), JSON.stringify(doc)];
+}
+
 /** The bonus a sale of `sum` earns at `percent` (none without a programme). */
 const accrual = (sum: number, percent: number | null) => (percent === null ? 0 : Math.round((sum * percent) / 100));
 
@@ -91,12 +103,6 @@ function recordStatements(session: SqlSession, n: TableNames) {
         `${wanted(count)} SELECT l.parent_type AS "parentType", l.parent_id AS "parentId", l.child_type AS "childType", l.child_id AS "childId"
          FROM wanted w JOIN ${n('document_links')} l ON l.parent_type = w.type AND l.parent_id = w.id`,
     ),
-    insert: byCount(
-      (rows) =>
-        `INSERT INTO ${n('document_records')} (key, type, id, status, contractor_id, number, number_key, number_digits, sum, bonus_percent, bonus_accrual, record)
-         VALUES ${placeholders(rows, 12)}`,
-    ),
-    update: `UPDATE ${n('document_records')} SET status = ?, contractor_id = ?, number = ?, number_key = ?, number_digits = ?, sum = ?, bonus_accrual = ?, record = ? WHERE key = ?`,
     ofContractor: `SELECT key FROM ${n('document_records')} WHERE contractor_id = ?`,
   };
 }
@@ -105,9 +111,10 @@ function recordStatements(session: SqlSession, n: TableNames) {
 const percentOf = (bonus: ContractorRecord['bonus'] | undefined) => (bonus?.status === 1 ? (bonus.percent ?? 0) : null);
 
 /**
- * The document records, their id counts and links, written as events come. New documents (in any id order), with
- * their links, are kept back and go a hundred a statement: every read of the tables and every other write writes
- * them first, and `persist` at the end of every apply and replayed chunk.
+ * The document records, their id counts and links, written as events come. The rows of new and changed documents
+ * (in any id order) are kept back by key, a document read by its address while kept is answered from them, and
+ * they go a hundred a statement, with the links kept back: every other read of the tables writes them first, and
+ * `persist` at the end of every apply and replayed chunk.
  */
 export class DocumentRecords {
   private readonly sql: ReturnType<typeof recordStatements>;
@@ -115,7 +122,10 @@ export class DocumentRecords {
   private readonly known: NewIds;
   /** The key a new document takes: every engine gives a document the same key (`numbers.ts`). */
   private readonly keys: Numbers;
-  private readonly added: ReturnType<typeof rowsKeptBack>;
+  /** Rows of documents added or changed and not written yet (`RECORD_COLUMNS`), by key. */
+  private readonly kept: ReturnType<typeof rowsKeptByKey>;
+  /** The keys of the documents kept, by address (`type:id`). */
+  private readonly keptKeys = new Map<string, number>();
   private readonly links: ReturnType<typeof childRowsWriter<DocumentAt>>;
   /**
    * Each contractor's bonus percent: kept from the events that set the programme (a contractor's events come
@@ -133,19 +143,28 @@ export class DocumentRecords {
     this.counts = strategy.counts(session, n('document_id_counts'), TYPE_PARTITION);
     this.known = strategy.ids(session, n('document_records'), ['type']);
     this.keys = strategy.numbers(session, n('document_records'), 'key');
-    this.added = rowsKeptBack(session, this.sql.insert);
+    this.kept = rowsKeptByKey(session, n('document_records'), RECORD_COLUMNS, RECORD_CHANGES);
     this.links = childRowsWriter(session, n, LINKS);
     this.bonusPercents = strategy.kept(async (id) => percentOf((await contractor(id))?.bonus), null, CONTRACTORS_KEPT);
   }
 
-  private async writeAdded(): Promise<void> {
-    await this.added.write();
+  private async writeKept(): Promise<void> {
+    await this.kept.write();
+    this.keptKeys.clear();
     await this.links.write();
+  }
+
+  /** Keeps a document's row back, and writes those kept when a statement's worth is. */
+  private async keep(row: unknown[]): Promise<void> {
+    this.keptKeys.set(`${row[1] as string}:${row[2] as number}`, row[0] as number);
+    // Written a statement's worth at a time: a transaction's documents kept back outlived the young generation (a
+    // scavenge copies what is alive).
+    if (this.kept.set(row)) await this.writeKept();
   }
 
   /** The rows a statement per hundred items reads for `items` (the ones found, in no particular order), after the documents kept back are written. */
   private async readMany<T, R extends object>(items: T[], text: (count: number) => string, params: (item: T) => unknown[]): Promise<R[]> {
-    await this.writeAdded();
+    await this.writeKept();
     const found: R[] = [];
     await inChunks(items, async (chunk) => {
       found.push(...(await this.session.objects<R>(text(chunk.length), chunk.flatMap(params))));
@@ -154,12 +173,17 @@ export class DocumentRecords {
   }
 
   async load(type: DocumentType, id: number): Promise<DocumentRow | undefined> {
-    await this.writeAdded();
+    const key = this.keptKeys.get(`${type}:${id}`);
+    if (key !== undefined) {
+      const row = this.kept.get(key)!;
+      return { key, type, id, record: row[11] as string, bonusPercent: row[9] as number | null };
+    }
+    // Not kept back: its row is written as it is now.
     return (await this.session.objects<DocumentRow>(this.sql.row, [type, id]))[0];
   }
 
   async byKey(key: number): Promise<DocumentRow> {
-    await this.writeAdded();
+    await this.writeKept();
     return (await this.session.objects<DocumentRow>(this.sql.rowByKey, [key]))[0];
   }
 
@@ -170,7 +194,7 @@ export class DocumentRecords {
 
   /** The rows after the key `after`, at most `limit`, in key order. */
   async after(after: number, limit: number): Promise<DocumentRow[]> {
-    await this.writeAdded();
+    await this.writeKept();
     return this.session.objects<DocumentRow>(this.sql.rowsAfter, [after, limit]);
   }
 
@@ -188,7 +212,7 @@ export class DocumentRecords {
 
   /** The keys of a contractor's documents. */
   async keysOfContractor(contractorId: number): Promise<number[]> {
-    await this.writeAdded();
+    await this.writeKept();
     return (await this.session.rows<[number]>(this.sql.ofContractor, [contractorId])).map(([key]) => key);
   }
 
@@ -198,27 +222,21 @@ export class DocumentRecords {
     const current = (await this.load(type, id))!;
     const before = JSON.parse(current.record) as DocumentRecord;
     const doc = next(before);
-    const { contractorId, number, sum } = doc.fields;
-    const values = [doc.status, contractorId, number, numberKey(number), numberDigits(number), sum, accrual(sum, current.bonusPercent), JSON.stringify(doc), current.key];
-    await this.session.run(this.sql.update, values);
+    await this.keep(recordRow(current.key, type, id, doc, current.bonusPercent));
     await this.links.change({ type, id, doc: before }, { type, id, doc });
     return { key: current.key, before, doc };
   }
 
   /** A new document's row and links, kept back. */
   private async add(type: DocumentType, id: number, doc: DocumentRecord): Promise<WrittenDocument> {
-    const { contractorId, number, sum } = doc.fields;
     // A sale earns bonus at the percent of the contractor's programme as it is when the sale is recorded.
-    const bonusPercent = type === 'sale' ? await this.bonusPercents.get(contractorId) : null;
+    const bonusPercent = type === 'sale' ? await this.bonusPercents.get(doc.fields.contractorId) : null;
     const next = this.keys.next();
     const key = typeof next === 'number' ? next : await next;
-    this.added.add([key, type, id, doc.status, contractorId, number, numberKey(number), numberDigits(number), sum, bonusPercent, accrual(sum, bonusPercent), JSON.stringify(doc)]);
     this.links.add({ type, id, doc });
     this.known.add([type], id);
     this.counts.add([type], id);
-    // Written a statement's worth at a time: a transaction's documents kept back outlived the young generation (a
-    // scavenge copies what is alive).
-    if (this.added.size() >= ROWS_PER_STATEMENT) await this.writeAdded();
+    await this.keep(recordRow(key, type, id, doc, bonusPercent));
     return { key, before: undefined, doc };
   }
 
@@ -229,7 +247,7 @@ export class DocumentRecords {
 
   /** Writes the documents kept back and the counts, and forgets what `newIds` looked up and (live) the next key, before the transaction ends. */
   async persist(): Promise<void> {
-    await this.writeAdded();
+    await this.writeKept();
     await this.counts.persist();
     this.known.forget();
     this.keys.forget();
@@ -237,7 +255,8 @@ export class DocumentRecords {
 
   /** Forgets the documents kept back, each type's highest document and the next key (the transaction is rolled back). */
   discard(): void {
-    this.added.discard();
+    this.kept.discard();
+    this.keptKeys.clear();
     this.links.discard();
     this.counts.discard();
     this.known.forget();

@@ -187,3 +187,34 @@ test("a document's links are written with it and rewritten only when its basedOn
   expect(dumpReadTables(built)).toEqual(dumpReadTables(once));
   for (const db of [once, batched, built]) db.close();
 });
+
+test('a batch of postings writes the document records a hundred rows a statement, to the rows of applying them one at a time', async () => {
+  const { tb } = await testService();
+  const ids = Array.from({ length: 150 }, (_, i) => i + 1);
+  const drafts = ids.map((id) => sale(id, 0, 100 + id, { number: `S-${id}` }));
+  expect((await importRecords(tb, [line('contractor', romashka), line('product', table), ...drafts])).failures).toEqual([]);
+  expect((await importRecords(tb, ids.map((id) => sale(id, 1, 100 + id, { number: `S-${id}` })))).failures).toEqual([]);
+  const events = [...readEvents(tb.db)].map(toStoredEvent);
+  const isPosting = (e: StoredEvent) => e.type === 'DocumentPosted';
+  expect(events.filter(isPosting)).toHaveLength(150);
+
+  const oneAtATime = await fresh('one-at-a-time.db');
+  await createProjectionTables(sqliteSession(oneAtATime), projectors, 0);
+  const one = new Projections(sqliteSession(oneAtATime), projectors);
+  for (const e of events) await inWriteTransaction(oneAtATime, () => one.apply([e]));
+
+  let statements: string[] | undefined;
+  const batched = await fresh('batched.db', (sql) => statements?.push(sql));
+  await createProjectionTables(sqliteSession(batched), projectors, 0);
+  const all = new Projections(sqliteSession(batched), projectors);
+  await inWriteTransaction(batched, () => all.apply(events.filter((e) => !isPosting(e))));
+  statements = [];
+  await inWriteTransaction(batched, () => all.apply(events.filter(isPosting)));
+  const writes = statements.filter((sql) => /^\s*(INSERT INTO|UPDATE)\s+"?document_records"?\s/i.test(sql));
+  expect(writes, writes.join('\n')).toHaveLength(2);
+
+  expect(dumpReadTables(batched)).toEqual(dumpReadTables(oneAtATime));
+  expect(batched.prepare("SELECT count(*) FROM document_records WHERE status = 1 AND bonus_accrual > 0").pluck().get()).toBe(150);
+  oneAtATime.close();
+  batched.close();
+});

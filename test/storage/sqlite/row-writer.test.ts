@@ -41,6 +41,27 @@ async function fresh(name: string, trace?: (sql: string) => void) {
   return db;
 }
 
+/**
+ * The events applied live one at a time, and in one database the others and then those `batched` picks in one
+ * transaction: both databases, and the statements of that transaction.
+ */
+async function oneAtATimeAndBatched(events: StoredEvent[], batch: (event: StoredEvent) => boolean) {
+  const oneAtATime = await fresh('one-at-a-time.db');
+  await createProjectionTables(sqliteSession(oneAtATime), projectors, 0);
+  const one = new Projections(sqliteSession(oneAtATime), projectors);
+  for (const e of events) await inWriteTransaction(oneAtATime, () => one.apply([e]));
+
+  let tracing = false;
+  const statements: string[] = [];
+  const batched = await fresh('batched.db', (sql) => void (tracing && statements.push(sql)));
+  await createProjectionTables(sqliteSession(batched), projectors, 0);
+  const all = new Projections(sqliteSession(batched), projectors);
+  await inWriteTransaction(batched, () => all.apply(events.filter((e) => !batch(e))));
+  tracing = true;
+  await inWriteTransaction(batched, () => all.apply(events.filter(batch)));
+  return { oneAtATime, batched, statements };
+}
+
 test('the row writer leaves the same rows live and in a build, for products in any id order, patched and edited while kept back', async () => {
   const { tb } = await variedHistory();
   const logged = [...readEvents(tb.db)].map(toStoredEvent);
@@ -125,18 +146,7 @@ test('a batch of edited records is written a hundred rows a statement, to the ro
   const isEdit = (e: StoredEvent) => e.type === 'ContractorEdited' || e.type === 'ProductEdited';
   expect(events.filter(isEdit)).toHaveLength(400);
 
-  const oneAtATime = await fresh('one-at-a-time.db');
-  await createProjectionTables(sqliteSession(oneAtATime), projectors, 0);
-  const one = new Projections(sqliteSession(oneAtATime), projectors);
-  for (const e of events) await inWriteTransaction(oneAtATime, () => one.apply([e]));
-
-  let statements: string[] | undefined;
-  const batched = await fresh('batched.db', (sql) => statements?.push(sql));
-  await createProjectionTables(sqliteSession(batched), projectors, 0);
-  const all = new Projections(sqliteSession(batched), projectors);
-  await inWriteTransaction(batched, () => all.apply(events.filter((e) => !isEdit(e))));
-  statements = [];
-  await inWriteTransaction(batched, () => all.apply(events.filter(isEdit)));
+  const { oneAtATime, batched, statements } = await oneAtATimeAndBatched(events, isEdit);
   const updates = statements.filter((sql) => /\bUPDATE\s+"?contractors"?\s/i.test(sql));
   expect(updates, updates.join('\n')).toHaveLength(3);
 
@@ -198,18 +208,7 @@ test('a batch of postings writes the document records a hundred rows a statement
   const isPosting = (e: StoredEvent) => e.type === 'DocumentPosted';
   expect(events.filter(isPosting)).toHaveLength(150);
 
-  const oneAtATime = await fresh('one-at-a-time.db');
-  await createProjectionTables(sqliteSession(oneAtATime), projectors, 0);
-  const one = new Projections(sqliteSession(oneAtATime), projectors);
-  for (const e of events) await inWriteTransaction(oneAtATime, () => one.apply([e]));
-
-  let statements: string[] | undefined;
-  const batched = await fresh('batched.db', (sql) => statements?.push(sql));
-  await createProjectionTables(sqliteSession(batched), projectors, 0);
-  const all = new Projections(sqliteSession(batched), projectors);
-  await inWriteTransaction(batched, () => all.apply(events.filter((e) => !isPosting(e))));
-  statements = [];
-  await inWriteTransaction(batched, () => all.apply(events.filter(isPosting)));
+  const { oneAtATime, batched, statements } = await oneAtATimeAndBatched(events, isPosting);
   const writes = statements.filter((sql) => /^\s*(INSERT INTO|UPDATE)\s+"?document_records"?\s/i.test(sql));
   expect(writes, writes.join('\n')).toHaveLength(2);
 

@@ -21,7 +21,7 @@ export function rowsKeptBack(session: SqlSession, insert: (rows: number) => stri
 }
 
 /**
- * Rows of a table with a numeric key column, kept back by key (a row set again replaces the one kept) and written a
+ * Rows of a table with a key column, kept back by key (a row set again replaces the one kept) and written a
  * hundred a statement, each inserted or replacing the table's row with its key: the served rows a flush renders.
  * `columns` are the table's, the key first, in the order of a row's values, and `replaced` those a replacement
  * rewrites (the others follow from the key); the caller calls `write` before anything reads the rows, and
@@ -45,8 +45,7 @@ export function rowsKeptByKey(session: SqlSession, table: string, columns: reado
     /** The row kept with this key, if any. */
     get: (key: unknown) => rows.get(key),
     async write(): Promise<void> {
-      // In key order: rows inserted in it land on neighbouring pages, whatever order they were kept in.
-      const kept = [...rows.values()].sort((a, b) => (a[0] as number) - (b[0] as number));
+      const kept = [...rows.values()];
       rows.clear();
       await inChunks(kept, (chunk) => session.run(save(chunk.length), chunk.flat()));
     },

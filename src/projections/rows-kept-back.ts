@@ -20,6 +20,10 @@ export function rowsKeptBack(session: SqlSession, insert: (rows: number) => stri
   };
 }
 
+/** The insert of `rows` rows of these columns into a table, for `rowsKeptBack`. */
+export const insertInto = (table: string, columns: readonly string[]) =>
+  byCount((rows) => `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${placeholders(rows, columns.length)}`);
+
 /**
  * Rows of a table with a key column, kept back by key (a row set again replaces the one kept) and written a
  * hundred a statement, each inserted or replacing the table's row with its key: the served rows a flush renders.

@@ -73,7 +73,14 @@ export default defineConfig({
     // Vitest's default on two cores is one worker; the suite mostly waits (on processes, servers, fsync, the
     // database), so three keep both cores busy. Three share two cores: a test's time limit allows for that.
     maxWorkers: 3,
+    // A worker runs file after file in one process, its modules loaded once (a third of the suite's CPU went to
+    // starting a process and loading the app for each file). What a file leaves to undo is undone by the hooks
+    // test/setup.ts registers for every file. Workers are kept for the whole run (`minWorkers`): with fewer, vitest
+    // 3.2.4 ended workers with isolation off in the middle of a file ("Terminating worker thread").
+    isolate: false,
+    minWorkers: 3,
     sequence: { sequencer: SlowestFirst },
+    setupFiles: ['test/setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     projects: [

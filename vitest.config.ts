@@ -33,8 +33,11 @@ const onPostgres = [
   'test/feed/hooks-page.test.ts',
 ];
 
-/** The bundles the tests' server and command-line processes run, built before any test (see test/bundles.ts). */
-const bundles = 'test/bundles.ts';
+/**
+ * Made before any test: the bundles the tests' server and command-line processes run (test/bundles.ts), and the
+ * migrated SQLite file test services copy (test/sqlite-template.ts).
+ */
+const globalSetup = ['test/bundles.ts', 'test/sqlite-template.ts'];
 
 /**
  * The files that take longest (tens of seconds each on a loaded two-core machine: servers and command lines as
@@ -64,8 +67,8 @@ class SlowestFirst extends BaseSequencer {
 }
 
 const postgresPass = process.env.TRADEBOOK_TEST_POSTGRES_URL
-  ? { name: 'postgres', env: { TRADEBOOK_TEST_ENGINE: 'postgres' }, globalSetup: [bundles, 'test/postgres-template.ts'] }
-  : { name: 'pglite', env: { TRADEBOOK_TEST_ENGINE: 'pglite' }, globalSetup: [bundles] };
+  ? { name: 'postgres', env: { TRADEBOOK_TEST_ENGINE: 'postgres' }, globalSetup: [...globalSetup, 'test/postgres-template.ts'] }
+  : { name: 'pglite', env: { TRADEBOOK_TEST_ENGINE: 'pglite' }, globalSetup };
 
 export default defineConfig({
   test: {
@@ -84,7 +87,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     projects: [
-      { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'], globalSetup: [bundles] } },
+      { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'], globalSetup } },
       { extends: true, test: { ...postgresPass, include: onPostgres } },
     ],
   },

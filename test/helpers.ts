@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Hono } from 'hono';
-import { vi } from 'vitest';
+import { inject, vi } from 'vitest';
 import { createApp } from '../src/http/app.ts';
 import type { AppEnv } from '../src/http/env.ts';
 import type { Clock } from '../src/lib/clock.ts';
@@ -147,9 +147,17 @@ export interface TestService {
   file: string;
 }
 
+/** A new database file for a test: a copy of the run's migrated template (test/sqlite-template.ts) where there is one. */
+function newDatabaseFile(): string {
+  const file = path.join(tempDir(), 'tradebook.db');
+  const template = inject('sqliteTemplate');
+  if (template !== undefined) fs.copyFileSync(template, file);
+  return file;
+}
+
 /** A tradebook on a fresh database file, with one API key and a client holding it; closed after the test. */
 export async function testService(options: { clock?: Clock; file?: string; trace?: (sql: string) => void; onStorageFault?: (line: string) => void } = {}): Promise<TestService> {
-  const file = options.file ?? path.join(tempDir(), 'tradebook.db');
+  const file = options.file ?? newDatabaseFile();
   const tb = await openSqliteCompany(file, { clock: options.clock, trace: options.trace, onStorageFault: options.onStorageFault });
   afterThisTest(() => tb.close());
   const { key } = await tb.keys.create({ name: 'test' });

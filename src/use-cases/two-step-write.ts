@@ -1,6 +1,8 @@
 import type { Decider } from '../commands/lookups.ts';
 import { type DomainError, fail, ok } from '../lib/result.ts';
 import { hashSecret } from '../tokens/api-keys.ts';
+import { tokenCheck } from '../tokens/access-tokens.ts';
+import type { StoredToken } from '../storage/port.ts';
 import type { WriteContext } from './write-context.ts';
 import { decideBatch } from './decide-batch.ts';
 
@@ -21,11 +23,12 @@ export function issueToken(tb: WriteContext, keyId: number, path: string): Promi
 }
 
 /**
- * What a token and body may still do before the batch is parsed: refused, or a replay answered with the first
- * answer (once that is on disk), or nothing yet (`undefined`: a fresh token).
+ * What a token and body may still do before the batch is parsed, given the token's row as read before the body
+ * (`AccessTokens.usableRow`): refused, or a replay answered with the first answer (once that is on disk), or
+ * nothing yet (`undefined`: a fresh token).
  */
-export async function answeredBefore(tb: WriteContext, request: WriteRequest): Promise<WriteOutcome | undefined> {
-  const check = await tb.tokens.check(request.token, request.keyId, request.path, request.bodyHash);
+export async function answeredBefore(tb: WriteContext, request: WriteRequest, row: StoredToken | undefined): Promise<WriteOutcome | undefined> {
+  const check = tokenCheck(row, request.bodyHash);
   if (check.status === 'refused') return { status: 'refused' };
   if (check.status === 'fresh') return undefined;
   // The first answer may still be on its way to disk: the same answer again waits for the same durability.

@@ -128,6 +128,24 @@ describeEngines('the PostgreSQL writer', (database, real) => {
     expect(await texts()).toHaveLength(2 * UNITS_PER_GROUP + 1);
   });
 
+  test('units that settle at commit go first, in a group of their own that commits at synchronous_commit=off; the others at on', async () => {
+    const { db, insert, texts } = await notes();
+    const writer = new PostgresWriter(db.session);
+    const ran: string[] = [];
+    const unit = (id: number, settles: 'durable' | 'committed') =>
+      writer.run(async () => {
+        ran.push(`${id} ${settles}`);
+        await insert(id, settles);
+        // The server's own setting for the transaction the unit runs in.
+        return (await writer.session.values<[string]>("SELECT current_setting('synchronous_commit')"))[0][0];
+      }, settles);
+    const settings = await Promise.all([unit(1, 'durable'), unit(2, 'committed'), unit(3, 'durable'), unit(4, 'committed')]);
+    expect(settings).toEqual(['on', 'off', 'on', 'off']);
+    expect(ran).toEqual(['2 committed', '4 committed', '1 durable', '3 durable']);
+    expect(writer.commits).toBe(2);
+    expect(await texts()).toEqual(['durable', 'committed', 'durable', 'committed']);
+  });
+
   test('a database that refuses writes fails every unit of the group with the read-only storage fault, and nothing is applied', async () => {
     const { db, insert, texts } = await notes();
     const writer = new PostgresWriter(db.session);

@@ -6,6 +6,7 @@ import type { Sql } from './connection.ts';
 import { connectionLost, storageErrorOf } from './errors.ts';
 import { LOG_CHANGES_CHANNEL } from './log-changes.ts';
 import { PipelinedSql } from './pipeline.ts';
+import { chunks } from '../sql.ts';
 
 interface Job {
   unit: () => unknown;
@@ -48,6 +49,8 @@ const FATE_INTERVAL_MS = 100;
  */
 export class PostgresWriter implements Writer {
   private queue: Job[] = [];
+  /** The groups the queue was last cut into, still to commit; what arrives meanwhile waits for them. */
+  private groups: Job[][] = [];
   private draining = false;
   /** Marks what a running unit calls and awaits: other requests' calls run meanwhile, outside it. */
   private readonly units = new AsyncLocalStorage<true>();
@@ -141,7 +144,7 @@ export class PostgresWriter implements Writer {
   }
 
   private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
+    while (this.queue.length > 0 || this.groups.length > 0) {
       const jobs = this.nextGroup();
       let outcomes: Outcome[];
       try {
@@ -157,17 +160,18 @@ export class PostgresWriter implements Writer {
   }
 
   /**
-   * The queue's next group, taken out of it: the units that settle at commit when any wait (they are answered
-   * without waiting for the disk, so the others' fsync does not hold them), else the units that wait for the disk;
-   * in their order, at most `UNITS_PER_GROUP`.
+   * The next group. When none is left, the queue is cut into groups of at most `UNITS_PER_GROUP`, each unit in its
+   * order: first the units that settle at commit (answered without waiting for the disk, so the others' flush
+   * does not hold them), then the units that wait for it. Units arriving meanwhile wait for all of them, so a
+   * stream of tokens never holds the writes back.
    */
   private nextGroup(): Job[] {
-    const settles: Settles = this.queue.some((job) => job.settles === 'committed') ? 'committed' : 'durable';
-    const group: Job[] = [];
-    const rest: Job[] = [];
-    for (const job of this.queue) (job.settles === settles && group.length < UNITS_PER_GROUP ? group : rest).push(job);
-    this.queue = rest;
-    return group;
+    if (this.groups.length === 0) {
+      const settling = (settles: Settles) => chunks(this.queue.filter((job) => job.settles === settles), UNITS_PER_GROUP);
+      this.groups = [...settling('committed'), ...settling('durable')];
+      this.queue = [];
+    }
+    return this.groups.shift()!;
   }
 
   /** The group's transaction: the chain head's lock, its units in order, the commit; rolled back when it fails. */

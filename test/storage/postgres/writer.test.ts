@@ -146,6 +146,22 @@ describeEngines('the PostgreSQL writer', (database, real) => {
     expect(await texts()).toEqual(['durable', 'committed', 'durable', 'committed']);
   });
 
+  test('units that settle at commit arriving while a group commits wait for the units queued before them: tokens never hold writes back', async () => {
+    const { db } = await notes();
+    const writer = new PostgresWriter(db.session);
+    const ran: string[] = [];
+    let later: Promise<unknown> | undefined;
+    await Promise.all([
+      writer.run(() => void ran.push('write')),
+      writer.run(() => {
+        ran.push('first token');
+        later = writer.run(() => void ran.push('later token'), 'committed');
+      }, 'committed'),
+    ]);
+    await later;
+    expect(ran).toEqual(['first token', 'write', 'later token']);
+  });
+
   test('a database that refuses writes fails every unit of the group with the read-only storage fault, and nothing is applied', async () => {
     const { db, insert, texts } = await notes();
     const writer = new PostgresWriter(db.session);

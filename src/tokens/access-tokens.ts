@@ -35,7 +35,7 @@ export class AccessTokens {
     return this.store.count();
   }
 
-  /** Issues a token; run as a unit of the writer, it shares the commit and the fsync of the writes around it. */
+  /** Issues a token; run as a unit of the writer, it shares the commit of the writes around it (`issueToken`). */
   async issue(keyId: number, path: string): Promise<{ token: string; expiresAt: number }> {
     const now = this.clock();
     const token = nanoid(32);

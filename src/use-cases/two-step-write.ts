@@ -17,9 +17,14 @@ export interface WriteRequest {
 /** What a POST with a token comes to: refused (401), a replayed or fresh answer, or the batch's problems (400). */
 export type WriteOutcome = { status: 'refused' } | { status: 'answered'; response: string } | { status: 'invalid'; errors: DomainError[] };
 
-/** A token for the key and write path, issued through the writer: it shares the commit and fsync of the writes around it. */
+/**
+ * A token for the key and write path, issued through the writer and answered once committed, without waiting for
+ * the disk. The POST that spends it commits durably after it, so a write acknowledged is on disk with its token and
+ * its replay is still recognised; a token lost in a crash before any later durable commit is refused as unknown,
+ * and the client asks for another: nothing was applied with it.
+ */
 export function issueToken(tb: WriteContext, keyId: number, path: string): Promise<{ token: string; expiresAt: number }> {
-  return tb.writer.run(() => tb.tokens.issue(keyId, path));
+  return tb.writer.run(() => tb.tokens.issue(keyId, path), 'committed');
 }
 
 /**

@@ -2,7 +2,6 @@ import { type SqlSession, byCount, placeholders } from '../storage/sql.ts';
 import type { TableNames } from './projector.ts';
 import type { ChildRows } from './read-model.ts';
 import { rowsKeptBack } from './rows-kept-back.ts';
-import { compareKeys } from './row-writer.ts';
 
 /**
  * Rows of another table derived from a record of a partitioned table (a document's links, by the document's type
@@ -11,16 +10,12 @@ import { compareKeys } from './row-writer.ts';
 export interface KeyedChildRows<R> extends Omit<ChildRows<R>, 'parent'> {
   parent: readonly string[];
   parentKey(record: R): unknown[];
-  /** The columns of the table's primary key, in order: rows kept back are inserted sorted by them. */
-  key: readonly string[];
 }
 
 /**
  * Writes a declaration's child rows: a new record's kept back and inserted a statement's worth at a time, a changed
  * record's rewritten only when they differ from those of the record before (most changes of a document leave its
- * links as they are: rewriting them would churn the table and its index at every posting). Rows are inserted in
- * the order of the table's key: on SQLite, where it is clustered, rows in its order land on neighbouring pages
- * whatever order their records came in. The caller calls `write`
+ * links as they are: rewriting them would churn the table and its index at every posting). The caller calls `write`
  * before anything reads the table, and `discard` when the transaction is rolled back.
  */
 export function childRowsWriter<R>(session: SqlSession, n: TableNames, child: KeyedChildRows<R>) {
@@ -28,8 +23,7 @@ export function childRowsWriter<R>(session: SqlSession, n: TableNames, child: Ke
   const columns = Object.keys(child.columns);
   const insert = byCount((rows) => `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${placeholders(rows, columns.length)} ON CONFLICT DO NOTHING`);
   const drop = `DELETE FROM ${table} WHERE ${child.parent.map((c) => `${c} = ?`).join(' AND ')}`;
-  const at = child.key.map((c) => columns.indexOf(c));
-  const kept = rowsKeptBack(session, insert, (a, b) => compareKeys(at.map((i) => a[i]), at.map((i) => b[i])));
+  const kept = rowsKeptBack(session, insert);
   return {
     /** A new record's rows, kept back. */
     add(record: R): void {

@@ -367,7 +367,7 @@ async function readChunks<T>(keys: number[], read: (chunk: number[]) => Promise<
 }
 
 /** Two keys' order: by their first values that differ. */
-export function compareKeys(a: Partition, b: Partition): number {
+function compareKeys(a: Partition, b: Partition): number {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return (a[i] as number | string) < (b[i] as number | string) ? -1 : 1;
   return 0;
 }

@@ -50,7 +50,6 @@ const LINKS: KeyedChildRows<DocumentAt> = {
   parent: ['child_type', 'child_id'],
   columns: { child_type: 'text', child_id: 'integer', parent_type: 'text', parent_id: 'integer' },
   parentKey: ({ type, id }) => [type, id],
-  key: ['child_type', 'child_id', 'parent_type', 'parent_id'],
   rows: ({ type, id, doc }) => doc.basedOn.map((p) => [type, id, p.type, p.id]),
 };
 

@@ -52,7 +52,9 @@ export function buildBeside(db: Sqlite): BuildBeside {
     logEnd: async () => lastSeq(db),
     build: (work) => withBuildSettings(db, () => work(buildSite(db, db))),
     renamesIndexes: false,
-    swap: (_versions, work) => inWriteTransaction(db, () => work(session, (seq) => replayEvents(db, seq))),
+    // The swap creates every index of the built tables: their sorts spill to files, as the build's do, rather than
+    // into this connection's memory (a serving connection keeps its temporaries there).
+    swap: (_versions, work) => withTemporaryFiles(db, () => inWriteTransaction(db, () => work(session, (seq) => replayEvents(db, seq)))),
     async renameBuilt(_session, tables, names) {
       const indexes = indexesOf(db);
       for (const table of tables) {

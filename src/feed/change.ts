@@ -1,6 +1,9 @@
+import type { z } from 'zod';
 import type { DocumentType } from '../records/document/events.ts';
 import { eventDefinitions } from '../events/registry.ts';
 import { upcast } from '../events/upcasters.ts';
+import type { EventDefinition } from '../events/define.ts';
+import { mapMoney, moneyMembers } from '../events/money.ts';
 import { fromKopecks } from '../lib/money.ts';
 import type { KeyScope } from '../storage/port.ts';
 
@@ -87,51 +90,33 @@ export const changeRow = ([seq, stream, type, schemaVersion, data, meta, recorde
   audit: undefined,
 });
 
-/** Amounts are kopecks in the log and rubles in the API. The data is a fresh parse of the row's: changed in place. */
-type Fields = Record<string, unknown>;
-
-const toRubles = (fields: Fields, names: readonly string[]) => {
-  for (const name of names) if (typeof fields[name] === 'number') fields[name] = fromKopecks(fields[name]);
-};
-
-/** Product fields (whole or some: an edit names only those it changed). */
-function productInRubles(fields: Fields): void {
-  toRubles(fields, ['minPrice', 'purchasePrice', 'salePrice']);
-  (fields.additionalPrices as Fields[] | undefined)?.forEach((price) => toRubles(price, ['price']));
-}
-
-/** Document fields (whole or some), their lines' prices too. */
-function documentInRubles(fields: Fields): void {
-  toRubles(fields, ['sum', 'vatSum']);
-  (fields.products as Fields[] | undefined)?.forEach((line) => toRubles(line, ['pr_price']));
-}
-
 /** The data of an event of an older shape: brought to its current one, with its money in rubles. */
 function upcastInApiUnits(row: ChangeRow): string {
-  const data = upcast(row.type, row.schemaVersion, JSON.parse(row.data)) as Fields;
-  if (row.type === 'ProductAdded') productInRubles(data);
-  else if (row.type === 'ProductEdited' || row.type === 'ProductPricesUpdated') productInRubles(data.changes as Fields);
-  else if (row.type === 'DocumentRecorded') documentInRubles(data.fields as Fields);
-  else if (row.type === 'DocumentRevised') documentInRubles(data.changes as Fields);
-  return JSON.stringify(data);
+  const data = upcast(row.type, row.schemaVersion, JSON.parse(row.data));
+  return JSON.stringify(mapMoney(SCHEMA.get(row.type)!, data, fromKopecks));
 }
 
+const SCHEMA = new Map<string, z.ZodType>(eventDefinitions.map((d) => [d.type, d.schema]));
+
 /**
- * The amounts of each event type whose data holds money, found in its stored text: a member of one of these names
- * holding a number. In the current shapes these names are members of money and nothing else (a product's prices
- * and its additional prices' `price`; a document's sums and its lines' `pr_price`), and a member's name begins
- * with `{"` or `,"` where a string's text never can (a quote inside a string is escaped): a name or a comment that
- * reads `,"price":5` is text, and stays as it is.
+ * The amounts of an event type's data, found in its stored text: a member holding a number, of a name that holds
+ * money in that type's schema (`moneyMembers`) and nothing else there, so that the name alone says it is money. A
+ * member's name begins with `{"` or `,"` where a string's text never can (a quote inside a string is escaped): a
+ * name or a comment that reads `,"price":5` is text, and stays as it is.
  */
-const PRODUCT_MONEY = /([{,]"(?:minPrice|purchasePrice|salePrice|price)":)(-?\d[\d.eE+-]*)/g;
-const DOCUMENT_MONEY = /([{,]"(?:sum|vatSum|pr_price)":)(-?\d[\d.eE+-]*)/g;
-const MONEY: ReadonlyMap<string, RegExp> = new Map([
-  ['ProductAdded', PRODUCT_MONEY],
-  ['ProductEdited', PRODUCT_MONEY],
-  ['ProductPricesUpdated', PRODUCT_MONEY],
-  ['DocumentRecorded', DOCUMENT_MONEY],
-  ['DocumentRevised', DOCUMENT_MONEY],
-]);
+function moneyInText(definition: EventDefinition): RegExp | undefined {
+  const { money, other } = moneyMembers(definition.schema);
+  const ambiguous = [...money].filter((name) => other.has(name));
+  if (ambiguous.length > 0) throw new Error(`${definition.type}: ${ambiguous.join(', ')} hold money and other values: its amounts cannot be found by name`);
+  return money.size === 0 ? undefined : new RegExp(`([{,]"(?:${[...money].join('|')})":)(-?\\d[\\d.eE+-]*)`, 'g');
+}
+
+const MONEY: ReadonlyMap<string, RegExp> = new Map(
+  eventDefinitions.flatMap((definition) => {
+    const pattern = moneyInText(definition);
+    return pattern === undefined ? [] : [[definition.type, pattern] as const];
+  }),
+);
 
 /** A number as JSON writes it, from kopecks to rubles: the text a parse, `fromKopecks` and `JSON.stringify` give. */
 const inRubles = (_: string, member: string, kopecks: string) => member + String(fromKopecks(Number(kopecks)));

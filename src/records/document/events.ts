@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineEvent } from '../../events/define.ts';
+import { kopecks } from '../../events/money.ts';
 
 /**
  * Facts about sales, purchase and money documents. A document is addressed by its type and id (ids are unique
@@ -35,7 +36,6 @@ export const isLineDocument = (type: DocumentType) => LINE_DOCUMENT_TYPES.includ
 export const BALANCE_CREDIT_TYPES: readonly DocumentType[] = ['cashin', 'paymentin', 'bonus', 'purchase', 'customerreturn'];
 export const BALANCE_DEBIT_TYPES: readonly DocumentType[] = ['cashout', 'paymentout', 'sale', 'supplierreturn'];
 
-const kopecks = z.number().int();
 const documentType = z.enum(DOCUMENT_TYPES);
 
 export const documentRef = z.object({ type: documentType, id: z.number().int() });

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { defineEvent } from '../../events/define.ts';
+import { kopecks } from '../../events/money.ts';
 import type { Upcaster } from '../../events/upcasters.ts';
 
 /** Facts about products. Money is integer kopecks; an omitted key in an `…Edited` event means "unchanged". */
-
-const kopecks = z.number().int();
 
 export const productFields = z.object({
   name: z.string(),

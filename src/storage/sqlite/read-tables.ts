@@ -138,9 +138,9 @@ function removeScratch(scratch: Sqlite): void {
 }
 
 /**
- * The page cache of `tradebook rebuild`'s connection, in KB. A writer's 32 MB (`openSqlite`) held the peak RSS of a
- * rebuild of the seeded log at 230 MB; with 8 MB it is 191 MB for the same CPU, and a rebuild of 100,000 products
- * in random id order took no more CPU (docs/performance.md).
+ * The page cache of `tradebook rebuild`'s connection, in KB. With a writer's 32 MB (`openSqlite`) a rebuild of the
+ * seeded log peaked at 224 MiB of RSS; with 8 MB at 187 MiB for the same CPU, and a rebuild of 100,000 products in
+ * random id order took no more CPU (docs/performance.md).
  */
 const REBUILD_CACHE_KB = 8 * 1024;
 

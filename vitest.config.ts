@@ -33,8 +33,11 @@ const onPostgres = [
   'test/feed/hooks-page.test.ts',
 ];
 
-/** The bundles the tests' server and command-line processes run, built before any test (see test/bundles.ts). */
-const bundles = 'test/bundles.ts';
+/**
+ * Made before any test: the bundles the tests' server and command-line processes run (test/bundles.ts), and the
+ * migrated SQLite file test services copy (test/sqlite-template.ts).
+ */
+const globalSetup = ['test/bundles.ts', 'test/sqlite-template.ts'];
 
 /**
  * The files that take longest (tens of seconds each on a loaded two-core machine: servers and command lines as
@@ -64,8 +67,8 @@ class SlowestFirst extends BaseSequencer {
 }
 
 const postgresPass = process.env.TRADEBOOK_TEST_POSTGRES_URL
-  ? { name: 'postgres', env: { TRADEBOOK_TEST_ENGINE: 'postgres' }, globalSetup: [bundles, 'test/postgres-template.ts'] }
-  : { name: 'pglite', env: { TRADEBOOK_TEST_ENGINE: 'pglite' }, globalSetup: [bundles] };
+  ? { name: 'postgres', env: { TRADEBOOK_TEST_ENGINE: 'postgres' }, globalSetup: [...globalSetup, 'test/postgres-template.ts'] }
+  : { name: 'pglite', env: { TRADEBOOK_TEST_ENGINE: 'pglite' }, globalSetup };
 
 export default defineConfig({
   test: {
@@ -73,11 +76,18 @@ export default defineConfig({
     // Vitest's default on two cores is one worker; the suite mostly waits (on processes, servers, fsync, the
     // database), so three keep both cores busy. Three share two cores: a test's time limit allows for that.
     maxWorkers: 3,
+    // A worker runs file after file in one process, its modules loaded once (a third of the suite's CPU went to
+    // starting a process and loading the app for each file). What a file leaves to undo is undone by the hooks
+    // test/setup.ts registers for every file. Workers are kept for the whole run (`minWorkers`): with fewer, vitest
+    // 3.2.4 ended workers with isolation off in the middle of a file ("Terminating worker thread").
+    isolate: false,
+    minWorkers: 3,
     sequence: { sequencer: SlowestFirst },
+    setupFiles: ['test/setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     projects: [
-      { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'], globalSetup: [bundles] } },
+      { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'], globalSetup } },
       { extends: true, test: { ...postgresPass, include: onPostgres } },
     ],
   },

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Hono } from 'hono';
-import { afterEach, vi } from 'vitest';
+import { inject, vi } from 'vitest';
 import { createApp } from '../src/http/app.ts';
 import type { AppEnv } from '../src/http/env.ts';
 import type { Clock } from '../src/lib/clock.ts';
@@ -13,6 +13,7 @@ import { SqliteEngine } from '../src/storage/sqlite/engine.ts';
 import type { Sqlite } from '../src/storage/sqlite/open.ts';
 import type { KeyCacheSettings } from '../src/tokens/key-cache.ts';
 import { dumpReadTables } from './read-tables.ts';
+import { afterThisTest } from './cleanups.ts';
 import { type Response, readResponse } from './server-process.ts';
 import { releaseReadModels as readModels } from '../src/company.ts';
 import type { LiveReadModels } from '../src/storage/read-tables.ts';
@@ -32,15 +33,10 @@ export function manualClock(start = Date.parse('2026-11-22T09:00:00Z')): Clock &
   return clock;
 }
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  while (cleanups.length > 0) cleanups.pop()!();
-});
-
 /** A fresh directory removed after the test. */
 export function tempDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tradebook-test-'));
-  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  afterThisTest(() => fs.rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
@@ -68,7 +64,7 @@ export function smallDisk(size = '4m'): SmallDisk | undefined {
     return undefined;
   }
   // Registered after tempDir's removal, so it runs before it.
-  cleanups.push(() => execFileSync('umount', ['-l', dir], { stdio: 'pipe' }));
+  afterThisTest(() => execFileSync('umount', ['-l', dir], { stdio: 'pipe' }));
   const filler = path.join(dir, 'filler');
   return {
     dir,
@@ -151,11 +147,19 @@ export interface TestService {
   file: string;
 }
 
+/** A new database file for a test: a copy of the run's migrated template (test/sqlite-template.ts) where there is one. */
+function newDatabaseFile(): string {
+  const file = path.join(tempDir(), 'tradebook.db');
+  const template = inject('sqliteTemplate');
+  if (template !== undefined) fs.copyFileSync(template, file);
+  return file;
+}
+
 /** A tradebook on a fresh database file, with one API key and a client holding it; closed after the test. */
 export async function testService(options: { clock?: Clock; file?: string; trace?: (sql: string) => void; onStorageFault?: (line: string) => void } = {}): Promise<TestService> {
-  const file = options.file ?? path.join(tempDir(), 'tradebook.db');
+  const file = options.file ?? newDatabaseFile();
   const tb = await openSqliteCompany(file, { clock: options.clock, trace: options.trace, onStorageFault: options.onStorageFault });
-  cleanups.push(() => tb.close());
+  afterThisTest(() => tb.close());
   const { key } = await tb.keys.create({ name: 'test' });
   const app = createApp(tb);
   return { tb, app, api: new ApiClient(app, key), key, file };

@@ -91,13 +91,14 @@ export function mountWrite(app: Hono<AppEnv>, tb: Company, endpoint: WriteEndpoi
     const path = tokenPath(endpoint.path);
     const token = requestHeader(c, 'x-access-token') ?? '';
     // A token that cannot be honoured whatever the body is refused from its header: the body is neither parsed
-    // nor hashed (only the replay of a spent token depends on it).
-    if (!(await tb.tokens.usable(token, keyId, path))) return sendErrors(c, 401, [TOKEN_REFUSED]);
+    // nor hashed (only the replay of a spent token depends on it). Its row, read once, also tells a replay.
+    const row = await tb.tokens.usableRow(token, keyId, path);
+    if (!row) return sendErrors(c, 401, [TOKEN_REFUSED]);
     const json = parseJsonBody(c.get('body'));
     const bodyHash = json.ok ? hash('sha256', canonicalJson(json.value), 'hex') : '';
 
     const request = { keyId, path, token, bodyHash };
-    const outcome = (await answeredBefore(tb, request)) ?? (await parsedAndApplied(tb, endpoint, request, json));
+    const outcome = (await answeredBefore(tb, request, row)) ?? (await parsedAndApplied(tb, endpoint, request, json));
     if (outcome.status === 'answered') return sendJson(c, outcome.response);
     return outcome.status === 'refused' ? sendErrors(c, 401, [TOKEN_REFUSED]) : sendErrors(c, 400, outcome.errors);
   });

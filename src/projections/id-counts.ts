@@ -50,6 +50,76 @@ interface Change {
   by: number;
 }
 
+/** The statements that keep the counts of `table`, partitioned by the columns `parts`. */
+function countStatements(table: string, parts: readonly string[]) {
+  const key = [...parts, 'level', 'node'];
+  const sameKey = (row: string) => key.map((column) => `${table}.${column} = ${row}.${column}`).join(' AND ');
+  return {
+    upsert: byCount(
+      (rows) =>
+        `INSERT INTO ${table} (${key.join(', ')}, size, before) VALUES ${placeholders(rows, key.length + 2)}
+         ON CONFLICT (${key.join(', ')}) DO UPDATE SET size = ${table}.size + excluded.size`,
+    ),
+    dropEmpty: byCount(
+      (rows) => `DELETE FROM ${table} WHERE size = 0 AND (${Array(rows).fill(`(${key.map((column) => `${column} = ?`).join(' AND ')})`).join(' OR ')})`,
+    ),
+    // The ranges under each range given (partition, level, first and last node), each with the sizes before it.
+    renumber: byCount(
+      (ranges) =>
+        `WITH fresh AS (SELECT ${key.join(', ')}, CAST(sum(size) OVER (PARTITION BY ${[...parts, 'level', `node / ${FAN_OUT}`].join(', ')} ORDER BY node) AS BIGINT) - size AS before
+           FROM ${table} WHERE ${Array(ranges).fill(`(${[...parts, 'level'].map((column) => `${column} = ?`).join(' AND ')} AND node BETWEEN ? AND ?)`).join(' OR ')})
+         UPDATE ${table} SET before = fresh.before FROM fresh WHERE ${sameKey('fresh')} AND ${table}.before <> fresh.before`,
+    ),
+    // The last level-1 range of a partition, before this persist's changes (SQL NULL when the partition is empty).
+    lastLeaf: `SELECT max(node) FROM ${table} WHERE ${[...parts.map((column) => `${column} = ?`), 'level = 1'].join(' AND ')}`,
+  };
+}
+
+/** Adds `by` to the nine counts of `id` in the partition `values` among `changes` (by partition as JSON, level and node). */
+function change(changes: Map<string, Change>, values: Partition, id: number, by: number): void {
+  // The key's text is built from numbers, and a change's values only when it is first made.
+  const partitionName = values.length === 0 ? '' : JSON.stringify(values);
+  for (let level = 1; level <= TOP_LEVEL; level++) {
+    const node = nodeOf(id, level);
+    const name = `${partitionName}/${level}/${node}`;
+    const found = changes.get(name);
+    if (found === undefined) changes.set(name, { values: [...values, level, node], by });
+    else found.by += by;
+  }
+}
+
+/** A change's partition values, of `parts` columns. */
+const partitionOf = (c: Change, parts: number) => c.values.slice(0, parts);
+
+/**
+ * Whether `c` changed the range that already was the last of its level in its partition: the ancestor of the
+ * last level-1 range (every range holding an id has a row, so the last range of each level holds the last id).
+ */
+function changedTheLast(c: Change, parts: number, last: Map<string, number>): boolean {
+  const leaf = last.get(JSON.stringify(partitionOf(c, parts)));
+  const [level, node] = c.values.slice(-2) as [number, number];
+  return leaf !== undefined && node === Math.floor(leaf / FAN_OUT ** (level - 1));
+}
+
+/**
+ * The ranges under which a `before` may move: partition, level, and the first and last node under the range
+ * above. A range is left out when its one changed size is that of the range that already was the last of its
+ * level: no range after it, none created beside it, and nothing before it changed, so every `before` under it
+ * stays (ids added in order change only such ranges, but for one that opens a new range).
+ */
+function rangesToRenumber(written: Change[], parts: number, last: Map<string, number>): unknown[][] {
+  const ranges = new Map<string, { range: unknown[]; changed: Change[] }>();
+  for (const c of written) {
+    const first = Math.floor((c.values.at(-1) as number) / FAN_OUT) * FAN_OUT;
+    const range = [...c.values.slice(0, -1), first, first + FAN_OUT - 1];
+    const name = JSON.stringify(range);
+    const found = ranges.get(name);
+    if (found === undefined) ranges.set(name, { range, changed: [c] });
+    else found.changed.push(c);
+  }
+  return [...ranges.values()].filter(({ changed }) => changed.length > 1 || !changedTheLast(changed[0], parts, last)).map(({ range }) => range);
+}
+
 /**
  * Keeps the counts of `table` (see `idCountsTable`) as rows come and go: `add` and `remove` only remember the
  * change; `persist` writes every size it changed, a hundred a statement (a batch of a thousand adds in id order
@@ -60,95 +130,34 @@ interface Change {
  * its end (`countIds`).
  */
 export function idCounts(session: SqlSession, table: string, partition: readonly PartitionColumn[] = []) {
-  const parts = partition.map((c) => c.name);
-  const key = [...parts, 'level', 'node'];
-  const upsert = byCount(
-    (rows) =>
-      `INSERT INTO ${table} (${key.join(', ')}, size, before) VALUES ${placeholders(rows, key.length + 2)}
-       ON CONFLICT (${key.join(', ')}) DO UPDATE SET size = ${table}.size + excluded.size`,
-  );
-  const sameKey = (row: string) => key.map((column) => `${table}.${column} = ${row}.${column}`).join(' AND ');
-  const dropEmpty = byCount(
-    (rows) => `DELETE FROM ${table} WHERE size = 0 AND (${Array(rows).fill(`(${key.map((column) => `${column} = ?`).join(' AND ')})`).join(' OR ')})`,
-  );
-  // The ranges under each range given (partition, level, first and last node), each with the sizes before it.
-  const renumber = byCount(
-    (ranges) =>
-      `WITH fresh AS (SELECT ${key.join(', ')}, CAST(sum(size) OVER (PARTITION BY ${[...parts, 'level', `node / ${FAN_OUT}`].join(', ')} ORDER BY node) AS BIGINT) - size AS before
-         FROM ${table} WHERE ${Array(ranges).fill(`(${[...parts, 'level'].map((column) => `${column} = ?`).join(' AND ')} AND node BETWEEN ? AND ?)`).join(' OR ')})
-       UPDATE ${table} SET before = fresh.before FROM fresh WHERE ${sameKey('fresh')} AND ${table}.before <> fresh.before`,
-  );
+  const parts = partition.length;
+  const sql = countStatements(table, partition.map((c) => c.name));
   /** Changes not written yet, by partition (as JSON), level and node. */
   const changes = new Map<string, Change>();
-
-  // Nine counts a row: the key's text is built from numbers, and a change's values only when it is first made.
-  const change = (values: Partition, id: number, by: number) => {
-    const partitionName = values.length === 0 ? '' : JSON.stringify(values);
-    for (let level = 1; level <= TOP_LEVEL; level++) {
-      const node = nodeOf(id, level);
-      const name = `${partitionName}/${level}/${node}`;
-      const found = changes.get(name);
-      if (found === undefined) changes.set(name, { values: [...values, level, node], by });
-      else found.by += by;
-    }
-  };
-
-  // The last level-1 range of a partition, before this persist's changes (SQL NULL when the partition is empty).
-  const lastLeaf = `SELECT max(node) FROM ${table} WHERE ${[...parts.map((column) => `${column} = ?`), 'level = 1'].join(' AND ')}`;
-  const partitionOf = (c: Change) => c.values.slice(0, parts.length);
   /** Per partition changed (by its values as JSON), its last level-1 node before the changes, if it had any. */
   const lastLeaves = async (written: Change[]) => {
-    const partitions = new Map(written.map((c) => [JSON.stringify(partitionOf(c)), partitionOf(c)]));
+    const partitions = new Map(written.map((c) => [JSON.stringify(partitionOf(c, parts)), partitionOf(c, parts)]));
     const last = new Map<string, number>();
     for (const [name, values] of partitions) {
-      const node = await session.value<number | string | null>(lastLeaf, values);
+      const node = await session.value<number | string | null>(sql.lastLeaf, values);
       if (node !== undefined && node !== null) last.set(name, Number(node));
     }
     return last;
   };
-  /**
-   * Whether `c` changed the range that already was the last of its level in its partition: the ancestor of the
-   * last level-1 range (every range holding an id has a row, so the last range of each level holds the last id).
-   */
-  const changedTheLast = (c: Change, last: Map<string, number>) => {
-    const leaf = last.get(JSON.stringify(partitionOf(c)));
-    const [level, node] = c.values.slice(-2) as [number, number];
-    return leaf !== undefined && node === Math.floor(leaf / FAN_OUT ** (level - 1));
-  };
-
-  /**
-   * The ranges under which a `before` may move: partition, level, and the first and last node under the range
-   * above. A range is left out when its one changed size is that of the range that already was the last of its
-   * level: no range after it, none created beside it, and nothing before it changed, so every `before` under it
-   * stays (ids added in order change only such ranges, but for one that opens a new range).
-   */
-  const rangesToRenumber = (written: Change[], last: Map<string, number>) => {
-    const ranges = new Map<string, { range: unknown[]; changed: Change[] }>();
-    for (const c of written) {
-      const first = Math.floor((c.values.at(-1) as number) / FAN_OUT) * FAN_OUT;
-      const range = [...c.values.slice(0, -1), first, first + FAN_OUT - 1];
-      const name = JSON.stringify(range);
-      const found = ranges.get(name);
-      if (found === undefined) ranges.set(name, { range, changed: [c] });
-      else found.changed.push(c);
-    }
-    return [...ranges.values()].filter(({ changed }) => changed.length > 1 || !changedTheLast(changed[0], last)).map(({ range }) => range);
-  };
-
   return {
     /** A row of `id` joined the partition. */
-    add: (values: Partition, id: number) => change(values, id, 1),
+    add: (values: Partition, id: number) => change(changes, values, id, 1),
     /** The row of `id` left the partition. */
-    remove: (values: Partition, id: number) => change(values, id, -1),
+    remove: (values: Partition, id: number) => change(changes, values, id, -1),
     persist: async () => {
       const written = [...changes.values()].filter((c) => c.by !== 0);
       changes.clear();
       if (written.length === 0) return;
       const last = await lastLeaves(written);
-      await inChunks(written, (chunk) => session.run(upsert(chunk.length), chunk.flatMap((c) => [...c.values, c.by, 0])));
+      await inChunks(written, (chunk) => session.run(sql.upsert(chunk.length), chunk.flatMap((c) => [...c.values, c.by, 0])));
       const lowered = written.filter((c) => c.by < 0);
-      await inChunks(lowered, (chunk) => session.run(dropEmpty(chunk.length), chunk.flatMap((c) => c.values)));
-      await inChunks(rangesToRenumber(written, last), (chunk) => session.run(renumber(chunk.length), chunk.flat()));
+      await inChunks(lowered, (chunk) => session.run(sql.dropEmpty(chunk.length), chunk.flatMap((c) => c.values)));
+      await inChunks(rangesToRenumber(written, parts, last), (chunk) => session.run(sql.renumber(chunk.length), chunk.flat()));
     },
     discard: () => changes.clear(),
   };

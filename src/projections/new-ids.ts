@@ -28,14 +28,6 @@ export function newIds(session: SqlSession, table: string, partition: readonly s
   };
   const highestIn = async (key: Partition, ids: PartitionIds) => (ids.highest ??= (await session.value<number | null>(highestOf, key)) ?? 0);
 
-  /** Whether `id` is new, told by what is known (its place, the ids added, those looked up), or `undefined` when only the table can tell. */
-  const newBy = (ids: PartitionIds, id: number, highest: number): boolean | undefined => {
-    if (id > highest) return true;
-    if (ids.added.has(id)) return false;
-    const there = ids.found.get(id);
-    return there === undefined ? undefined : !there;
-  };
-
   // The answers are values whenever what they need is known (after `lookUp`, about every id of the batch), and
   // promises only when they must read: a batch of adds in any order makes no promise a record.
   return {
@@ -52,14 +44,7 @@ export function newIds(session: SqlSession, table: string, partition: readonly s
     },
     /** Looks up at once which of a batch's ids (each with its partition's values) below their partition's highest are in the table. */
     async lookUp(batch: Iterable<readonly [Partition, number]>) {
-      const byPartition = new Map<PartitionIds, { key: Partition; ids: number[] }>();
-      for (const [key, id] of batch) {
-        const ids = idsOf(key);
-        let entry = byPartition.get(ids);
-        if (entry === undefined) byPartition.set(ids, (entry = { key, ids: [] }));
-        entry.ids.push(id);
-      }
-      for (const [ids, { key, ids: all }] of byPartition) {
+      for (const [ids, { key, ids: all }] of byPartition(batch, idsOf)) {
         const highest = await highestIn(key, ids);
         const below = [...new Set(all.filter((id) => id <= highest && !ids.found.has(id)))];
         await inChunks(below, async (chunk) => {
@@ -83,6 +68,26 @@ export function newIds(session: SqlSession, table: string, partition: readonly s
       }
     },
   };
+}
+
+/** Whether `id` is new, told by what is known (its place, the ids added, those looked up), or `undefined` when only the table can tell. */
+function newBy(ids: PartitionIds, id: number, highest: number): boolean | undefined {
+  if (id > highest) return true;
+  if (ids.added.has(id)) return false;
+  const there = ids.found.get(id);
+  return there === undefined ? undefined : !there;
+}
+
+/** A batch's ids grouped by what is known of their partition, each group with its partition's values. */
+function byPartition(batch: Iterable<readonly [Partition, number]>, idsOf: (key: Partition) => PartitionIds) {
+  const groups = new Map<PartitionIds, { key: Partition; ids: number[] }>();
+  for (const [key, id] of batch) {
+    const ids = idsOf(key);
+    let entry = groups.get(ids);
+    if (entry === undefined) groups.set(ids, (entry = { key, ids: [] }));
+    entry.ids.push(id);
+  }
+  return groups;
 }
 
 /** What is known of one partition's ids within a transaction (its highest across a build's). */

@@ -10,15 +10,24 @@ import type { EventMetas, NewEvent, StoredEvent } from '../events/rows.ts';
  * The one writer of a database: the server's requests, an import and a seed all write through it, so they take
  * turns instead of racing each other for the lock.
  */
+/**
+ * When a unit's promise settles: once its transaction is `durable` (on disk), or once it is `committed` (visible
+ * to every connection, not yet on disk). A committed unit is made durable by the next durable commit after it
+ * (SQLite's WAL and PostgreSQL's are written and flushed in order), and a crash before that may lose it: only
+ * what a client can safely ask for again is written so (an access token: a lost one is refused as unknown).
+ */
+export type Settles = 'durable' | 'committed';
+
 export interface Writer {
   /**
    * Runs `unit` in the next group transaction, in a savepoint of its own, and settles once that transaction is
-   * durable. A unit that throws is undone alone and rejected with its error, and the rest of its group stands;
-   * when the group as a whole fails (a storage fault, the lock held past the budget), every unit of it is
-   * rejected with the engine-neutral error of `errors.ts` and nothing of the group is applied.
+   * durable (or, asked for, once it committed: `Settles`). A unit that throws is undone alone and rejected with its
+   * error, and the rest of its group stands; when the group as a whole fails (a storage fault, the lock held past
+   * the budget), every unit of it is rejected with the engine-neutral error of `errors.ts` and nothing of the group
+   * is applied.
    */
-  run<T>(unit: () => Promise<T> | T): Promise<T>;
-  /** Resolves once every write committed so far is durable (a replayed answer waits for this). */
+  run<T>(unit: () => Promise<T> | T, settles?: Settles): Promise<T>;
+  /** Resolves once every write committed so far that settles when durable is durable (a replayed answer waits for this). */
   durable(): Promise<void>;
   /**
    * Leaves the lock free long enough for another process's writer to take it: a long run of groups (an import)

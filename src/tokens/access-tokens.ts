@@ -10,6 +10,13 @@ export type TokenCheck =
   | { status: 'replay'; response: string }
   | { status: 'refused' };
 
+/** What a body may do with a token whose row was read (undefined: not usable). */
+export function tokenCheck(row: StoredToken | undefined, bodyHash: string): TokenCheck {
+  if (!row) return { status: 'refused' };
+  if (row.bodyHash === null) return { status: 'fresh' };
+  return row.bodyHash === bodyHash ? { status: 'replay', response: row.response! } : { status: 'refused' };
+}
+
 /**
  * One-minute write tokens, bound to the key that asked and to the write path. They live in the database,
  * so a restarted server or a second process honours them. A token is spent by the first POST that passes
@@ -28,7 +35,7 @@ export class AccessTokens {
     return this.store.count();
   }
 
-  /** Issues a token; run as a unit of the writer, it shares the commit and the fsync of the writes around it. */
+  /** Issues a token; run as a unit of the writer, it shares the commit of the writes around it (`issueToken`). */
   async issue(keyId: number, path: string): Promise<{ token: string; expiresAt: number }> {
     const now = this.clock();
     const token = nanoid(32);
@@ -38,23 +45,17 @@ export class AccessTokens {
     return { token, expiresAt };
   }
 
-  /**
-   * Whether a POST with this token may be honoured at all, whatever its body: the token is known, alive and
-   * this key's for this path (fresh or spent). What the header alone decides, before the body is read.
-   */
-  async usable(token: string, keyId: number, path: string): Promise<boolean> {
-    return (await this.usableRow(token, keyId, path)) !== undefined;
-  }
-
   /** What a POST with this token and body may do. Call again inside the write transaction before spending. */
   async check(token: string, keyId: number, path: string, bodyHash: string): Promise<TokenCheck> {
-    const row = await this.usableRow(token, keyId, path);
-    if (!row) return { status: 'refused' };
-    if (row.bodyHash === null) return { status: 'fresh' };
-    return row.bodyHash === bodyHash ? { status: 'replay', response: row.response! } : { status: 'refused' };
+    return tokenCheck(await this.usableRow(token, keyId, path), bodyHash);
   }
 
-  private async usableRow(token: string, keyId: number, path: string): Promise<StoredToken | undefined> {
+  /**
+   * The token's row when a POST with it may be honoured at all, whatever its body: the token is known, alive and
+   * this key's for this path (fresh or spent); undefined when not. What the header alone decides, before the body
+   * is read; `tokenCheck` then decides the body against it.
+   */
+  async usableRow(token: string, keyId: number, path: string): Promise<StoredToken | undefined> {
     const row = await this.store.byHash(hashSecret(token));
     return row && row.keyId === keyId && row.path === path && row.expiresAt > this.clock() ? row : undefined;
   }

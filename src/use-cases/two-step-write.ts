@@ -1,6 +1,8 @@
 import type { Decider } from '../commands/lookups.ts';
 import { type DomainError, fail, ok } from '../lib/result.ts';
 import { hashSecret } from '../tokens/api-keys.ts';
+import { tokenCheck } from '../tokens/access-tokens.ts';
+import type { StoredToken } from '../storage/port.ts';
 import type { WriteContext } from './write-context.ts';
 import { decideBatch } from './decide-batch.ts';
 
@@ -15,17 +17,23 @@ export interface WriteRequest {
 /** What a POST with a token comes to: refused (401), a replayed or fresh answer, or the batch's problems (400). */
 export type WriteOutcome = { status: 'refused' } | { status: 'answered'; response: string } | { status: 'invalid'; errors: DomainError[] };
 
-/** A token for the key and write path, issued through the writer: it shares the commit and fsync of the writes around it. */
+/**
+ * A token for the key and write path, issued through the writer and answered once committed, without waiting for
+ * the disk. The POST that spends it commits durably after it, so a write acknowledged is on disk with its token and
+ * its replay is still recognised; a token lost in a crash before any later durable commit is refused as unknown,
+ * and the client asks for another: nothing was applied with it.
+ */
 export function issueToken(tb: WriteContext, keyId: number, path: string): Promise<{ token: string; expiresAt: number }> {
-  return tb.writer.run(() => tb.tokens.issue(keyId, path));
+  return tb.writer.run(() => tb.tokens.issue(keyId, path), 'committed');
 }
 
 /**
- * What a token and body may still do before the batch is parsed: refused, or a replay answered with the first
- * answer (once that is on disk), or nothing yet (`undefined`: a fresh token).
+ * What a token and body may still do before the batch is parsed, given the token's row as read before the body
+ * (`AccessTokens.usableRow`): refused, or a replay answered with the first answer (once that is on disk), or
+ * nothing yet (`undefined`: a fresh token).
  */
-export async function answeredBefore(tb: WriteContext, request: WriteRequest): Promise<WriteOutcome | undefined> {
-  const check = await tb.tokens.check(request.token, request.keyId, request.path, request.bodyHash);
+export async function answeredBefore(tb: WriteContext, request: WriteRequest, row: StoredToken | undefined): Promise<WriteOutcome | undefined> {
+  const check = tokenCheck(row, request.bodyHash);
   if (check.status === 'refused') return { status: 'refused' };
   if (check.status === 'fresh') return undefined;
   // The first answer may still be on its way to disk: the same answer again waits for the same durability.

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { DELIVERER_DEFAULTS, type DelivererSettings, HookDeliverer, backoff } from '../../src/feed/webhooks/deliverer.ts';
 import { checkedAddress, post, refusedAddress } from '../../src/feed/webhooks/outbound.ts';
@@ -76,6 +76,16 @@ describe('webhooks', () => {
     // Another hook's secret does not verify it.
     expect(() => new Webhook(newSecret()).verify(first.body, headers)).toThrow(WebhookVerificationError);
     expect(JSON.stringify(first.body)).not.toMatch(/keyId|tokenHash/);
+  });
+
+  test('with no active hook, commits do not make the running deliverer read the log: it looks again each tick', async () => {
+    const { brands, deliverer, tb } = await service(undefined, { tickMs: 60_000 });
+    const ends = vi.spyOn(tb.audit, 'lastSeq');
+    deliverer.start();
+    cleanups.push(() => deliverer.stop());
+    await brands(50);
+    // The one look the loop took when it started.
+    expect(ends.mock.calls.length).toBeLessThanOrEqual(1);
   });
 
   test('a receiver failing three times then succeeding gets each batch acknowledged once, in order, after backoff of 1, 2, 4 s', async () => {

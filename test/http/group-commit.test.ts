@@ -55,6 +55,26 @@ test('a replayed answer waits, like the first, until the write it repeats is on 
   }
 });
 
+test("a token GET is answered without waiting for the disk; the POST that spends it is answered once its commit, and the token's with it, is fsynced", async () => {
+  const { api } = await testService();
+  const held = holdFsyncs();
+  try {
+    const token = await api.token('/api/add-product-brand');
+    expect(held.waiting).toEqual([]);
+    let answered = false;
+    const post = api.post('/api/add-product-brand', { brand: [{ name: 'После токена' }] }, token).then((r) => ((answered = true), r));
+    await until(() => held.waiting.length > 0);
+    expect(answered).toBe(false);
+    while (!answered) {
+      await until(() => held.waiting.length > 0 || answered);
+      held.waiting.shift()?.release();
+    }
+    expect((await post).status).toBe(200);
+  } finally {
+    held.restore();
+  }
+});
+
 test('a write whose fsync fails is answered 500 saying its outcome is unknown, never 200', async () => {
   const { api } = await testService();
   const token = await api.token('/api/add-product-brand');

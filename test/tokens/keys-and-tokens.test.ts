@@ -40,7 +40,7 @@ function keysAndTokens(open: OpenServer, twoServers: boolean) {
     const server = await open(manualClock());
     const { token, expiresAt } = await server.writer.run(() => server.tokens.issue(1, PATH));
     expect(expiresAt).toBe(Date.parse('2026-11-22T09:00:00Z') + TOKEN_LIFE_MS);
-    expect(await server.tokens.usable(token, 1, PATH)).toBe(true);
+    expect(await server.tokens.usableRow(token, 1, PATH)).toBeDefined();
     expect(await server.tokens.check(token, 1, PATH, 'a')).toEqual({ status: 'fresh' });
     // Submitted together, the three share a group: the second sees the first's spend before it commits.
     expect(await Promise.all([post(server, token, 1, 'a'), post(server, token, 1, 'a'), post(server, token, 1, 'b')])).toEqual([
@@ -51,7 +51,7 @@ function keysAndTokens(open: OpenServer, twoServers: boolean) {
     expect(await server.tokens.check(token, 1, PATH, 'a')).toEqual({ status: 'replay', response: 'answer to a' });
     expect(await server.tokens.check(token, 1, PATH, 'b')).toEqual({ status: 'refused' });
     // Spent, it is still usable: the same body gets its answer again.
-    expect(await server.tokens.usable(token, 1, PATH)).toBe(true);
+    expect(await server.tokens.usableRow(token, 1, PATH)).toBeDefined();
     expect(await server.writer.run(() => server.tokens.spend(token, 'b', 'another answer'))).toBe(false);
     expect(await server.tokens.check(token, 1, PATH, 'a')).toEqual({ status: 'replay', response: 'answer to a' });
   });
@@ -59,8 +59,8 @@ function keysAndTokens(open: OpenServer, twoServers: boolean) {
   test('a token is bound to the key that asked and to its path', async () => {
     const server = await open(manualClock());
     const { token } = await server.writer.run(() => server.tokens.issue(1, PATH));
-    expect(await server.tokens.usable(token, 2, PATH)).toBe(false);
-    expect(await server.tokens.usable(token, 1, '/api/add-contractor')).toBe(false);
+    expect(await server.tokens.usableRow(token, 2, PATH)).toBeUndefined();
+    expect(await server.tokens.usableRow(token, 1, '/api/add-contractor')).toBeUndefined();
     expect(await server.tokens.check(token, 2, PATH, 'a')).toEqual({ status: 'refused' });
     expect(await server.tokens.check(token, 1, '/api/add-contractor', 'a')).toEqual({ status: 'refused' });
     expect(await server.tokens.check('not-a-token', 1, PATH, 'a')).toEqual({ status: 'refused' });
@@ -72,7 +72,7 @@ function keysAndTokens(open: OpenServer, twoServers: boolean) {
     const server = await open(clock);
     const { token: old } = await server.writer.run(() => server.tokens.issue(1, PATH));
     clock.advance(TOKEN_LIFE_MS);
-    expect(await server.tokens.usable(old, 1, PATH)).toBe(false);
+    expect(await server.tokens.usableRow(old, 1, PATH)).toBeUndefined();
     expect(await server.tokens.check(old, 1, PATH, 'a')).toEqual({ status: 'refused' });
     // Expired for its last millisecond only: not swept yet.
     await server.writer.run(() => server.tokens.issue(1, PATH));
@@ -141,7 +141,7 @@ function keysAndTokens(open: OpenServer, twoServers: boolean) {
     expect(await two.keys.authenticate(key)).toEqual({ id, scope: 'api' });
 
     const { token } = await one.writer.run(() => one.tokens.issue(id, PATH));
-    expect(await two.tokens.usable(token, id, PATH)).toBe(true);
+    expect(await two.tokens.usableRow(token, id, PATH)).toBeDefined();
     expect(await post(two, token, id, 'a')).toEqual({ status: 'spent', spent: true });
     expect(await post(one, token, id, 'a')).toEqual({ status: 'replay', response: 'answer to a' });
     expect(await post(one, token, id, 'b')).toEqual({ status: 'refused' });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { setTimeout } from 'node:timers/promises';
 import type { Company } from '../../company.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { type ChangeRow, changeJson, visibleTypes } from '../change.ts';
@@ -108,8 +109,7 @@ export class HookDeliverer {
     // The waker stops first when the server shuts down: nothing wakes the loop any more.
     while (!this.stopping.signal.aborted && !waker.closed) {
       const mark = waker.mark;
-      // Without active hooks, commits do not wake it: a hook added meanwhile is found within a tick.
-      let wakeAfter = Number.MAX_SAFE_INTEGER;
+      let wakeAfter: number | undefined;
       try {
         // Not awaited beyond the look: a slow receiver holds up its own hook only.
         const { active, end } = await this.startDue();
@@ -117,7 +117,10 @@ export class HookDeliverer {
       } catch {
         // The database out of reach: looked at again next tick.
       }
-      await waker.wait(wakeAfter, mark, this.settings.tickMs, this.stopping.signal);
+      // Without active hooks it does not wait on the waker, whose every commit would then read the log's end for
+      // nobody: a hook added meanwhile is found within a tick.
+      if (wakeAfter === undefined) await setTimeout(this.settings.tickMs, undefined, { signal: this.stopping.signal }).catch(() => {});
+      else await waker.wait(wakeAfter, mark, this.settings.tickMs, this.stopping.signal);
     }
   }
 

@@ -1,5 +1,5 @@
 import { type DocumentRecord, type DocumentRef, type DocumentType, isLineDocument } from '../../records/document/events.ts';
-import type { DocumentRecords, DocumentRow } from './records.ts';
+import type { DocumentRecords, DocumentRow, Link } from './records.ts';
 import { treeNodeHead, treeNodeJson } from './views.ts';
 
 /**
@@ -99,76 +99,89 @@ interface Node extends FigureNode {
   doc: DocumentRecord;
 }
 
-export function bindComponents(records: DocumentRecords): (seeds: number[]) => Promise<Iterable<ComponentDocument>> {
-  /**
-   * Every document connected to the seeds (keys) by links, each with its children's names in key order. Read a
-   * level at a time, whatever the number of components: the level's links to its children with one statement per
-   * hundred documents, then the rows of the children and parents (a document's links are its basedOn) not met
-   * yet with another, so each document's row is read once.
-   */
-  const walk = async (seeds: number[]): Promise<Map<string, Node>> => {
-    const nodes = new Map<string, Node>();
-    let level = await records.byKeys(seeds);
-    while (level.length > 0) {
-      const fresh = new Map<string, DocumentRow>();
-      for (const r of level) if (!nodes.has(nameOf(r))) fresh.set(nameOf(r), r);
-      const children = new Map<string, DocumentRef[]>();
-      for (const { parent, child } of await records.childLinksOf([...fresh.values()])) {
-        const siblings = children.get(nameOf(parent));
-        if (siblings === undefined) children.set(nameOf(parent), [child]);
-        else siblings.push(child);
-      }
-      const unmet = new Map<string, DocumentRef>();
-      for (const [name, r] of fresh) {
-        const doc = JSON.parse(r.record) as DocumentRecord;
-        const own = children.get(name) ?? [];
-        nodes.set(name, {
-          key: r.key,
-          type: r.type,
-          status: doc.status,
-          sum: doc.fields.sum,
-          parents: doc.basedOn.map(nameOf),
-          head: treeNodeHead(r.type, r.id, doc.fields, doc.status),
-          children: own.map(nameOf),
-          row: r,
-          doc,
-        });
-        for (const ref of [...own, ...doc.basedOn]) if (!nodes.has(nameOf(ref)) && !fresh.has(nameOf(ref))) unmet.set(nameOf(ref), ref);
-      }
-      level = await records.loadAll([...unmet.values()]);
-    }
-    const byKey = (a: string, b: string) => nodes.get(a)!.key - nodes.get(b)!.key;
-    for (const node of nodes.values()) node.children.sort(byKey);
-    return nodes;
+/** The links' children by their parent's name. */
+function childrenByParent(links: Link[]): Map<string, DocumentRef[]> {
+  const children = new Map<string, DocumentRef[]>();
+  for (const { parent, child } of links) {
+    const siblings = children.get(nameOf(parent));
+    if (siblings === undefined) children.set(nameOf(parent), [child]);
+    else siblings.push(child);
+  }
+  return children;
+}
+
+/** The walked node of a document's row, with the names of its children (those known so far). */
+function nodeOf(row: DocumentRow, children: DocumentRef[]): Node {
+  const doc = JSON.parse(row.record) as DocumentRecord;
+  return {
+    key: row.key,
+    type: row.type,
+    status: doc.status,
+    sum: doc.fields.sum,
+    parents: doc.basedOn.map(nameOf),
+    head: treeNodeHead(row.type, row.id, doc.fields, doc.status),
+    children: children.map(nameOf),
+    row,
+    doc,
   };
+}
 
-  /** The walked documents split into their components. */
-  function* componentsOf(nodes: Map<string, Node>): Generator<Map<string, Node>> {
-    const placed = new Set<string>();
-    for (const start of nodes.keys()) {
-      if (placed.has(start)) continue;
-      const component = new Map<string, Node>();
-      const reach = [start];
-      while (reach.length > 0) {
-        const at = reach.pop()!;
-        const node = nodes.get(at);
-        if (node === undefined || placed.has(at)) continue;
-        placed.add(at);
-        component.set(at, node);
-        reach.push(...node.children, ...node.parents);
-      }
-      yield component;
+/**
+ * Every document connected to the seeds (keys) by links, each with its children's names in key order. Read a
+ * level at a time, whatever the number of components: the level's links to its children with one statement per
+ * hundred documents, then the rows of the children and parents (a document's links are its basedOn) not met
+ * yet with another, so each document's row is read once.
+ */
+async function walk(records: DocumentRecords, seeds: number[]): Promise<Map<string, Node>> {
+  const nodes = new Map<string, Node>();
+  let level = await records.byKeys(seeds);
+  while (level.length > 0) {
+    const fresh = new Map<string, DocumentRow>();
+    for (const r of level) if (!nodes.has(nameOf(r))) fresh.set(nameOf(r), r);
+    const children = childrenByParent(await records.childLinksOf([...fresh.values()]));
+    const unmet = new Map<string, DocumentRef>();
+    for (const [name, r] of fresh) {
+      const node = nodeOf(r, children.get(name) ?? []);
+      nodes.set(name, node);
+      for (const ref of [...(children.get(name) ?? []), ...node.doc.basedOn]) if (!nodes.has(nameOf(ref)) && !fresh.has(nameOf(ref))) unmet.set(nameOf(ref), ref);
+    }
+    level = await records.loadAll([...unmet.values()]);
+  }
+  const byKey = (a: string, b: string) => nodes.get(a)!.key - nodes.get(b)!.key;
+  for (const node of nodes.values()) node.children.sort(byKey);
+  return nodes;
+}
+
+/** The walked documents split into their components. */
+function* componentsOf(nodes: Map<string, Node>): Generator<Map<string, Node>> {
+  const placed = new Set<string>();
+  for (const start of nodes.keys()) {
+    if (placed.has(start)) continue;
+    const component = new Map<string, Node>();
+    const reach = [start];
+    while (reach.length > 0) {
+      const at = reach.pop()!;
+      const node = nodes.get(at);
+      if (node === undefined || placed.has(at)) continue;
+      placed.add(at);
+      component.set(at, node);
+      reach.push(...node.children, ...node.parents);
+    }
+    yield component;
+  }
+}
+
+/** The walked documents with their figures, one at a time: a component's trees together grow with the square of its size. */
+function* documents(nodes: Map<string, Node>): Generator<ComponentDocument> {
+  for (const component of componentsOf(nodes)) {
+    for (const [self, paid, tree] of componentFigures(component)) {
+      const node = component.get(self)!;
+      yield { row: node.row, doc: node.doc, paid, tree };
     }
   }
+}
 
-  // One document at a time: a component's trees together grow with the square of its size.
-  function* documents(nodes: Map<string, Node>): Generator<ComponentDocument> {
-    for (const component of componentsOf(nodes)) {
-      for (const [self, paid, tree] of componentFigures(component)) {
-        const node = component.get(self)!;
-        yield { row: node.row, doc: node.doc, paid, tree };
-      }
-    }
-  }
-  return async (seeds) => documents(await walk(seeds));
+/** The documents of the components of the seeds (keys), each with its figures. */
+export function bindComponents(records: DocumentRecords): (seeds: number[]) => Promise<Iterable<ComponentDocument>> {
+  return async (seeds) => documents(await walk(records, seeds));
 }

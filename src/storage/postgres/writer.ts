@@ -1,14 +1,16 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { LogHead } from '../../events/rows.ts';
 import { BUSY_BUDGET_MS, NotDurableError, ReadModelsDifferError } from '../errors.ts';
-import type { Writer } from '../port.ts';
+import type { Settles, Writer } from '../port.ts';
 import type { Sql } from './connection.ts';
 import { connectionLost, storageErrorOf } from './errors.ts';
 import { LOG_CHANGES_CHANNEL } from './log-changes.ts';
 import { PipelinedSql } from './pipeline.ts';
+import { chunks } from '../sql.ts';
 
 interface Job {
   unit: () => unknown;
+  settles: Settles;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -36,7 +38,9 @@ const FATE_INTERVAL_MS = 100;
  * Each unit runs in a savepoint: a unit that throws is rolled back alone and rejected, the others stand. A lock
  * waited for past the budget, or a storage fault, fails the group as a whole: every unit is rejected with the
  * engine-neutral error and nothing is applied. Units settle after COMMIT returned at synchronous_commit=on, that
- * is once the commit is on disk.
+ * is once the commit is on disk. Units that settle at commit (`Settles`) go in groups of their own, ahead of the
+ * others waiting, that commit at synchronous_commit=off: COMMIT returns without waiting for the WAL's flush, and
+ * the next synchronous commit (of any server on the database: the WAL is one, flushed in order) flushes it too.
  *
  * The lock is held while the group's statements travel to the database and back, so statements without an
  * answer to read (BEGIN, the savepoints, the units' inserts and updates) are pipelined (`PipelinedSql`): they
@@ -45,6 +49,8 @@ const FATE_INTERVAL_MS = 100;
  */
 export class PostgresWriter implements Writer {
   private queue: Job[] = [];
+  /** The groups the queue was last cut into, still to commit; what arrives meanwhile waits for them. */
+  private groups: Job[][] = [];
   private draining = false;
   /** Marks what a running unit calls and awaits: other requests' calls run meanwhile, outside it. */
   private readonly units = new AsyncLocalStorage<true>();
@@ -109,9 +115,9 @@ export class PostgresWriter implements Writer {
     this.head = head;
   }
 
-  run<T>(unit: () => Promise<T> | T): Promise<T> {
+  run<T>(unit: () => Promise<T> | T, settles: Settles = 'durable'): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ unit, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ unit, settles, resolve: resolve as (value: unknown) => void, reject });
       if (!this.draining) {
         this.draining = true;
         // After the I/O callbacks of this turn: every request already read joins the group.
@@ -124,7 +130,7 @@ export class PostgresWriter implements Writer {
     this.committed.push(listener);
   }
 
-  /** A commit returns at synchronous_commit=on only once it is on disk, and units settle after it: nothing to wait for. */
+  /** A durable group's COMMIT returns at synchronous_commit=on only once it is on disk, and its units settle after it: nothing to wait for. */
   durable(): Promise<void> {
     return Promise.resolve();
   }
@@ -138,11 +144,11 @@ export class PostgresWriter implements Writer {
   }
 
   private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
-      const jobs = this.queue.splice(0, UNITS_PER_GROUP);
+    while (this.queue.length > 0 || this.groups.length > 0) {
+      const jobs = this.nextGroup();
       let outcomes: Outcome[];
       try {
-        outcomes = await this.commitGroup(jobs);
+        outcomes = await this.commitGroup(jobs, jobs[0].settles);
       } catch (error) {
         const failure = storageErrorOf(error) ?? error;
         for (const job of jobs) job.reject(failure);
@@ -153,14 +159,33 @@ export class PostgresWriter implements Writer {
     this.draining = false;
   }
 
+  /**
+   * The next group. When none is left, the queue is cut into groups of at most `UNITS_PER_GROUP`, each unit in its
+   * order: first the units that settle at commit (answered without waiting for the disk, so the others' flush
+   * does not hold them), then the units that wait for it. Units arriving meanwhile wait for all of them, so a
+   * stream of tokens never holds the writes back.
+   */
+  private nextGroup(): Job[] {
+    if (this.groups.length === 0) {
+      const settling = (settles: Settles) => chunks(this.queue.filter((job) => job.settles === settles), UNITS_PER_GROUP);
+      this.groups = [...settling('committed'), ...settling('durable')];
+      this.queue = [];
+    }
+    return this.groups.shift()!;
+  }
+
   /** The group's transaction: the chain head's lock, its units in order, the commit; rolled back when it fails. */
-  private async commitGroup(jobs: Job[]): Promise<Outcome[]> {
+  private async commitGroup(jobs: Job[], settles: Settles): Promise<Outcome[]> {
     const { session } = this;
     const outcomes: Outcome[] = [];
     try {
       await session.run('BEGIN ISOLATION LEVEL READ COMMITTED');
-      // SET LOCAL, with the budget as a parameter: a lock wait past it fails the group, and COMMIT returns once on disk.
-      await session.run("SELECT set_config('lock_timeout', $1, true), set_config('synchronous_commit', 'on', true)", [`${this.lockBudgetMs}ms`]);
+      // SET LOCAL, with the budget as a parameter: a lock wait past it fails the group, and COMMIT returns once on
+      // disk (or, for units that settle at commit, once committed).
+      await session.run("SELECT set_config('lock_timeout', $1, true), set_config('synchronous_commit', $2, true)", [
+        `${this.lockBudgetMs}ms`,
+        settles === 'durable' ? 'on' : 'off',
+      ]);
       // Outside the savepoints: a unit rolled back must not release the lock.
       // With the transaction's id: should COMMIT's answer be lost, another connection can ask what became of it.
       const head = await session.sql<LogHead & { read_models: string | null; xid: string }>(

@@ -1,5 +1,5 @@
 import { type FaultLog, NotDurableError } from '../errors.ts';
-import type { Writer } from '../port.ts';
+import type { Settles, Writer } from '../port.ts';
 import { MAX_BUSY_PAUSE_MS, retryWhileBusy } from './busy.ts';
 import type { Sqlite } from './open.ts';
 import { storageFaultOf } from '../storage-fault.ts';
@@ -7,6 +7,7 @@ import { WalSync } from './wal-sync.ts';
 
 interface Job {
   work: () => unknown;
+  settles: Settles;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -18,6 +19,9 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
  * the next one, and nobody waits for the disk on the event loop's thread. On a WAL database the connection
  * commits at synchronous=NORMAL (a commit's pages reach the WAL, no fsync): a group's writes are settled once
  * `WalSync` has fsynced the WAL on the thread pool, meanwhile requests are served and the next group commits.
+ * A piece that settles at commit (`Settles`) is answered as soon as its group committed: the group asks for the
+ * fsync only when it holds a piece that waits for it, and the WAL is one file, fsynced whole, so the next
+ * durable group's fsync makes the earlier commits durable too.
  * (At synchronous=FULL better-sqlite3 would wait for every commit's fsync on the event loop: docs/performance.md.)
  * A database that is not in WAL mode commits at its own setting and settles at once.
  *
@@ -27,8 +31,9 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
  *
  * Each piece of work runs in its own savepoint inside one IMMEDIATE transaction, one piece after another (a
  * piece may await: its promise settles within the same turn on this engine, so no other code uses the
- * connection meanwhile). A piece that throws is rolled back alone and rejected, the others stand. Every piece is
- * settled only after the transaction committed and reached the disk, so an acknowledged write is durable. When
+ * connection meanwhile). A piece that throws is rolled back alone and rejected, the others stand. Every piece but
+ * one that settles at commit is settled only after the transaction committed and reached the disk, so an
+ * acknowledged write is durable. When
  * the transaction as a whole fails (the commit itself, or an error after which SQLite rolled everything back),
  * every piece of the group is rejected and nothing of it is applied. While another process holds the write lock
  * the group waits asynchronously (`retryWhileBusy`), and work arriving meanwhile queues for the next group.
@@ -68,10 +73,10 @@ export class GroupCommit implements Writer {
     };
   }
 
-  /** Runs `work` in the next group transaction; settles once that transaction is durable. */
-  run<T>(work: () => Promise<T> | T): Promise<T> {
+  /** Runs `work` in the next group transaction; settles once that transaction is durable (or committed, asked for). */
+  run<T>(work: () => Promise<T> | T, settles: Settles = 'durable'): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ work, settles, resolve: resolve as (value: unknown) => void, reject });
       if (!this.draining) {
         this.draining = true;
         // After the I/O callbacks of this turn: every request already read joins the group.
@@ -95,9 +100,15 @@ export class GroupCommit implements Writer {
         continue;
       }
       this.faults?.succeeded();
-      const settle = () => outcomes.forEach((outcome, i) => (outcome.ok ? jobs[i].resolve(outcome.value) : jobs[i].reject(outcome.error)));
+      const settle = (i: number) => (outcomes[i].ok ? jobs[i].resolve(outcomes[i].value) : jobs[i].reject(outcomes[i].error));
+      const waiting: number[] = [];
+      jobs.forEach((job, i) => (job.settles === 'committed' ? settle(i) : waiting.push(i)));
+      if (waiting.length === 0) continue;
       // Committed but perhaps not on disk: an fsync that fails leaves the outcome unknown, never acknowledged.
-      this.durable().then(settle, (error: unknown) => jobs.forEach((job) => job.reject(new NotDurableError(error))));
+      this.durable().then(
+        () => waiting.forEach(settle),
+        (error: unknown) => waiting.forEach((i) => jobs[i].reject(new NotDurableError(error))),
+      );
     }
     this.draining = false;
   }

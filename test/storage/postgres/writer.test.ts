@@ -128,6 +128,40 @@ describeEngines('the PostgreSQL writer', (database, real) => {
     expect(await texts()).toHaveLength(2 * UNITS_PER_GROUP + 1);
   });
 
+  test('units that settle at commit go first, in a group of their own that commits at synchronous_commit=off; the others at on', async () => {
+    const { db, insert, texts } = await notes();
+    const writer = new PostgresWriter(db.session);
+    const ran: string[] = [];
+    const unit = (id: number, settles: 'durable' | 'committed') =>
+      writer.run(async () => {
+        ran.push(`${id} ${settles}`);
+        await insert(id, settles);
+        // The server's own setting for the transaction the unit runs in.
+        return (await writer.session.values<[string]>("SELECT current_setting('synchronous_commit')"))[0][0];
+      }, settles);
+    const settings = await Promise.all([unit(1, 'durable'), unit(2, 'committed'), unit(3, 'durable'), unit(4, 'committed')]);
+    expect(settings).toEqual(['on', 'off', 'on', 'off']);
+    expect(ran).toEqual(['2 committed', '4 committed', '1 durable', '3 durable']);
+    expect(writer.commits).toBe(2);
+    expect(await texts()).toEqual(['durable', 'committed', 'durable', 'committed']);
+  });
+
+  test('units that settle at commit arriving while a group commits wait for the units queued before them: tokens never hold writes back', async () => {
+    const { db } = await notes();
+    const writer = new PostgresWriter(db.session);
+    const ran: string[] = [];
+    let later: Promise<unknown> | undefined;
+    await Promise.all([
+      writer.run(() => void ran.push('write')),
+      writer.run(() => {
+        ran.push('first token');
+        later = writer.run(() => void ran.push('later token'), 'committed');
+      }, 'committed'),
+    ]);
+    await later;
+    expect(ran).toEqual(['first token', 'write', 'later token']);
+  });
+
   test('a database that refuses writes fails every unit of the group with the read-only storage fault, and nothing is applied', async () => {
     const { db, insert, texts } = await notes();
     const writer = new PostgresWriter(db.session);

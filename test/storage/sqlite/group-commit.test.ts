@@ -86,6 +86,35 @@ test('a write settles only once the WAL holding its commit is fsynced, while it 
   }
 });
 
+test('a write that settles at commit asks for no fsync and is answered at once; in a group with a durable one, only that one waits for the disk', async () => {
+  const { db, insert, file } = database();
+  const group = new GroupCommit(db);
+  const held = holdFsyncs();
+  try {
+    expect(await group.run(() => insert.run('alone').changes, 'committed')).toBe(1);
+    expect(held.waiting).toEqual([]);
+    const settled: string[] = [];
+    const durable = group.run(() => insert.run('durable')).then(() => settled.push('durable'));
+    const committed = group.run(() => insert.run('committed'), 'committed').then(() => settled.push('committed'));
+    await committed;
+    await until(() => held.waiting.length > 0);
+    expect(settled).toEqual(['committed']);
+    expect(group.commits).toBe(2);
+    // The durable write's fsync is of the whole WAL: the commits before it reach the disk with it.
+    while (settled.length < 2) {
+      await until(() => held.waiting.length > 0 || settled.length === 2);
+      held.waiting.shift()?.release();
+    }
+    await durable;
+    expect(settled).toEqual(['committed', 'durable']);
+    const other = openSqlite(file);
+    expect(other.prepare('SELECT text FROM notes ORDER BY id').pluck().all()).toEqual(['alone', 'durable', 'committed']);
+    other.close();
+  } finally {
+    held.restore();
+  }
+});
+
 test('a write whose WAL fsync fails is rejected, never acknowledged', async () => {
   const { db, insert } = database();
   const group = new GroupCommit(db);

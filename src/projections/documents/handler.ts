@@ -1,0 +1,105 @@
+import type { SqlSession } from '../../storage/sql.ts';
+import type { ContractorRecord } from '../../records/contractor/events.ts';
+import { type DocumentEvent, evolveDocument } from '../../records/document/evolve.ts';
+import type { StoredEvent } from '../../events/rows.ts';
+import { bindContractorRefresh } from '../contractors/projector.ts';
+import { type EventHandler, type FlushBudget, type TableNames, drainInChunks } from '../projector.ts';
+import type { WriteStrategy } from '../write-strategies.ts';
+import { DocumentRecords } from './records.ts';
+import { type ServedRenders, servedRenders } from './renders.ts';
+import { ServedDocuments } from './served.ts';
+
+/** Changes of these fields move the figures of the whole linked component (tree nodes, paid). */
+const COMPONENT_FIELDS = ['sum', 'created', 'register'];
+
+/** The fields of a contractor a document shows: an edit of any re-renders its documents. */
+const SHOWN_CONTRACTOR_FIELDS = ['type', 'name', 'contactPerson', 'inn', 'kpp'];
+
+/**
+ * The documents read model bound to a session: what each event writes at once (`records.ts`) and what it leaves
+ * to the flush, which renders each component, document and contractor once however many events touched it (a
+ * chain of k documents recorded in one rebuild renders k nodes, not k² as per event). Only the served rows wait
+ * (and balances and JSON in contractors): what commands and other projectors read while events are applied
+ * (document_records, links) is written by the event itself. Which served rows the flush renders is the
+ * strategy's (`renders.ts`). Nothing outlives a flush, so a rolled-back transaction leaves nothing behind for the
+ * next one.
+ */
+export class DocumentsHandler {
+  private readonly records: DocumentRecords;
+  private readonly served: ServedDocuments;
+  private readonly renders: ServedRenders;
+  private readonly refreshContractors: (ids: number[]) => Promise<void>;
+  private readonly contractorsToRefresh = new Set<number>();
+
+  constructor(session: SqlSession, n: TableNames, strategy: WriteStrategy) {
+    const contractorRecord = `SELECT record FROM ${n('contractors')} WHERE id = ?`;
+    const contractor = async (id: number) => {
+      const json = await session.value<string>(contractorRecord, [id]);
+      return json === undefined ? undefined : (JSON.parse(json) as ContractorRecord);
+    };
+    this.records = new DocumentRecords(session, n, contractor, strategy);
+    this.served = new ServedDocuments(session, n, contractor);
+    this.renders = servedRenders(strategy, this.records, this.served);
+    this.refreshContractors = bindContractorRefresh(session, n, strategy);
+  }
+
+  handler(): EventHandler {
+    // Called at the end of every apply and replayed chunk, inside its transaction: nothing kept outlives it.
+    return Object.assign((event: StoredEvent) => this.handle(event), {
+      prepare: (events: readonly StoredEvent[]) => this.records.lookUp(events),
+      persist: () => this.records.persist(),
+      flush: (budget: FlushBudget) => this.flush(budget),
+      discard: () => this.discard(),
+    });
+  }
+
+  private handle(event: StoredEvent): Promise<void> | void {
+    switch (event.type) {
+      case 'DocumentRevised':
+        return this.change(event, Object.keys(event.data.changes).some((k) => COMPONENT_FIELDS.includes(k)));
+      case 'DocumentRecorded':
+      case 'DocumentPosted':
+      case 'DocumentUnposted':
+      case 'DocumentLinked':
+        return this.change(event, true);
+      case 'ContractorAdded':
+        this.records.contractorChanged(event.data.id, event.data.bonus);
+        break;
+      case 'ContractorEdited':
+        this.records.contractorChanged(event.data.id, event.data.changes.bonus);
+        if (Object.keys(event.data.changes).some((k) => SHOWN_CONTRACTOR_FIELDS.includes(k))) return this.renders.contractorShown(event.data.id);
+        break;
+    }
+  }
+
+  /** Folds an event into its document and marks everything derived from it for the flush. */
+  private async change(event: DocumentEvent, wholeComponent: boolean): Promise<void> {
+    const { docType: type, id } = event.data;
+    const written = await this.records.write(type, id, (current) => {
+      const next = evolveDocument(() => current, event);
+      if (next === undefined) throw new Error(`${event.type} of ${type}-${id}, a document not recorded`);
+      return next;
+    });
+    await this.renders.written(type, id, written, wholeComponent);
+    const { before, doc } = written;
+    this.contractorsToRefresh.add(doc.fields.contractorId);
+    if (before && before.fields.contractorId !== doc.fields.contractorId) this.contractorsToRefresh.add(before.fields.contractorId);
+  }
+
+  private async flush(budget: FlushBudget): Promise<boolean> {
+    // The documents kept back go in first: the flush reads the tables, and its end forgets what is kept.
+    await this.records.persist();
+    const done = (await this.renders.render(budget)) && (await drainInChunks(this.contractorsToRefresh, budget, this.refreshContractors));
+    await this.served.write();
+    if (done) this.discard();
+    return done;
+  }
+
+  private discard(): void {
+    this.records.discard();
+    this.contractorsToRefresh.clear();
+    this.renders.forget();
+    this.served.forget();
+    this.records.forgetContractors();
+  }
+}

@@ -438,12 +438,12 @@ function statements<R extends { id: number }>(model: RecordReadModel<R>, n: Tabl
     flushed,
     /** A patch changes only what the read columns hold: the flush rewrites them with the rendered ones. */
     rewrite: updateOf(patch === undefined ? [] : read.columns),
-    ...otherTableStatements(model, n),
+    ...otherTableStatements(model, n, dialect),
   };
 }
 
 /** The statements of the other tables a model reads (`lookups`, `sums`) or writes (`sets`, `children`), every table named through `n`. */
-function otherTableStatements<R extends { id: number }>(model: RecordReadModel<R>, n: TableNames) {
+function otherTableStatements<R extends { id: number }>(model: RecordReadModel<R>, n: TableNames, dialect: SqlSession['dialect']) {
   return {
     lookups: Object.fromEntries(Object.entries(model.lookups ?? {}).map(([name, { table: from, column }]) => [name, `SELECT ${column} FROM ${n(from)} WHERE id = ?`])),
     sums: Object.fromEntries(

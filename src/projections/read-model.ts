@@ -100,6 +100,8 @@ export interface ChildRows<R> {
   table: string;
   parent: string;
   columns: Columns;
+  /** The columns of the table's primary key, in order: a build inserts the rows sorted by them. */
+  key: readonly string[];
   rows(record: R): unknown[][];
 }
 

@@ -61,6 +61,8 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   /** A build's sums of every record, read once at its flush, by name. */
   private readonly summed = new Map<string, Map<number, number[]>>();
   private flushing = false;
+  /** Whether the children's staging tables hold rows to move (`WriteStrategy.childRows`). */
+  private staged = false;
   private readonly context: RenderContext = { lookup: (name, id) => this.lookup(name, id), sums: (name, ids) => this.sums(name, ids) };
 
   constructor(
@@ -288,11 +290,22 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   }
 
   private async writeChildren(records: R[], replacing: boolean): Promise<void> {
+    const staging = this.strategy.childRows === 'staged-and-sorted';
     for (const [i, child] of (this.model.children ?? []).entries()) {
-      if (replacing) await inChunks(records.map((r) => r.id), (ids) => this.session.run(this.sql.children[i].drop(ids.length), ids));
+      const sql = staging ? this.sql.children[i].staged : this.sql.children[i];
+      if (staging && !this.staged) for (const statement of this.sql.children[i].staged.create) await this.session.run(statement);
+      if (replacing) await inChunks(records.map((r) => r.id), (ids) => this.session.run(sql.drop(ids.length), ids));
       const rows = records.flatMap((r) => child.rows(r));
-      await inChunks(rows, (chunk) => this.session.run(this.sql.children[i].insert(chunk.length), chunk.flat()));
+      await inChunks(rows, (chunk) => this.session.run(sql.insert(chunk.length), chunk.flat()));
     }
+    this.staged ||= staging;
+  }
+
+  /** The children's staged rows moved into their tables in key order, and the staging tables dropped. */
+  private async moveStagedChildren(): Promise<void> {
+    if (!this.staged) return;
+    for (const { staged } of this.sql.children) for (const statement of staged.move) await this.session.run(statement);
+    this.staged = false;
   }
 
   /** The end of an apply or a replayed chunk: nothing kept back outlives its transaction. */
@@ -306,6 +319,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   /** The deferred renders, in id order, a statement's worth of rows read ahead of the one rewritten. */
   private async flush(budget: FlushBudget): Promise<boolean> {
     await this.writeAdds();
+    await this.moveStagedChildren();
     inIdOrder(this.pending);
     const read = (ids: number[]) => this.session.rows<unknown[]>(this.sql.readMany(ids.length), ids);
     this.flushing = true;
@@ -343,6 +357,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
 
   private discard(): void {
     this.flushing = false;
+    this.staged = false;
     this.summed.clear();
     this.noted.clear();
     this.adding.clear();
@@ -423,12 +438,12 @@ function statements<R extends { id: number }>(model: RecordReadModel<R>, n: Tabl
     flushed,
     /** A patch changes only what the read columns hold: the flush rewrites them with the rendered ones. */
     rewrite: updateOf(patch === undefined ? [] : read.columns),
-    ...otherTableStatements(model, n),
+    ...otherTableStatements(model, n, dialect),
   };
 }
 
 /** The statements of the other tables a model reads (`lookups`, `sums`) or writes (`sets`, `children`), every table named through `n`. */
-function otherTableStatements<R extends { id: number }>(model: RecordReadModel<R>, n: TableNames) {
+function otherTableStatements<R extends { id: number }>(model: RecordReadModel<R>, n: TableNames, dialect: SqlSession['dialect']) {
   return {
     lookups: Object.fromEntries(Object.entries(model.lookups ?? {}).map(([name, { table: from, column }]) => [name, `SELECT ${column} FROM ${n(from)} WHERE id = ?`])),
     sums: Object.fromEntries(
@@ -446,9 +461,26 @@ function otherTableStatements<R extends { id: number }>(model: RecordReadModel<R
     ),
     children: (model.children ?? []).map((child) => {
       const columns = Object.keys(child.columns);
+      const rowsOf = (into: string) => ({
+        drop: byCount((count) => `DELETE FROM ${into} WHERE ${child.parent} IN (${valueList(count)})`),
+        insert: byCount((rows) => `INSERT INTO ${into} (${columns.join(', ')}) VALUES ${placeholders(rows, columns.length)} ON CONFLICT DO NOTHING`),
+      });
+      const staging = n(`${child.table}_staged`);
       return {
-        drop: byCount((count) => `DELETE FROM ${n(child.table)} WHERE ${child.parent} IN (${valueList(count)})`),
-        insert: byCount((rows) => `INSERT INTO ${n(child.table)} (${columns.join(', ')}) VALUES ${placeholders(rows, columns.length)} ON CONFLICT DO NOTHING`),
+        ...rowsOf(n(child.table)),
+        staged: {
+          ...rowsOf(staging),
+          create: [
+            `CREATE TABLE IF NOT EXISTS ${staging} (${columns.map((c) => `${c} ${dialect.types[child.columns[c]]} NOT NULL`).join(', ')})`,
+            // An edited record's rows are dropped by its id.
+            `CREATE INDEX IF NOT EXISTS ${n(`${child.table}_staged_parent`)} ON ${staging} (${child.parent})`,
+          ],
+          // WHERE true: SQLite reads an ON CONFLICT straight after a SELECT's last clause as part of it.
+          move: [
+            `INSERT INTO ${n(child.table)} (${columns.join(', ')}) SELECT ${columns.join(', ')} FROM ${staging} WHERE true ORDER BY ${child.key.join(', ')} ON CONFLICT DO NOTHING`,
+            `DROP TABLE ${dialect.ownTable(staging)}`,
+          ],
+        },
       };
     }),
   };

@@ -41,6 +41,13 @@ export interface WriteStrategy {
    */
   derivedRows: 'kept-up' | 'copied-at-the-end';
   /**
+   * Where rows derived from a record (`RecordReadModel.children`) go as it changes: live, into their table; a build,
+   * appended to a staging table beside it and moved into it once, at the flush, in its key's order (`ChildRows.key`).
+   * Words of product names inserted as products come land all over their table's pages, every transaction dirtying
+   * most of them again; sorted once they are written page after page (docs/performance.md).
+   */
+  childRows: 'in-place' | 'staged-and-sorted';
+  /**
    * Values taken from other read models' records, kept from the events that set them (`kept-values.ts`): live,
    * read with `read` when not kept, `limit` at most; a build reads none (one not kept is `none`).
    */
@@ -62,6 +69,7 @@ export const liveWrites: WriteStrategy = {
   sums: 'of-the-records',
   renders: 'the-records-touched',
   derivedRows: 'kept-up',
+  childRows: 'in-place',
   kept: (read, _none, limit) => keptOrRead(read, limit),
 };
 
@@ -73,5 +81,6 @@ export const buildWrites: WriteStrategy = {
   sums: 'all-at-the-flush',
   renders: 'every-record-at-the-end',
   derivedRows: 'copied-at-the-end',
+  childRows: 'staged-and-sorted',
   kept: (_read, none) => keptFromEvents(none),
 };

@@ -78,6 +78,7 @@ const contractorsModel: RecordReadModel<ContractorRecord> = {
       table: 'contractor_phones',
       parent: 'contractor_id',
       columns: { digits: 'text', contractor_id: 'integer' },
+      key: ['digits', 'contractor_id'],
       rows: (c) => [c.phone1, c.phone2].flatMap((phone) => (phone === null ? [] : [[phoneDigits(phone), c.id]])),
     },
   ],

@@ -59,6 +59,7 @@ const productsModel: RecordReadModel<ProductRecord> = {
       table: 'product_name_words',
       parent: 'product_id',
       columns: { word: 'text', product_id: 'integer', name: 'text' },
+      key: ['word', 'product_id'],
       rows: (p) => nameWords(p.name).map((word) => [word, p.id, p.name]),
     },
   ],

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { withBuildSettings } from '../../../src/storage/sqlite/maintenance.ts';
 import { openSqlite } from '../../../src/storage/sqlite/open.ts';
-import { freshBuild } from '../../../src/storage/sqlite/read-tables.ts';
+import { buildBeside, freshBuild } from '../../../src/storage/sqlite/read-tables.ts';
 
 // SQLite's temp_store: 0 the compile-time default (files), 1 files, 2 memory.
 const FILE = 1;
@@ -34,6 +34,18 @@ describe("a connection's temporary B-trees", () => {
     try {
       let during: unknown;
       await freshBuild(db, (fresh) => fresh.snapshot(async () => (during = db.pragma('temp_store', { simple: true }))));
+      expect(during).toBe(FILE);
+      expect(db.pragma('temp_store', { simple: true })).toBe(MEMORY);
+    } finally {
+      db.close();
+    }
+  });
+
+  test("a rebuild's swap, which creates every index of the built tables, spills them to files", async () => {
+    const db = openSqlite(path.join(folder, 'swapped.db'));
+    try {
+      let during: unknown;
+      await buildBeside(db).swap('', async () => void (during = db.pragma('temp_store', { simple: true })));
       expect(during).toBe(FILE);
       expect(db.pragma('temp_store', { simple: true })).toBe(MEMORY);
     } finally {

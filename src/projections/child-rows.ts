@@ -7,7 +7,7 @@ import { rowsKeptBack } from './rows-kept-back.ts';
  * Rows of another table derived from a record of a partitioned table (a document's links, by the document's type
  * and id): `parent` names the columns holding the record's key, `parentKey` gives their values for a record.
  */
-export interface KeyedChildRows<R> extends Omit<ChildRows<R>, 'parent'> {
+export interface KeyedChildRows<R> extends Omit<ChildRows<R>, 'parent' | 'key'> {
   parent: readonly string[];
   parentKey(record: R): unknown[];
 }

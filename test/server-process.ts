@@ -34,6 +34,9 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
+/** How long a server is given to start listening: a test's and a hook's time limit (vitest.config.ts). */
+const START_DEADLINE_MS = 60_000;
+
 export function startServer(file: string, key: string, env: Record<string, string> = {}): Promise<ServerProcess> {
   const child = tracked(
     spawn(process.execPath, [path.join(ROOT, 'bin/server.mjs')], {
@@ -47,11 +50,13 @@ export function startServer(file: string, key: string, env: Record<string, strin
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
   return new Promise((resolve, reject) => {
-    // One that did not start in time is ended: no test holds it to stop it later.
+    // One that did not start in time is ended: no test holds it to stop it later. In time is as long as a test or
+    // hook may take (vitest.config.ts): a start on a new file migrates it (some forty fsyncs), and beside the other
+    // files of a whole-suite run an fsync takes up to half a second, so a start may take tens of seconds.
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`server did not start:\n${output}`));
-    }, 20_000);
+      reject(new Error(`server did not start within ${START_DEADLINE_MS} ms:\n${output}`));
+    }, START_DEADLINE_MS);
     const onData = () => {
       const match = /listening on port (\d+)/.exec(output);
       if (!match) return;

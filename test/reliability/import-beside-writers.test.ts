@@ -3,7 +3,7 @@ import path from 'node:path';
 import { expect, test } from 'vitest';
 import { tempDir, until } from '../helpers.ts';
 import { openPostgres } from '../../src/storage/postgres/connection.ts';
-import { HttpClient, runCli, startServer } from '../server-process.ts';
+import { HttpClient, type Response, runCli, startServer } from '../server-process.ts';
 import { REAL_SERVER_URL, createDatabase } from '../storage/postgres/engines.ts';
 
 const KEY = 'tb_import_beside_writers_key_0123456789';
@@ -11,7 +11,10 @@ const CONTRACTORS = 5000;
 const BATCH = 100;
 
 interface Answer {
+  /** The request's `X-Request-Id`, which names its line in the server's access log. */
+  id: string;
   status: number;
+  started: number;
   ms: number;
 }
 
@@ -19,14 +22,27 @@ interface Answer {
 async function contractorWriter(client: HttpClient, tag: string, stop: () => boolean, answers: Answer[]) {
   for (let i = 0; !stop(); i++) {
     const records = Array.from({ length: BATCH }, (_, n) => ({ type: 'ФЛ', name: `${tag} ${i}-${n}`, contactPerson: tag, phone1: `+7 916 ${String(i).padStart(3, '0')}-${String(n).padStart(4, '0')}` }));
-    let started = Date.now();
-    const token = await client.request('GET', '/api/add-contractor');
-    answers.push({ status: token.status, ms: Date.now() - started });
+    const name = `${tag.replace(' ', '-')}.${i}`;
+    const timed = async (id: string, request: (headers: Record<string, string>) => Promise<Response>) => {
+      const started = Date.now();
+      const answer = await request({ 'X-Request-Id': id });
+      answers.push({ id, status: answer.status, started, ms: Date.now() - started });
+      return answer;
+    };
+    const token = await timed(`${name}.token`, (headers) => client.request('GET', '/api/add-contractor', undefined, headers));
     if (token.status !== 200) continue;
-    started = Date.now();
-    const res = await client.request('POST', '/api/add-contractor', JSON.stringify({ contractors: records }), { 'X-Access-Token': token.body.data.access_token });
-    answers.push({ status: res.status, ms: Date.now() - started });
+    const body = JSON.stringify({ contractors: records });
+    await timed(`${name}.write`, (headers) => client.request('POST', '/api/add-contractor', body, { 'X-Access-Token': token.body.data.access_token, ...headers }));
   }
+}
+
+/** The slowest of `answers`, when it was sent (ms after the import started), and how long the server took over it (its access log's `ms`). */
+function slowestOf(answers: Answer[], importStarted: number, serverOutput: string): { ms: number; said: string } {
+  if (answers.length === 0) return { ms: 0, said: 'no request was sent during the import' };
+  const slowest = answers.reduce((a, b) => (b.ms > a.ms ? b : a));
+  const line = serverOutput.split('\n').find((l) => l.includes(`"reqId":"${slowest.id}"`));
+  const serverMs = line === undefined ? 'not logged' : `${JSON.parse(line).ms} ms`;
+  return { ms: slowest.ms, said: `slowest ${slowest.ms} ms: ${slowest.id}, sent ${slowest.started - importStarted} ms after the import started, ${serverMs} in the server` };
 }
 
 /** Ids in descending order, as another system may export them, far above the writers' (each line's id below the last). */
@@ -49,23 +65,28 @@ async function importBesideWriters(setting: string, dir: string) {
     const deadline = Date.now() + 30_000;
     const stop = () => !importing || Date.now() > deadline;
     const writers = [0, 1, 2, 3].map((c) => contractorWriter(new HttpClient(server.url, KEY), `client ${c}`, stop, answers));
-    // The writers are under way before the import starts.
-    await until(() => answers.length >= 4);
+    // The writers are under way before the import starts: each has had a write answered, so the server's first
+    // writes (its code not yet compiled, measured at 300 ms alone) are not taken for waits behind the import.
+    await until(() => new Set(answers.filter((a) => a.id.endsWith('.write')).map((a) => a.id.split('.')[0])).size === 4);
     const started = Date.now();
     const imported = await runCli(setting, ['import', contractorFile(dir)]);
     const importMs = Date.now() - started;
     importing = false;
     await Promise.all(writers);
 
-    const slowest = Math.max(...answers.map((a) => a.ms));
-    console.log(`import ${importMs} ms; ${answers.length} HTTP requests meanwhile, slowest ${slowest} ms`);
+    const slowest = slowestOf(
+      answers.filter((a) => a.started >= started),
+      started,
+      server.output(),
+    );
+    console.log(`import ${importMs} ms; ${answers.length} HTTP requests meanwhile, ${slowest.said}`);
     expect(imported.status, imported.stderr).toBe(0);
     expect(imported.stdout).toContain(`${CONTRACTORS} applied, 0 failed`);
     expect(answers.filter((a) => a.status >= 500)).toEqual([]);
     expect(answers.filter((a) => a.status !== 200)).toEqual([]);
     expect(answers.length).toBeGreaterThan(40);
     expect(importMs).toBeLessThan(15_000);
-    expect(slowest).toBeLessThan(2000);
+    expect(slowest.ms, slowest.said).toBeLessThan(2000);
   } finally {
     await server.stop();
   }

@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
 import Database from 'better-sqlite3';
-import { childRowsWriter, type KeyedChildRows } from '../../src/projections/child-rows.ts';
-import { sqliteSession } from '../../src/storage/sqlite/session.ts';
+import { childRowsWriter, type KeyedChildRows } from '../../../src/projections/child-rows.ts';
+import { sqliteSession } from '../../../src/storage/sqlite/session.ts';
 
 /** A record of a table partitioned by `kind`, based on other records. */
 interface Item {

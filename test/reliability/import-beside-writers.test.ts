@@ -57,6 +57,8 @@ function contractorFile(dir: string): string {
 
 /** The import beside the writers on the database `setting` names (a file or a PostgreSQL URL). */
 async function importBesideWriters(setting: string, dir: string) {
+  // Written before the writers start: making it holds this process's event loop, the clients' timers with it.
+  const file = contractorFile(dir);
   const server = await startServer(setting, KEY);
   try {
     const answers: Answer[] = [];
@@ -69,7 +71,7 @@ async function importBesideWriters(setting: string, dir: string) {
     // writes (its code not yet compiled, measured at 300 ms alone) are not taken for waits behind the import.
     await until(() => new Set(answers.filter((a) => a.id.endsWith('.write')).map((a) => a.id.split('.')[0])).size === 4);
     const started = Date.now();
-    const imported = await runCli(setting, ['import', contractorFile(dir)]);
+    const imported = await runCli(setting, ['import', file]);
     const importMs = Date.now() - started;
     importing = false;
     await Promise.all(writers);

@@ -1,8 +1,8 @@
 import { expect, test } from 'vitest';
 import Database from 'better-sqlite3';
-import { childRowsWriter } from '../../src/projections/child-rows.ts';
-import type { ChildRows } from '../../src/projections/read-model.ts';
-import { sqliteSession } from '../../src/storage/sqlite/session.ts';
+import { childRowsWriter } from '../../../src/projections/child-rows.ts';
+import type { ChildRows } from '../../../src/projections/read-model.ts';
+import { sqliteSession } from '../../../src/storage/sqlite/session.ts';
 
 /** A record of a table partitioned by `kind`, based on other records. */
 interface Item {

@@ -14,8 +14,9 @@ import type { WriteStrategy } from './write-strategies.ts';
  * rolled back.
  */
 export function childRowsWriter<R>(session: SqlSession, n: TableNames, child: ChildRows<R>, strategy: Pick<WriteStrategy, 'childRows'>) {
-  const staging = strategy.childRows === 'staged-and-sorted' && child.key !== undefined;
-  const sql = childStatements(session, n, child, staging);
+  const key = strategy.childRows === 'staged-and-sorted' ? child.key : undefined;
+  const staging = key !== undefined;
+  const sql = childStatements(session, n, child, key);
   /** New records' rows not written yet. */
   let added: unknown[][] = [];
   /** Changed records' rows, replacing those written, by their parent's key as JSON. */
@@ -66,26 +67,30 @@ export function childRowsWriter<R>(session: SqlSession, n: TableNames, child: Ch
 /** The writer of a declaration's child rows. */
 export type ChildRowsWriter<R> = ReturnType<typeof childRowsWriter<R>>;
 
-/** The statements writing a declaration's child rows into its table, or (`staging`) into a staging table beside it. */
-function childStatements<R>({ dialect }: SqlSession, n: TableNames, child: ChildRows<R>, staging: boolean) {
+/** The statements writing a declaration's child rows into its table, or (staged) into a staging table beside it, moved in `stagedKey`'s order. */
+function childStatements<R>({ dialect }: SqlSession, n: TableNames, child: ChildRows<R>, stagedKey: readonly string[] | undefined) {
   const table = n(child.table);
-  const into = staging ? n(`${child.table}_staged`) : table;
+  const into = stagedKey === undefined ? table : n(`${child.table}_staged`);
   const columns = Object.keys(child.columns);
   const parent = child.parent.join(', ');
   const parentTypes = child.parent.map((c) => child.columns[c]);
   return {
     insert: byCount((rows) => `INSERT INTO ${into} (${columns.join(', ')}) VALUES ${placeholders(rows, columns.length)} ON CONFLICT DO NOTHING`),
     drop: byCount((parents) => `DELETE FROM ${into} WHERE (${parent}) IN (VALUES ${dialect.typedRows(parents, parentTypes)})`),
-    create: [
-      `CREATE TABLE IF NOT EXISTS ${into} (${columns.map((c) => `${c} ${dialect.types[child.columns[c]]} NOT NULL`).join(', ')})`,
-      // A changed record's rows are dropped by its parent's key.
-      `CREATE INDEX IF NOT EXISTS ${n(`${child.table}_staged_parent`)} ON ${into} (${parent})`,
-    ],
-    // WHERE true: SQLite reads an ON CONFLICT straight after a SELECT's last clause as part of it.
-    move: [
-      `INSERT INTO ${table} (${columns.join(', ')}) SELECT ${columns.join(', ')} FROM ${into} WHERE true ORDER BY ${(child.key ?? []).join(', ')} ON CONFLICT DO NOTHING`,
-      `DROP TABLE ${dialect.ownTable(into)}`,
-    ],
+    ...(stagedKey === undefined
+      ? { create: [], move: [] }
+      : {
+          create: [
+            `CREATE TABLE IF NOT EXISTS ${into} (${columns.map((c) => `${c} ${dialect.types[child.columns[c]]} NOT NULL`).join(', ')})`,
+            // A changed record's rows are dropped by its parent's key.
+            `CREATE INDEX IF NOT EXISTS ${n(`${child.table}_staged_parent`)} ON ${into} (${parent})`,
+          ],
+          // WHERE true: SQLite reads an ON CONFLICT straight after a SELECT's last clause as part of it.
+          move: [
+            `INSERT INTO ${table} (${columns.join(', ')}) SELECT ${columns.join(', ')} FROM ${into} WHERE true ORDER BY ${stagedKey.join(', ')} ON CONFLICT DO NOTHING`,
+            `DROP TABLE ${dialect.ownTable(into)}`,
+          ],
+        }),
   };
 }
 

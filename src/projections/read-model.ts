@@ -31,7 +31,7 @@ export interface RecordReadModel<R extends { id: number }> extends Pick<Projecto
   lookups?: Readonly<Record<string, { table: string; column: string }>>;
   /** Sums over other read models' rows a render reads for a batch of records (`RenderContext.sums`), by name. */
   sums?: Readonly<Record<string, Sums>>;
-  /** Rows of other tables derived from a record, replaced whenever it changes. */
+  /** Rows of other tables derived from a record, replaced when a change leaves others. */
   children?: readonly ChildRows<R>[];
   /** Tables of keys noted once (`RecordChanges.note`), with their columns: e.g. the statuses contractors were given. */
   sets?: Readonly<Record<string, Columns>>;
@@ -95,13 +95,18 @@ export interface RecordTable<R> {
   pagedWithin?: { columns: readonly PartitionColumn[]; of(record: R): Partition };
 }
 
-/** Rows of another table derived from a record (`parent` holds its id), e.g. a contractor's phones. */
+/**
+ * Rows of another table derived from a record (e.g. a contractor's phones, a document's links), written by the row
+ * writer's `childRowsWriter` (`child-rows.ts`): `parent` names the columns holding the record's key (its id, or a
+ * partitioned record's partition and id), `parentKey` gives their values for a record.
+ */
 export interface ChildRows<R> {
   table: string;
-  parent: string;
+  parent: readonly string[];
+  parentKey(record: R): unknown[];
   columns: Columns;
-  /** The columns of the table's primary key, in order: a build inserts the rows sorted by them. */
-  key: readonly string[];
+  /** The columns of the table's primary key, in order: where given, a build stages the rows and moves them sorted by them. */
+  key?: readonly string[];
   rows(record: R): unknown[][];
 }
 

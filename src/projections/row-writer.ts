@@ -3,6 +3,7 @@ import type { StoredEvent } from '../events/rows.ts';
 import { type EventHandler, type FlushBudget, type Projector, type TableNames, drainReadingAhead, inIdOrder } from './projector.ts';
 import type { Partition } from './id-counts.ts';
 import type { Columns, RecordChanges, RecordReadModel, RenderContext } from './read-model.ts';
+import { type ChildRowsWriter, childRowsWriter } from './child-rows.ts';
 import { NO_COUNTS, type IdCounts, type NewIds, type Numbers, type WriteStrategy } from './write-strategies.ts';
 
 /** The projector of a declared read model: its rows written by a `RowWriter`, in the strategy it is bound with. */
@@ -61,8 +62,8 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   /** A build's sums of every record, read once at its flush, by name. */
   private readonly summed = new Map<string, Map<number, number[]>>();
   private flushing = false;
-  /** Whether the children's staging tables hold rows to move (`WriteStrategy.childRows`). */
-  private staged = false;
+  /** The writers of the model's `children`. */
+  private readonly children: ChildRowsWriter<R>[];
   private readonly context: RenderContext = { lookup: (name, id) => this.lookup(name, id), sums: (name, ids) => this.sums(name, ids) };
 
   constructor(
@@ -80,6 +81,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     this.counts = pagedBy === undefined ? NO_COUNTS : strategy.counts(session, names(pagedBy), pagedWithin?.columns);
     this.numbers = numbered === undefined ? undefined : strategy.numbers(session, names(numberedAs ?? table), numbered);
     this.adds = new Set(model.adds);
+    this.children = (model.children ?? []).map((child) => childRowsWriter(session, names, child, strategy));
   }
 
   handler(): EventHandler {
@@ -127,6 +129,8 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     // The changes patched in are written with it.
     this.pending.delete(id);
     if (current !== undefined) this.recount(current, next);
+    // A record kept back goes in with its children as it is then; one written has its children replaced when they differ.
+    if (kept === undefined && current !== undefined) for (const children of this.children) children.change(current, next);
     if (kept === undefined && current !== undefined && this.movesUnique(current, next)) this.moving.add(key);
     (kept !== undefined ? this.adding : this.changed).set(key, next);
   }
@@ -249,7 +253,6 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     await inChunks(moved, (chunk) => this.session.run(this.sql.deleteMany(chunk.length), chunk.map((r) => r.id)));
     await this.updateRows(this.sql.update, rows.filter((r) => !r.moved));
     await inChunks(moved, (chunk) => this.session.run(this.sql.insert(chunk.length), chunk.flatMap((r) => [...r.stored, ...r.rendered])));
-    await this.writeChildren(changed.map(([, record]) => record), true);
   }
 
   /** Rows found by their key updated a statement's worth at a time: `update`'s stored columns, then the rendered ones. */
@@ -263,10 +266,16 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     );
   }
 
-  /** The records kept back, in id order, rendered now or (narrow) at the flush, the records changed and the rows noted. */
+  /** The rows noted, the records changed, the records kept back and their children. */
   private async writeAdds(): Promise<void> {
     await this.writeNoted();
     await this.writeChanged();
+    await this.writeNew();
+    for (const children of this.children) await children.write();
+  }
+
+  /** The records kept back, in id order, rendered now or (narrow) at the flush, their children kept back. */
+  private async writeNew(): Promise<void> {
     if (this.adding.size === 0) return;
     const records = [...this.adding.values()].sort(this.sql.order);
     this.adding.clear();
@@ -279,7 +288,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
       return [...this.model.records.row(r), ...this.sql.unrendered];
     });
     await inChunks(rows, (chunk) => this.session.run(this.sql.insert(chunk.length), chunk.flat()));
-    await this.writeChildren(records, false);
+    for (const children of this.children) for (const r of records) children.add(r);
   }
 
   private async writeNoted(): Promise<void> {
@@ -287,25 +296,6 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
       this.noted.delete(set);
       await inChunks([...rows.values()], (chunk) => this.session.run(this.sql.sets[set](chunk.length), chunk.flat()));
     }
-  }
-
-  private async writeChildren(records: R[], replacing: boolean): Promise<void> {
-    const staging = this.strategy.childRows === 'staged-and-sorted';
-    for (const [i, child] of (this.model.children ?? []).entries()) {
-      const sql = staging ? this.sql.children[i].staged : this.sql.children[i];
-      if (staging && !this.staged) for (const statement of this.sql.children[i].staged.create) await this.session.run(statement);
-      if (replacing) await inChunks(records.map((r) => r.id), (ids) => this.session.run(sql.drop(ids.length), ids));
-      const rows = records.flatMap((r) => child.rows(r));
-      await inChunks(rows, (chunk) => this.session.run(sql.insert(chunk.length), chunk.flat()));
-    }
-    this.staged ||= staging;
-  }
-
-  /** The children's staged rows moved into their tables in key order, and the staging tables dropped. */
-  private async moveStagedChildren(): Promise<void> {
-    if (!this.staged) return;
-    for (const { staged } of this.sql.children) for (const statement of staged.move) await this.session.run(statement);
-    this.staged = false;
   }
 
   /** The end of an apply or a replayed chunk: nothing kept back outlives its transaction. */
@@ -319,7 +309,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   /** The deferred renders, in id order, a statement's worth of rows read ahead of the one rewritten. */
   private async flush(budget: FlushBudget): Promise<boolean> {
     await this.writeAdds();
-    await this.moveStagedChildren();
+    for (const children of this.children) await children.moveStaged();
     inIdOrder(this.pending);
     const read = (ids: number[]) => this.session.rows<unknown[]>(this.sql.readMany(ids.length), ids);
     this.flushing = true;
@@ -357,7 +347,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
 
   private discard(): void {
     this.flushing = false;
-    this.staged = false;
+    for (const children of this.children) children.discard();
     this.summed.clear();
     this.noted.clear();
     this.adding.clear();
@@ -438,12 +428,12 @@ function statements<R extends { id: number }>(model: RecordReadModel<R>, n: Tabl
     flushed,
     /** A patch changes only what the read columns hold: the flush rewrites them with the rendered ones. */
     rewrite: updateOf(patch === undefined ? [] : read.columns),
-    ...otherTableStatements(model, n, dialect),
+    ...otherTableStatements(model, n),
   };
 }
 
-/** The statements of the other tables a model reads (`lookups`, `sums`) or writes (`sets`, `children`), every table named through `n`. */
-function otherTableStatements<R extends { id: number }>(model: RecordReadModel<R>, n: TableNames, dialect: SqlSession['dialect']) {
+/** The statements of the other tables a model reads (`lookups`, `sums`) or writes (`sets`), every table named through `n`. */
+function otherTableStatements<R extends { id: number }>(model: RecordReadModel<R>, n: TableNames) {
   return {
     lookups: Object.fromEntries(Object.entries(model.lookups ?? {}).map(([name, { table: from, column }]) => [name, `SELECT ${column} FROM ${n(from)} WHERE id = ?`])),
     sums: Object.fromEntries(
@@ -459,29 +449,5 @@ function otherTableStatements<R extends { id: number }>(model: RecordReadModel<R
         return [set, byCount((rows) => `INSERT INTO ${n(set)} (${names.join(', ')}) VALUES ${placeholders(rows, names.length)} ON CONFLICT DO NOTHING`)];
       }),
     ),
-    children: (model.children ?? []).map((child) => {
-      const columns = Object.keys(child.columns);
-      const rowsOf = (into: string) => ({
-        drop: byCount((count) => `DELETE FROM ${into} WHERE ${child.parent} IN (${valueList(count)})`),
-        insert: byCount((rows) => `INSERT INTO ${into} (${columns.join(', ')}) VALUES ${placeholders(rows, columns.length)} ON CONFLICT DO NOTHING`),
-      });
-      const staging = n(`${child.table}_staged`);
-      return {
-        ...rowsOf(n(child.table)),
-        staged: {
-          ...rowsOf(staging),
-          create: [
-            `CREATE TABLE IF NOT EXISTS ${staging} (${columns.map((c) => `${c} ${dialect.types[child.columns[c]]} NOT NULL`).join(', ')})`,
-            // An edited record's rows are dropped by its id.
-            `CREATE INDEX IF NOT EXISTS ${n(`${child.table}_staged_parent`)} ON ${staging} (${child.parent})`,
-          ],
-          // WHERE true: SQLite reads an ON CONFLICT straight after a SELECT's last clause as part of it.
-          move: [
-            `INSERT INTO ${n(child.table)} (${columns.join(', ')}) SELECT ${columns.join(', ')} FROM ${staging} WHERE true ORDER BY ${child.key.join(', ')} ON CONFLICT DO NOTHING`,
-            `DROP TABLE ${dialect.ownTable(staging)}`,
-          ],
-        },
-      };
-    }),
   };
 }

@@ -76,7 +76,8 @@ const contractorsModel: RecordReadModel<ContractorRecord> = {
   children: [
     {
       table: 'contractor_phones',
-      parent: 'contractor_id',
+      parent: ['contractor_id'],
+      parentKey: (c) => [c.id],
       columns: { digits: 'text', contractor_id: 'integer' },
       key: ['digits', 'contractor_id'],
       rows: (c) => [c.phone1, c.phone2].flatMap((phone) => (phone === null ? [] : [[phoneDigits(phone), c.id]])),

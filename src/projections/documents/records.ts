@@ -4,7 +4,8 @@ import type { DocumentRecord, DocumentRef, DocumentType } from '../../records/do
 import type { StoredEvent } from '../../events/rows.ts';
 import type { PartitionColumn } from '../id-counts.ts';
 import { insertInto, rowsKeptBack, rowsKeptByKey } from '../rows-kept-back.ts';
-import { type KeyedChildRows, childRowsWriter } from '../child-rows.ts';
+import { type ChildRowsWriter, childRowsWriter } from '../child-rows.ts';
+import type { ChildRows } from '../read-model.ts';
 import type { TableNames } from '../projector.ts';
 import type { IdCounts, NewIds, Numbers, WriteStrategy } from '../write-strategies.ts';
 import type { KeptValues } from '../kept-values.ts';
@@ -45,7 +46,7 @@ interface DocumentAt {
 }
 
 /** A document's links, one to each document it is based on, keyed by the document (the link's child). */
-const LINKS: KeyedChildRows<DocumentAt> = {
+const LINKS: ChildRows<DocumentAt> = {
   table: 'document_links',
   parent: ['child_type', 'child_id'],
   columns: { child_type: 'text', child_id: 'integer', parent_type: 'text', parent_id: 'integer' },
@@ -128,7 +129,7 @@ export class DocumentRecords {
   private readonly changed: ReturnType<typeof rowsKeptByKey>;
   /** The keys of the changed documents kept, by address (`type:id`). */
   private readonly changedKeys = new Map<string, number>();
-  private readonly links: ReturnType<typeof childRowsWriter<DocumentAt>>;
+  private readonly links: ChildRowsWriter<DocumentAt>;
   /**
    * Each contractor's bonus percent: kept from the events that set the programme (a contractor's events come
    * before its sales), else (live) read and parsed once, not for every sale, until the flush ends (`forgetContractors`).
@@ -147,7 +148,7 @@ export class DocumentRecords {
     this.keys = strategy.numbers(session, n('document_records'), 'key');
     this.added = rowsKeptBack(session, insertInto(n('document_records'), RECORD_COLUMNS));
     this.changed = rowsKeptByKey(session, n('document_records'), RECORD_COLUMNS, RECORD_CHANGES);
-    this.links = childRowsWriter(session, n, LINKS);
+    this.links = childRowsWriter(session, n, LINKS, strategy);
     this.bonusPercents = strategy.kept(async (id) => percentOf((await contractor(id))?.bonus), null, CONTRACTORS_KEPT);
   }
 
@@ -226,7 +227,7 @@ export class DocumentRecords {
     const before = JSON.parse(current.record) as DocumentRecord;
     const doc = next(before);
     await this.keepChanged(recordRow(current.key, type, id, doc, current.bonusPercent));
-    await this.links.change({ type, id, doc: before }, { type, id, doc });
+    this.links.change({ type, id, doc: before }, { type, id, doc });
     return { key: current.key, before, doc };
   }
 

@@ -57,7 +57,8 @@ const productsModel: RecordReadModel<ProductRecord> = {
   children: [
     {
       table: 'product_name_words',
-      parent: 'product_id',
+      parent: ['product_id'],
+      parentKey: (p) => [p.id],
       columns: { word: 'text', product_id: 'integer', name: 'text' },
       key: ['word', 'product_id'],
       rows: (p) => nameWords(p.name).map((word) => [word, p.id, p.name]),

@@ -1,6 +1,7 @@
 import { expect, test } from 'vitest';
 import Database from 'better-sqlite3';
-import { childRowsWriter, type KeyedChildRows } from '../../../src/projections/child-rows.ts';
+import { childRowsWriter } from '../../../src/projections/child-rows.ts';
+import type { ChildRows } from '../../../src/projections/read-model.ts';
 import { sqliteSession } from '../../../src/storage/sqlite/session.ts';
 
 /** A record of a table partitioned by `kind`, based on other records. */
@@ -10,7 +11,7 @@ interface Item {
   basedOn: { kind: string; id: number }[];
 }
 
-const LINKS: KeyedChildRows<Item> = {
+const LINKS: ChildRows<Item> = {
   table: 'links',
   parent: ['child_kind', 'child_id'],
   columns: { child_kind: 'text', child_id: 'integer', parent_kind: 'text', parent_id: 'integer' },
@@ -26,7 +27,7 @@ function writer() {
   const runs: [string, readonly unknown[] | undefined][] = [];
   const traced = { ...session, run: (text: string, params?: readonly unknown[]) => (runs.push([text, params]), session.run(text, params)) };
   const rows = () => db.prepare('SELECT * FROM links ORDER BY 1, 2, 3, 4').raw().all();
-  return { links: childRowsWriter(traced, (name) => name, LINKS), runs, rows };
+  return { links: childRowsWriter(traced, (name) => name, LINKS, { childRows: 'in-place' }), runs, rows };
 }
 
 test('new records\' rows are kept back and inserted with one statement', async () => {
@@ -45,14 +46,15 @@ test('a changed record\'s rows are rewritten only when they differ, after the ro
   const sale = (basedOn: Item['basedOn']): Item => ({ kind: 'sale', id: 5, basedOn });
   links.add(sale([{ kind: 'order', id: 1 }]));
   // The same rows: nothing written, the rows kept back stay kept.
-  await links.change(sale([{ kind: 'order', id: 1 }]), sale([{ kind: 'order', id: 1 }]));
+  links.change(sale([{ kind: 'order', id: 1 }]), sale([{ kind: 'order', id: 1 }]));
   expect(runs).toEqual([]);
-  // Other rows: the record's rows kept back are written before its rows are dropped, so none of them outlives the change.
-  await links.change(sale([{ kind: 'order', id: 1 }]), sale([{ kind: 'order', id: 2 }, { kind: 'order', id: 3 }]));
+  // Other rows: the record's rows kept back are written before its rows are dropped, so none of them outlives the change;
+  // the parents replaced are dropped with one statement.
+  links.change(sale([{ kind: 'order', id: 1 }]), sale([{ kind: 'order', id: 2 }, { kind: 'order', id: 3 }]));
   await links.write();
   expect(rows()).toEqual([['sale', 5, 'order', 2], ['sale', 5, 'order', 3]]);
   runs.length = 0;
-  await links.change(sale([{ kind: 'order', id: 2 }, { kind: 'order', id: 3 }]), sale([]));
+  links.change(sale([{ kind: 'order', id: 2 }, { kind: 'order', id: 3 }]), sale([]));
   await links.write();
   expect(rows()).toEqual([]);
   expect(runs.map(([text]) => text.split(' ')[0])).toEqual(['DELETE']);

@@ -157,6 +157,31 @@ test('a batch of edited records is written a hundred rows a statement, to the ro
   batched.close();
 });
 
+test("an edit leaving a contractor's phones as they are writes none of its phone rows; one changing them rewrites them, a statement for the batch", async () => {
+  const { api, tb } = await testService();
+  const contractor = (i: number, name: string, phone = i) => ({ type: 'ФЛ', name, contactPerson: 'Иванов', phone1: `+7 916 000-${String(phone).padStart(4, '0')}` });
+  const ids = [1, 2, 3, 4];
+  expect((await api.write('/api/add-contractor', 'contractors', ids.map((i) => contractor(i, `Контрагент ${i}`)))).status).toBe(200);
+  expect((await api.write('/api/edit-contractor', 'contractors', ids.map((i) => ({ id: i, ...contractor(i, `Клиент ${i}`) })))).status).toBe(200);
+  expect((await api.write('/api/edit-contractor', 'contractors', [3, 4].map((i) => ({ id: i, ...contractor(i, `Клиент ${i}`, i + 10) })))).status).toBe(200);
+  const events = [...readEvents(tb.db)].map(toStoredEvent);
+  const edits = events.filter((e) => e.type === 'ContractorEdited');
+  expect(edits).toHaveLength(6);
+  const phoneWrites = (statements: string[]) => statements.filter((sql) => /^\s*(INSERT INTO|DELETE FROM)\s+"?contractor_phones"?\s/i.test(sql)).map((sql) => sql.trim().split(' ')[0]);
+
+  const [renamed, rephoned] = [new Set<StoredEvent>(edits.slice(0, 4)), new Set<StoredEvent>(edits.slice(4))];
+  const unchanged = await oneAtATimeAndBatched(events.filter((e) => !rephoned.has(e)), (e) => renamed.has(e));
+  expect(phoneWrites(unchanged.statements)).toEqual([]);
+  expect(dumpReadTables(unchanged.batched)).toEqual(dumpReadTables(unchanged.oneAtATime));
+
+  const changed = await oneAtATimeAndBatched(events, (e) => e.type === 'ContractorEdited');
+  expect(phoneWrites(changed.statements)).toEqual(['DELETE', 'INSERT']);
+  expect(dumpReadTables(changed.batched)).toEqual(dumpReadTables(changed.oneAtATime));
+  const phones = changed.batched.prepare('SELECT contractor_id, digits FROM contractor_phones ORDER BY contractor_id').raw().all();
+  expect(phones).toEqual([[1, '79160000001'], [2, '79160000002'], [3, '79160000013'], [4, '79160000014']]);
+  for (const db of [unchanged.oneAtATime, unchanged.batched, changed.oneAtATime, changed.batched]) db.close();
+});
+
 test("a document's links are written with it and rewritten only when its basedOn changed, live one at a time, in one batch and in a build", async () => {
   const { tb } = await testService();
   const payment = (id: number, status: number, basedOn: { type: string; id: number }[]) => money('paymentin', id, status, 100, basedOn);

@@ -1,6 +1,5 @@
-import type { z } from 'zod';
 import type { DocumentType } from '../records/document/events.ts';
-import { eventDefinitions } from '../events/registry.ts';
+import { definitionByType, eventDefinitions } from '../events/registry.ts';
 import { upcast } from '../events/upcasters.ts';
 import type { EventDefinition } from '../events/define.ts';
 import { mapMoney, moneyMembers } from '../events/money.ts';
@@ -93,10 +92,8 @@ export const changeRow = ([seq, stream, type, schemaVersion, data, meta, recorde
 /** The data of an event of an older shape: brought to its current one, with its money in rubles. */
 function upcastInApiUnits(row: ChangeRow): string {
   const data = upcast(row.type, row.schemaVersion, JSON.parse(row.data));
-  return JSON.stringify(mapMoney(SCHEMA.get(row.type)!, data, fromKopecks));
+  return JSON.stringify(mapMoney(definitionByType.get(row.type)!.schema, data, fromKopecks));
 }
-
-const SCHEMA = new Map<string, z.ZodType>(eventDefinitions.map((d) => [d.type, d.schema]));
 
 /**
  * The amounts of an event type's data, found in its stored text: a member holding a number, of a name that holds
@@ -121,15 +118,13 @@ const MONEY: ReadonlyMap<string, RegExp> = new Map(
 /** A number as JSON writes it, from kopecks to rubles: the text a parse, `fromKopecks` and `JSON.stringify` give. */
 const inRubles = (_: string, member: string, kopecks: string) => member + String(fromKopecks(Number(kopecks)));
 
-const CURRENT_VERSION = new Map<string, number>(eventDefinitions.map((d) => [d.type, d.schemaVersion]));
-
 /**
  * The event's data in the API's units, as JSON text. The log's data is JSON as `JSON.stringify` wrote it, so data
  * in its current shape goes out as stored, its amounts rewritten in place (`MONEY`): no parse and no stringify,
  * which took a catch-up's page of a thousand changes as long as the rest of it. An older shape is upcast.
  */
 function dataInApiUnits(row: ChangeRow): string {
-  if (CURRENT_VERSION.get(row.type) !== row.schemaVersion) return upcastInApiUnits(row);
+  if (definitionByType.get(row.type)?.schemaVersion !== row.schemaVersion) return upcastInApiUnits(row);
   const money = MONEY.get(row.type);
   return money === undefined ? row.data : row.data.replace(money, inRubles);
 }

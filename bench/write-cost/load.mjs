@@ -1,9 +1,9 @@
 // Drives a running server with two-step writes (token GET, then POST) or reads, and prints from /proc, a record:
 // the server's CPU (all threads, its main thread alone, and each other thread that ran, by thread id: the WAL
-// checkpointer's worker is the newest of the threads the server has before its first request) and its I/O (`rchar`/`wchar`, `syscr`/`syscw`:
-// bytes and calls of every read and write, sockets included, so SQLite's page reads, WAL frames and the
-// checkpoints' copies and the requests and answers; `read_bytes`/`write_bytes`: what reached the disk). The measure
-// of docs/performance.md, "add-contractor ×1".
+// checkpointer's worker is the newest of the threads the server has before its first request) and its I/O
+// (`rchar`/`wchar`, `syscr`/`syscw`: bytes and calls of every read and write, sockets included, so SQLite's page
+// reads, WAL frames and the checkpoints' copies and the requests and answers; `read_bytes`/`write_bytes`: what
+// reached the disk). The measure of docs/performance.md, "add-contractor ×1".
 //
 //   node bench/write-cost/load.mjs <port> <api key> <server pid> <scenario> <clients> <warm-up rounds> <seconds> <first serial>
 //

@@ -1,5 +1,5 @@
 import { type DocumentRecord, type DocumentRef, type DocumentType, isLineDocument } from '../../records/document/events.ts';
-import type { DocumentRecords, DocumentRow, Link } from './records.ts';
+import type { DocumentReads, DocumentRow, Link } from './records.ts';
 import { treeNodeHead, treeNodeJson } from './views.ts';
 
 /**
@@ -112,7 +112,7 @@ function childrenByParent(links: Link[]): Map<string, DocumentRef[]> {
 
 /** The walked node of a document's row, with the names of its children (those known so far). */
 function nodeOf(row: DocumentRow, children: DocumentRef[]): Node {
-  const doc = JSON.parse(row.record) as DocumentRecord;
+  const { doc } = row;
   return {
     key: row.key,
     type: row.type,
@@ -132,7 +132,7 @@ function nodeOf(row: DocumentRow, children: DocumentRef[]): Node {
  * hundred documents, then the rows of the children and parents (a document's links are its basedOn) not met
  * yet with another, so each document's row is read once.
  */
-async function walk(records: DocumentRecords, seeds: number[]): Promise<Map<string, Node>> {
+async function walk(records: DocumentReads, seeds: number[]): Promise<Map<string, Node>> {
   const nodes = new Map<string, Node>();
   let level = await records.byKeys(seeds);
   while (level.length > 0) {
@@ -182,6 +182,6 @@ function* documents(nodes: Map<string, Node>): Generator<ComponentDocument> {
 }
 
 /** The documents of the components of the seeds (keys), each with its figures. */
-export function bindComponents(records: DocumentRecords): (seeds: number[]) => Promise<Iterable<ComponentDocument>> {
+export function bindComponents(records: DocumentReads): (seeds: number[]) => Promise<Iterable<ComponentDocument>> {
   return async (seeds) => documents(await walk(records, seeds));
 }

@@ -4,7 +4,7 @@ import { type FlushBudget, drain, drainInChunks } from '../projector.ts';
 import type { WriteStrategy } from '../write-strategies.ts';
 import { BuildGraph } from './build-graph.ts';
 import { bindComponents } from './components.ts';
-import type { DocumentRecords, DocumentRow, WrittenDocument } from './records.ts';
+import type { DocumentReads, DocumentRow, WrittenDocument } from './records.ts';
 import type { ServedDocuments } from './served.ts';
 
 /**
@@ -21,7 +21,7 @@ export interface ServedRenders {
   forget(): void;
 }
 
-export function servedRenders(strategy: WriteStrategy, records: DocumentRecords, served: ServedDocuments): ServedRenders {
+export function servedRenders(strategy: WriteStrategy, records: DocumentReads, served: ServedDocuments): ServedRenders {
   return strategy.renders === 'every-record-at-the-end' ? new EveryDocumentAtTheEnd(records, served) : new DocumentsTouched(records, served);
 }
 
@@ -38,7 +38,7 @@ class DocumentsTouched implements ServedRenders {
   private readonly refreshed = new Set<number>();
 
   constructor(
-    private readonly records: DocumentRecords,
+    private readonly records: DocumentReads,
     private readonly served: ServedDocuments,
   ) {
     this.components = bindComponents(records);
@@ -99,7 +99,7 @@ class EveryDocumentAtTheEnd implements ServedRenders {
   private nextRows: Promise<DocumentRow[]> | undefined;
 
   constructor(
-    private readonly records: DocumentRecords,
+    private readonly records: DocumentReads,
     private readonly served: ServedDocuments,
   ) {}
 
@@ -119,11 +119,10 @@ class EveryDocumentAtTheEnd implements ServedRenders {
       this.nextRows = this.records.after(this.renderedUpTo, ROWS_PER_STATEMENT);
       // Awaited by the next step; a build that fails first must not leave it rejected unhandled.
       this.nextRows.catch(() => {});
-      const docs = rows.map((row) => JSON.parse(row.record) as DocumentRecord);
-      await this.served.keepOwnersOf(docs.map((doc) => doc.fields.contractorId));
-      for (const [i, row] of rows.entries()) {
+      await this.served.keepOwnersOf(rows.map((row) => row.doc.fields.contractorId));
+      for (const row of rows) {
         const { paid, tree } = this.graph.figures(row.key);
-        await this.served.render(row, docs[i], paid, tree);
+        await this.served.render(row, row.doc, paid, tree);
       }
       budget.left -= rows.length;
     }

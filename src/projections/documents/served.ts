@@ -103,7 +103,7 @@ export class ServedDocuments {
   async rerender(row: DocumentRow): Promise<void> {
     if (this.unwritten.has(row.key)) await this.write();
     const [[paid, json]] = await this.session.rows<[number, string]>(this.served, [row.key]);
-    await this.render(row, JSON.parse(row.record), paid, json.slice(json.lastIndexOf(',"tree":') + ',"tree":'.length, -1));
+    await this.render(row, row.doc, paid, json.slice(json.lastIndexOf(',"tree":') + ',"tree":'.length, -1));
   }
 
   /** Saves the rows rendered and not written yet. */

@@ -234,7 +234,7 @@ test('a batch of postings writes the document records a hundred rows a statement
   expect(events.filter(isPosting)).toHaveLength(150);
 
   const { oneAtATime, batched, statements } = await oneAtATimeAndBatched(events, isPosting);
-  const writes = statements.filter((sql) => /^\s*(INSERT INTO|UPDATE)\s+"?document_records"?\s/i.test(sql));
+  const writes = statements.filter((sql) => /\b(INSERT INTO|UPDATE)\s+"?document_records"?\s/i.test(sql));
   expect(writes, writes.join('\n')).toHaveLength(2);
 
   expect(dumpReadTables(batched)).toEqual(dumpReadTables(oneAtATime));

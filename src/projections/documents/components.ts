@@ -1,4 +1,4 @@
-import { type DocumentRecord, type DocumentRef, type DocumentType, isLineDocument } from '../../records/document/events.ts';
+import { type DocumentRef, type DocumentType, isLineDocument } from '../../records/document/events.ts';
 import type { DocumentReads, DocumentRow, Link } from './records.ts';
 import { treeNodeHead, treeNodeJson } from './views.ts';
 
@@ -17,7 +17,6 @@ export const pays = (type: DocumentType, status: number) => status === 1 && PAYI
 /** A document of a component with the figures it is served with. */
 export interface ComponentDocument {
   row: DocumentRow;
-  doc: DocumentRecord;
   paid: number;
   /** Its dependency tree as JSON text. */
   tree: string;
@@ -93,10 +92,9 @@ function treeMaker(nodes: Map<string, FigureNode>) {
     isLineDocument(node.type) ? treeOf(rootOf(self), self, new Set()) : `[${roots.map((r) => treeOf(r, self, new Set())).join(',')}]`;
 }
 
-/** A walked document: its figure node with its row and record. */
+/** A walked document: its figure node with its row. */
 interface Node extends FigureNode {
   row: DocumentRow;
-  doc: DocumentRecord;
 }
 
 /** The links' children by their parent's name. */
@@ -122,7 +120,6 @@ function nodeOf(row: DocumentRow, children: DocumentRef[]): Node {
     head: treeNodeHead(row.type, row.id, doc.fields, doc.status),
     children: children.map(nameOf),
     row,
-    doc,
   };
 }
 
@@ -143,7 +140,7 @@ async function walk(records: DocumentReads, seeds: number[]): Promise<Map<string
     for (const [name, r] of fresh) {
       const node = nodeOf(r, children.get(name) ?? []);
       nodes.set(name, node);
-      for (const ref of [...(children.get(name) ?? []), ...node.doc.basedOn]) if (!nodes.has(nameOf(ref)) && !fresh.has(nameOf(ref))) unmet.set(nameOf(ref), ref);
+      for (const ref of [...(children.get(name) ?? []), ...node.row.doc.basedOn]) if (!nodes.has(nameOf(ref)) && !fresh.has(nameOf(ref))) unmet.set(nameOf(ref), ref);
     }
     level = await records.loadAll([...unmet.values()]);
   }
@@ -175,8 +172,7 @@ function* componentsOf(nodes: Map<string, Node>): Generator<Map<string, Node>> {
 function* documents(nodes: Map<string, Node>): Generator<ComponentDocument> {
   for (const component of componentsOf(nodes)) {
     for (const [self, paid, tree] of componentFigures(component)) {
-      const node = component.get(self)!;
-      yield { row: node.row, doc: node.doc, paid, tree };
+      yield { row: component.get(self)!.row, paid, tree };
     }
   }
 }

@@ -1,5 +1,5 @@
 import { ROWS_PER_STATEMENT } from '../../storage/sql.ts';
-import type { DocumentRecord, DocumentType } from '../../records/document/events.ts';
+import type { DocumentType } from '../../records/document/events.ts';
 import { type FlushBudget, drain, drainInChunks } from '../projector.ts';
 import type { WriteStrategy } from '../write-strategies.ts';
 import { BuildGraph } from './build-graph.ts';
@@ -76,9 +76,9 @@ class DocumentsTouched implements ServedRenders {
     // Components are disjoint: a walk from seeds not refreshed yet meets no refreshed document.
     const fresh = seeds.filter((seed) => !this.refreshed.has(seed));
     if (fresh.length === 0) return;
-    for (const { row, doc, paid, tree } of await this.components(fresh)) {
+    for (const { row, paid, tree } of await this.components(fresh)) {
       this.refreshed.add(row.key);
-      await this.served.render(row, doc, paid, tree);
+      await this.served.render(row, paid, tree);
     }
   }
 
@@ -122,7 +122,7 @@ class EveryDocumentAtTheEnd implements ServedRenders {
       await this.served.keepOwnersOf(rows.map((row) => row.doc.fields.contractorId));
       for (const row of rows) {
         const { paid, tree } = this.graph.figures(row.key);
-        await this.served.render(row, row.doc, paid, tree);
+        await this.served.render(row, paid, tree);
       }
       budget.left -= rows.length;
     }

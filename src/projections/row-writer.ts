@@ -309,11 +309,12 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     if (this.adding.size === 0) return;
     const records = [...this.adding.values()].sort(this.sql.order);
     this.adding.clear();
-    const wide = records.filter((r) => !this.narrow.has(this.keyOf(this.partitionOf(r), r.id)));
-    const rendered = await this.model.render(wide, this.context);
+    // Most records are wide: their keys are made only when some are not.
+    const narrow = records.map((r) => this.narrow.size > 0 && this.narrow.delete(this.keyOf(this.partitionOf(r), r.id)));
+    const rendered = await this.model.render(records.filter((_, i) => !narrow[i]), this.context);
     let next = 0;
-    const rows = records.map((r) => {
-      if (!this.narrow.delete(this.keyOf(this.partitionOf(r), r.id))) return [...this.model.records.row(r), ...rendered[next++]];
+    const rows = records.map((r, i) => {
+      if (!narrow[i]) return [...this.model.records.row(r), ...rendered[next++]];
       this.toRender(r.id);
       return [...this.model.records.row(r), ...this.sql.unrendered];
     });

@@ -25,8 +25,8 @@ export interface RecordReadModel<R extends { id: number }> extends Pick<Projecto
   adds: readonly StoredEvent['type'][];
   /** The key of the record an event of `adds` adds, for a partitioned table (`RecordTable.partition`): its partition's values and id. */
   addedKey?(event: StoredEvent): readonly [Partition, number];
-  /** Renders records' served columns (`records.rendered`, in order), a batch at a time. */
-  render(records: R[], context: RenderContext): Promise<unknown[][]> | unknown[][];
+  /** Renders records' served columns (`records.rendered`, in order), a batch at a time; none when there are none. */
+  render?(records: R[], context: RenderContext): Promise<unknown[][]> | unknown[][];
   /** Values of other read models' tables a render reads, each read once until the next flush: by name, table and column. */
   lookups?: Readonly<Record<string, { table: string; column: string }>>;
   /** Sums over other read models' rows a render reads for a batch of records (`RenderContext.sums`), by name. */
@@ -66,7 +66,7 @@ export interface Sums {
 /** The table of a read model's records: one row a record, keyed by `id` (within its `partition`, when it has one). */
 export interface RecordTable<R> {
   table: string;
-  /** Columns written from the record whenever it changes, `id` first, and their values for a record. */
+  /** Columns written from the record whenever it changes, `id` among them, and their values for a record (a new array each time). */
   stored: Columns;
   row(record: R): unknown[];
   /**

@@ -200,8 +200,11 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     const { numbered } = this.model.records;
     if (numbered === undefined) return this.keepBack(record, partition, renders);
     const next = this.numbers!.next();
-    if (typeof next !== 'number') return next.then((n) => this.keepBack(Object.assign(record, { [numbered]: n }), partition, renders));
-    return this.keepBack(Object.assign(record, { [numbered]: next }), partition, renders);
+    const numberIt = (n: number) => {
+      (record as Record<string, unknown>)[numbered] = n;
+      return this.keepBack(record, partition, renders);
+    };
+    return typeof next === 'number' ? numberIt(next) : next.then(numberIt);
   }
 
   private keepBack(record: R, partition: Partition, renders: boolean): Promise<void> | void {
@@ -276,7 +279,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     if (this.changed.size === 0) return;
     const changed = [...this.changed];
     this.changed.clear();
-    const rendered = await this.model.render(changed.map(([, record]) => record), this.context);
+    const rendered = await this.render(changed.map(([, record]) => record));
     const rows = changed.map(([key, record], i) => ({ id: record.id, moved: this.moving.has(key), stored: this.model.records.row(record), rendered: rendered[i] }));
     this.moving.clear();
     const moved = rows.filter((r) => r.moved);
@@ -311,15 +314,27 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     this.adding.clear();
     // Most records are wide: their keys are made only when some are not.
     const narrow = records.map((r) => this.narrow.size > 0 && this.narrow.delete(this.keyOf(this.partitionOf(r), r.id)));
-    const rendered = await this.model.render(records.filter((_, i) => !narrow[i]), this.context);
+    const rendered = await this.render(records.filter((_, i) => !narrow[i]));
     let next = 0;
     const rows = records.map((r, i) => {
-      if (!narrow[i]) return [...this.model.records.row(r), ...rendered[next++]];
+      if (!narrow[i]) return this.wideRow(r, rendered[next++]);
       this.toRender(r.id);
-      return [...this.model.records.row(r), ...this.sql.unrendered];
+      return this.wideRow(r, this.sql.unrendered);
     });
     await inChunks(rows, (chunk) => this.session.run(this.sql.insert(chunk.length), chunk.flat()));
     for (const children of this.children) for (const r of records) children.add(r);
+  }
+
+  /** The rendered columns' values of these records: none when the table has no rendered columns. */
+  private render(records: R[]): Promise<unknown[][]> | unknown[][] {
+    return this.model.render === undefined ? records.map(() => NO_VALUES) : this.model.render(records, this.context);
+  }
+
+  /** A record's stored values followed by these of its rendered columns. */
+  private wideRow(record: R, rendered: unknown[]): unknown[] {
+    const row = this.model.records.row(record);
+    if (rendered.length > 0) row.push(...rendered);
+    return row;
   }
 
   private async writeNoted(): Promise<void> {
@@ -353,7 +368,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     if (found.length === 0) return;
     const { read, row } = this.model.records;
     const records = found.map(([id, ...values]) => this.patched(id as number, read.record(values))!);
-    const rendered = await this.model.render(records, this.context);
+    const rendered = await this.render(records);
     await this.updateRows(this.sql.rewrite, records.map((r, i) => ({ stored: row(r), rendered: rendered[i] })));
   }
 
@@ -395,6 +410,9 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
 }
 
 const NOTHING_SUMMED = new Map<number, number[]>();
+
+/** The rendered values of a record of a table without rendered columns. */
+const NO_VALUES: unknown[] = [];
 
 /** Rows read a statement's worth of keys at a time. */
 async function readChunks<T>(keys: number[], read: (chunk: number[]) => Promise<T[]>): Promise<T[]> {

@@ -105,7 +105,7 @@ const READ = { columns: ['id', 'type', 'key', 'bonus_percent', 'record'], record
  * document, keyed by its type and id and numbered by `key`, the table's primary key; its links; a sale's bonus
  * percent kept from the contractor's events.
  */
-export const documentRecords: Pick<RecordReadModel<DocumentRow>, 'records' | 'children' | 'kept' | 'on' | 'adds' | 'addedKey' | 'render'> = {
+export const documentRecords: Pick<RecordReadModel<DocumentRow>, 'records' | 'children' | 'kept' | 'on' | 'adds' | 'addedKey'> = {
   records: {
     table: 'document_records',
     stored: {
@@ -144,7 +144,6 @@ export const documentRecords: Pick<RecordReadModel<DocumentRow>, 'records' | 'ch
   },
   adds: ['DocumentRecorded'],
   addedKey: (event) => [[(event.data as { docType: DocumentType }).docType], (event.data as { id: number }).id],
-  render: (documents) => documents.map(() => []),
 };
 
 /** The statements reading the records and links, every table named through `n`. */

@@ -97,8 +97,11 @@ function change(event: DocumentEvent, documents: RecordChanges<DocumentRow>): Pr
   return documents.edit(id, next, [type]);
 }
 
-/** The columns a document is read back from, and how. */
+/** The columns a document is read back from, and how (`readDocument`). */
 const READ = { columns: ['id', 'type', 'key', 'bonus_percent', 'record'], record: ([id, type, key, bonusPercent, json]: unknown[]) => ({ id, type, key, bonusPercent, doc: JSON.parse(json as string) }) as DocumentRow };
+
+/** A document read back from the values of `READ`'s columns. */
+export const readDocument = READ.record;
 
 /**
  * The documents' records as a declaration (the documents read model's records, `projector.ts`): one row a
@@ -204,10 +207,13 @@ export class DocumentReads {
     return this.readMany(keys, this.sql.rowsByKey, (key) => [key], READ.record);
   }
 
-  /** The rows after the key `after`, at most `limit`, in key order. */
-  async after(after: number, limit: number): Promise<DocumentRow[]> {
+  /**
+   * The rows after the key `after`, at most `limit`, in key order, as read: `readDocument` makes each a document
+   * when it is used (documents made by a read ahead outlived the young generation).
+   */
+  async after(after: number, limit: number): Promise<unknown[][]> {
     await this.writer.writeKept();
-    return (await this.session.rows<unknown[]>(this.sql.rowsAfter, [after, limit])).map(READ.record);
+    return this.session.rows<unknown[]>(this.sql.rowsAfter, [after, limit]);
   }
 
   /** The rows of these documents (those that exist). */

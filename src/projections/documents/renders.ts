@@ -4,7 +4,7 @@ import { type FlushBudget, drain, drainInChunks } from '../projector.ts';
 import type { WriteStrategy } from '../write-strategies.ts';
 import { BuildGraph } from './build-graph.ts';
 import { bindComponents } from './components.ts';
-import type { DocumentReads, DocumentRow, WrittenDocument } from './records.ts';
+import { type DocumentReads, type WrittenDocument, readDocument } from './records.ts';
 import type { ServedDocuments } from './served.ts';
 
 /**
@@ -96,7 +96,7 @@ class EveryDocumentAtTheEnd implements ServedRenders {
   private readonly graph = new BuildGraph();
   /** The key rendered up to, and the read of the rows after it, asked for ahead. */
   private renderedUpTo = 0;
-  private nextRows: Promise<DocumentRow[]> | undefined;
+  private nextRows: Promise<unknown[][]> | undefined;
 
   constructor(
     private readonly records: DocumentReads,
@@ -112,9 +112,10 @@ class EveryDocumentAtTheEnd implements ServedRenders {
   /** A statement's worth of rows read at a time in key order, each read asked for before the rows before it are rendered (a network engine answers it meanwhile). */
   async render(budget: FlushBudget): Promise<boolean> {
     while (budget.left > 0) {
-      const rows = await (this.nextRows ?? this.records.after(this.renderedUpTo, ROWS_PER_STATEMENT));
+      const found = await (this.nextRows ?? this.records.after(this.renderedUpTo, ROWS_PER_STATEMENT));
       this.nextRows = undefined;
-      if (rows.length === 0) return true;
+      if (found.length === 0) return true;
+      const rows = found.map(readDocument);
       this.renderedUpTo = rows[rows.length - 1].key;
       this.nextRows = this.records.after(this.renderedUpTo, ROWS_PER_STATEMENT);
       // Awaited by the next step; a build that fails first must not leave it rejected unhandled.

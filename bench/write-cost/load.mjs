@@ -1,10 +1,16 @@
-// Drives a running server with two-step writes (token GET, then POST) or reads, and prints the server's CPU a
-// record from /proc: all threads, and its main thread alone. The measure of docs/performance.md, "add-contractor ×1".
+// Drives a running server with two-step writes (token GET, then POST) or reads, and prints from /proc, a record:
+// the server's CPU (all threads, its main thread alone, and each other thread that ran, by thread id: the WAL
+// checkpointer's worker is the newest of the threads the server has before its first request) and its I/O
+// (`rchar`/`wchar`, `syscr`/`syscw`: bytes and calls of every read and write, sockets included, so SQLite's page
+// reads, WAL frames and the checkpoints' copies and the requests and answers; `read_bytes`/`write_bytes`: what
+// reached the disk). The measure of docs/performance.md, "add-contractor ×1".
 //
 //   node bench/write-cost/load.mjs <port> <api key> <server pid> <scenario> <clients> <warm-up rounds> <seconds> <first serial>
 //
 // Scenarios: c1 and c100 (add-contractor, batches of 1 and 100: the bench's records), p100 (update-product-prices,
-// batches of 100 over the first 3,000 products' skus), page (the first products page of 100), one (a page of one).
+// batches of 100 over the first 3,000 products' skus), p100all (the same over every product's sku in id order, as
+// the bench walks them, so a large catalogue's rows do not all stay in the page cache), page (the first products
+// page of 100), one (a page of one).
 // `first serial` numbers the new contractors (their names, phones and inns), so runs on one database do not collide.
 import http from 'node:http';
 import fs from 'node:fs';
@@ -35,8 +41,9 @@ function contractor() {
 }
 
 const skus = [];
-if (scenario === 'p100') {
-  for (let offset = 0; offset < 3000; offset += 100) skus.push(...JSON.parse((await request('GET', `/api/products?limit=100&offset=${offset}`, AUTH)).text).data.map((p) => p.sku));
+if (scenario === 'p100' || scenario === 'p100all') {
+  const count = scenario === 'p100' ? 3000 : JSON.parse((await request('GET', '/api/products?limit=1', AUTH)).text).meta.allCount;
+  for (let offset = 0; offset < count; offset += 100) skus.push(...JSON.parse((await request('GET', `/api/products?limit=100&offset=${offset}`, AUTH)).text).data.map((p) => p.sku));
 }
 /** A price no product had before, as bench/scenarios.ts makes them. */
 const price = () => {
@@ -44,10 +51,12 @@ const price = () => {
   return { sku: skus[n % skus.length], salePrice: 5000 + Math.floor(n / skus.length) + (n % 100) / 100 };
 };
 
+const prices = ['/api/update-product-prices', () => ({ data: Array.from({ length: 100 }, price) }), 100];
 const WRITES = {
   c1: ['/api/add-contractor', () => ({ contractors: [contractor()] }), 1],
   c100: ['/api/add-contractor', () => ({ contractors: Array.from({ length: 100 }, contractor) }), 100],
-  p100: ['/api/update-product-prices', () => ({ data: Array.from({ length: 100 }, price) }), 100],
+  p100: prices,
+  p100all: prices,
 };
 const READS = { page: '/api/products?limit=100&offset=0', one: '/api/products?limit=1' };
 if (!(scenario in WRITES) && !(scenario in READS)) throw new Error(`no scenario ${scenario}`);
@@ -70,12 +79,22 @@ function cpu(task) {
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
+/** Each thread's CPU in µs, by thread id. */
+function threads() {
+  return new Map(fs.readdirSync(`/proc/${pid}/task`).map((task) => [task, cpu(task)]));
+}
+
+/** The process's I/O counters. */
+function io() {
+  return Object.fromEntries(fs.readFileSync(`/proc/${pid}/io`, 'utf8').trim().split('\n').map((line) => line.split(': ')).map(([name, value]) => [name, Number(value)]));
+}
+
 const clientsOf = (loop) => Promise.all(Array.from({ length: Number(clients) }, loop));
 let warm = Number(warmUp);
 await clientsOf(async () => {
   while (warm-- > 0) await round();
 });
-const [all0, main0, t0] = [cpu(), cpu(pid), performance.now()];
+const [all0, main0, threads0, io0, t0] = [cpu(), cpu(pid), threads(), io(), performance.now()];
 const end = t0 + Number(seconds) * 1000;
 let rounds = 0;
 await clientsOf(async () => {
@@ -84,7 +103,11 @@ await clientsOf(async () => {
     rounds++;
   }
 });
-const [all1, main1, t1] = [cpu(), cpu(pid), performance.now()];
+const [all1, main1, threads1, io1, t1] = [cpu(), cpu(pid), threads(), io(), performance.now()];
 const records = rounds * size;
 const perRecord = (us) => Math.round((10 * us) / records) / 10;
-console.log(JSON.stringify({ scenario, records, usPerRecord: perRecord(all1 - all0), mainThreadUs: perRecord(main1 - main0), recordsPerS: Math.round(records / ((t1 - t0) / 1000)) }));
+const otherThreadsUs = Object.fromEntries(
+  [...threads1].filter(([task, us]) => task !== pid && us > (threads0.get(task) ?? 0)).map(([task, us]) => [task, perRecord(us - (threads0.get(task) ?? 0))]),
+);
+const ioPerRecord = Object.fromEntries(['rchar', 'wchar', 'syscr', 'syscw', 'read_bytes', 'write_bytes'].map((name) => [name, perRecord(io1[name] - io0[name])]));
+console.log(JSON.stringify({ scenario, records, usPerRecord: perRecord(all1 - all0), mainThreadUs: perRecord(main1 - main0), recordsPerS: Math.round(records / ((t1 - t0) / 1000)), otherThreadsUs, ioPerRecord }));

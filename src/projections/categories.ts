@@ -31,7 +31,6 @@ const categoriesModel: RecordReadModel<CategoryRow> = {
     CategoryEdited: (event, categories) => categories.edit(event.data.id, (current) => evolveCategory(() => current, event)),
   },
   adds: ['CategoryAdded'],
-  render: (categories) => categories.map(() => []),
 };
 
 export const categoriesProjector = recordProjector(categoriesModel);

@@ -25,8 +25,8 @@ export interface RecordReadModel<R extends { id: number }> extends Pick<Projecto
   adds: readonly StoredEvent['type'][];
   /** The key of the record an event of `adds` adds, for a partitioned table (`RecordTable.partition`): its partition's values and id. */
   addedKey?(event: StoredEvent): readonly [Partition, number];
-  /** Renders records' served columns (`records.rendered`, in order), a batch at a time. */
-  render(records: R[], context: RenderContext): Promise<unknown[][]> | unknown[][];
+  /** Renders records' served columns (`records.rendered`, in order), a batch at a time; none when there are none. */
+  render?(records: R[], context: RenderContext): Promise<unknown[][]> | unknown[][];
   /** Values of other read models' tables a render reads, each read once until the next flush: by name, table and column. */
   lookups?: Readonly<Record<string, { table: string; column: string }>>;
   /** Sums over other read models' rows a render reads for a batch of records (`RenderContext.sums`), by name. */
@@ -35,6 +35,21 @@ export interface RecordReadModel<R extends { id: number }> extends Pick<Projecto
   children?: readonly ChildRows<R>[];
   /** Tables of keys noted once (`RecordChanges.note`), with their columns: e.g. the statuses contractors were given. */
   sets?: Readonly<Record<string, Columns>>;
+  /** Values of other read models' records kept from the events that set them (`RecordChanges.keep`, `kept`), by name. */
+  kept?: Readonly<Record<string, KeptValue>>;
+}
+
+/**
+ * A value of another read model's record an add takes (a contractor's bonus percent, for a sale), kept by that
+ * record's id as events set it (`kept-values.ts`): where one not kept is read from live (`table`'s `column` of the
+ * id, given to `value`, `undefined` when there is no row), the value of none, and how many are kept at once.
+ */
+export interface KeptValue {
+  table: string;
+  column: string;
+  value(stored: unknown): unknown;
+  none: unknown;
+  limit: number;
 }
 
 /**
@@ -51,13 +66,13 @@ export interface Sums {
 /** The table of a read model's records: one row a record, keyed by `id` (within its `partition`, when it has one). */
 export interface RecordTable<R> {
   table: string;
-  /** Columns written from the record whenever it changes, `id` first, and their values for a record. */
+  /** Columns written from the record whenever it changes, `id` among them, and their values for a record (a new array each time). */
   stored: Columns;
   row(record: R): unknown[];
   /**
    * Stored columns whose values, with `id`, identify a record (its ids are unique within them: a document's
    * type), and their values for a record. A partitioned table's rows are written whole: no rendered columns, no
-   * patches, no children.
+   * patches, no unique columns.
    */
   partition?: { columns: readonly string[]; of(record: R): Partition };
   /**
@@ -71,6 +86,13 @@ export interface RecordTable<R> {
    * index on the column.
    */
   numberedAs?: string;
+  /** Whether `numbered` is the table's primary key: new rows then go in in their numbers' order, not their key's. */
+  clusteredByNumber?: boolean;
+  /**
+   * Stored fields an add gives a record once, besides its number (a sale's bonus percent, taken from `kept` when it
+   * is recorded): an add applied again keeps the record's; an edit keeps them by leaving them as they are.
+   */
+  givenOnce?: readonly (keyof R & string)[];
   /**
    * The values of the stored columns the table holds UNIQUE besides its key, for a record: a batch may move them
    * between records (product A's SKU to B, A's to another), which the writer keeps to whatever order rows are
@@ -125,6 +147,10 @@ export interface RecordChanges<R> {
   rerenderWhere(column: string, value: number, lookup?: string): Promise<void>;
   /** A row of one of `sets` (written once, a duplicate ignored). */
   note(set: string, row: unknown[]): void;
+  /** An event set the value `name` (of `kept`) of the other read model's record `id`. */
+  keep(name: string, id: number, value: unknown): void;
+  /** The value `name` (of `kept`) of the other read model's record `id`: as kept, else as the strategy finds it. */
+  kept(name: string, id: number): unknown;
 }
 
 /** What a render reads besides the record: the model's `lookups`, each value read once until the next flush. */

@@ -5,6 +5,7 @@ import type { Partition } from './id-counts.ts';
 import type { Columns, RecordChanges, RecordReadModel, RenderContext } from './read-model.ts';
 import { type ChildRowsWriter, childRowsWriter } from './child-rows.ts';
 import { NO_COUNTS, type IdCounts, type NewIds, type Numbers, type WriteStrategy } from './write-strategies.ts';
+import type { KeptValues } from './kept-values.ts';
 
 /** The projector of a declared read model: its rows written by a `RowWriter`, in the strategy it is bound with. */
 export function recordProjector<R extends { id: number }>(model: RecordReadModel<R>): Projector {
@@ -37,7 +38,9 @@ const UNRENDERED = { integer: 0, real: 0, text: '' } as const;
  * re-renders deferred to the flush (write-behind: a record rendered once however many events touched it), the flush reading a statement's worth of rows ahead and rewriting them in id order within the
  * budget it is given. Nothing outlives a flush, and `discard` forgets everything when a transaction is rolled back.
  * A partitioned table's records are known by their partition and id; a record edited into another partition of
- * its counts (`pagedWithin`) is counted there.
+ * its counts (`pagedWithin`) is counted there. Values of other read models an add takes (`kept`) are kept as the
+ * strategy keeps them until the flush ends. `written`, when given, is told of each record an event adds or changes
+ * as it is kept (numbered), with the record before: what else the caller derives from it (a document's served row).
  */
 export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   private readonly sql: ReturnType<typeof statements<R>>;
@@ -46,7 +49,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   private readonly numbers: Numbers | undefined;
   private readonly adds: ReadonlySet<string>;
   /** New records not written yet, by key. */
-  private readonly adding = new Map<Key, R>();
+  private adding = new Map<Key, R>();
   /** Records changed and not written yet, by key: written whole, rendered, with the records kept back. */
   private readonly changed = new Map<Key, R>();
   /** Of the records changed, those an edit gave other values of the table's unique columns (`RecordTable.unique`). */
@@ -65,16 +68,19 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   /** The writers of the model's `children`. */
   private readonly children: ChildRowsWriter<R>[];
   private readonly context: RenderContext = { lookup: (name, id) => this.lookup(name, id), sums: (name, ids) => this.sums(name, ids) };
+  /** The model's `kept` values, by name. */
+  private readonly keptValues: Map<string, KeptValues<unknown>>;
 
   constructor(
     private readonly model: RecordReadModel<R>,
     private readonly session: SqlSession,
     private readonly names: TableNames,
     private readonly strategy: WriteStrategy,
+    private readonly written?: (record: R, before: R | undefined) => void,
   ) {
     const { table, partition, numbered, numberedAs, pagedBy, pagedWithin, rendered, patch } = model.records;
-    if (partition !== undefined && (Object.keys(rendered).length > 0 || patch !== undefined || model.children !== undefined || model.records.unique !== undefined)) {
-      throw new Error(`${model.name}: a partitioned table's rows are written whole, without rendered columns, patches, children or unique columns`);
+    if (partition !== undefined && (Object.keys(rendered).length > 0 || patch !== undefined || model.records.unique !== undefined)) {
+      throw new Error(`${model.name}: a partitioned table's rows are written whole, without rendered columns, patches or unique columns`);
     }
     this.sql = statements(model, names, session);
     this.known = strategy.ids(session, names(table), partition?.columns);
@@ -82,6 +88,12 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     this.numbers = numbered === undefined ? undefined : strategy.numbers(session, names(numberedAs ?? table), numbered);
     this.adds = new Set(model.adds);
     this.children = (model.children ?? []).map((child) => childRowsWriter(session, names, child, strategy));
+    this.keptValues = new Map(
+      Object.entries(model.kept ?? {}).map(([name, { value, none, limit }]) => [
+        name,
+        strategy.kept(async (id) => value(await session.value(this.sql.kept[name], [id])), none, limit),
+      ]),
+    );
   }
 
   handler(): EventHandler {
@@ -91,7 +103,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     const handle = (event: StoredEvent) => {
       const apply = on[event.type];
       if (apply !== undefined) return apply(event, this);
-      if (this.adding.size > 0 || this.changed.size > 0 || this.noted.size > 0) return this.writeAdds();
+      if (this.adding.size > 0 || this.changed.size > 0 || this.noted.size > 0) return this.writeKept();
     };
     return Object.assign(handle, {
       // A batch's new ids looked up at once: ids in any order cost a statement a hundred, not a seek each.
@@ -123,7 +135,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   async edit(id: number, change: (current: R | undefined) => R | undefined, partition = NO_PARTITION): Promise<void> {
     const key = this.keyOf(partition, id);
     const kept = this.adding.get(key);
-    const current = this.patched(id, kept ?? this.changed.get(key) ?? (await this.readOne(partition, id)));
+    const current = await this.record(id, partition);
     const next = change(current);
     if (next === undefined) return;
     // The changes patched in are written with it.
@@ -133,6 +145,21 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     if (kept === undefined && current !== undefined) for (const children of this.children) children.change(current, next);
     if (kept === undefined && current !== undefined && this.movesUnique(current, next)) this.moving.add(key);
     (kept !== undefined ? this.adding : this.changed).set(key, next);
+    this.written?.(next, current);
+  }
+
+  /** The record as it is now (`undefined` when there is none): kept back, or read. */
+  async record(id: number, partition = NO_PARTITION): Promise<R | undefined> {
+    const key = this.keyOf(partition, id);
+    return this.patched(id, this.adding.get(key) ?? this.changed.get(key) ?? (await this.readOne(partition, id)));
+  }
+
+  keep(name: string, id: number, value: unknown): void {
+    this.keptValues.get(name)!.set(id, value);
+  }
+
+  kept(name: string, id: number): unknown {
+    return this.keptValues.get(name)!.get(id);
   }
 
   patch(id: number, changes: Partial<R>): void {
@@ -144,7 +171,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   }
 
   async rerenderWhere(column: string, value: number, lookup?: string): Promise<void> {
-    await this.writeAdds();
+    await this.writeKept();
     if (lookup !== undefined) this.looked.get(lookup)?.delete(value);
     for (const [id] of await this.session.rows<[number]>(this.sql.idsWhere(column), [value])) this.toRender(id);
   }
@@ -171,26 +198,32 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   /** A new record given the next number (`RecordTable.numbered`), when its table numbers them. */
   private number(record: R, partition: Partition, renders: boolean): Promise<void> | void {
     const { numbered } = this.model.records;
-    if (numbered === undefined) return this.keep(record, partition, renders);
+    if (numbered === undefined) return this.keepBack(record, partition, renders);
     const next = this.numbers!.next();
-    if (typeof next !== 'number') return next.then((n) => this.keep(Object.assign(record, { [numbered]: n }), partition, renders));
-    return this.keep(Object.assign(record, { [numbered]: next }), partition, renders);
+    const numberIt = (n: number) => {
+      (record as Record<string, unknown>)[numbered] = n;
+      return this.keepBack(record, partition, renders);
+    };
+    return typeof next === 'number' ? numberIt(next) : next.then(numberIt);
   }
 
-  private keep(record: R, partition: Partition, renders: boolean): Promise<void> | void {
+  private keepBack(record: R, partition: Partition, renders: boolean): Promise<void> | void {
     const key = this.keyOf(partition, record.id);
     this.known.add(partition, record.id);
     this.counts.add(this.countedIn(record), record.id);
     this.adding.set(key, record);
     if (!renders) this.narrow.add(key);
+    this.written?.(record, undefined);
     // Written a statement's worth at a time: records kept back for a whole transaction outlived the young generation.
-    if (this.adding.size >= ROWS_PER_STATEMENT) return this.writeAdds();
+    if (this.adding.size >= ROWS_PER_STATEMENT) return this.writeKept();
   }
 
-  /** An add applied again: the record there replaced, keeping its number and counted where it is now. */
+  /** An add applied again: the record there replaced, keeping its number and what else it was given once, and counted where it is now. */
   private replace(record: R, partition: Partition): Promise<void> {
-    const { numbered } = this.model.records;
-    return this.edit(record.id, (current) => (numbered === undefined || current === undefined ? record : { ...record, [numbered]: current[numbered] }), partition);
+    const { numbered, givenOnce = [] } = this.model.records;
+    const once = numbered === undefined ? givenOnce : [numbered, ...givenOnce];
+    const keeping = (current: R) => Object.fromEntries(once.map((field) => [field, current[field]]));
+    return this.edit(record.id, (current) => (once.length === 0 || current === undefined ? record : { ...record, ...keeping(current) }), partition);
   }
 
   private partitionOf(record: R): Partition {
@@ -246,7 +279,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     if (this.changed.size === 0) return;
     const changed = [...this.changed];
     this.changed.clear();
-    const rendered = await this.model.render(changed.map(([, record]) => record), this.context);
+    const rendered = await this.render(changed.map(([, record]) => record));
     const rows = changed.map(([key, record], i) => ({ id: record.id, moved: this.moving.has(key), stored: this.model.records.row(record), rendered: rendered[i] }));
     this.moving.clear();
     const moved = rows.filter((r) => r.moved);
@@ -266,8 +299,8 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     );
   }
 
-  /** The rows noted, the records changed, the records kept back and their children. */
-  private async writeAdds(): Promise<void> {
+  /** The rows noted, the records changed, the records kept back and their children: before anything reads the tables. */
+  async writeKept(): Promise<void> {
     await this.writeNoted();
     await this.writeChanged();
     await this.writeNew();
@@ -278,17 +311,32 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   private async writeNew(): Promise<void> {
     if (this.adding.size === 0) return;
     const records = [...this.adding.values()].sort(this.sql.order);
-    this.adding.clear();
-    const wide = records.filter((r) => !this.narrow.has(this.keyOf(this.partitionOf(r), r.id)));
-    const rendered = await this.model.render(wide, this.context);
+    // A new map, not the one cleared: a long-lived map cleared kept the records it held alive into the old
+    // generation (a build's documents promoted ~2 KB each, `--trace-gc-nvp`).
+    this.adding = new Map();
+    // Most records are wide: their keys are made only when some are not.
+    const narrow = records.map((r) => this.narrow.size > 0 && this.narrow.delete(this.keyOf(this.partitionOf(r), r.id)));
+    const rendered = await this.render(records.filter((_, i) => !narrow[i]));
     let next = 0;
-    const rows = records.map((r) => {
-      if (!this.narrow.delete(this.keyOf(this.partitionOf(r), r.id))) return [...this.model.records.row(r), ...rendered[next++]];
+    const rows = records.map((r, i) => {
+      if (!narrow[i]) return this.wideRow(r, rendered[next++]);
       this.toRender(r.id);
-      return [...this.model.records.row(r), ...this.sql.unrendered];
+      return this.wideRow(r, this.sql.unrendered);
     });
     await inChunks(rows, (chunk) => this.session.run(this.sql.insert(chunk.length), chunk.flat()));
     for (const children of this.children) for (const r of records) children.add(r);
+  }
+
+  /** The rendered columns' values of these records: none when the table has no rendered columns. */
+  private render(records: R[]): Promise<unknown[][]> | unknown[][] {
+    return this.model.render === undefined ? records.map(() => NO_VALUES) : this.model.render(records, this.context);
+  }
+
+  /** A record's stored values followed by these of its rendered columns. */
+  private wideRow(record: R, rendered: unknown[]): unknown[] {
+    const row = this.model.records.row(record);
+    if (rendered.length > 0) row.push(...rendered);
+    return row;
   }
 
   private async writeNoted(): Promise<void> {
@@ -300,7 +348,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
 
   /** The end of an apply or a replayed chunk: nothing kept back outlives its transaction. */
   private async persist(): Promise<void> {
-    await this.writeAdds();
+    await this.writeKept();
     await this.counts.persist();
     this.known.forget();
     this.numbers?.forget();
@@ -308,7 +356,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
 
   /** The deferred renders, in id order, a statement's worth of rows read ahead of the one rewritten. */
   private async flush(budget: FlushBudget): Promise<boolean> {
-    await this.writeAdds();
+    await this.writeKept();
     for (const children of this.children) await children.moveStaged();
     inIdOrder(this.pending);
     const read = (ids: number[]) => this.session.rows<unknown[]>(this.sql.readMany(ids.length), ids);
@@ -322,7 +370,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     if (found.length === 0) return;
     const { read, row } = this.model.records;
     const records = found.map(([id, ...values]) => this.patched(id as number, read.record(values))!);
-    const rendered = await this.model.render(records, this.context);
+    const rendered = await this.render(records);
     await this.updateRows(this.sql.rewrite, records.map((r, i) => ({ stored: row(r), rendered: rendered[i] })));
   }
 
@@ -359,10 +407,14 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     this.counts.discard();
     this.known.forget();
     this.numbers?.forget();
+    for (const values of this.keptValues.values()) values.forget();
   }
 }
 
 const NOTHING_SUMMED = new Map<number, number[]>();
+
+/** The rendered values of a record of a table without rendered columns. */
+const NO_VALUES: unknown[] = [];
 
 /** Rows read a statement's worth of keys at a time. */
 async function readChunks<T>(keys: number[], read: (chunk: number[]) => Promise<T[]>): Promise<T[]> {
@@ -419,8 +471,8 @@ function statements<R extends { id: number }>(model: RecordReadModel<R>, n: Tabl
     update: updateOf(updated),
     keyAt: keyColumns.map((c) => storedColumns.indexOf(c)),
     deleteMany: byCount((count) => `DELETE FROM ${t} WHERE id IN (${valueList(count)})`),
-    /** Records in key order: rows inserted in it land on neighbouring pages. */
-    order: partition === undefined ? (a: R, b: R) => a.id - b.id : (a: R, b: R) => compareKeys([...partition.of(a), a.id], [...partition.of(b), b.id]),
+    /** Records in the order of the table's primary key: rows inserted in it land on neighbouring pages. */
+    order: orderOf(model.records),
     readOne: `SELECT ${read.columns.join(', ')} FROM ${t} WHERE ${byKey}`,
     readMany: byCount((count) => `SELECT id, ${read.columns.join(', ')} FROM ${t} WHERE id IN (${valueList(count)})`),
     idsWhere: (column: string) => `SELECT id FROM ${t} WHERE ${column} = ?`,
@@ -432,10 +484,19 @@ function statements<R extends { id: number }>(model: RecordReadModel<R>, n: Tabl
   };
 }
 
-/** The statements of the other tables a model reads (`lookups`, `sums`) or writes (`sets`), every table named through `n`. */
+/** The order of a table's primary key, for its records: their numbers', their partitions' and ids', or their ids'. */
+function orderOf<R extends { id: number }>({ partition, numbered, clusteredByNumber }: RecordReadModel<R>['records']): (a: R, b: R) => number {
+  if (clusteredByNumber) return (a, b) => (a[numbered!] as number) - (b[numbered!] as number);
+  if (partition !== undefined) return (a, b) => compareKeys([...partition.of(a), a.id], [...partition.of(b), b.id]);
+  return (a, b) => a.id - b.id;
+}
+
+/** The statements of the other tables a model reads (`lookups`, `sums`, `kept`) or writes (`sets`), every table named through `n`. */
 function otherTableStatements<R extends { id: number }>(model: RecordReadModel<R>, n: TableNames) {
+  const valueOf = ({ table: from, column }: { table: string; column: string }) => `SELECT ${column} FROM ${n(from)} WHERE id = ?`;
   return {
-    lookups: Object.fromEntries(Object.entries(model.lookups ?? {}).map(([name, { table: from, column }]) => [name, `SELECT ${column} FROM ${n(from)} WHERE id = ?`])),
+    lookups: Object.fromEntries(Object.entries(model.lookups ?? {}).map(([name, from]) => [name, valueOf(from)])),
+    kept: Object.fromEntries(Object.entries(model.kept ?? {}).map(([name, from]) => [name, valueOf(from)])),
     sums: Object.fromEntries(
       Object.entries(model.sums ?? {}).map(([name, { table: from, key, where, columns }]) => {
         // Cast: PostgreSQL sums bigints as numeric, which would come back as text.

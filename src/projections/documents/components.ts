@@ -1,5 +1,5 @@
-import { type DocumentRecord, type DocumentRef, type DocumentType, isLineDocument } from '../../records/document/events.ts';
-import type { DocumentRecords, DocumentRow, Link } from './records.ts';
+import { type DocumentRef, type DocumentType, isLineDocument } from '../../records/document/events.ts';
+import type { DocumentReads, DocumentRow, Link } from './records.ts';
 import { treeNodeHead, treeNodeJson } from './views.ts';
 
 /**
@@ -17,7 +17,6 @@ export const pays = (type: DocumentType, status: number) => status === 1 && PAYI
 /** A document of a component with the figures it is served with. */
 export interface ComponentDocument {
   row: DocumentRow;
-  doc: DocumentRecord;
   paid: number;
   /** Its dependency tree as JSON text. */
   tree: string;
@@ -93,10 +92,9 @@ function treeMaker(nodes: Map<string, FigureNode>) {
     isLineDocument(node.type) ? treeOf(rootOf(self), self, new Set()) : `[${roots.map((r) => treeOf(r, self, new Set())).join(',')}]`;
 }
 
-/** A walked document: its figure node with its row and record. */
+/** A walked document: its figure node with its row. */
 interface Node extends FigureNode {
   row: DocumentRow;
-  doc: DocumentRecord;
 }
 
 /** The links' children by their parent's name. */
@@ -112,7 +110,7 @@ function childrenByParent(links: Link[]): Map<string, DocumentRef[]> {
 
 /** The walked node of a document's row, with the names of its children (those known so far). */
 function nodeOf(row: DocumentRow, children: DocumentRef[]): Node {
-  const doc = JSON.parse(row.record) as DocumentRecord;
+  const { doc } = row;
   return {
     key: row.key,
     type: row.type,
@@ -122,7 +120,6 @@ function nodeOf(row: DocumentRow, children: DocumentRef[]): Node {
     head: treeNodeHead(row.type, row.id, doc.fields, doc.status),
     children: children.map(nameOf),
     row,
-    doc,
   };
 }
 
@@ -132,7 +129,7 @@ function nodeOf(row: DocumentRow, children: DocumentRef[]): Node {
  * hundred documents, then the rows of the children and parents (a document's links are its basedOn) not met
  * yet with another, so each document's row is read once.
  */
-async function walk(records: DocumentRecords, seeds: number[]): Promise<Map<string, Node>> {
+async function walk(records: DocumentReads, seeds: number[]): Promise<Map<string, Node>> {
   const nodes = new Map<string, Node>();
   let level = await records.byKeys(seeds);
   while (level.length > 0) {
@@ -143,7 +140,7 @@ async function walk(records: DocumentRecords, seeds: number[]): Promise<Map<stri
     for (const [name, r] of fresh) {
       const node = nodeOf(r, children.get(name) ?? []);
       nodes.set(name, node);
-      for (const ref of [...(children.get(name) ?? []), ...node.doc.basedOn]) if (!nodes.has(nameOf(ref)) && !fresh.has(nameOf(ref))) unmet.set(nameOf(ref), ref);
+      for (const ref of [...(children.get(name) ?? []), ...node.row.doc.basedOn]) if (!nodes.has(nameOf(ref)) && !fresh.has(nameOf(ref))) unmet.set(nameOf(ref), ref);
     }
     level = await records.loadAll([...unmet.values()]);
   }
@@ -175,13 +172,12 @@ function* componentsOf(nodes: Map<string, Node>): Generator<Map<string, Node>> {
 function* documents(nodes: Map<string, Node>): Generator<ComponentDocument> {
   for (const component of componentsOf(nodes)) {
     for (const [self, paid, tree] of componentFigures(component)) {
-      const node = component.get(self)!;
-      yield { row: node.row, doc: node.doc, paid, tree };
+      yield { row: component.get(self)!.row, paid, tree };
     }
   }
 }
 
 /** The documents of the components of the seeds (keys), each with its figures. */
-export function bindComponents(records: DocumentRecords): (seeds: number[]) => Promise<Iterable<ComponentDocument>> {
+export function bindComponents(records: DocumentReads): (seeds: number[]) => Promise<Iterable<ComponentDocument>> {
   return async (seeds) => documents(await walk(records, seeds));
 }

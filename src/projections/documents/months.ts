@@ -71,7 +71,6 @@ const monthsModel: RecordReadModel<DocumentMonth> = {
   },
   adds: ['DocumentRecorded'],
   addedKey: (event) => [[(event.data as { docType: DocumentType }).docType], (event.data as { id: number }).id],
-  render: (months) => months.map(() => []),
 };
 
 export const documentMonthsProjector = recordProjector(monthsModel);

@@ -1,7 +1,9 @@
 import type { Projector } from '../projector.ts';
+import type { RecordReadModel } from '../read-model.ts';
 import { idCountsTable } from '../id-counts.ts';
+import { recordProjector } from '../row-writer.ts';
 import { DocumentsHandler } from './handler.ts';
-import { TYPE_PARTITION } from './records.ts';
+import { type DocumentRow, TYPE_PARTITION, documentRecords } from './records.ts';
 
 /**
  * Every document of every type in two tables. `document_records` holds what events write and commands and
@@ -14,11 +16,11 @@ import { TYPE_PARTITION } from './records.ts';
  * `paid` and the tree are derived from the linked component and recomputed for the whole component whenever an
  * event moves a status, a sum, a link or a node's label.
  *
- * In parts: `records.ts` writes what an event changes at once (records, counts, links), `components.ts`
- * derives paid and the trees, `served.ts` renders the served rows, `handler.ts` decides what each event leaves
- * to the flush, `renders.ts` which served rows the flush renders; this module holds the tables.
+ * In parts: `records.ts` declares what an event changes at once (records, counts, links) and reads it,
+ * `components.ts` derives paid and the trees, `served.ts` renders the served rows, `handler.ts` decides what each
+ * event leaves to the flush, `renders.ts` which served rows the flush renders; this module holds the tables.
  */
-export const documentsProjector: Projector = {
+const documentsModel: RecordReadModel<DocumentRow> = {
   name: 'documents',
   version: 6,
   // Reads a contractor's record (its bonus programme, what a document shows of it) and rewrites its balances.
@@ -55,7 +57,6 @@ export const documentsProjector: Projector = {
     `CREATE INDEX ${n('document_links_parent')} ON ${n('document_links')} (parent_type, parent_id)`,
     idCountsTable(n('document_id_counts'), TYPE_PARTITION, { types: t, clusteredTableSuffix }),
   ],
-  countedIds: [{ rows: 'document_records', counts: 'document_id_counts', partition: TYPE_PARTITION }],
   // Built after a rebuild's load: kept up during it, these took a page of their own at random for most documents of
   // every commit (a build reads neither: see `bindContractorFigures` and `contractorEdited`).
   readIndexes: (n) => [
@@ -76,5 +77,10 @@ export const documentsProjector: Projector = {
     `CREATE INDEX ${n('documents_type_newest')} ON ${n('documents')} (type, date, key)`,
     `CREATE INDEX ${n('documents_contractor_newest')} ON ${n('documents')} (contractor_id, date, key)`,
   ],
-  bind: (session, n, strategy) => new DocumentsHandler(session, n, strategy).handler(),
+  ...documentRecords,
+};
+
+export const documentsProjector: Projector = {
+  ...recordProjector(documentsModel),
+  bind: (session, n, strategy) => new DocumentsHandler(documentsModel, session, n, strategy).handler(),
 };

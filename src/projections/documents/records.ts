@@ -1,28 +1,27 @@
-import { ROWS_PER_STATEMENT, type SqlSession, byCount, inChunks, valueList } from '../../storage/sql.ts';
+import { type SqlSession, byCount, inChunks, valueList } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../records/contractor/events.ts';
 import type { DocumentRecord, DocumentRef, DocumentType } from '../../records/document/events.ts';
+import { type DocumentEvent, evolveDocument } from '../../records/document/evolve.ts';
 import type { StoredEvent } from '../../events/rows.ts';
 import type { PartitionColumn } from '../id-counts.ts';
-import { insertInto, rowsKeptBack, rowsKeptByKey } from '../rows-kept-back.ts';
-import { type ChildRowsWriter, childRowsWriter } from '../child-rows.ts';
-import type { ChildRows } from '../read-model.ts';
+import type { ChildRows, RecordChanges, RecordReadModel } from '../read-model.ts';
+import type { RowWriter } from '../row-writer.ts';
 import type { TableNames } from '../projector.ts';
-import type { IdCounts, NewIds, Numbers, WriteStrategy } from '../write-strategies.ts';
-import type { KeptValues } from '../kept-values.ts';
 
 /**
  * What events write about a document, at once (commands and the other projections read it while events are
  * applied): its row in `document_records` (the record, status, number, sum, bonus), the count of its type's ids it
- * adds to (`document_id_counts`) and its links to the documents it is based on.
+ * adds to (`document_id_counts`) and its links to the documents it is based on. Declared here, written by the
+ * row writer (`row-writer.ts`); read here.
  */
 
-/** A document's row as the projector reads it back. */
+/** A document as `document_records` holds it: its key (documents numbered as the log first records them), address, bonus percent and record. */
 export interface DocumentRow {
-  key: number;
-  type: DocumentType;
   id: number;
-  record: string;
+  type: DocumentType;
+  key: number;
   bonusPercent: number | null;
+  doc: DocumentRecord;
 }
 
 /** A link from a document to one it is based on. */
@@ -38,15 +37,8 @@ export interface WrittenDocument {
   doc: DocumentRecord;
 }
 
-/** A document as its links are derived from it. */
-interface DocumentAt {
-  type: DocumentType;
-  id: number;
-  doc: DocumentRecord;
-}
-
 /** A document's links, one to each document it is based on, keyed by the document (the link's child). */
-const LINKS: ChildRows<DocumentAt> = {
+const LINKS: ChildRows<DocumentRow> = {
   table: 'document_links',
   parent: ['child_type', 'child_id'],
   columns: { child_type: 'text', child_id: 'integer', parent_type: 'text', parent_id: 'integer' },
@@ -54,14 +46,8 @@ const LINKS: ChildRows<DocumentAt> = {
   rows: ({ type, id, doc }) => doc.basedOn.map((p) => [type, id, p.type, p.id]),
 };
 
-/** The columns of `document_records`, in the order of a row's values, the key first. */
-const RECORD_COLUMNS = ['key', 'type', 'id', 'status', 'contractor_id', 'number', 'number_key', 'number_digits', 'sum', 'bonus_percent', 'bonus_accrual', 'record'];
-
-/** Those an event rewrites: a document keeps its key, address and the bonus percent of when it was recorded. */
-const RECORD_CHANGES = ['status', 'contractor_id', 'number', 'number_key', 'number_digits', 'sum', 'bonus_accrual', 'record'];
-
-/** A document's row in `document_records` (`RECORD_COLUMNS`). */
-function recordRow(key: number, type: DocumentType, id: number, doc: DocumentRecord, bonusPercent: number | null): unknown[] {
+/** A document's row in `document_records`, in the order of `stored`. */
+function recordRow({ key, type, id, doc, bonusPercent }: DocumentRow): unknown[] {
   const { contractorId, number, sum } = doc.fields;
   return [key, type, id, doc.status, contractorId, number, numberKey(number), numberDigits(number), sum, bonusPercent, accrual(sum, bonusPercent), JSON.stringify(doc)];
 }
@@ -84,199 +70,167 @@ export function numberDigits(number: string | null): string | null {
   return digits === undefined || digits === '' ? null : digits;
 }
 
-/** The statements of the records, the links and a contractor's documents, every table named through `n`. */
-function recordStatements(session: SqlSession, n: TableNames) {
-  const columns = `key, type, id, record, bonus_percent AS "bonusPercent" FROM ${n('document_records')}`;
+/** A contractor's bonus percent, null without an active programme. */
+const percentOf = (bonus: ContractorRecord['bonus'] | undefined) => (bonus?.status === 1 ? (bonus.percent ?? 0) : null);
+
+/** A contractor added or edited: `bonus` is its programme when the event set it (the contractor's now). */
+function keepPercent(documents: RecordChanges<DocumentRow>, contractorId: number, bonus: ContractorRecord['bonus'] | undefined): void {
+  if (bonus !== undefined) documents.keep('bonusPercent', contractorId, percentOf(bonus));
+}
+
+/** A new document, numbered by the writer. */
+async function record(event: Extract<StoredEvent, { type: 'DocumentRecorded' }>, documents: RecordChanges<DocumentRow>): Promise<void> {
+  const { docType: type, id, fields } = event.data;
+  // A sale earns bonus at the percent of the contractor's programme as it is when the sale is recorded.
+  const bonusPercent = type === 'sale' ? ((await documents.kept('bonusPercent', fields.contractorId)) as number | null) : null;
+  await documents.add({ id, type, key: 0, bonusPercent, doc: evolveDocument(() => undefined, event)! });
+}
+
+/** A document's record as the event leaves it; its key and bonus percent stay. */
+function change(event: DocumentEvent, documents: RecordChanges<DocumentRow>): Promise<void> {
+  const { docType: type, id } = event.data;
+  const next = (current: DocumentRow | undefined) => {
+    const doc = evolveDocument(() => current?.doc, event);
+    if (current === undefined || doc === undefined) throw new Error(`${event.type} of ${type}-${id}, a document not recorded`);
+    return { ...current, doc };
+  };
+  return documents.edit(id, next, [type]);
+}
+
+/** The columns a document is read back from, and how (`readDocument`). */
+const READ = { columns: ['id', 'type', 'key', 'bonus_percent', 'record'], record: ([id, type, key, bonusPercent, json]: unknown[]) => ({ id, type, key, bonusPercent, doc: JSON.parse(json as string) }) as DocumentRow };
+
+/** A document read back from the values of `READ`'s columns. */
+export const readDocument = READ.record;
+
+/**
+ * The documents' records as a declaration (the documents read model's records, `projector.ts`): one row a
+ * document, keyed by its type and id and numbered by `key`, the table's primary key; its links; a sale's bonus
+ * percent kept from the contractor's events.
+ */
+export const documentRecords: Pick<RecordReadModel<DocumentRow>, 'records' | 'children' | 'kept' | 'on' | 'adds' | 'addedKey'> = {
+  records: {
+    table: 'document_records',
+    stored: {
+      key: 'integer', type: 'text', id: 'integer', status: 'integer', contractor_id: 'integer', number: 'text', number_key: 'text',
+      number_digits: 'text', sum: 'integer', bonus_percent: 'real', bonus_accrual: 'integer', record: 'text',
+    },
+    row: recordRow,
+    read: READ,
+    rendered: {},
+    partition: { columns: ['type'], of: (d) => [d.type] },
+    numbered: 'key',
+    clusteredByNumber: true,
+    givenOnce: ['bonusPercent'],
+    pagedBy: 'document_id_counts',
+    pagedWithin: { columns: TYPE_PARTITION, of: (d) => [d.type] },
+  },
+  children: [LINKS],
+  kept: {
+    // Kept from the contractor's events (they come before its sales), else (live) read and parsed once, not for every sale.
+    bonusPercent: {
+      table: 'contractors',
+      column: 'record',
+      value: (json) => percentOf(json === undefined ? undefined : (JSON.parse(json as string) as ContractorRecord).bonus),
+      none: null,
+      limit: CONTRACTORS_KEPT,
+    },
+  },
+  on: {
+    DocumentRecorded: record,
+    DocumentRevised: change,
+    DocumentPosted: change,
+    DocumentUnposted: change,
+    DocumentLinked: change,
+    ContractorAdded: (event, documents) => keepPercent(documents, event.data.id, event.data.bonus),
+    ContractorEdited: (event, documents) => keepPercent(documents, event.data.id, event.data.changes.bonus),
+  },
+  adds: ['DocumentRecorded'],
+  addedKey: (event) => [[(event.data as { docType: DocumentType }).docType], (event.data as { id: number }).id],
+};
+
+/** The statements reading the records and links, every table named through `n`. */
+function readStatements(session: SqlSession, n: TableNames) {
+  const columns = `${READ.columns.join(', ')} FROM ${n('document_records')}`;
   const wanted = (count: number) => `WITH wanted (type, id) AS (VALUES ${session.dialect.typedRows(count, ['text', 'integer'])})`;
   return {
-    row: `SELECT ${columns} WHERE type = ? AND id = ?`,
     rowByKey: `SELECT ${columns} WHERE key = ?`,
     rowsAfter: `SELECT ${columns} WHERE key > ? ORDER BY key LIMIT ?`,
     rowsByKey: byCount((count) => `SELECT ${columns} WHERE key IN (${valueList(count)})`),
     rowsOf: byCount(
       (count) =>
-        `${wanted(count)} SELECT r.key, r.type, r.id, r.record, r.bonus_percent AS "bonusPercent"
+        `${wanted(count)} SELECT ${READ.columns.map((c) => `r.${c}`).join(', ')}
          FROM wanted w JOIN ${n('document_records')} r ON r.type = w.type AND r.id = w.id`,
     ),
     childLinksOf: byCount(
       (count) =>
-        `${wanted(count)} SELECT l.parent_type AS "parentType", l.parent_id AS "parentId", l.child_type AS "childType", l.child_id AS "childId"
+        `${wanted(count)} SELECT l.parent_type, l.parent_id, l.child_type, l.child_id
          FROM wanted w JOIN ${n('document_links')} l ON l.parent_type = w.type AND l.parent_id = w.id`,
     ),
     ofContractor: `SELECT key FROM ${n('document_records')} WHERE contractor_id = ?`,
   };
 }
 
-/** A contractor's bonus percent, null without an active programme. */
-const percentOf = (bonus: ContractorRecord['bonus'] | undefined) => (bonus?.status === 1 ? (bonus.percent ?? 0) : null);
-
-/**
- * The document records, their id counts and links, written as events come. The rows of new documents (in any id
- * order) are kept back and inserted, those of changed ones kept back by key (a document read by its address while
- * kept is answered from them) and upserted, a hundred a statement, with the links kept back: every other read of
- * the tables writes them first, and `persist` at the end of every apply and replayed chunk. New rows are not
- * upserted: a rebuild, which adds every document and changes few, measured ~7 % more CPU so.
- */
-export class DocumentRecords {
-  private readonly sql: ReturnType<typeof recordStatements>;
-  private readonly counts: IdCounts;
-  private readonly known: NewIds;
-  /** The key a new document takes: every engine gives a document the same key (`numbers.ts`). */
-  private readonly keys: Numbers;
-  /** Rows of new documents not written yet (`RECORD_COLUMNS`). */
-  private readonly added: ReturnType<typeof rowsKeptBack>;
-  /** Rows of changed documents not written yet, by key. */
-  private readonly changed: ReturnType<typeof rowsKeptByKey>;
-  /** The keys of the changed documents kept, by address (`type:id`). */
-  private readonly changedKeys = new Map<string, number>();
-  private readonly links: ChildRowsWriter<DocumentAt>;
-  /**
-   * Each contractor's bonus percent: kept from the events that set the programme (a contractor's events come
-   * before its sales), else (live) read and parsed once, not for every sale, until the flush ends (`forgetContractors`).
-   */
-  private readonly bonusPercents: KeptValues<number | null>;
+/** Reads of the records and links while events are applied: what the writer keeps back is written first, or (one document) answered from it. */
+export class DocumentReads {
+  private readonly sql: ReturnType<typeof readStatements>;
 
   constructor(
     private readonly session: SqlSession,
     n: TableNames,
-    contractor: (id: number) => Promise<ContractorRecord | undefined>,
-    strategy: WriteStrategy,
+    private readonly writer: RowWriter<DocumentRow>,
   ) {
-    this.sql = recordStatements(session, n);
-    this.counts = strategy.counts(session, n('document_id_counts'), TYPE_PARTITION);
-    this.known = strategy.ids(session, n('document_records'), ['type']);
-    this.keys = strategy.numbers(session, n('document_records'), 'key');
-    this.added = rowsKeptBack(session, insertInto(n('document_records'), RECORD_COLUMNS));
-    this.changed = rowsKeptByKey(session, n('document_records'), RECORD_COLUMNS, RECORD_CHANGES);
-    this.links = childRowsWriter(session, n, LINKS, strategy);
-    this.bonusPercents = strategy.kept(async (id) => percentOf((await contractor(id))?.bonus), null, CONTRACTORS_KEPT);
+    this.sql = readStatements(session, n);
   }
 
-  private async writeKept(): Promise<void> {
-    await this.added.write();
-    await this.changed.write();
-    this.changedKeys.clear();
-    await this.links.write();
-  }
-
-  /** Keeps a changed document's row back, and writes those kept when a statement's worth is. */
-  private async keepChanged(row: unknown[]): Promise<void> {
-    this.changedKeys.set(`${row[1] as string}:${row[2] as number}`, row[0] as number);
-    if (this.changed.set(row)) await this.writeKept();
-  }
-
-  /** The rows a statement per hundred items reads for `items` (the ones found, in no particular order), after the documents kept back are written. */
-  private async readMany<T, R extends object>(items: T[], text: (count: number) => string, params: (item: T) => unknown[]): Promise<R[]> {
-    await this.writeKept();
+  /** The rows a statement per hundred items reads for `items` (the ones found, in no particular order). */
+  private async readMany<T, R>(items: T[], text: (count: number) => string, params: (item: T) => unknown[], read: (values: unknown[]) => R): Promise<R[]> {
+    await this.writer.writeKept();
     const found: R[] = [];
     await inChunks(items, async (chunk) => {
-      found.push(...(await this.session.objects<R>(text(chunk.length), chunk.flatMap(params))));
+      for (const values of await this.session.rows<unknown[]>(text(chunk.length), chunk.flatMap(params))) found.push(read(values));
     });
     return found;
   }
 
-  async load(type: DocumentType, id: number): Promise<DocumentRow | undefined> {
-    const key = this.changedKeys.get(`${type}:${id}`);
-    if (key !== undefined) {
-      const row = this.changed.get(key)!;
-      return { key, type, id, record: row[11] as string, bonusPercent: row[9] as number | null };
-    }
-    // A new one kept back is written first; a changed one not kept is written as it is now.
-    await this.added.write();
-    return (await this.session.objects<DocumentRow>(this.sql.row, [type, id]))[0];
+  load(type: DocumentType, id: number): Promise<DocumentRow | undefined> {
+    return this.writer.record(id, [type]);
   }
 
   async byKey(key: number): Promise<DocumentRow> {
-    await this.writeKept();
-    return (await this.session.objects<DocumentRow>(this.sql.rowByKey, [key]))[0];
+    await this.writer.writeKept();
+    return READ.record((await this.session.rows<unknown[]>(this.sql.rowByKey, [key]))[0]);
   }
 
   /** The rows of the documents with these keys (those that exist). */
   byKeys(keys: number[]): Promise<DocumentRow[]> {
-    return this.readMany<number, DocumentRow>(keys, this.sql.rowsByKey, (key) => [key]);
+    return this.readMany(keys, this.sql.rowsByKey, (key) => [key], READ.record);
   }
 
-  /** The rows after the key `after`, at most `limit`, in key order. */
-  async after(after: number, limit: number): Promise<DocumentRow[]> {
-    await this.writeKept();
-    return this.session.objects<DocumentRow>(this.sql.rowsAfter, [after, limit]);
+  /**
+   * The rows after the key `after`, at most `limit`, in key order, as read: `readDocument` makes each a document
+   * when it is used (documents made by a read ahead outlived the young generation).
+   */
+  async after(after: number, limit: number): Promise<unknown[][]> {
+    await this.writer.writeKept();
+    return this.session.rows<unknown[]>(this.sql.rowsAfter, [after, limit]);
   }
 
   /** The rows of these documents (those that exist). */
   loadAll(refs: DocumentRef[]): Promise<DocumentRow[]> {
-    return this.readMany<DocumentRef, DocumentRow>(refs, this.sql.rowsOf, (r) => [r.type, r.id]);
+    return this.readMany(refs, this.sql.rowsOf, (r) => [r.type, r.id], READ.record);
   }
 
   /** The links of the documents based on any of these (a child's links are written with its record). */
-  async childLinksOf(parents: DocumentRef[]): Promise<Link[]> {
-    type LinkRow = { parentType: DocumentType; parentId: number; childType: DocumentType; childId: number };
-    const rows = await this.readMany<DocumentRef, LinkRow>(parents, this.sql.childLinksOf, (p) => [p.type, p.id]);
-    return rows.map((r) => ({ parent: { type: r.parentType, id: r.parentId }, child: { type: r.childType, id: r.childId } }));
+  childLinksOf(parents: DocumentRef[]): Promise<Link[]> {
+    const link = ([parentType, parentId, childType, childId]: unknown[]) =>
+      ({ parent: { type: parentType, id: parentId }, child: { type: childType, id: childId } }) as Link;
+    return this.readMany(parents, this.sql.childLinksOf, (p) => [p.type, p.id], link);
   }
 
   /** The keys of a contractor's documents. */
   async keysOfContractor(contractorId: number): Promise<number[]> {
-    await this.writeKept();
+    await this.writer.writeKept();
     return (await this.session.rows<[number]>(this.sql.ofContractor, [contractorId])).map(([key]) => key);
-  }
-
-  /** Writes the record `next` makes of the document's current one (none when it is new), and its links when they changed. */
-  async write(type: DocumentType, id: number, next: (current: DocumentRecord | undefined) => DocumentRecord): Promise<WrittenDocument> {
-    if (await this.known.isNew([type], id)) return this.add(type, id, next(undefined));
-    const current = (await this.load(type, id))!;
-    const before = JSON.parse(current.record) as DocumentRecord;
-    const doc = next(before);
-    await this.keepChanged(recordRow(current.key, type, id, doc, current.bonusPercent));
-    this.links.change({ type, id, doc: before }, { type, id, doc });
-    return { key: current.key, before, doc };
-  }
-
-  /** A new document's row and links, kept back. */
-  private async add(type: DocumentType, id: number, doc: DocumentRecord): Promise<WrittenDocument> {
-    // A sale earns bonus at the percent of the contractor's programme as it is when the sale is recorded.
-    const bonusPercent = type === 'sale' ? await this.bonusPercents.get(doc.fields.contractorId) : null;
-    const next = this.keys.next();
-    const key = typeof next === 'number' ? next : await next;
-    this.links.add({ type, id, doc });
-    this.known.add([type], id);
-    this.counts.add([type], id);
-    this.added.add(recordRow(key, type, id, doc, bonusPercent));
-    // Written a statement's worth at a time: a transaction's documents kept back outlived the young generation (a
-    // scavenge copies what is alive).
-    if (this.added.size() >= ROWS_PER_STATEMENT) await this.writeKept();
-    return { key, before: undefined, doc };
-  }
-
-  /** Looks up at once which of a batch's recorded documents exist already (see `newIds`). */
-  lookUp(events: readonly StoredEvent[]): Promise<void> {
-    return this.known.lookUp(events.flatMap((e) => (e.type === 'DocumentRecorded' ? [[[e.data.docType], e.data.id] as const] : [])));
-  }
-
-  /** Writes the documents kept back and the counts, and forgets what `newIds` looked up and (live) the next key, before the transaction ends. */
-  async persist(): Promise<void> {
-    await this.writeKept();
-    await this.counts.persist();
-    this.known.forget();
-    this.keys.forget();
-  }
-
-  /** Forgets the documents kept back, each type's highest document and the next key (the transaction is rolled back). */
-  discard(): void {
-    this.added.discard();
-    this.changed.discard();
-    this.changedKeys.clear();
-    this.links.discard();
-    this.counts.discard();
-    this.known.forget();
-    this.keys.forget();
-  }
-
-  /** A contractor was added or edited; `bonus` is its programme when the event set it (the contractor's now). */
-  contractorChanged(contractorId: number, bonus: ContractorRecord['bonus'] | undefined): void {
-    if (bonus !== undefined) this.bonusPercents.set(contractorId, percentOf(bonus));
-  }
-
-  forgetContractors(): void {
-    this.bonusPercents.forget();
   }
 }

@@ -1,10 +1,10 @@
 import { ROWS_PER_STATEMENT } from '../../storage/sql.ts';
-import type { DocumentRecord, DocumentType } from '../../records/document/events.ts';
+import type { DocumentType } from '../../records/document/events.ts';
 import { type FlushBudget, drain, drainInChunks } from '../projector.ts';
 import type { WriteStrategy } from '../write-strategies.ts';
 import { BuildGraph } from './build-graph.ts';
 import { bindComponents } from './components.ts';
-import type { DocumentRecords, DocumentRow, WrittenDocument } from './records.ts';
+import { type DocumentReads, type WrittenDocument, readDocument } from './records.ts';
 import type { ServedDocuments } from './served.ts';
 
 /**
@@ -21,7 +21,7 @@ export interface ServedRenders {
   forget(): void;
 }
 
-export function servedRenders(strategy: WriteStrategy, records: DocumentRecords, served: ServedDocuments): ServedRenders {
+export function servedRenders(strategy: WriteStrategy, records: DocumentReads, served: ServedDocuments): ServedRenders {
   return strategy.renders === 'every-record-at-the-end' ? new EveryDocumentAtTheEnd(records, served) : new DocumentsTouched(records, served);
 }
 
@@ -38,7 +38,7 @@ class DocumentsTouched implements ServedRenders {
   private readonly refreshed = new Set<number>();
 
   constructor(
-    private readonly records: DocumentRecords,
+    private readonly records: DocumentReads,
     private readonly served: ServedDocuments,
   ) {
     this.components = bindComponents(records);
@@ -76,9 +76,9 @@ class DocumentsTouched implements ServedRenders {
     // Components are disjoint: a walk from seeds not refreshed yet meets no refreshed document.
     const fresh = seeds.filter((seed) => !this.refreshed.has(seed));
     if (fresh.length === 0) return;
-    for (const { row, doc, paid, tree } of await this.components(fresh)) {
+    for (const { row, paid, tree } of await this.components(fresh)) {
       this.refreshed.add(row.key);
-      await this.served.render(row, doc, paid, tree);
+      await this.served.render(row, paid, tree);
     }
   }
 
@@ -96,10 +96,10 @@ class EveryDocumentAtTheEnd implements ServedRenders {
   private readonly graph = new BuildGraph();
   /** The key rendered up to, and the read of the rows after it, asked for ahead. */
   private renderedUpTo = 0;
-  private nextRows: Promise<DocumentRow[]> | undefined;
+  private nextRows: Promise<unknown[][]> | undefined;
 
   constructor(
-    private readonly records: DocumentRecords,
+    private readonly records: DocumentReads,
     private readonly served: ServedDocuments,
   ) {}
 
@@ -112,18 +112,18 @@ class EveryDocumentAtTheEnd implements ServedRenders {
   /** A statement's worth of rows read at a time in key order, each read asked for before the rows before it are rendered (a network engine answers it meanwhile). */
   async render(budget: FlushBudget): Promise<boolean> {
     while (budget.left > 0) {
-      const rows = await (this.nextRows ?? this.records.after(this.renderedUpTo, ROWS_PER_STATEMENT));
+      const found = await (this.nextRows ?? this.records.after(this.renderedUpTo, ROWS_PER_STATEMENT));
       this.nextRows = undefined;
-      if (rows.length === 0) return true;
+      if (found.length === 0) return true;
+      const rows = found.map(readDocument);
       this.renderedUpTo = rows[rows.length - 1].key;
       this.nextRows = this.records.after(this.renderedUpTo, ROWS_PER_STATEMENT);
       // Awaited by the next step; a build that fails first must not leave it rejected unhandled.
       this.nextRows.catch(() => {});
-      const docs = rows.map((row) => JSON.parse(row.record) as DocumentRecord);
-      await this.served.keepOwnersOf(docs.map((doc) => doc.fields.contractorId));
-      for (const [i, row] of rows.entries()) {
+      await this.served.keepOwnersOf(rows.map((row) => row.doc.fields.contractorId));
+      for (const row of rows) {
         const { paid, tree } = this.graph.figures(row.key);
-        await this.served.render(row, docs[i], paid, tree);
+        await this.served.render(row, paid, tree);
       }
       budget.left -= rows.length;
     }

@@ -2,7 +2,7 @@ import { type SqlSession, byCount, inChunks, valueList } from '../../storage/sql
 import { rowsKeptByKey } from '../rows-kept-back.ts';
 import type { ContractorRecord } from '../../records/contractor/events.ts';
 import type { TableNames } from '../projector.ts';
-import { type DocumentRecord, isLineDocument } from '../../records/document/events.ts';
+import { isLineDocument } from '../../records/document/events.ts';
 import type { DocumentRow } from './records.ts';
 import { type ShownContractor, lineDocumentView, moneyDocumentView, shownContractor } from './views.ts';
 
@@ -76,7 +76,7 @@ export class ServedDocuments {
   }
 
   /** Renders the document's served row with the paid and tree given; written a hundred at a time. */
-  async render({ key, type, id }: DocumentRow, doc: DocumentRecord, paid: number, tree: string): Promise<void> {
+  async render({ key, type, id, doc }: DocumentRow, paid: number, tree: string): Promise<void> {
     const shown = await this.owners.of(doc.fields.contractorId);
     const view = isLineDocument(type)
       ? lineDocumentView(id, type, doc.status, doc.fields, shown, paid, null)
@@ -103,7 +103,7 @@ export class ServedDocuments {
   async rerender(row: DocumentRow): Promise<void> {
     if (this.unwritten.has(row.key)) await this.write();
     const [[paid, json]] = await this.session.rows<[number, string]>(this.served, [row.key]);
-    await this.render(row, JSON.parse(row.record), paid, json.slice(json.lastIndexOf(',"tree":') + ',"tree":'.length, -1));
+    await this.render(row, paid, json.slice(json.lastIndexOf(',"tree":') + ',"tree":'.length, -1));
   }
 
   /** Saves the rows rendered and not written yet. */

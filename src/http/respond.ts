@@ -49,7 +49,13 @@ function send(c: Context, body: string | Buffer<ArrayBuffer> | SharedJson, statu
   const plain = outgoing === undefined ? { 'Content-Type': JSON_TYPE, Vary: 'Accept-Encoding', ...headers } : { 'Content-Type': JSON_TYPE, ...headers };
   const text = body instanceof SharedJson ? body.json : body;
   if (Buffer.byteLength(text) < COMPRESS_FROM_BYTES || !acceptsGzip(requestHeader(c, 'accept-encoding'))) return c.body(text, status, plain);
-  return (body instanceof SharedJson ? body.gzipped() : gzipFast(body)).then((zipped) => c.body(zipped, status, { ...plain, 'Content-Encoding': 'gzip' }));
+  return (body instanceof SharedJson ? body.gzipped() : gzipFast(body)).then((zipped) => {
+    if (outgoing === undefined) return c.body(zipped, status, { ...plain, 'Content-Encoding': 'gzip' });
+    // On Node's response beside Vary, for the same reason; set once the body is compressed, so an error answer
+    // sent instead never carries it.
+    outgoing.setHeader('Content-Encoding', 'gzip');
+    return c.body(zipped, status, plain);
+  });
 }
 
 /** Sends a body that is already JSON (read models keep records serialised), as text or UTF-8, or one that answers share. */

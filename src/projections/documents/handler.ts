@@ -71,10 +71,14 @@ export class DocumentsHandler {
       case 'ContractorAdded':
         return this.apply(event);
       case 'ContractorEdited':
-        void this.apply(event);
-        if (Object.keys(event.data.changes).some((k) => SHOWN_CONTRACTOR_FIELDS.includes(k))) return this.renders.contractorShown(event.data.id);
-        break;
+        return this.contractorEdited(event);
     }
+  }
+
+  /** A contractor's bonus programme kept for its next sales; its documents shown again when what they show of it changed. */
+  private async contractorEdited(event: Extract<StoredEvent, { type: 'ContractorEdited' }>): Promise<void> {
+    await this.apply(event);
+    if (Object.keys(event.data.changes).some((k) => SHOWN_CONTRACTOR_FIELDS.includes(k))) await this.renders.contractorShown(event.data.id);
   }
 
   /** Folds an event into its document and marks everything derived from it for the flush. */

@@ -27,8 +27,8 @@ export interface RecordReadModel<R extends { id: number }> extends Pick<Projecto
   addedKey?(event: StoredEvent): readonly [Partition, number];
   /** Renders records' served columns (`records.rendered`, in order), a batch at a time; none when there are none. */
   render?(records: R[], context: RenderContext): Promise<unknown[][]> | unknown[][];
-  /** Values of other read models' tables a render reads, each read once until the next flush: by name, table and column. */
-  lookups?: Readonly<Record<string, { table: string; column: string }>>;
+  /** Values of other read models' tables a render shows (`RenderContext.lookup`), by name. */
+  lookups?: Readonly<Record<string, Lookup<R>>>;
   /** Sums over other read models' rows a render reads for a batch of records (`RenderContext.sums`), by name. */
   sums?: Readonly<Record<string, Sums>>;
   /** Rows of other tables derived from a record, replaced when a change leaves others. */
@@ -153,9 +153,20 @@ export interface RecordChanges<R> {
   kept(name: string, id: number): unknown;
 }
 
+/**
+ * A value of another read model's table a record shows (a product's brand name): `table`'s `column` of the id
+ * `of` gives for the record (undefined: it shows none).
+ */
+export interface Lookup<R> {
+  table: string;
+  column: string;
+  of(record: R): number | undefined;
+}
+
 /** What a render reads besides the record: the model's `lookups`, each value read once until the next flush. */
 export interface RenderContext {
-  lookup(name: string, id: number): Promise<unknown> | unknown;
+  /** The lookup `name`'s value of `id` (undefined when there is no row), read before the render with the batch's others. */
+  lookup(name: string, id: number): unknown;
   /** The model's `sums` named `name` for these records, by id (the write strategy decides how they are read). */
   sums(name: string, ids: number[]): Promise<Map<number, number[]>>;
 }

@@ -65,6 +65,11 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   /** A build's sums of every record, read once at its flush, by name. */
   private readonly summed = new Map<string, Map<number, number[]>>();
   private flushing = false;
+  /**
+   * Whether anything was kept, read ahead, numbered or noted since the last `discard`: a transaction that touched
+   * none of the model's records (most touch one or two read models) costs its persist, flush and discard nothing.
+   */
+  private touched = false;
   /** The writers of the model's `children`. */
   private readonly children: ChildRowsWriter<R>[];
   private readonly context: RenderContext = { lookup: (name, id) => this.lookup(name, id), sums: (name, ids) => this.sums(name, ids) };
@@ -107,9 +112,13 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     };
     return Object.assign(handle, {
       // A batch's new ids looked up at once: ids in any order cost a statement a hundred, not a seek each.
-      prepare: (events: readonly StoredEvent[]) =>
-        this.known.lookUp(events.flatMap((e) => (this.adds.has(e.type) ? [this.model.addedKey?.(e) ?? ([NO_PARTITION, (e.data as { id: number }).id] as const)] : []))),
-      persist: () => this.persist(),
+      prepare: (events: readonly StoredEvent[]) => {
+        const added = events.flatMap((e) => (this.adds.has(e.type) ? [this.model.addedKey?.(e) ?? ([NO_PARTITION, (e.data as { id: number }).id] as const)] : []));
+        if (added.length === 0) return;
+        this.touched = true;
+        return this.known.lookUp(added);
+      },
+      persist: () => (this.touched ? this.persist() : undefined),
       flush: (budget: FlushBudget) => this.flush(budget),
       discard: () => this.discard(),
     });
@@ -127,12 +136,14 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   }
 
   add(record: R): Promise<void> | void {
+    this.touched = true;
     const partition = this.partitionOf(record);
     const isNew = this.known.isNew(partition, record.id);
     return typeof isNew === 'boolean' ? this.place(record, partition, isNew) : isNew.then((answer) => this.place(record, partition, answer));
   }
 
   async edit(id: number, change: (current: R | undefined) => R | undefined, partition = NO_PARTITION): Promise<void> {
+    this.touched = true;
     const key = this.keyOf(partition, id);
     const kept = this.adding.get(key);
     const current = await this.record(id, partition);
@@ -155,28 +166,33 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   }
 
   keep(name: string, id: number, value: unknown): void {
+    this.touched = true;
     this.keptValues.get(name)!.set(id, value);
   }
 
   kept(name: string, id: number): unknown {
+    this.touched = true;
     return this.keptValues.get(name)!.get(id);
   }
 
   patch(id: number, changes: Partial<R>): void {
     // Merged in place: they live until the flush, and a fresh object per event would pile up as old-generation
     // garbage over a long rebuild.
+    this.touched = true;
     const merged = this.pending.get(id);
     if (merged === undefined) this.pending.set(id, { ...changes });
     else Object.assign(merged, changes);
   }
 
   async rerenderWhere(column: string, value: number, lookup?: string): Promise<void> {
+    this.touched = true;
     await this.writeKept();
     if (lookup !== undefined) this.looked.get(lookup)?.delete(value);
     for (const [id] of await this.session.rows<[number]>(this.sql.idsWhere(column), [value])) this.toRender(id);
   }
 
   note(set: string, row: unknown[]): void {
+    this.touched = true;
     let rows = this.noted.get(set);
     if (rows === undefined) this.noted.set(set, (rows = new Map()));
     rows.set(JSON.stringify(row), row);
@@ -184,6 +200,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
 
   /** Renders these records again now, as a flush would: rows of other read models they show changed. */
   async rerender(ids: number[]): Promise<void> {
+    this.touched = true;
     this.flushing = true;
     await inChunks(ids, async (chunk) => this.rewrite(await this.session.rows<unknown[]>(this.sql.readMany(chunk.length), chunk)));
   }
@@ -329,7 +346,26 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
 
   /** The rendered columns' values of these records: none when the table has no rendered columns. */
   private render(records: R[]): Promise<unknown[][]> | unknown[][] {
-    return this.model.render === undefined ? records.map(() => NO_VALUES) : this.model.render(records, this.context);
+    const { render, lookups } = this.model;
+    if (render === undefined) return records.map(() => NO_VALUES);
+    return lookups === undefined ? render(records, this.context) : this.lookUp(lookups, records).then(() => render(records, this.context));
+  }
+
+  /** The values of `lookups` the records show and no render read yet: a statement a hundred ids of each lookup. */
+  private async lookUp(lookups: NonNullable<RecordReadModel<R>['lookups']>, records: R[]): Promise<void> {
+    for (const [name, { of }] of Object.entries(lookups)) {
+      let values = this.looked.get(name);
+      if (values === undefined) this.looked.set(name, (values = new Map()));
+      const ids = new Set<number>();
+      for (const record of records) {
+        const id = of(record);
+        if (id !== undefined && !values.has(id)) ids.add(id);
+      }
+      await inChunks([...ids], async (chunk) => {
+        const found = new Map((await this.session.rows<[number, unknown]>(this.sql.lookups[name](chunk.length), chunk)).map(([id, value]) => [Number(id), value]));
+        for (const id of chunk) values.set(id, found.get(id));
+      });
+    }
   }
 
   /** A record's stored values followed by these of its rendered columns. */
@@ -356,6 +392,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
 
   /** The deferred renders, in id order, a statement's worth of rows read ahead of the one rewritten. */
   private async flush(budget: FlushBudget): Promise<boolean> {
+    if (!this.touched) return true;
     await this.writeKept();
     for (const children of this.children) await children.moveStaged();
     inIdOrder(this.pending);
@@ -375,13 +412,9 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   }
 
   private lookup(name: string, id: number): unknown {
-    let values = this.looked.get(name);
-    if (values === undefined) this.looked.set(name, (values = new Map()));
-    if (values.has(id)) return values.get(id);
-    return this.session.value(this.sql.lookups[name], [id]).then((value) => {
-      values.set(id, value);
-      return value;
-    });
+    const values = this.looked.get(name);
+    if (values === undefined || !values.has(id)) throw new Error(`${this.model.name}: a render looked up ${name} ${id}, which the lookup's \`of\` did not give for its record`);
+    return values.get(id);
   }
 
   private async sums(name: string, ids: number[]): Promise<Map<number, number[]>> {
@@ -394,6 +427,8 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   }
 
   private discard(): void {
+    if (!this.touched) return;
+    this.touched = false;
     this.flushing = false;
     for (const children of this.children) children.discard();
     this.summed.clear();
@@ -495,7 +530,9 @@ function orderOf<R extends { id: number }>({ partition, numbered, clusteredByNum
 function otherTableStatements<R extends { id: number }>(model: RecordReadModel<R>, n: TableNames) {
   const valueOf = ({ table: from, column }: { table: string; column: string }) => `SELECT ${column} FROM ${n(from)} WHERE id = ?`;
   return {
-    lookups: Object.fromEntries(Object.entries(model.lookups ?? {}).map(([name, from]) => [name, valueOf(from)])),
+    lookups: Object.fromEntries(
+      Object.entries(model.lookups ?? {}).map(([name, { table: from, column }]) => [name, byCount((count) => `SELECT id, ${column} FROM ${n(from)} WHERE id IN (${valueList(count)})`)]),
+    ),
     kept: Object.fromEntries(Object.entries(model.kept ?? {}).map(([name, from]) => [name, valueOf(from)])),
     sums: Object.fromEntries(
       Object.entries(model.sums ?? {}).map(([name, { table: from, key, where, columns }]) => {

@@ -94,6 +94,23 @@ test('update-product-prices of 100 records runs at most 40 statements', async ()
   expect((await s.api.get('/api/product?sku=S-99')).body.data.salePrice).toBe(119);
 });
 
+test("update-product-prices of 100 products of 20 brands and 20 groups reads the brands' names with one statement and the groups' with one", async () => {
+  const s = await counted();
+  await s.api.write('/api/add-product-brand', 'brand', Array.from({ length: 20 }, (_, i) => ({ name: `Бренд ${i}` })));
+  await s.api.write('/api/add-product-category', 'category', Array.from({ length: 20 }, (_, i) => ({ name: `Группа ${i}` })));
+  for (let batch = 0; batch < 10; batch++) {
+    const products = Array.from({ length: 10 }, (_, j) => batch * 10 + j).map((i) => ({ name: `Товар ${i}`, sku: `S-${i}`, categoryId: 1 + (i % 20), brandId: 1 + ((i * 7) % 20), salePrice: 10 }));
+    expect((await s.api.write('/api/add-product', 'products', products)).status).toBe(200);
+  }
+  const token = await s.api.token('/api/update-product-prices');
+  const prices = Array.from({ length: 100 }, (_, i) => ({ sku: `S-${i}`, salePrice: 20 + i }));
+  const statements = await s.during(async () => expect((await s.api.post('/api/update-product-prices', { data: prices }, token)).status).toBe(200));
+  const reading = (table: string) => statements.filter((sql) => new RegExp(`^\\s*SELECT\\b.*\\bFROM ${table}\\b`, 's').test(sql));
+  expect(reading('product_brands'), statements.join('\n')).toHaveLength(1);
+  expect(reading('product_categories'), statements.join('\n')).toHaveLength(1);
+  expect((await s.api.get('/api/product?sku=S-13')).body.data).toMatchObject({ salePrice: 33, brand: { id: 12, name: 'Бренд 11' }, category: { id: 14, name: 'Группа 13' } });
+});
+
 test('an import group of 200 contractors whose ids come below the highest, in descending order, runs about the statements of one in ascending order', async () => {
   const statementsOf = async (ids: number[]) => {
     const s = await counted();

@@ -74,17 +74,17 @@ const productsModel: RecordReadModel<ProductRecord> = {
     CategoryEdited: (event, products) => (event.data.name === undefined ? undefined : products.rerenderWhere('category_id', event.data.id, 'category')),
   },
   adds: ['ProductAdded'],
-  lookups: { brand: { table: 'product_brands', column: 'name' }, category: { table: 'product_categories', column: 'name' } },
-  async render(products, context) {
-    const rows: string[][] = [];
-    for (const p of products) {
-      const brand = p.brandId === null ? null : { id: p.brandId, name: (await context.lookup('brand', p.brandId)) as string };
-      const category = p.categoryId === SERVICE_CATEGORY.id ? SERVICE_CATEGORY : { id: p.categoryId, name: (await context.lookup('category', p.categoryId)) as string };
-      const list = JSON.stringify(productListView(p, brand, category));
-      rows.push([list, productFullJson(list, p)]);
-    }
-    return rows;
+  lookups: {
+    brand: { table: 'product_brands', column: 'name', of: (p) => p.brandId ?? undefined },
+    category: { table: 'product_categories', column: 'name', of: (p) => (p.categoryId === SERVICE_CATEGORY.id ? undefined : p.categoryId) },
   },
+  render: (products, context) =>
+    products.map((p) => {
+      const brand = p.brandId === null ? null : { id: p.brandId, name: context.lookup('brand', p.brandId) as string };
+      const category = p.categoryId === SERVICE_CATEGORY.id ? SERVICE_CATEGORY : { id: p.categoryId, name: context.lookup('category', p.categoryId) as string };
+      const list = JSON.stringify(productListView(p, brand, category));
+      return [list, productFullJson(list, p)];
+    }),
 };
 
 export const productsProjector = recordProjector(productsModel);

@@ -28,11 +28,6 @@ export class LookedUp<R> {
     this.ahead = entries.filter(([, lookup]) => lookup.of !== undefined);
   }
 
-  /** Whether some lookups are read ahead of a batch (`readAhead`). */
-  get readsAhead(): boolean {
-    return this.ahead.length > 0;
-  }
-
   /** The value `name` of the row `id`: kept, or read (a promise then). */
   get(name: string, id: number): unknown {
     const values = this.kept(name);

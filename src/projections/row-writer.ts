@@ -160,14 +160,19 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   /** A record added: its served row rendered at the flush, and what it refreshes. */
   private added(record: R): void {
     this.served?.added(record);
-    for (const id of this.model.refreshes?.ids(record) ?? []) this.toRefresh.add(id);
+    this.refresh(record);
   }
 
-  /** A record changed from `before`: its served rows rendered at the flush, and what both refresh. */
+  /** A record changed from `before`: its served row rendered at the flush, and what either refreshes. */
   private changedFrom(record: R, before: R): Promise<void> | void {
-    for (const id of this.model.refreshes?.ids(record) ?? []) this.toRefresh.add(id);
-    for (const id of this.model.refreshes?.ids(before) ?? []) this.toRefresh.add(id);
+    this.refresh(record);
+    this.refresh(before);
     return this.served?.changed(record, before);
+  }
+
+  /** The records of the other read model this one names refreshed at the flush (`RecordReadModel.refreshes`). */
+  private refresh(record: R): void {
+    if (this.model.refreshes !== undefined) for (const id of this.model.refreshes.ids(record)) this.toRefresh.add(id);
   }
 
   /** The record as it is now (`undefined` when there is none): kept back, or read. */
@@ -197,7 +202,8 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
       await this.writeKept();
       for (const [id] of await this.session.rows<[number]>(this.sql.idsWhere(column), [value])) this.toRender(id);
     }
-    // After the records kept back are rendered (with the value as it was): the other model may not have written it yet.
+    // Once the records kept back are rendered: read before, the value could be the other read model's as it was,
+    // its edit still kept back there.
     if (lookup !== undefined) this.looked.forget(lookup, value);
     await this.served?.touchWhere(column, value);
   }

@@ -232,10 +232,15 @@ class EveryRowAtTheEnd<R extends { id: number }> implements ServedRowsWriter<R> 
       // Awaited by the next step; a build that fails first must not leave it rejected unhandled.
       this.nextRows.catch(() => {});
       await looked.readAhead(records);
-      await this.table.render(records.map((record) => [record, this.kept.figures(record)] as const));
+      await this.table.render(this.withFigures(records));
       budget.left -= records.length;
     }
     return false;
+  }
+
+  /** The records with their figures, each found as it is rendered. */
+  private *withFigures(records: R[]): Generator<readonly [R, unknown]> {
+    for (const record of records) yield [record, this.kept.figures(record)];
   }
 
   discard(): void {

@@ -162,7 +162,10 @@ export interface ChildRows<R> {
  */
 export interface ServedRows<R, F = unknown> {
   table: string;
-  /** Its columns, the key first, in the order `render` gives their values. */
+  /**
+   * Its columns, the key first, in the order `render` gives their values. Those named as the records' partition
+   * columns and `id` hold the record's key, which never changes: a row rendered again leaves them.
+   */
   columns: Columns;
   /** A record's row, from the record, its figures and the model's `lookups`. */
   render(record: R, figures: F, context: RenderContext): Promise<unknown[]> | unknown[];

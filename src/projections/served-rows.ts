@@ -49,12 +49,15 @@ function statements<R extends { id: number }>(model: RecordReadModel<R>, n: Tabl
   const t = n(served.table);
   const records = `${read.columns.join(', ')} FROM ${n(table)}`;
   const [key, ...rest] = Object.keys(served.columns);
+  // The record's partition and id follow from its number as the key does: a row replaced keeps them.
+  const recordKey = [...(model.records.partition?.columns ?? []), 'id'];
+  const replaced = rest.filter((c) => !recordKey.includes(c));
   return {
     numbered,
     save: byCount(
       (rows) =>
         `INSERT INTO ${t} (${[key, ...rest].join(', ')}) VALUES ${placeholders(rows, rest.length + 1)}
-         ON CONFLICT (${key}) DO UPDATE SET ${rest.map((c) => `${c} = excluded.${c}`).join(', ')}`,
+         ON CONFLICT (${key}) DO UPDATE SET ${replaced.map((c) => `${c} = excluded.${c}`).join(', ')}`,
     ),
     recordsAfter: `SELECT ${records} WHERE ${numbered} > ? ORDER BY ${numbered} LIMIT ?`,
     recordsNumbered: byCount((count) => `SELECT ${records} WHERE ${numbered} IN (${valueList(count)})`),
@@ -163,6 +166,7 @@ class RowsTouched<R extends { id: number }> implements ServedRowsWriter<R> {
     await this.table.render(this.marked(await this.groupsOf(fresh)));
   }
 
+  /** The records as they are rendered, each noted as rendered by this flush. */
   private *marked(rendered: Iterable<readonly [R, unknown]>): Generator<readonly [R, unknown]> {
     for (const each of rendered) {
       this.rendered.add(this.table.numberOf(each[0]));

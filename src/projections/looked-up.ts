@@ -5,8 +5,8 @@ import type { Lookup } from './read-model.ts';
 /**
  * The values of a read model's `lookups` its renders read, each read once and kept until `forget` (the end of a
  * flush), at most its `limit` at a time: kept ones are dropped all at once when more would not fit. Those a batch
- * of records looks up (`Lookup.of`) are read together before it is rendered, a statement a hundred, not one a
- * record.
+ * of records looks up (`Lookup.of`) can be read together before it is rendered (`readAhead`), a statement a
+ * hundred, not one a record.
  */
 export class LookedUp<R> {
   private readonly values = new Map<string, Map<number, unknown>>();

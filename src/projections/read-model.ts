@@ -50,8 +50,8 @@ export interface RecordReadModel<R extends { id: number }> extends Pick<Projecto
 /**
  * A value of another read model's row a render reads: `table`'s `column` of an id, made into what the render takes
  * by `value` (given `undefined` when there is no row; the value as stored without it). `of`, when given, is the id
- * a record looks up: those of a batch about to be rendered are read at once, a statement a hundred. At most
- * `limit` are kept at a time (all of them without it).
+ * a record looks up: a build reads those of each batch of served rows it renders at once, a statement a hundred
+ * (live, each is read when first asked for). At most `limit` are kept at a time (all of them without it).
  */
 export interface Lookup<R> {
   table: string;
@@ -179,7 +179,7 @@ export interface ServedRows<R, F = unknown> {
 export interface LinkedFigures<R, F> {
   /** Whether a record's change from `before` moves its group's figures: then the whole group is rendered again. */
   moves(record: R, before: R): boolean;
-  /** Records, by partition and id, whose groups a change from `before` moves besides the record's (a parent it left may head one of its own). */
+  /** Of a change that moves them: other records, by partition and id, whose groups move too (a parent it left may head one of its own). */
   left(record: R, before: R): readonly (readonly [Partition, number])[];
   /** Live: the records of the groups of the records with these numbers, each with its figures, read from the tables. */
   read(session: SqlSession, names: TableNames): (numbers: number[]) => Promise<Iterable<readonly [R, F]>>;

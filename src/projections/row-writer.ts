@@ -1,11 +1,13 @@
 import { ROWS_PER_STATEMENT, type SqlSession, byCount, inChunks, placeholders, valueList } from '../storage/sql.ts';
 import type { StoredEvent } from '../events/rows.ts';
-import { type EventHandler, type FlushBudget, type Projector, type TableNames, drainReadingAhead, inIdOrder } from './projector.ts';
+import { type EventHandler, type FlushBudget, type Projector, type TableNames, drainInChunks, drainReadingAhead, inIdOrder } from './projector.ts';
 import type { Partition } from './id-counts.ts';
 import type { Columns, RecordChanges, RecordReadModel, RenderContext } from './read-model.ts';
 import { type ChildRowsWriter, childRowsWriter } from './child-rows.ts';
 import { NO_COUNTS, type IdCounts, type NewIds, type Numbers, type WriteStrategy } from './write-strategies.ts';
 import type { KeptValues } from './kept-values.ts';
+import { LookedUp } from './looked-up.ts';
+import { type ServedRowsWriter, servedRowsWriter } from './served-rows.ts';
 
 /** The projector of a declared read model: its rows written by a `RowWriter`, in the strategy it is bound with. */
 export function recordProjector<R extends { id: number }>(model: RecordReadModel<R>): Projector {
@@ -39,8 +41,8 @@ const UNRENDERED = { integer: 0, real: 0, text: '' } as const;
  * budget it is given. Nothing outlives a flush, and `discard` forgets everything when a transaction is rolled back.
  * A partitioned table's records are known by their partition and id; a record edited into another partition of
  * its counts (`pagedWithin`) is counted there. Values of other read models an add takes (`kept`) are kept as the
- * strategy keeps them until the flush ends. `written`, when given, is told of each record an event adds or changes
- * as it is kept (numbered), with the record before: what else the caller derives from it (a document's served row).
+ * strategy keeps them until the flush ends. The flush renders the model's served rows of the records an event
+ * added or changed (`served`, `served-rows.ts`) and the records of the read model it `refreshes` they name.
  */
 export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   private readonly sql: ReturnType<typeof statements<R>>;
@@ -60,8 +62,8 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   private readonly pending = new Map<number, Partial<R>>();
   /** Rows noted in the model's `sets` and not written yet, by set, each by its values as JSON. */
   private readonly noted = new Map<string, Map<string, unknown[]>>();
-  /** Values the renders looked up since the last flush, by lookup name and id. */
-  private readonly looked = new Map<string, Map<number, unknown>>();
+  /** Values the renders looked up since the last flush. */
+  private readonly looked: LookedUp<R>;
   /** A build's sums of every record, read once at its flush, by name. */
   private readonly summed = new Map<string, Map<number, number[]>>();
   private flushing = false;
@@ -72,16 +74,19 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   private touched = false;
   /** The writers of the model's `children`. */
   private readonly children: ChildRowsWriter<R>[];
-  private readonly context: RenderContext = { lookup: (name, id) => this.lookup(name, id), sums: (name, ids) => this.sums(name, ids) };
+  private readonly context: RenderContext = { lookup: (name, id) => this.looked.get(name, id), sums: (name, ids) => this.sums(name, ids) };
   /** The model's `kept` values, by name. */
   private readonly keptValues: Map<string, KeptValues<unknown>>;
+  private readonly served: ServedRowsWriter<R> | undefined;
+  /** The writer of the records the model `refreshes`, and the ids of those to refresh at the flush. */
+  private readonly refreshing: RowWriter<{ id: number }> | undefined;
+  private readonly toRefresh = new Set<number>();
 
   constructor(
     private readonly model: RecordReadModel<R>,
     private readonly session: SqlSession,
     private readonly names: TableNames,
     private readonly strategy: WriteStrategy,
-    private readonly written?: (record: R, before: R | undefined) => void,
   ) {
     const { table, partition, numbered, numberedAs, pagedBy, pagedWithin, rendered, patch } = model.records;
     if (partition !== undefined && (Object.keys(rendered).length > 0 || patch !== undefined || model.records.unique !== undefined)) {
@@ -99,6 +104,9 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
         strategy.kept(async (id) => value(await session.value(this.sql.kept[name], [id])), none, limit),
       ]),
     );
+    this.looked = new LookedUp(model.lookups ?? {}, session, names);
+    this.served = model.served && servedRowsWriter(model, session, names, strategy, this, this.looked, this.context);
+    this.refreshing = model.refreshes && new RowWriter(model.refreshes.model, session, names, strategy);
   }
 
   handler(): EventHandler {
@@ -156,7 +164,26 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     if (kept === undefined && current !== undefined) for (const children of this.children) children.change(current, next);
     if (kept === undefined && current !== undefined && this.movesUnique(current, next)) this.moving.add(key);
     (kept !== undefined ? this.adding : this.changed).set(key, next);
-    this.written?.(next, current);
+    if (current === undefined) this.added(next);
+    else await this.changedFrom(next, current);
+  }
+
+  /** A record added: its served row rendered at the flush, and what it refreshes. */
+  private added(record: R): void {
+    this.served?.added(record);
+    this.refresh(record);
+  }
+
+  /** A record changed from `before`: its served row rendered at the flush, and what either refreshes. */
+  private changedFrom(record: R, before: R): Promise<void> | void {
+    this.refresh(record);
+    this.refresh(before);
+    return this.served?.changed(record, before);
+  }
+
+  /** The records of the other read model this one names refreshed at the flush (`RecordReadModel.refreshes`). */
+  private refresh(record: R): void {
+    if (this.model.refreshes !== undefined) for (const id of this.model.refreshes.ids(record)) this.toRefresh.add(id);
   }
 
   /** The record as it is now (`undefined` when there is none): kept back, or read. */
@@ -186,9 +213,14 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
 
   async rerenderWhere(column: string, value: number, lookup?: string): Promise<void> {
     this.touched = true;
-    await this.writeKept();
-    if (lookup !== undefined) this.looked.get(lookup)?.delete(value);
-    for (const [id] of await this.session.rows<[number]>(this.sql.idsWhere(column), [value])) this.toRender(id);
+    if (this.sql.flushed.length > 0) {
+      await this.writeKept();
+      for (const [id] of await this.session.rows<[number]>(this.sql.idsWhere(column), [value])) this.toRender(id);
+    }
+    // Once the records kept back are rendered: read before, the value could be the other read model's as it was,
+    // its edit still kept back there.
+    if (lookup !== undefined) this.looked.forget(lookup, value);
+    await this.served?.touchWhere(column, value);
   }
 
   note(set: string, row: unknown[]): void {
@@ -230,7 +262,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     this.counts.add(this.countedIn(record), record.id);
     this.adding.set(key, record);
     if (!renders) this.narrow.add(key);
-    this.written?.(record, undefined);
+    this.added(record);
     // Written a statement's worth at a time: records kept back for a whole transaction outlived the young generation.
     if (this.adding.size >= ROWS_PER_STATEMENT) return this.writeKept();
   }
@@ -344,28 +376,11 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     for (const children of this.children) for (const r of records) children.add(r);
   }
 
-  /** The rendered columns' values of these records: none when the table has no rendered columns. */
+  /** The rendered columns' values of these records (none when the table has none), the values they look up read first, together. */
   private render(records: R[]): Promise<unknown[][]> | unknown[][] {
-    const { render, lookups } = this.model;
+    const { render } = this.model;
     if (render === undefined) return records.map(() => NO_VALUES);
-    return lookups === undefined ? render(records, this.context) : this.lookUp(lookups, records).then(() => render(records, this.context));
-  }
-
-  /** The values of `lookups` the records show and no render read yet: a statement a hundred ids of each lookup. */
-  private async lookUp(lookups: NonNullable<RecordReadModel<R>['lookups']>, records: R[]): Promise<void> {
-    for (const [name, { of }] of Object.entries(lookups)) {
-      let values = this.looked.get(name);
-      if (values === undefined) this.looked.set(name, (values = new Map()));
-      const ids = new Set<number>();
-      for (const record of records) {
-        const id = of(record);
-        if (id !== undefined && !values.has(id)) ids.add(id);
-      }
-      await inChunks([...ids], async (chunk) => {
-        const found = new Map((await this.session.rows<[number, unknown]>(this.sql.lookups[name](chunk.length), chunk)).map(([id, value]) => [Number(id), value]));
-        for (const id of chunk) values.set(id, found.get(id));
-      });
-    }
+    return this.looked.readsAhead ? this.looked.readAhead(records).then(() => render(records, this.context)) : render(records, this.context);
   }
 
   /** A record's stored values followed by these of its rendered columns. */
@@ -398,7 +413,10 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     inIdOrder(this.pending);
     const read = (ids: number[]) => this.session.rows<unknown[]>(this.sql.readMany(ids.length), ids);
     this.flushing = true;
-    const done = await drainReadingAhead(this.pending, budget, read, (_, found) => this.rewrite(found));
+    const done =
+      (await drainReadingAhead(this.pending, budget, read, (_, found) => this.rewrite(found))) &&
+      (this.served === undefined || (await this.served.flush(budget))) &&
+      (await drainInChunks(this.toRefresh, budget, (ids) => this.refreshing!.rerender(ids)));
     if (done) this.discard();
     return done;
   }
@@ -409,12 +427,6 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     const records = found.map(([id, ...values]) => this.patched(id as number, read.record(values))!);
     const rendered = await this.render(records);
     await this.updateRows(this.sql.rewrite, records.map((r, i) => ({ stored: row(r), rendered: rendered[i] })));
-  }
-
-  private lookup(name: string, id: number): unknown {
-    const values = this.looked.get(name);
-    if (values === undefined || !values.has(id)) throw new Error(`${this.model.name}: a render looked up ${name} ${id}, which the lookup's \`of\` did not give for its record`);
-    return values.get(id);
   }
 
   private async sums(name: string, ids: number[]): Promise<Map<number, number[]>> {
@@ -438,7 +450,10 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     this.moving.clear();
     this.narrow.clear();
     this.pending.clear();
-    this.looked.clear();
+    this.looked.forgetAll();
+    this.served?.discard();
+    this.toRefresh.clear();
+    this.refreshing?.discard();
     this.counts.discard();
     this.known.forget();
     this.numbers?.forget();
@@ -526,13 +541,10 @@ function orderOf<R extends { id: number }>({ partition, numbered, clusteredByNum
   return (a, b) => a.id - b.id;
 }
 
-/** The statements of the other tables a model reads (`lookups`, `sums`, `kept`) or writes (`sets`), every table named through `n`. */
+/** The statements of the other tables a model reads (`sums`, `kept`) or writes (`sets`), every table named through `n`. */
 function otherTableStatements<R extends { id: number }>(model: RecordReadModel<R>, n: TableNames) {
   const valueOf = ({ table: from, column }: { table: string; column: string }) => `SELECT ${column} FROM ${n(from)} WHERE id = ?`;
   return {
-    lookups: Object.fromEntries(
-      Object.entries(model.lookups ?? {}).map(([name, { table: from, column }]) => [name, byCount((count) => `SELECT id, ${column} FROM ${n(from)} WHERE id IN (${valueList(count)})`)]),
-    ),
     kept: Object.fromEntries(Object.entries(model.kept ?? {}).map(([name, from]) => [name, valueOf(from)])),
     sums: Object.fromEntries(
       Object.entries(model.sums ?? {}).map(([name, { table: from, key, where, columns }]) => {

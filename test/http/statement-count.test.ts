@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
 import { importRecords } from '../../src/use-cases/import.ts';
-import { importRecords as importLines, line, money, romashka, sale } from '../documents-fixtures.ts';
+import { importRecords as importLines, line, money, romashka, sale, table } from '../documents-fixtures.ts';
 import { type TestService, testService } from '../helpers.ts';
 import { Browser } from '../workbench-client.ts';
 
@@ -177,4 +177,17 @@ test("a contractor's statement page runs at most 6 statements for up to a hundre
   // it (one aggregate), the period's documents' keys in order, the documents a hundred a statement (read a page at
   // a time, so that no answer holds a contractor's every document), the company's details (the `company` stream).
   expect(statements.length, statements.join('\n')).toBeLessThanOrEqual(6);
+});
+
+test("a contractor's edit that its 250 documents show renders them again a hundred a statement, not one by one", async () => {
+  const s = await counted();
+  const sales = Array.from({ length: 250 }, (_, i) => sale(i + 1, 1, 100));
+  expect((await importLines(s.tb, [line('product', table), line('contractor', romashka), ...sales, money('cashin', 1, 1, 100, [{ type: 'sale', id: 1 }])])).failures).toEqual([]);
+  const renamed = { ...romashka, name: 'АО Ромашка' };
+  const statements = await s.during(async () => expect((await s.api.write('/api/edit-contractor', 'contractors', [renamed])).status).toBe(200));
+  // Their records and the figures their rows hold read and their rows written a hundred a statement: 3 of each.
+  expect(statements.length, statements.join('\n')).toBeLessThanOrEqual(30);
+  const shown = (await s.api.get('/api/sales?limit=1&offset=249')).body.data[0];
+  expect(shown).toMatchObject({ id: 250, contractor: { name: 'АО Ромашка' }, paid: 0 });
+  expect((await s.api.get('/api/sales?limit=1')).body.data[0]).toMatchObject({ id: 1, contractor: { name: 'АО Ромашка' }, paid: 100 });
 });

@@ -78,13 +78,16 @@ const productsModel: RecordReadModel<ProductRecord> = {
     brand: { table: 'product_brands', column: 'name', of: (p) => p.brandId ?? undefined },
     category: { table: 'product_categories', column: 'name', of: (p) => (p.categoryId === SERVICE_CATEGORY.id ? undefined : p.categoryId) },
   },
-  render: (products, context) =>
-    products.map((p) => {
-      const brand = p.brandId === null ? null : { id: p.brandId, name: context.lookup('brand', p.brandId) as string };
-      const category = p.categoryId === SERVICE_CATEGORY.id ? SERVICE_CATEGORY : { id: p.categoryId, name: context.lookup('category', p.categoryId) as string };
+  async render(products, context) {
+    const rows: string[][] = [];
+    for (const p of products) {
+      const brand = p.brandId === null ? null : { id: p.brandId, name: (await context.lookup('brand', p.brandId)) as string };
+      const category = p.categoryId === SERVICE_CATEGORY.id ? SERVICE_CATEGORY : { id: p.categoryId, name: (await context.lookup('category', p.categoryId)) as string };
       const list = JSON.stringify(productListView(p, brand, category));
-      return [list, productFullJson(list, p)];
-    }),
+      rows.push([list, productFullJson(list, p)]);
+    }
+    return rows;
+  },
 };
 
 export const productsProjector = recordProjector(productsModel);

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
-import { TOKEN_REFUSED, type WriteOutcome, type WriteRequest, answeredBefore, applyBatch, issueToken } from '../use-cases/two-step-write.ts';
+import { TOKEN_REFUSED, type WriteOutcome, type WriteRequest, answeredBefore, applyBatch, invalidBody, issueToken } from '../use-cases/two-step-write.ts';
 import type { Decider } from '../commands/lookups.ts';
 import { type CodeOverrides, parseRecord } from '../lib/validation.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';
@@ -68,13 +68,23 @@ function parseBatch(endpoint: WriteEndpoint, body: unknown): Result<ParsedBatch>
   return ok({ records: values, errors });
 }
 
-/** The body's records parsed and, when the body and the batch's shape allow, decided and applied. */
-function parsedAndApplied(tb: Company, endpoint: WriteEndpoint, request: WriteRequest, json: JsonBody): Promise<WriteOutcome> | WriteOutcome {
-  if (!json.ok) return { status: 'invalid', errors: [{ code: errorCodeFor(endpoint.wrapper), message: json.problem }] };
+/**
+ * The body's records parsed and, when the body and the batch's shape allow, decided and applied; a body refused
+ * before that is answered as its token allows (`invalidBody`).
+ */
+async function parsedAndApplied(tb: Company, endpoint: WriteEndpoint, request: WriteRequest, json: JsonBody): Promise<WriteOutcome> {
+  if (!json.ok) return invalidBody(tb, request, [{ code: errorCodeFor(endpoint.wrapper), message: json.problem }]);
   const batch = parseBatch(endpoint, json.value);
-  if (!batch.ok) return { status: 'invalid', errors: batch.errors };
+  if (!batch.ok) return invalidBody(tb, request, batch.errors);
   return applyBatch(tb, request, endpoint.decider, batch.value.records, batch.value.errors);
 }
+
+/**
+ * Bodies larger than this have their token read before they are parsed, so a token that cannot be honoured never
+ * costs a large body's parsing and hashing. A smaller one is parsed first (at most a few small requests' worth of
+ * work): the check under the write lock decides its token, and a read before it would only repeat that check.
+ */
+export const TOKEN_READ_FIRST_ABOVE_BYTES = 4096;
 
 export function mountWrite(app: Hono<AppEnv>, tb: Company, endpoint: WriteEndpoint): void {
   app.get(endpoint.path, async (c) => {
@@ -90,15 +100,17 @@ export function mountWrite(app: Hono<AppEnv>, tb: Company, endpoint: WriteEndpoi
     const keyId = c.get('key').id;
     const path = tokenPath(endpoint.path);
     const token = requestHeader(c, 'x-access-token') ?? '';
-    // A token that cannot be honoured whatever the body is refused from its header: the body is neither parsed
-    // nor hashed (only the replay of a spent token depends on it). Its row, read once, also tells a replay.
-    const row = await tb.tokens.usableRow(token, keyId, path);
-    if (!row) return sendErrors(c, 401, [TOKEN_REFUSED]);
-    const json = parseJsonBody(c.get('body'));
+    const body = c.get('body');
+    // A large body's token is read from its header first: one that cannot be honoured whatever the body is refused
+    // without parsing or hashing it (only the replay of a spent token depends on the body). That row also tells a replay.
+    const readFirst = body.byteLength > TOKEN_READ_FIRST_ABOVE_BYTES;
+    const row = readFirst ? await tb.tokens.usableRow(token, keyId, path) : undefined;
+    if (readFirst && !row) return sendErrors(c, 401, [TOKEN_REFUSED]);
+    const json = parseJsonBody(body);
     const bodyHash = json.ok ? hash('sha256', canonicalJson(json.value), 'hex') : '';
 
     const request = { keyId, path, token, bodyHash };
-    const outcome = (await answeredBefore(tb, request, row)) ?? (await parsedAndApplied(tb, endpoint, request, json));
+    const outcome = (row && (await answeredBefore(tb, request, row))) ?? (await parsedAndApplied(tb, endpoint, request, json));
     if (outcome.status === 'answered') return sendJson(c, outcome.response);
     return outcome.status === 'refused' ? sendErrors(c, 401, [TOKEN_REFUSED]) : sendErrors(c, 400, outcome.errors);
   });

@@ -48,6 +48,10 @@ const nodeOf = (id: number, level: number) => Math.floor(id / FAN_OUT ** level);
 interface Change {
   values: unknown[];
   by: number;
+  /** The partition's values as JSON ('' for a table without partitions), its level and node, as in `values`. */
+  partition: string;
+  level: number;
+  node: number;
 }
 
 /** The statements that keep the counts of `table`, partitioned by the columns `parts`. */
@@ -83,7 +87,7 @@ function change(changes: Map<string, Change>, values: Partition, id: number, by:
     const node = nodeOf(id, level);
     const name = `${partitionName}/${level}/${node}`;
     const found = changes.get(name);
-    if (found === undefined) changes.set(name, { values: [...values, level, node], by });
+    if (found === undefined) changes.set(name, { values: [...values, level, node], by, partition: partitionName, level, node });
     else found.by += by;
   }
 }
@@ -95,10 +99,9 @@ const partitionOf = (c: Change, parts: number) => c.values.slice(0, parts);
  * Whether `c` changed the range that already was the last of its level in its partition: the ancestor of the
  * last level-1 range (every range holding an id has a row, so the last range of each level holds the last id).
  */
-function changedTheLast(c: Change, parts: number, last: Map<string, number>): boolean {
-  const leaf = last.get(JSON.stringify(partitionOf(c, parts)));
-  const [level, node] = c.values.slice(-2) as [number, number];
-  return leaf !== undefined && node === Math.floor(leaf / FAN_OUT ** (level - 1));
+function changedTheLast(c: Change, last: Map<string, number>): boolean {
+  const leaf = last.get(c.partition);
+  return leaf !== undefined && c.node === Math.floor(leaf / FAN_OUT ** (c.level - 1));
 }
 
 /**
@@ -107,17 +110,19 @@ function changedTheLast(c: Change, parts: number, last: Map<string, number>): bo
  * level: no range after it, none created beside it, and nothing before it changed, so every `before` under it
  * stays (ids added in order change only such ranges, but for one that opens a new range).
  */
-function rangesToRenumber(written: Change[], parts: number, last: Map<string, number>): unknown[][] {
-  const ranges = new Map<string, { range: unknown[]; changed: Change[] }>();
+function rangesToRenumber(written: Change[], last: Map<string, number>): unknown[][] {
+  const ranges = new Map<string, { changed: Change[] }>();
   for (const c of written) {
-    const first = Math.floor((c.values.at(-1) as number) / FAN_OUT) * FAN_OUT;
-    const range = [...c.values.slice(0, -1), first, first + FAN_OUT - 1];
-    const name = JSON.stringify(range);
+    const name = `${c.partition}/${c.level}/${Math.floor(c.node / FAN_OUT)}`;
     const found = ranges.get(name);
-    if (found === undefined) ranges.set(name, { range, changed: [c] });
+    if (found === undefined) ranges.set(name, { changed: [c] });
     else found.changed.push(c);
   }
-  return [...ranges.values()].filter(({ changed }) => changed.length > 1 || !changedTheLast(changed[0], parts, last)).map(({ range }) => range);
+  const range = ({ values, node }: Change) => {
+    const first = Math.floor(node / FAN_OUT) * FAN_OUT;
+    return [...values.slice(0, -1), first, first + FAN_OUT - 1];
+  };
+  return [...ranges.values()].filter(({ changed }) => changed.length > 1 || !changedTheLast(changed[0], last)).map(({ changed }) => range(changed[0]));
 }
 
 /**
@@ -136,7 +141,8 @@ export function idCounts(session: SqlSession, table: string, partition: readonly
   const changes = new Map<string, Change>();
   /** Per partition changed (by its values as JSON), its last level-1 node before the changes, if it had any. */
   const lastLeaves = async (written: Change[]) => {
-    const partitions = new Map(written.map((c) => [JSON.stringify(partitionOf(c, parts)), partitionOf(c, parts)]));
+    const partitions = new Map<string, Partition>();
+    for (const c of written) if (!partitions.has(c.partition)) partitions.set(c.partition, partitionOf(c, parts));
     const last = new Map<string, number>();
     for (const [name, values] of partitions) {
       const node = await session.value<number | string | null>(sql.lastLeaf, values);
@@ -157,7 +163,7 @@ export function idCounts(session: SqlSession, table: string, partition: readonly
       await inChunks(written, (chunk) => session.run(sql.upsert(chunk.length), chunk.flatMap((c) => [...c.values, c.by, 0])));
       const lowered = written.filter((c) => c.by < 0);
       await inChunks(lowered, (chunk) => session.run(sql.dropEmpty(chunk.length), chunk.flatMap((c) => c.values)));
-      await inChunks(rangesToRenumber(written, parts, last), (chunk) => session.run(sql.renumber(chunk.length), chunk.flat()));
+      await inChunks(rangesToRenumber(written, last), (chunk) => session.run(sql.renumber(chunk.length), chunk.flat()));
     },
     discard: () => changes.clear(),
   };

@@ -44,7 +44,7 @@ export interface Projector {
  * to read at once what they will ask for one by one.
  */
 export type EventHandler = ((event: StoredEvent) => Promise<void> | void) & {
-  prepare?: (events: readonly StoredEvent[]) => Promise<void>;
+  prepare?: (events: readonly StoredEvent[]) => Promise<void> | void;
   persist?: () => Promise<void> | void;
   flush?: (budget: FlushBudget) => Promise<boolean>;
   discard?: () => void;

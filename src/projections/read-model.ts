@@ -1,4 +1,5 @@
 import type { ColumnType } from '../storage/dialect.ts';
+import type { SqlSession } from '../storage/sql.ts';
 import type { StoredEvent } from '../events/rows.ts';
 import type { Projector, TableNames } from './projector.ts';
 import type { Partition, PartitionColumn } from './id-counts.ts';
@@ -27,8 +28,8 @@ export interface RecordReadModel<R extends { id: number }> extends Pick<Projecto
   addedKey?(event: StoredEvent): readonly [Partition, number];
   /** Renders records' served columns (`records.rendered`, in order), a batch at a time; none when there are none. */
   render?(records: R[], context: RenderContext): Promise<unknown[][]> | unknown[][];
-  /** Values of other read models' tables a render reads, each read once until the next flush: by name, table and column. */
-  lookups?: Readonly<Record<string, { table: string; column: string }>>;
+  /** Values of other read models' tables a render reads, each read once until the next flush, by name. */
+  lookups?: Readonly<Record<string, Lookup<R>>>;
   /** Sums over other read models' rows a render reads for a batch of records (`RenderContext.sums`), by name. */
   sums?: Readonly<Record<string, Sums>>;
   /** Rows of other tables derived from a record, replaced when a change leaves others. */
@@ -37,6 +38,29 @@ export interface RecordReadModel<R extends { id: number }> extends Pick<Projecto
   sets?: Readonly<Record<string, Columns>>;
   /** Values of other read models' records kept from the events that set them (`RecordChanges.keep`, `kept`), by name. */
   kept?: Readonly<Record<string, KeptValue>>;
+  /** A table of rows rendered from the records at the flush and served apart from them (a document's list row). */
+  served?: ServedRows<R>;
+  /**
+   * Records of another read model (`model`, whose records are its own type) rendered again at the flush when a
+   * record naming them (`ids`) is added or changed: a document's contractor, whose balances sum its documents.
+   */
+  refreshes?: { model: RecordReadModel<any>; ids(record: R): number[] };
+}
+
+/**
+ * A value of another read model's row a render reads: `table`'s `column` of an id, made into what the render takes
+ * by `value` (given `undefined` when there is no row; the value as stored without it). `of`, when given, is the id
+ * a record looks up (`undefined`: none): those of a batch of records are read at once before its rendered columns
+ * are (a price batch's products' brands), and a build's before each batch of served rows it renders, a statement a
+ * hundred (a live served row's are read when first asked for). At most `limit` are kept at a time (all of them
+ * without it).
+ */
+export interface Lookup<R> {
+  table: string;
+  column: string;
+  value?(stored: unknown): unknown;
+  of?(record: R): number | undefined;
+  limit?: number;
 }
 
 /**
@@ -130,6 +154,49 @@ export interface ChildRows<R> {
   /** The columns of the table's primary key, in order: where given, a build stages the rows and moves them sorted by them. */
   key?: readonly string[];
   rows(record: R): unknown[][];
+}
+
+/**
+ * Rows of a table of their own rendered from the records (`RecordReadModel.served`), one a record, keyed by the
+ * record's number (`RecordTable.numbered`), with figures each takes from the records linked to it (`figures`).
+ * The row writer renders them at the flush (write-behind: once however many events touched a record), live those
+ * touched since the last flush, in a build every record once at its end (`WriteStrategy.renders`).
+ */
+export interface ServedRows<R, F = unknown> {
+  table: string;
+  /**
+   * Its columns, the key first, in the order `render` gives their values. Those named as the records' partition
+   * columns and `id` hold the record's key, which never changes: a row rendered again leaves them.
+   */
+  columns: Columns;
+  /** A record's row, from the record, its figures and the model's `lookups`. */
+  render(record: R, figures: F, context: RenderContext): Promise<unknown[]> | unknown[];
+  figures: LinkedFigures<R, F>;
+}
+
+/**
+ * Figures a record takes from the records linked to it (its group: a document's component, every document its
+ * links reach either way), computed for a whole group at once.
+ */
+export interface LinkedFigures<R, F> {
+  /** Whether a record's change from `before` moves its group's figures: then the whole group is rendered again. */
+  moves(record: R, before: R): boolean;
+  /** Of a change that moves them: other records, by partition and id, whose groups move too (a parent it left may head one of its own). */
+  left(record: R, before: R): readonly (readonly [Partition, number])[];
+  /** Live: the records of the groups of the records with these numbers, each with its figures, read from the tables. */
+  read(session: SqlSession, names: TableNames): (numbers: number[]) => Promise<Iterable<readonly [R, F]>>;
+  /** A build: what is kept of every record as it is written, each one's figures found from it at the end. */
+  kept(): KeptFigures<R, F>;
+  /** A record's figures as its served row holds them (`columns`' values): a change that moves none renders it with these. */
+  served: { columns: readonly string[]; figures(values: unknown[]): F };
+}
+
+/** What a build keeps of the records to find their figures at its end (`LinkedFigures.kept`). */
+export interface KeptFigures<R, F> {
+  set(record: R): void;
+  /** A record's figures once every event is applied: each asked for once. */
+  figures(record: R): F;
+  forget(): void;
 }
 
 /** What an event may do to a read model's records; the row writer decides when and how each is written. */

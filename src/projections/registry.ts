@@ -55,7 +55,10 @@ export class Projections {
   async apply(events: StoredEvent[]): Promise<void> {
     if (events.length === 0) return;
     try {
-      for (const handle of this.handlers) await handle.prepare?.(events);
+      for (const handle of this.handlers) {
+        const reading = handle.prepare?.(events);
+        if (reading !== undefined) await reading;
+      }
       for (const event of events) {
         const pending = this.handle(event);
         if (pending !== undefined) await pending;
@@ -98,7 +101,10 @@ export class Projections {
 
   /** Writes the rows the handlers keep back. */
   private async persist(): Promise<void> {
-    for (const handle of this.handlers) await handle.persist?.();
+    for (const handle of this.handlers) {
+      const writing = handle.persist?.();
+      if (writing !== undefined) await writing;
+    }
   }
 
   /** One event through every handler, from the `from`th on; a promise only when a handler made one. */

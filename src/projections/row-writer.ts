@@ -1,11 +1,13 @@
 import { ROWS_PER_STATEMENT, type SqlSession, byCount, inChunks, placeholders, valueList } from '../storage/sql.ts';
 import type { StoredEvent } from '../events/rows.ts';
-import { type EventHandler, type FlushBudget, type Projector, type TableNames, drainReadingAhead, inIdOrder } from './projector.ts';
+import { type EventHandler, type FlushBudget, type Projector, type TableNames, drainInChunks, drainReadingAhead, inIdOrder } from './projector.ts';
 import type { Partition } from './id-counts.ts';
 import type { Columns, RecordChanges, RecordReadModel, RenderContext } from './read-model.ts';
 import { type ChildRowsWriter, childRowsWriter } from './child-rows.ts';
 import { NO_COUNTS, type IdCounts, type NewIds, type Numbers, type WriteStrategy } from './write-strategies.ts';
 import type { KeptValues } from './kept-values.ts';
+import { LookedUp } from './looked-up.ts';
+import { type ServedRowsWriter, servedRowsWriter } from './served-rows.ts';
 
 /** The projector of a declared read model: its rows written by a `RowWriter`, in the strategy it is bound with. */
 export function recordProjector<R extends { id: number }>(model: RecordReadModel<R>): Projector {
@@ -39,8 +41,8 @@ const UNRENDERED = { integer: 0, real: 0, text: '' } as const;
  * budget it is given. Nothing outlives a flush, and `discard` forgets everything when a transaction is rolled back.
  * A partitioned table's records are known by their partition and id; a record edited into another partition of
  * its counts (`pagedWithin`) is counted there. Values of other read models an add takes (`kept`) are kept as the
- * strategy keeps them until the flush ends. `written`, when given, is told of each record an event adds or changes
- * as it is kept (numbered), with the record before: what else the caller derives from it (a document's served row).
+ * strategy keeps them until the flush ends. The flush renders the model's served rows of the records an event
+ * added or changed (`served`, `served-rows.ts`) and the records of the read model it `refreshes` they name.
  */
 export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   private readonly sql: ReturnType<typeof statements<R>>;
@@ -60,23 +62,31 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   private readonly pending = new Map<number, Partial<R>>();
   /** Rows noted in the model's `sets` and not written yet, by set, each by its values as JSON. */
   private readonly noted = new Map<string, Map<string, unknown[]>>();
-  /** Values the renders looked up since the last flush, by lookup name and id. */
-  private readonly looked = new Map<string, Map<number, unknown>>();
+  /** Values the renders looked up since the last flush. */
+  private readonly looked: LookedUp<R>;
   /** A build's sums of every record, read once at its flush, by name. */
   private readonly summed = new Map<string, Map<number, number[]>>();
   private flushing = false;
+  /**
+   * Whether anything was kept, read ahead, numbered or noted since the last `discard`: a transaction that touched
+   * none of the model's records (most touch one or two read models) costs its persist, flush and discard nothing.
+   */
+  private touched = false;
   /** The writers of the model's `children`. */
   private readonly children: ChildRowsWriter<R>[];
-  private readonly context: RenderContext = { lookup: (name, id) => this.lookup(name, id), sums: (name, ids) => this.sums(name, ids) };
+  private readonly context: RenderContext = { lookup: (name, id) => this.looked.get(name, id), sums: (name, ids) => this.sums(name, ids) };
   /** The model's `kept` values, by name. */
   private readonly keptValues: Map<string, KeptValues<unknown>>;
+  private readonly served: ServedRowsWriter<R> | undefined;
+  /** The writer of the records the model `refreshes`, and the ids of those to refresh at the flush. */
+  private readonly refreshing: RowWriter<{ id: number }> | undefined;
+  private readonly toRefresh = new Set<number>();
 
   constructor(
     private readonly model: RecordReadModel<R>,
     private readonly session: SqlSession,
     private readonly names: TableNames,
     private readonly strategy: WriteStrategy,
-    private readonly written?: (record: R, before: R | undefined) => void,
   ) {
     const { table, partition, numbered, numberedAs, pagedBy, pagedWithin, rendered, patch } = model.records;
     if (partition !== undefined && (Object.keys(rendered).length > 0 || patch !== undefined || model.records.unique !== undefined)) {
@@ -94,6 +104,9 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
         strategy.kept(async (id) => value(await session.value(this.sql.kept[name], [id])), none, limit),
       ]),
     );
+    this.looked = new LookedUp(model.lookups ?? {}, session, names);
+    this.served = model.served && servedRowsWriter(model, session, names, strategy, this, this.looked, this.context);
+    this.refreshing = model.refreshes && new RowWriter(model.refreshes.model, session, names, strategy);
   }
 
   handler(): EventHandler {
@@ -107,9 +120,13 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     };
     return Object.assign(handle, {
       // A batch's new ids looked up at once: ids in any order cost a statement a hundred, not a seek each.
-      prepare: (events: readonly StoredEvent[]) =>
-        this.known.lookUp(events.flatMap((e) => (this.adds.has(e.type) ? [this.model.addedKey?.(e) ?? ([NO_PARTITION, (e.data as { id: number }).id] as const)] : []))),
-      persist: () => this.persist(),
+      prepare: (events: readonly StoredEvent[]) => {
+        const added = events.flatMap((e) => (this.adds.has(e.type) ? [this.model.addedKey?.(e) ?? ([NO_PARTITION, (e.data as { id: number }).id] as const)] : []));
+        if (added.length === 0) return;
+        this.touched = true;
+        return this.known.lookUp(added);
+      },
+      persist: () => (this.touched ? this.persist() : undefined),
       flush: (budget: FlushBudget) => this.flush(budget),
       discard: () => this.discard(),
     });
@@ -127,12 +144,14 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   }
 
   add(record: R): Promise<void> | void {
+    this.touched = true;
     const partition = this.partitionOf(record);
     const isNew = this.known.isNew(partition, record.id);
     return typeof isNew === 'boolean' ? this.place(record, partition, isNew) : isNew.then((answer) => this.place(record, partition, answer));
   }
 
   async edit(id: number, change: (current: R | undefined) => R | undefined, partition = NO_PARTITION): Promise<void> {
+    this.touched = true;
     const key = this.keyOf(partition, id);
     const kept = this.adding.get(key);
     const current = await this.record(id, partition);
@@ -145,7 +164,26 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     if (kept === undefined && current !== undefined) for (const children of this.children) children.change(current, next);
     if (kept === undefined && current !== undefined && this.movesUnique(current, next)) this.moving.add(key);
     (kept !== undefined ? this.adding : this.changed).set(key, next);
-    this.written?.(next, current);
+    if (current === undefined) this.added(next);
+    else await this.changedFrom(next, current);
+  }
+
+  /** A record added: its served row rendered at the flush, and what it refreshes. */
+  private added(record: R): void {
+    this.served?.added(record);
+    this.refresh(record);
+  }
+
+  /** A record changed from `before`: its served row rendered at the flush, and what either refreshes. */
+  private changedFrom(record: R, before: R): Promise<void> | void {
+    this.refresh(record);
+    this.refresh(before);
+    return this.served?.changed(record, before);
+  }
+
+  /** The records of the other read model this one names refreshed at the flush (`RecordReadModel.refreshes`). */
+  private refresh(record: R): void {
+    if (this.model.refreshes !== undefined) for (const id of this.model.refreshes.ids(record)) this.toRefresh.add(id);
   }
 
   /** The record as it is now (`undefined` when there is none): kept back, or read. */
@@ -155,28 +193,38 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   }
 
   keep(name: string, id: number, value: unknown): void {
+    this.touched = true;
     this.keptValues.get(name)!.set(id, value);
   }
 
   kept(name: string, id: number): unknown {
+    this.touched = true;
     return this.keptValues.get(name)!.get(id);
   }
 
   patch(id: number, changes: Partial<R>): void {
     // Merged in place: they live until the flush, and a fresh object per event would pile up as old-generation
     // garbage over a long rebuild.
+    this.touched = true;
     const merged = this.pending.get(id);
     if (merged === undefined) this.pending.set(id, { ...changes });
     else Object.assign(merged, changes);
   }
 
   async rerenderWhere(column: string, value: number, lookup?: string): Promise<void> {
-    await this.writeKept();
-    if (lookup !== undefined) this.looked.get(lookup)?.delete(value);
-    for (const [id] of await this.session.rows<[number]>(this.sql.idsWhere(column), [value])) this.toRender(id);
+    this.touched = true;
+    if (this.sql.flushed.length > 0) {
+      await this.writeKept();
+      for (const [id] of await this.session.rows<[number]>(this.sql.idsWhere(column), [value])) this.toRender(id);
+    }
+    // Once the records kept back are rendered: read before, the value could be the other read model's as it was,
+    // its edit still kept back there.
+    if (lookup !== undefined) this.looked.forget(lookup, value);
+    await this.served?.touchWhere(column, value);
   }
 
   note(set: string, row: unknown[]): void {
+    this.touched = true;
     let rows = this.noted.get(set);
     if (rows === undefined) this.noted.set(set, (rows = new Map()));
     rows.set(JSON.stringify(row), row);
@@ -184,6 +232,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
 
   /** Renders these records again now, as a flush would: rows of other read models they show changed. */
   async rerender(ids: number[]): Promise<void> {
+    this.touched = true;
     this.flushing = true;
     await inChunks(ids, async (chunk) => this.rewrite(await this.session.rows<unknown[]>(this.sql.readMany(chunk.length), chunk)));
   }
@@ -213,7 +262,7 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     this.counts.add(this.countedIn(record), record.id);
     this.adding.set(key, record);
     if (!renders) this.narrow.add(key);
-    this.written?.(record, undefined);
+    this.added(record);
     // Written a statement's worth at a time: records kept back for a whole transaction outlived the young generation.
     if (this.adding.size >= ROWS_PER_STATEMENT) return this.writeKept();
   }
@@ -327,9 +376,11 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     for (const children of this.children) for (const r of records) children.add(r);
   }
 
-  /** The rendered columns' values of these records: none when the table has no rendered columns. */
+  /** The rendered columns' values of these records (none when the table has none), the values they look up read first, together. */
   private render(records: R[]): Promise<unknown[][]> | unknown[][] {
-    return this.model.render === undefined ? records.map(() => NO_VALUES) : this.model.render(records, this.context);
+    const { render } = this.model;
+    if (render === undefined) return records.map(() => NO_VALUES);
+    return this.looked.readsAhead ? this.looked.readAhead(records).then(() => render(records, this.context)) : render(records, this.context);
   }
 
   /** A record's stored values followed by these of its rendered columns. */
@@ -356,12 +407,16 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
 
   /** The deferred renders, in id order, a statement's worth of rows read ahead of the one rewritten. */
   private async flush(budget: FlushBudget): Promise<boolean> {
+    if (!this.touched) return true;
     await this.writeKept();
     for (const children of this.children) await children.moveStaged();
     inIdOrder(this.pending);
     const read = (ids: number[]) => this.session.rows<unknown[]>(this.sql.readMany(ids.length), ids);
     this.flushing = true;
-    const done = await drainReadingAhead(this.pending, budget, read, (_, found) => this.rewrite(found));
+    const done =
+      (await drainReadingAhead(this.pending, budget, read, (_, found) => this.rewrite(found))) &&
+      (this.served === undefined || (await this.served.flush(budget))) &&
+      (await drainInChunks(this.toRefresh, budget, (ids) => this.refreshing!.rerender(ids)));
     if (done) this.discard();
     return done;
   }
@@ -374,16 +429,6 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     await this.updateRows(this.sql.rewrite, records.map((r, i) => ({ stored: row(r), rendered: rendered[i] })));
   }
 
-  private lookup(name: string, id: number): unknown {
-    let values = this.looked.get(name);
-    if (values === undefined) this.looked.set(name, (values = new Map()));
-    if (values.has(id)) return values.get(id);
-    return this.session.value(this.sql.lookups[name], [id]).then((value) => {
-      values.set(id, value);
-      return value;
-    });
-  }
-
   private async sums(name: string, ids: number[]): Promise<Map<number, number[]>> {
     const read = this.sql.sums[name];
     if (this.strategy.sums === 'of-the-records') return keyed(await readChunks(ids, (chunk) => this.session.rows<number[]>(read.of(chunk.length), chunk)));
@@ -394,6 +439,8 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
   }
 
   private discard(): void {
+    if (!this.touched) return;
+    this.touched = false;
     this.flushing = false;
     for (const children of this.children) children.discard();
     this.summed.clear();
@@ -403,7 +450,10 @@ export class RowWriter<R extends { id: number }> implements RecordChanges<R> {
     this.moving.clear();
     this.narrow.clear();
     this.pending.clear();
-    this.looked.clear();
+    this.looked.forgetAll();
+    this.served?.discard();
+    this.toRefresh.clear();
+    this.refreshing?.discard();
     this.counts.discard();
     this.known.forget();
     this.numbers?.forget();
@@ -491,11 +541,10 @@ function orderOf<R extends { id: number }>({ partition, numbered, clusteredByNum
   return (a, b) => a.id - b.id;
 }
 
-/** The statements of the other tables a model reads (`lookups`, `sums`, `kept`) or writes (`sets`), every table named through `n`. */
+/** The statements of the other tables a model reads (`sums`, `kept`) or writes (`sets`), every table named through `n`. */
 function otherTableStatements<R extends { id: number }>(model: RecordReadModel<R>, n: TableNames) {
   const valueOf = ({ table: from, column }: { table: string; column: string }) => `SELECT ${column} FROM ${n(from)} WHERE id = ?`;
   return {
-    lookups: Object.fromEntries(Object.entries(model.lookups ?? {}).map(([name, from]) => [name, valueOf(from)])),
     kept: Object.fromEntries(Object.entries(model.kept ?? {}).map(([name, from]) => [name, valueOf(from)])),
     sums: Object.fromEntries(
       Object.entries(model.sums ?? {}).map(([name, { table: from, key, where, columns }]) => {

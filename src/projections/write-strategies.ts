@@ -30,9 +30,10 @@ export interface WriteStrategy {
    */
   sums: 'of-the-records' | 'all-at-the-flush';
   /**
-   * Which records the flush renders: live, those touched since the last flush; a build, every record once, at its
-   * end (each touched anyway), from what the read model kept of them: what it derives from other records (a
-   * document's component) is then known in memory rather than read back, and nothing needs rendering before.
+   * Which records' served rows (`RecordReadModel.served`, `served-rows.ts`) the flush renders: live, those touched
+   * since the last flush; a build, every record once, at its end (each touched anyway), their figures from what was
+   * kept of every record (`LinkedFigures.kept`: a document's component known in memory rather than read back), and
+   * nothing needs rendering before.
    */
   renders: 'the-records-touched' | 'every-record-at-the-end';
   /**

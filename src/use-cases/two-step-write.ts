@@ -28,9 +28,9 @@ export function issueToken(tb: WriteContext, keyId: number, path: string): Promi
 }
 
 /**
- * What a token and body may still do before the batch is parsed, given the token's row as read before the body
- * (`AccessTokens.usableRow`): refused, or a replay answered with the first answer (once that is on disk), or
- * nothing yet (`undefined`: a fresh token).
+ * What a token and body may still do before the batch is parsed, given the token's row (`AccessTokens.usableRow`):
+ * refused, or a replay answered with the first answer (once that is on disk), or nothing yet (`undefined`: a fresh
+ * token).
  */
 export async function answeredBefore(tb: WriteContext, request: WriteRequest, row: StoredToken | undefined): Promise<WriteOutcome | undefined> {
   const check = tokenCheck(row, request.bodyHash);
@@ -39,6 +39,15 @@ export async function answeredBefore(tb: WriteContext, request: WriteRequest, ro
   // The first answer may still be on its way to disk: the same answer again waits for the same durability.
   await tb.writer.durable();
   return { status: 'answered', response: check.response };
+}
+
+/**
+ * A body refused before its batch is decided (not JSON, not the wrapper's shape): its token's problem comes first,
+ * then a replay of a spent token's body; only a fresh token gets the body's `errors`.
+ */
+export async function invalidBody(tb: WriteContext, request: WriteRequest, errors: DomainError[]): Promise<WriteOutcome> {
+  const row = await tb.tokens.usableRow(request.token, request.keyId, request.path);
+  return (await answeredBefore(tb, request, row)) ?? { status: 'invalid', errors };
 }
 
 /** The token cannot be honoured (the HTTP answer is 401 with this error). */

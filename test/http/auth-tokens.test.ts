@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { ApiClient, manualClock, openSqliteCompany, testService } from '../helpers.ts';
 import { storedRows } from '../storage/sqlite/at-rest.ts';
+import { TOKEN_READ_FIRST_ABOVE_BYTES } from '../../src/http/write-endpoint.ts';
 
 const codes = (body: { errors: { code: string }[] }) => body.errors.map((e) => e.code);
 const brandBody = (name: string) => ({ brand: [{ name }] });
@@ -138,6 +139,34 @@ describe('access tokens', () => {
     const token = await api.token('/api/add-product-brand');
     expect((await api.post('/api/add-product-brand', { brand: [{ name: '' }] }, token)).status).toBe(400);
     expect((await api.post('/api/add-product-brand', brandBody('Fixed'), token)).status).toBe(200);
+  });
+
+  test("a token that cannot be honoured is refused before any problem of the body, small or large; a fresh one gets the body's 400 and stays unspent", async () => {
+    const clock = manualClock();
+    const { api, app, tb } = await testService({ clock });
+    const other = new ApiClient(app, (await tb.keys.create({ name: 'other' })).key);
+    const expired = await api.token('/api/add-product-brand');
+    clock.advance(60_000);
+    const spent = await api.token('/api/add-product-brand');
+    expect((await api.post('/api/add-product-brand', brandBody('Spent'), spent)).status).toBe(200);
+    const ofAnotherPath = await api.token('/api/add-product');
+    const ofAnotherKey = await other.token('/api/add-product-brand');
+    // Spaces after the JSON make a body larger than the size up to which it is parsed before its token is read.
+    const large = (text: string) => text + ' '.repeat(TOKEN_READ_FIRST_ABOVE_BYTES);
+    const bodies = ['{"brand":', '{"brands":[{"name":"A"}]}', '{"brand":[{"name":""}]}'].flatMap((text) => [text, large(text)]);
+    for (const token of [undefined, 'made-up-token-made-up-token', expired, spent, ofAnotherPath, ofAnotherKey]) {
+      for (const raw of bodies) {
+        const res = await api.request('POST', '/api/add-product-brand', { raw, headers: token === undefined ? {} : { 'X-Access-Token': token } });
+        expect([res.status, codes(res.body)], `${token} ${raw.trim()}`).toEqual([401, ['ERROR_ACCESS_TOKEN']]);
+      }
+    }
+    const fresh = await api.token('/api/add-product-brand');
+    for (const raw of bodies) expect((await api.request('POST', '/api/add-product-brand', { raw, headers: { 'X-Access-Token': fresh } })).status).toBe(400);
+    expect((await api.post('/api/add-product-brand', brandBody('Fresh'), fresh)).status).toBe(200);
+    // A large body replaying a spent token's is answered as the first time.
+    const replay = await api.request('POST', '/api/add-product-brand', { raw: large('{"brand":[{"name":"Spent"}]}'), headers: { 'X-Access-Token': spent } });
+    expect([replay.status, replay.body]).toEqual([200, { data: [{ id: 1, name: 'Spent' }] }]);
+    expect(await tb.audit.lastSeq()).toBe(2);
   });
 
   test('tokens live in the database: a second process on the same file honours them', async () => {

@@ -1,13 +1,10 @@
 import { phoneDigits } from '../../lib/phone.ts';
-import type { SqlSession } from '../../storage/sql.ts';
 import type { ContractorRecord } from '../../records/contractor/events.ts';
 import { BALANCE_CREDIT_TYPES, BALANCE_DEBIT_TYPES } from '../../records/document/events.ts';
 import { evolveContractor, evolveContractorStatus } from '../../records/contractor/evolve.ts';
 import { idCountsTable } from '../id-counts.ts';
-import type { TableNames } from '../projector.ts';
 import type { RecordReadModel, Sums } from '../read-model.ts';
-import { RowWriter, recordProjector } from '../row-writer.ts';
-import type { WriteStrategy } from '../write-strategies.ts';
+import { recordProjector } from '../row-writer.ts';
 import { nameKey } from '../../lib/name-key.ts';
 import { contractorView } from './views.ts';
 
@@ -39,7 +36,7 @@ const CONTRACTOR_FIGURES: Sums = {
  * compares it (`nameKey`). `balance` and `bonus_balance` (kopecks) are derived from posted documents: the
  * document projection refreshes them at its flush whenever a document of the contractor moved.
  */
-const contractorsModel: RecordReadModel<ContractorRecord> = {
+export const contractorsModel: RecordReadModel<ContractorRecord> = {
   name: 'contractors',
   version: 3,
   // A contractor added after documents of its id sums them from `document_records`, but no event changes both
@@ -102,12 +99,3 @@ const contractorsModel: RecordReadModel<ContractorRecord> = {
 
 export const contractorsProjector = recordProjector(contractorsModel);
 
-
-/**
- * Recomputes contractors' balances and re-renders their JSON, a statement's worth of contractors at a time (ids
- * unknown are skipped): the documents' flush, when documents of theirs moved.
- */
-export function bindContractorRefresh(session: SqlSession, n: TableNames, strategy: WriteStrategy): (ids: number[]) => Promise<void> {
-  const writer = new RowWriter(contractorsModel, session, n, strategy);
-  return (ids) => writer.rerender(ids);
-}

@@ -1,5 +1,7 @@
-import { DOCUMENT_TYPES, type DocumentRecord, type DocumentRef, type DocumentType } from '../../records/document/events.ts';
-import { type FigureNode, componentFigures, nameOf } from './components.ts';
+import { DOCUMENT_TYPES, type DocumentRef, type DocumentType } from '../../records/document/events.ts';
+import type { KeptFigures } from '../read-model.ts';
+import { type FigureNode, type Figures, figuresOf, nameOf } from './components.ts';
+import type { DocumentRow } from './records.ts';
 import { treeNodeHeadAt } from './views.ts';
 
 const NO_PARENTS: DocumentRef[] = [];
@@ -28,7 +30,7 @@ function growing<T extends Float64Array | Uint8Array>(make: (length: number) => 
  * garbage collector never walks. Nothing else writes the tables a build writes, so what it holds stays true until
  * the build ends.
  */
-export class BuildGraph {
+export class BuildGraph implements KeptFigures<DocumentRow, Figures> {
   private readonly typeIndexes = growing((length) => new Uint8Array(length));
   private readonly ids = growing((length) => new Float64Array(length));
   private readonly statuses = growing((length) => new Float64Array(length));
@@ -47,10 +49,10 @@ export class BuildGraph {
   /** Filled at the first `figures`: the keys of the documents based on each key, in key order. */
   private children: Map<number, number[]> | undefined;
   /** Figures of components computed and not asked for yet, by key. */
-  private readonly ready = new Map<number, { paid: number; tree: string }>();
+  private readonly ready = new Map<number, Figures>();
 
-  /** The document with this key is `doc` now. */
-  set(key: number, type: DocumentType, id: number, doc: DocumentRecord): void {
+  /** The document with this key is as `row` holds it now. */
+  set({ key, type, id, doc }: DocumentRow): void {
     let ofType = this.keys.get(type);
     if (ofType === undefined) this.keys.set(type, (ofType = new Map()));
     ofType.set(id, key);
@@ -68,11 +70,11 @@ export class BuildGraph {
     this.end = Math.max(this.end, key + 1);
   }
 
-  /** The paid and tree of the document with this key, once every event is applied; each asked for once. */
-  figures(key: number): { paid: number; tree: string } {
+  /** The paid and tree of the document, once every event is applied; each asked for once. */
+  figures({ key }: DocumentRow): Figures {
     if (!this.ready.has(key)) {
       const nodes = this.componentOf(key);
-      for (const [name, paid, tree] of componentFigures(nodes)) this.ready.set(nodes.get(name)!.key, { paid, tree });
+      for (const [name, paid, tree] of figuresOf(nodes)) this.ready.set(nodes.get(name)!.key, { paid, tree });
     }
     const found = this.ready.get(key)!;
     this.ready.delete(key);

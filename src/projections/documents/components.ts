@@ -1,5 +1,7 @@
+import type { SqlSession } from '../../storage/sql.ts';
 import { type DocumentRef, type DocumentType, isLineDocument } from '../../records/document/events.ts';
-import type { DocumentReads, DocumentRow, Link } from './records.ts';
+import type { TableNames } from '../projector.ts';
+import { DocumentReads, type DocumentRow, type Link } from './records.ts';
 import { treeNodeHead, treeNodeJson } from './views.ts';
 
 /**
@@ -14,11 +16,9 @@ const PAYING_TYPES: readonly DocumentType[] = ['cashin', 'paymentin', 'bonus'];
 /** Whether a document pays: a posted document of a paying type. */
 export const pays = (type: DocumentType, status: number) => status === 1 && PAYING_TYPES.includes(type);
 
-/** A document of a component with the figures it is served with. */
-export interface ComponentDocument {
-  row: DocumentRow;
+/** The figures a document is served with: its paid and its dependency tree as JSON text. */
+export interface Figures {
   paid: number;
-  /** Its dependency tree as JSON text. */
   tree: string;
 }
 
@@ -39,7 +39,7 @@ export interface FigureNode {
 export const nameOf = (r: DocumentRef) => `${r.type}:${r.id}`;
 
 /** The paid and tree of every document of one component, by name: a money document's tree is its component's whole forest. */
-export function* componentFigures(nodes: Map<string, FigureNode>): Generator<[name: string, paid: number, tree: string]> {
+export function* figuresOf(nodes: Map<string, FigureNode>): Generator<[name: string, paid: number, tree: string]> {
   const paid = payments(nodes);
   const treeFor = treeMaker(nodes);
   for (const [self, node] of nodes) yield [self, paid.get(self) ?? 0, treeFor(self, node)];
@@ -169,15 +169,29 @@ function* componentsOf(nodes: Map<string, Node>): Generator<Map<string, Node>> {
 }
 
 /** The walked documents with their figures, one at a time: a component's trees together grow with the square of its size. */
-function* documents(nodes: Map<string, Node>): Generator<ComponentDocument> {
+function* documents(nodes: Map<string, Node>): Generator<readonly [DocumentRow, Figures]> {
   for (const component of componentsOf(nodes)) {
-    for (const [self, paid, tree] of componentFigures(component)) {
-      yield { row: component.get(self)!.row, paid, tree };
+    for (const [self, paid, tree] of figuresOf(component)) {
+      yield [component.get(self)!.row, { paid, tree }];
     }
   }
 }
 
-/** The documents of the components of the seeds (keys), each with its figures. */
-export function bindComponents(records: DocumentReads): (seeds: number[]) => Promise<Iterable<ComponentDocument>> {
+/** The documents of the components of the seeds (keys), each with its figures, read from the tables. */
+export function readComponents(session: SqlSession, n: TableNames): (seeds: number[]) => Promise<Iterable<readonly [DocumentRow, Figures]>> {
+  const records = new DocumentReads(session, n);
   return async (seeds) => documents(await walk(records, seeds));
+}
+
+/** Whether a document's change from `before` moves its component's figures: its status, sum, links or tree label. */
+export function movesFigures({ doc }: DocumentRow, { doc: before }: DocumentRow): boolean {
+  const [fields, was] = [doc.fields, before.fields];
+  return (
+    doc.status !== before.status ||
+    fields.sum !== was.sum ||
+    fields.created !== was.created ||
+    fields.register !== was.register ||
+    doc.basedOn.length !== before.basedOn.length ||
+    doc.basedOn.some((p, i) => p.type !== before.basedOn[i].type || p.id !== before.basedOn[i].id)
+  );
 }

@@ -1,9 +1,9 @@
-import type { Projector } from '../projector.ts';
 import type { RecordReadModel } from '../read-model.ts';
 import { idCountsTable } from '../id-counts.ts';
 import { recordProjector } from '../row-writer.ts';
-import { DocumentsHandler } from './handler.ts';
+import { contractorsModel } from '../contractors/projector.ts';
 import { type DocumentRow, TYPE_PARTITION, documentRecords } from './records.ts';
+import { contractorShown, servedDocuments } from './served.ts';
 
 /**
  * Every document of every type in two tables. `document_records` holds what events write and commands and
@@ -14,11 +14,12 @@ import { type DocumentRow, TYPE_PARTITION, documentRecords } from './records.ts'
  * alone. A served row is written only at the flush (after every appended record live, once at the end of a
  * rebuild), so a rebuild writes each one once, final.
  * `paid` and the tree are derived from the linked component and recomputed for the whole component whenever an
- * event moves a status, a sum, a link or a node's label.
+ * event moves a status, a sum, a link or a node's label. A document's contractor's balances are rendered again
+ * at the flush when it changes.
  *
- * In parts: `records.ts` declares what an event changes at once (records, counts, links) and reads it,
- * `components.ts` derives paid and the trees, `served.ts` renders the served rows, `handler.ts` decides what each
- * event leaves to the flush, `renders.ts` which served rows the flush renders; this module holds the tables.
+ * In parts, all declarations the row writer writes: `records.ts` what an event changes at once (records, counts,
+ * links), `served.ts` the served rows, `components.ts` and `build-graph.ts` the figures they take from their
+ * component; this module holds the tables.
  */
 const documentsModel: RecordReadModel<DocumentRow> = {
   name: 'documents',
@@ -78,9 +79,9 @@ const documentsModel: RecordReadModel<DocumentRow> = {
     `CREATE INDEX ${n('documents_contractor_newest')} ON ${n('documents')} (contractor_id, date, key)`,
   ],
   ...documentRecords,
+  served: servedDocuments,
+  lookups: { contractor: contractorShown },
+  refreshes: { model: contractorsModel, ids: (d) => [d.doc.fields.contractorId] },
 };
 
-export const documentsProjector: Projector = {
-  ...recordProjector(documentsModel),
-  bind: (session, n, strategy) => new DocumentsHandler(documentsModel, session, n, strategy).handler(),
-};
+export const documentsProjector = recordProjector(documentsModel);

@@ -5,7 +5,6 @@ import { type DocumentEvent, evolveDocument } from '../../records/document/evolv
 import type { StoredEvent } from '../../events/rows.ts';
 import type { PartitionColumn } from '../id-counts.ts';
 import type { ChildRows, RecordChanges, RecordReadModel } from '../read-model.ts';
-import type { RowWriter } from '../row-writer.ts';
 import type { TableNames } from '../projector.ts';
 
 /**
@@ -28,13 +27,6 @@ export interface DocumentRow {
 export interface Link {
   child: DocumentRef;
   parent: DocumentRef;
-}
-
-/** A document as one event left it: its key, its record before (none when the event recorded it) and after. */
-export interface WrittenDocument {
-  key: number;
-  before: DocumentRecord | undefined;
-  doc: DocumentRecord;
 }
 
 /** A document's links, one to each document it is based on, keyed by the document (the link's child). */
@@ -97,11 +89,18 @@ function change(event: DocumentEvent, documents: RecordChanges<DocumentRow>): Pr
   return documents.edit(id, next, [type]);
 }
 
-/** The columns a document is read back from, and how (`readDocument`). */
+/** The columns a document is read back from, and how. */
 const READ = { columns: ['id', 'type', 'key', 'bonus_percent', 'record'], record: ([id, type, key, bonusPercent, json]: unknown[]) => ({ id, type, key, bonusPercent, doc: JSON.parse(json as string) }) as DocumentRow };
 
-/** A document read back from the values of `READ`'s columns. */
-export const readDocument = READ.record;
+/** The fields of a contractor a document shows (`served.ts`): an edit of any renders its documents again. */
+const SHOWN_CONTRACTOR_FIELDS = ['type', 'name', 'contactPerson', 'inn', 'kpp'];
+
+/** A contractor edited: its bonus programme kept for its next sales, and its documents shown again when what they show of it changed. */
+function contractorEdited(event: Extract<StoredEvent, { type: 'ContractorEdited' }>, documents: RecordChanges<DocumentRow>): Promise<void> | void {
+  const { id, changes } = event.data;
+  keepPercent(documents, id, changes.bonus);
+  if (Object.keys(changes).some((k) => SHOWN_CONTRACTOR_FIELDS.includes(k))) return documents.rerenderWhere('contractor_id', id, 'contractor');
+}
 
 /**
  * The documents' records as a declaration (the documents read model's records, `projector.ts`): one row a
@@ -143,7 +142,7 @@ export const documentRecords: Pick<RecordReadModel<DocumentRow>, 'records' | 'ch
     DocumentUnposted: change,
     DocumentLinked: change,
     ContractorAdded: (event, documents) => keepPercent(documents, event.data.id, event.data.bonus),
-    ContractorEdited: (event, documents) => keepPercent(documents, event.data.id, event.data.changes.bonus),
+    ContractorEdited: contractorEdited,
   },
   adds: ['DocumentRecorded'],
   addedKey: (event) => [[(event.data as { docType: DocumentType }).docType], (event.data as { id: number }).id],
@@ -154,8 +153,6 @@ function readStatements(session: SqlSession, n: TableNames) {
   const columns = `${READ.columns.join(', ')} FROM ${n('document_records')}`;
   const wanted = (count: number) => `WITH wanted (type, id) AS (VALUES ${session.dialect.typedRows(count, ['text', 'integer'])})`;
   return {
-    rowByKey: `SELECT ${columns} WHERE key = ?`,
-    rowsAfter: `SELECT ${columns} WHERE key > ? ORDER BY key LIMIT ?`,
     rowsByKey: byCount((count) => `SELECT ${columns} WHERE key IN (${valueList(count)})`),
     rowsOf: byCount(
       (count) =>
@@ -167,25 +164,22 @@ function readStatements(session: SqlSession, n: TableNames) {
         `${wanted(count)} SELECT l.parent_type, l.parent_id, l.child_type, l.child_id
          FROM wanted w JOIN ${n('document_links')} l ON l.parent_type = w.type AND l.parent_id = w.id`,
     ),
-    ofContractor: `SELECT key FROM ${n('document_records')} WHERE contractor_id = ?`,
   };
 }
 
-/** Reads of the records and links while events are applied: what the writer keeps back is written first, or (one document) answered from it. */
+/** Reads of the records and links at the flush (everything kept back is written by then): a component walked through its links. */
 export class DocumentReads {
   private readonly sql: ReturnType<typeof readStatements>;
 
   constructor(
     private readonly session: SqlSession,
     n: TableNames,
-    private readonly writer: RowWriter<DocumentRow>,
   ) {
     this.sql = readStatements(session, n);
   }
 
   /** The rows a statement per hundred items reads for `items` (the ones found, in no particular order). */
   private async readMany<T, R>(items: T[], text: (count: number) => string, params: (item: T) => unknown[], read: (values: unknown[]) => R): Promise<R[]> {
-    await this.writer.writeKept();
     const found: R[] = [];
     await inChunks(items, async (chunk) => {
       for (const values of await this.session.rows<unknown[]>(text(chunk.length), chunk.flatMap(params))) found.push(read(values));
@@ -193,27 +187,9 @@ export class DocumentReads {
     return found;
   }
 
-  load(type: DocumentType, id: number): Promise<DocumentRow | undefined> {
-    return this.writer.record(id, [type]);
-  }
-
-  async byKey(key: number): Promise<DocumentRow> {
-    await this.writer.writeKept();
-    return READ.record((await this.session.rows<unknown[]>(this.sql.rowByKey, [key]))[0]);
-  }
-
   /** The rows of the documents with these keys (those that exist). */
   byKeys(keys: number[]): Promise<DocumentRow[]> {
     return this.readMany(keys, this.sql.rowsByKey, (key) => [key], READ.record);
-  }
-
-  /**
-   * The rows after the key `after`, at most `limit`, in key order, as read: `readDocument` makes each a document
-   * when it is used (documents made by a read ahead outlived the young generation).
-   */
-  async after(after: number, limit: number): Promise<unknown[][]> {
-    await this.writer.writeKept();
-    return this.session.rows<unknown[]>(this.sql.rowsAfter, [after, limit]);
   }
 
   /** The rows of these documents (those that exist). */
@@ -226,11 +202,5 @@ export class DocumentReads {
     const link = ([parentType, parentId, childType, childId]: unknown[]) =>
       ({ parent: { type: parentType, id: parentId }, child: { type: childType, id: childId } }) as Link;
     return this.readMany(parents, this.sql.childLinksOf, (p) => [p.type, p.id], link);
-  }
-
-  /** The keys of a contractor's documents. */
-  async keysOfContractor(contractorId: number): Promise<number[]> {
-    await this.writer.writeKept();
-    return (await this.session.rows<[number]>(this.sql.ofContractor, [contractorId])).map(([key]) => key);
   }
 }

@@ -74,7 +74,10 @@ const productsModel: RecordReadModel<ProductRecord> = {
     CategoryEdited: (event, products) => (event.data.name === undefined ? undefined : products.rerenderWhere('category_id', event.data.id, 'category')),
   },
   adds: ['ProductAdded'],
-  lookups: { brand: { table: 'product_brands', column: 'name' }, category: { table: 'product_categories', column: 'name' } },
+  lookups: {
+    brand: { table: 'product_brands', column: 'name', of: (p) => p.brandId ?? undefined },
+    category: { table: 'product_categories', column: 'name', of: (p) => (p.categoryId === SERVICE_CATEGORY.id ? undefined : p.categoryId) },
+  },
   async render(products, context) {
     const rows: string[][] = [];
     for (const p of products) {

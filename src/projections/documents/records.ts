@@ -6,6 +6,7 @@ import type { StoredEvent } from '../../events/rows.ts';
 import type { PartitionColumn } from '../id-counts.ts';
 import type { ChildRows, RecordChanges, RecordReadModel } from '../read-model.ts';
 import type { TableNames } from '../projector.ts';
+import { SHOWN_CONTRACTOR_FIELDS } from './views.ts';
 
 /**
  * What events write about a document, at once (commands and the other projections read it while events are
@@ -92,14 +93,11 @@ function change(event: DocumentEvent, documents: RecordChanges<DocumentRow>): Pr
 /** The columns a document is read back from, and how. */
 const READ = { columns: ['id', 'type', 'key', 'bonus_percent', 'record'], record: ([id, type, key, bonusPercent, json]: unknown[]) => ({ id, type, key, bonusPercent, doc: JSON.parse(json as string) }) as DocumentRow };
 
-/** The fields of a contractor a document shows (`served.ts`): an edit of any renders its documents again. */
-const SHOWN_CONTRACTOR_FIELDS = ['type', 'name', 'contactPerson', 'inn', 'kpp'];
-
 /** A contractor edited: its bonus programme kept for its next sales, and its documents shown again when what they show of it changed. */
 function contractorEdited(event: Extract<StoredEvent, { type: 'ContractorEdited' }>, documents: RecordChanges<DocumentRow>): Promise<void> | void {
   const { id, changes } = event.data;
   keepPercent(documents, id, changes.bonus);
-  if (Object.keys(changes).some((k) => SHOWN_CONTRACTOR_FIELDS.includes(k))) return documents.rerenderWhere('contractor_id', id, 'contractor');
+  if (SHOWN_CONTRACTOR_FIELDS.some((field) => field in changes)) return documents.rerenderWhere('contractor_id', id, 'contractor');
 }
 
 /**

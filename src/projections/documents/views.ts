@@ -52,8 +52,10 @@ export function treeNodeJson(head: string, isThis: boolean, childes: string[]): 
   return `${head},"isThis":${isThis ? 1 : 0},"childes":[${childes.join(',')}]}`;
 }
 
-/** The contractor's fields a document shows, in the spec's order. */
-export type ShownContractor = Pick<ContractorRecord, 'id' | 'type' | 'name' | 'contactPerson' | 'inn' | 'kpp'>;
+/** The contractor's fields a document shows besides its id, in the spec's order: an edit of any renders its documents again. */
+export const SHOWN_CONTRACTOR_FIELDS = ['type', 'name', 'contactPerson', 'inn', 'kpp'] as const;
+
+export type ShownContractor = Pick<ContractorRecord, 'id' | (typeof SHOWN_CONTRACTOR_FIELDS)[number]>;
 
 export function shownContractor(c: ShownContractor): ShownContractor {
   return { id: c.id, type: c.type, name: c.name, contactPerson: c.contactPerson, inn: c.inn, kpp: c.kpp };

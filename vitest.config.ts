@@ -41,19 +41,36 @@ const globalSetup = ['test/bundles.ts', 'test/sqlite-template.ts'];
 
 /**
  * The files that take longest (tens of seconds each on a loaded two-core machine: servers and command lines as
- * processes, tens of thousands of documents, a browser). Where vitest has no durations of its own yet, as in a fresh
- * clone on CI, it starts the largest files first; these, some of them short files, start before any other, so that
- * none is left running alone at the end of the run while the other workers have nothing to do.
+ * processes, tens of thousands of documents, a browser), longest first, as a whole run measured them with their
+ * set-up (`beforeAll`: some import tens of thousands of lines before their first test). Where vitest has no
+ * durations of its own yet, as in a fresh clone on CI, it starts the largest files first, and size says little of
+ * time here; these start before any other, so that none is left running alone at the end of the run (or of a
+ * project: the PostgreSQL pass starts once every file of the SQLite one has ended) while the other workers have
+ * nothing to do.
  */
 const slowest = [
+  'test/reliability/postgres-servers.test.ts',
   'test/cli/postgres.test.ts',
   'test/http/workbench-browser.test.ts',
   'test/storage/postgres/copy.test.ts',
-  'test/reliability/postgres-servers.test.ts',
-  'test/reliability/statement-export.test.ts',
   'test/reliability/heavy-answers.test.ts',
+  'test/reliability/statement-export.test.ts',
   'test/storage/sqlite/rebuild-process.test.ts',
+  'test/cli/behaviour.test.ts',
+  'test/http/document-search.test.ts',
+  'test/reliability/hostile-input.test.ts',
+  'test/reliability/import-beside-writers.test.ts',
   'test/projections/build-mode.test.ts',
+  'test/feed/streams.test.ts',
+  'test/bin/bundle.test.ts',
+  'test/server.test.ts',
+  'test/reliability/http-edge.test.ts',
+  'test/feed/webhooks-postgres.test.ts',
+  'test/http/documents.test.ts',
+  'test/reliability/concurrency.test.ts',
+  'test/storage/id-counts.test.ts',
+  'test/tokens/key-cache.test.ts',
+  'test/storage/sqlite/row-writer.test.ts',
 ];
 
 class SlowestFirst extends BaseSequencer {

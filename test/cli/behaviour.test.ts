@@ -20,14 +20,14 @@ describe('the command line tells a user mistake in one line, with exit status 2'
   test('a missing or unreadable import file, an unknown option, a missing argument', async () => {
     const dir = tempDir();
     const db = path.join(dir, 't.db');
-    const missing = await runCli(db, ['import', path.join(dir, 'nope.ndjson')]);
+    // Each is refused before the database is opened: the processes run side by side.
+    const mistakes = [['verify', '--bogus'], ['keys', 'revoke'], ['frobnicate']];
+    const [missing, folder, ...runs] = await Promise.all([['import', path.join(dir, 'nope.ndjson')], ['import', dir], ...mistakes].map((args) => runCli(db, args)));
     expect([missing.status, missing.stderr]).toEqual([2, `tradebook: cannot read ${path.join(dir, 'nope.ndjson')}: no such file\n`]);
-    const folder = await runCli(db, ['import', dir]);
     expect([folder.status, folder.stderr]).toEqual([2, `tradebook: cannot read ${dir}: it is a folder\n`]);
-    for (const args of [['verify', '--bogus'], ['keys', 'revoke'], ['frobnicate']]) {
-      const run = await runCli(db, args);
-      expect([args, run.status]).toEqual([args, 2]);
-      oneLine(run.stderr);
+    for (const [i, args] of mistakes.entries()) {
+      expect([args, runs[i].status]).toEqual([args, 2]);
+      oneLine(runs[i].stderr);
     }
   });
 
@@ -46,10 +46,12 @@ describe('the command line tells a user mistake in one line, with exit status 2'
     const file = path.join(tempDir(), 'notes.txt');
     fs.writeFileSync(file, 'not a database\n'.repeat(100));
     const line = `${file} is not a tradebook database (file is not a database)`;
-    for (const args of [['verify'], ['events'], ['history', 'product-1'], ['keys', 'list'], ['keys', 'create'], ['import', '/dev/null'], ['rebuild']]) {
-      expect([args, await runCli(file, args)]).toEqual([args, { status: 2, stdout: '', stderr: `tradebook: ${line}\n` }]);
+    // Side by side: none gets past reading the file's header, so none waits for another's lock.
+    const commands = [['verify'], ['events'], ['history', 'product-1'], ['keys', 'list'], ['keys', 'create'], ['import', '/dev/null'], ['rebuild']];
+    const [served, ...runs] = await Promise.all([runToExit('bin/server.mjs', [], { TRADEBOOK_DB: file, PORT: '0' }), ...commands.map((args) => runCli(file, args))]);
+    for (const [i, args] of commands.entries()) {
+      expect([args, runs[i]]).toEqual([args, { status: 2, stdout: '', stderr: `tradebook: ${line}\n` }]);
     }
-    const served = await runToExit('bin/server.mjs', [], { TRADEBOOK_DB: file, PORT: '0' });
     expect([served.status, served.stderr]).toEqual([2, `tradebook: cannot serve ${file}: ${line}\n`]);
     expect(fs.readFileSync(file, 'utf8')).toBe('not a database\n'.repeat(100));
   });

@@ -4,7 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openSqliteCompany, tempDir, until } from '../helpers.ts';
-import { type ServerProcess, rawConnection, serverEnd, startServer } from '../server-process.ts';
+import { type ServerProcess, rawConnection, runToExit, serverEnd, startServer } from '../server-process.ts';
 
 const KEY = 'tb_http_edge_test_key_0123456789';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -117,9 +117,11 @@ describe('the HTTP edge of the real server', () => {
   });
 
   test('stalled headers and a stalled body are 408 in the error form', async () => {
-    expectErrorForm(await exchange(server.port, `GET /api/products HTTP/1.1\r\nHost: t\r\n`), 408, 'ERROR_TIMEOUT');
     const stalledBody = `POST /api/contractor HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${KEY}\r\nContent-Length: 100\r\n\r\n{"id":`;
-    expectErrorForm(await exchange(server.port, stalledBody), 408, 'ERROR_TIMEOUT');
+    // Both stalled at once: the test waits for the longer time limit, not for the two one after the other.
+    const [headers, body] = await Promise.all([exchange(server.port, `GET /api/products HTTP/1.1\r\nHost: t\r\n`), exchange(server.port, stalledBody)]);
+    expectErrorForm(headers, 408, 'ERROR_TIMEOUT');
+    expectErrorForm(body, 408, 'ERROR_TIMEOUT');
   });
 
   test('a malformed chunk and conflicting Content-Length and Transfer-Encoding are 400 in the error form', async () => {
@@ -198,9 +200,9 @@ describe('connection caps', () => {
   });
 });
 
-test('a bad setting stops the start with one line and exit 2, before the database is opened', () => {
+test('a bad setting stops the start with one line and exit 2, before the database is opened', async () => {
   const dir = tempDir();
-  for (const [name, value] of [
+  const settings = [
     ['PORT', 'abc'],
     ['PORT', '70000'],
     ['TRADEBOOK_HOST', 'not a host!'],
@@ -217,13 +219,15 @@ test('a bad setting stops the start with one line and exit 2, before the databas
     ['TRADEBOOK_TRUST_PROXY', 'on'],
     ['TRADEBOOK_TRUST_PROXY', '10.0.0.0/33'],
     ['TRADEBOOK_TRUST_PROXY', '127.0.0.1,proxy.local'],
-  ]) {
-    const db = path.join(dir, `${name}-${value}.db`);
-    const run = spawnSync(process.execPath, [path.resolve(import.meta.dirname, '../../bin/server.mjs')], {
-      env: { ...process.env, TRADEBOOK_DB: db, PORT: '0', [name]: value },
-      encoding: 'utf8',
-      timeout: 20_000,
-    });
+  ];
+  // The starts are independent of one another: run side by side, they wait for their processes together.
+  const runs = await Promise.all(
+    settings.map(async ([name, value]) => {
+      const db = path.join(dir, `${name}-${value}.db`);
+      return { name, db, run: await runToExit('bin/server.mjs', [], { TRADEBOOK_DB: db, PORT: '0', [name]: value }) };
+    }),
+  );
+  for (const { name, db, run } of runs) {
     expect([name, run.status]).toEqual([name, 2]);
     expect(run.stderr.trim().split('\n')).toEqual([expect.stringContaining(name)]);
     expect(fs.existsSync(db)).toBe(false);

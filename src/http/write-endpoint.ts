@@ -69,13 +69,14 @@ function parseBatch(endpoint: WriteEndpoint, body: unknown): Result<ParsedBatch>
 }
 
 /**
- * The body's records parsed and, when the body and the batch's shape allow, decided and applied; a body refused
- * before that is answered as its token allows (`invalidBody`).
+ * The body's records parsed and, when the body and the batch's shape allow, decided and applied. A body refused
+ * before that is answered as its token allows (`invalidBody`), unless its token was read first and found fresh.
  */
-async function parsedAndApplied(tb: Company, endpoint: WriteEndpoint, request: WriteRequest, json: JsonBody): Promise<WriteOutcome> {
-  if (!json.ok) return invalidBody(tb, request, [{ code: errorCodeFor(endpoint.wrapper), message: json.problem }]);
+async function parsedAndApplied(tb: Company, endpoint: WriteEndpoint, request: WriteRequest, json: JsonBody, freshToken: boolean): Promise<WriteOutcome> {
+  const refused = (errors: DomainError[]): Promise<WriteOutcome> | WriteOutcome => (freshToken ? { status: 'invalid', errors } : invalidBody(tb, request, errors));
+  if (!json.ok) return refused([{ code: errorCodeFor(endpoint.wrapper), message: json.problem }]);
   const batch = parseBatch(endpoint, json.value);
-  if (!batch.ok) return invalidBody(tb, request, batch.errors);
+  if (!batch.ok) return refused(batch.errors);
   return applyBatch(tb, request, endpoint.decider, batch.value.records, batch.value.errors);
 }
 
@@ -110,7 +111,8 @@ export function mountWrite(app: Hono<AppEnv>, tb: Company, endpoint: WriteEndpoi
     const bodyHash = json.ok ? hash('sha256', canonicalJson(json.value), 'hex') : '';
 
     const request = { keyId, path, token, bodyHash };
-    const outcome = (row && (await answeredBefore(tb, request, row))) ?? (await parsedAndApplied(tb, endpoint, request, json));
+    // A row read first that answers nothing yet is a fresh token's.
+    const outcome = (row && (await answeredBefore(tb, request, row))) ?? (await parsedAndApplied(tb, endpoint, request, json, row !== undefined));
     if (outcome.status === 'answered') return sendJson(c, outcome.response);
     return outcome.status === 'refused' ? sendErrors(c, 401, [TOKEN_REFUSED]) : sendErrors(c, 400, outcome.errors);
   });

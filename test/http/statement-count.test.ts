@@ -1,4 +1,5 @@
 import { expect, test } from 'vitest';
+import { TOKEN_READ_FIRST_ABOVE_BYTES } from '../../src/http/write-endpoint.ts';
 import { importRecords } from '../../src/use-cases/import.ts';
 import { importRecords as importLines, line, money, romashka, sale, table } from '../documents-fixtures.ts';
 import { type TestService, testService } from '../helpers.ts';
@@ -41,6 +42,14 @@ test('a POST of a small body reads its token once, under the write lock', async 
   const s = await counted();
   const token = await s.api.token('/api/add-contractor');
   const statements = await s.during(async () => expect((await s.api.post('/api/add-contractor', { contractors: [contractor(1)] }, token)).status).toBe(200));
+  expect(statements.filter((sql) => /^\s*SELECT\b.*\bFROM access_tokens\b/is.test(sql)), statements.join('\n')).toHaveLength(1);
+});
+
+test('a POST of a large body not of the batch\'s shape reads its token once, before the body: a fresh token\'s body is answered 400', async () => {
+  const s = await counted();
+  const token = await s.api.token('/api/add-contractor');
+  const body = { clients: 'x'.repeat(TOKEN_READ_FIRST_ABOVE_BYTES) };
+  const statements = await s.during(async () => expect((await s.api.post('/api/add-contractor', body, token)).status).toBe(400));
   expect(statements.filter((sql) => /^\s*SELECT\b.*\bFROM access_tokens\b/is.test(sql)), statements.join('\n')).toHaveLength(1);
 });
 

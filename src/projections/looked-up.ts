@@ -1,6 +1,6 @@
 import { type SqlSession, byCount, inChunks, valueList } from '../storage/sql.ts';
 import type { TableNames } from './projector.ts';
-import type { Lookup } from './read-model.ts';
+import type { Lookup, RowValue } from './read-model.ts';
 
 /**
  * The values of a read model's `lookups` its renders read, each read once and kept until `forget` (the end of a
@@ -21,7 +21,7 @@ export class LookedUp<R> {
     n: TableNames,
   ) {
     const entries = Object.entries(lookups);
-    this.one = Object.fromEntries(entries.map(([name, { table, column }]) => [name, `SELECT ${column} FROM ${n(table)} WHERE id = ?`]));
+    this.one = Object.fromEntries(entries.map(([name, lookup]) => [name, rowValueSql(lookup, n)]));
     this.many = Object.fromEntries(
       entries.map(([name, { table, column }]) => [name, byCount((count) => `SELECT id, ${column} FROM ${n(table)} WHERE id IN (${valueList(count)})`)]),
     );
@@ -83,3 +83,6 @@ export class LookedUp<R> {
     if (limit !== undefined && values.size + count > limit) values.clear();
   }
 }
+
+/** The statement reading a `RowValue` of one id. */
+export const rowValueSql = ({ table, column }: RowValue, n: TableNames) => `SELECT ${column} FROM ${n(table)} WHERE id = ?`;

@@ -48,29 +48,32 @@ export interface RecordReadModel<R extends { id: number }> extends Pick<Projecto
 }
 
 /**
- * A value of another read model's row a render reads: `table`'s `column` of an id, made into what the render takes
- * by `value` (given `undefined` when there is no row; the value as stored without it). `of`, when given, is the id
- * a record looks up (`undefined`: none): those of a batch of records are read at once before its rendered columns
- * are (a price batch's products' brands), and a build's before each batch of served rows it renders, a statement a
- * hundred (a live served row's are read when first asked for). At most `limit` are kept at a time (all of them
- * without it).
+ * A value of another read model's row: `table`'s `column` of an id, made into what is wanted by `value` (given
+ * `undefined` when there is no row; the value as stored without it), at most `limit` kept at a time.
  */
-export interface Lookup<R> {
+export interface RowValue {
   table: string;
   column: string;
   value?(stored: unknown): unknown;
-  of?(record: R): number | undefined;
   limit?: number;
 }
 
 /**
- * A value of another read model's record an add takes (a contractor's bonus percent, for a sale), kept by that
- * record's id as events set it (`kept-values.ts`): where one not kept is read from live (`table`'s `column` of the
- * id, given to `value`, `undefined` when there is no row), the value of none, and how many are kept at once.
+ * A value a render reads (`RecordReadModel.lookups`), all of them kept without a `limit`. `of`, when given, is the
+ * id a record looks up (`undefined`: none): those of a batch of records are read at once before its rendered
+ * columns are (a price batch's products' brands), and a build's before each batch of served rows it renders, a
+ * statement a hundred (a live served row's are read when first asked for).
  */
-export interface KeptValue {
-  table: string;
-  column: string;
+export interface Lookup<R> extends RowValue {
+  of?(record: R): number | undefined;
+}
+
+/**
+ * A value of another read model's record an add takes (a contractor's bonus percent, for a sale), kept by that
+ * record's id as events set it (`kept-values.ts`): one not kept is read from live as a `RowValue`; `none` is the
+ * value of none.
+ */
+export interface KeptValue extends RowValue {
   value(stored: unknown): unknown;
   none: unknown;
   limit: number;

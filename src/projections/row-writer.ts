@@ -6,7 +6,7 @@ import type { Columns, RecordChanges, RecordReadModel, RenderContext } from './r
 import { type ChildRowsWriter, childRowsWriter } from './child-rows.ts';
 import { NO_COUNTS, type IdCounts, type NewIds, type Numbers, type WriteStrategy } from './write-strategies.ts';
 import type { KeptValues } from './kept-values.ts';
-import { LookedUp } from './looked-up.ts';
+import { LookedUp, rowValueSql } from './looked-up.ts';
 import { type ServedRowsWriter, servedRowsWriter } from './served-rows.ts';
 
 /** The projector of a declared read model: its rows written by a `RowWriter`, in the strategy it is bound with. */
@@ -543,9 +543,8 @@ function orderOf<R extends { id: number }>({ partition, numbered, clusteredByNum
 
 /** The statements of the other tables a model reads (`sums`, `kept`) or writes (`sets`), every table named through `n`. */
 function otherTableStatements<R extends { id: number }>(model: RecordReadModel<R>, n: TableNames) {
-  const valueOf = ({ table: from, column }: { table: string; column: string }) => `SELECT ${column} FROM ${n(from)} WHERE id = ?`;
   return {
-    kept: Object.fromEntries(Object.entries(model.kept ?? {}).map(([name, from]) => [name, valueOf(from)])),
+    kept: Object.fromEntries(Object.entries(model.kept ?? {}).map(([name, from]) => [name, rowValueSql(from, n)])),
     sums: Object.fromEntries(
       Object.entries(model.sums ?? {}).map(([name, { table: from, key, where, columns }]) => {
         // Cast: PostgreSQL sums bigints as numeric, which would come back as text.
